@@ -1,0 +1,39 @@
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, id, timestamptz, updatedAt } from './columns';
+
+/** Commercial entitlements a plan can carry; each gates one API area. */
+export const ENTITLEMENTS = ['affiliates', 'crm_connect'] as const;
+export type Entitlement = (typeof ENTITLEMENTS)[number];
+
+export const plans = pgTable('plans', {
+  id: id(),
+  code: text('code').notNull(),
+  name: text('name').notNull(),
+  monthlyPriceCents: integer('monthly_price_cents').notNull().default(0),
+  entitlements: text('entitlements').array().$type<Entitlement[]>().notNull().default(sql`'{}'::text[]`),
+  isInviteOnly: boolean('is_invite_only').notNull().default(false),
+  createdAt: createdAt(),
+}, (t) => [uniqueIndex('plans_code_key').on(t.code)]);
+
+export const CLINIC_MODES = ['live', 'sandbox'] as const;
+export type ClinicMode = (typeof CLINIC_MODES)[number];
+
+export const clinics = pgTable('clinics', {
+  id: id(),
+  name: text('name').notNull(),
+  slug: text('slug').notNull(),
+  /** live: a real brand; sandbox: a demo brand whose keys are svc_test_ keys. */
+  mode: text('mode').$type<ClinicMode>().notNull().default('live'),
+  /** End of the 30-day sandbox window; sandbox keys answer 401 after it. */
+  sandboxExpiresAt: timestamptz('sandbox_expires_at'),
+  goLiveRequestedAt: timestamptz('go_live_requested_at'),
+  planId: uuid('plan_id').references(() => plans.id),
+  isActive: boolean('is_active').notNull().default(true),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+}, (t) => [
+  uniqueIndex('clinics_slug_key').on(t.slug),
+  index('clinics_plan_id_idx').on(t.planId),
+  check('clinics_mode_check', sql`${t.mode} in ('live', 'sandbox')`),
+]);

@@ -1,0 +1,4 @@
+// The whole domain schema, one file per area. Later areas add their files here.
+export * from './clinics';
+export * from './users';
+export * from './api-keys';

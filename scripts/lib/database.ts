@@ -1,0 +1,26 @@
+import { drizzle } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
+import * as schema from '../../drizzle/schema';
+import type { Database } from '../../src/platform/db/client';
+
+/** A node-postgres pool wrapped in Drizzle, for scripts and tests running in Node. */
+export function connect(url: string, max = 4): { db: Database; pool: pg.Pool; close: () => Promise<void> } {
+  const pool = new pg.Pool({ connectionString: url, max });
+  return { db: drizzle({ client: pool, schema }) as unknown as Database, pool, close: () => pool.end() };
+}
+
+/** Creates the database named in `url` if it does not exist (connecting to its server's postgres db). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (!rowCount) await client.query(`create database "${name.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+}

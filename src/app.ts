@@ -1,0 +1,63 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppEnv } from './platform/context';
+import { onError, onNotFound, validationError } from './platform/http/error-handler';
+import { ApiError } from './platform/http/errors';
+import { apiKeyGateway, ipGateway } from './platform/http/gateway';
+import { docsPage, openApiDocument, registerSecuritySchemes } from './platform/http/openapi';
+import type { ServicesFactory } from './platform/services';
+import { apiKeyRoutes } from './modules/api-keys/routes';
+import { authRoutes } from './modules/auth/routes';
+import { healthRoutes } from './modules/health/routes';
+import { meRoutes } from './modules/me/routes';
+
+/** JSON bodies above 1 MB answer 413; multipart uploads are limited by their own routes. */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+/** Every API area, mounted in one place. New areas add one line here. */
+const modules = [healthRoutes, authRoutes, apiKeyRoutes, meRoutes];
+
+const isApiPath = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
+
+export function createApp(servicesFor: ServicesFactory) {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error, result.target);
+    },
+  });
+
+  app.use('*', async (c, next) => {
+    const requestId = crypto.randomUUID();
+    c.set('requestId', requestId);
+    c.header('X-Request-Id', requestId);
+    const { services, finish } = await servicesFor(c);
+    c.set('services', services);
+    try {
+      await next();
+    } finally {
+      c.res.headers.set('X-Request-Id', requestId);
+      finish();
+    }
+  });
+  app.use('*', async (c, next) => {
+    if ((c.req.header('content-type') ?? '').startsWith('multipart/form-data')) return next();
+    return bodyLimit({
+      maxSize: MAX_JSON_BODY_BYTES,
+      onError: () => {
+        throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_JSON_BODY_BYTES} bytes`);
+      },
+    })(c, next);
+  });
+  app.use('*', (c, next) => (isApiPath(c.req.path) ? apiKeyGateway(c, next) : ipGateway(c, next)));
+
+  registerSecuritySchemes(app);
+  for (const module of modules) app.route('/', module);
+  app.get('/api/v1/openapi.json', (c) => c.json(openApiDocument(app)));
+  app.get('/docs', (c) => c.html(docsPage));
+
+  app.onError(onError);
+  app.notFound(onNotFound);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,122 @@
+import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { apiKeys, clinics, type KeyKind, type KeyScope } from '../../../drizzle/schema';
+import { generateApiKey } from '../../platform/auth/api-key-format';
+import type { Database } from '../../platform/db/client';
+import { forClinic } from '../../platform/db/scoped';
+import { ApiError, badRequest, conflict } from '../../platform/http/errors';
+import { pageOffset, paginate, totalCount, type PageQuery } from '../../platform/http/pagination';
+import { SANDBOX_MINUTE_LIMIT } from '../../platform/rate-limit/policy';
+import type { CreateKeyBody, KeyMetadata } from './schemas';
+
+export const MAX_ACTIVE_KEYS = 5;
+const ONE_YEAR_MS = 365 * 24 * 60 * 60 * 1000;
+
+type KeyRow = typeof apiKeys.$inferSelect;
+
+const metadataColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  kind: apiKeys.kind,
+  keyPrefix: apiKeys.keyPrefix,
+  scopes: apiKeys.scopes,
+  isSandbox: apiKeys.isSandbox,
+  rateLimitPerMin: apiKeys.rateLimitPerMin,
+  createdAt: apiKeys.createdAt,
+  expiresAt: apiKeys.expiresAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  revokedAt: apiKeys.revokedAt,
+};
+
+export function toMetadata(row: Pick<KeyRow, keyof typeof metadataColumns>): KeyMetadata {
+  const iso = (d: Date | null) => (d ? d.toISOString() : null);
+  return {
+    ...row,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: iso(row.expiresAt),
+    lastUsedAt: iso(row.lastUsedAt),
+    revokedAt: iso(row.revokedAt),
+  };
+}
+
+function scopesFor(kind: KeyKind, requested: KeyScope[] | undefined): KeyScope[] {
+  if (kind === 'publishable') return ['read', 'write'];
+  if (kind === 'ai_connector') return ['read'];
+  return [...new Set(requested ?? ['read'])].sort() as KeyScope[];
+}
+
+function expiryFor(requested: string | null | undefined, now: Date): Date | null {
+  if (requested === null) return null;
+  if (requested === undefined) return new Date(now.getTime() + ONE_YEAR_MS);
+  const expiresAt = new Date(requested);
+  if (expiresAt.getTime() <= now.getTime()) throw badRequest('body.expiresAt: must be in the future');
+  return expiresAt;
+}
+
+const activeKeyCondition = (now: Date) =>
+  and(isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)));
+
+/**
+ * Creates a key. The clinic row is locked first so two concurrent creations cannot both pass the
+ * five-active-keys check.
+ */
+export async function createApiKey(db: Database, clinicId: string, userId: string, input: CreateKeyBody, now: Date) {
+  const expiresAt = expiryFor(input.expiresAt, now);
+  return db.transaction(async (tx) => {
+    const [clinic] = await tx
+      .select({ mode: clinics.mode })
+      .from(clinics)
+      .where(eq(clinics.id, clinicId))
+      .for('update');
+    if (!clinic) throw new ApiError(401, 'UNAUTHORIZED', 'Invalid or missing bearer token');
+    const isSandbox = clinic.mode === 'sandbox';
+    if (isSandbox && input.rateLimitPerMin && input.rateLimitPerMin > SANDBOX_MINUTE_LIMIT) {
+      throw badRequest(`body.rateLimitPerMin: sandbox keys allow at most ${SANDBOX_MINUTE_LIMIT} per minute`);
+    }
+    const scoped = forClinic(tx, clinicId);
+    const [{ active }] = (await tx
+      .select({ active: sql<number>`cast(count(*) as integer)` })
+      .from(apiKeys)
+      .where(scoped.where(apiKeys, activeKeyCondition(now)))) as [{ active: number }];
+    if (active >= MAX_ACTIVE_KEYS) {
+      throw conflict('ACTIVE_KEY_LIMIT_REACHED', `A brand may have at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first`);
+    }
+    const key = await generateApiKey(input.kind, isSandbox);
+    const row = await scoped.insert(apiKeys, {
+      name: input.name,
+      kind: input.kind,
+      keyPrefix: key.keyPrefix,
+      keyHash: key.keyHash,
+      scopes: scopesFor(input.kind, input.scopes),
+      isSandbox,
+      rateLimitPerMin: input.rateLimitPerMin ?? null,
+      createdByUserId: userId,
+      expiresAt,
+    });
+    return { ...toMetadata(row), apiKey: key.raw };
+  });
+}
+
+/** Newest first; revoked and expired keys included so their history stays visible. */
+export async function listApiKeys(db: Database, clinicId: string, query: PageQuery) {
+  const scoped = forClinic(db, clinicId);
+  const rows = await db
+    .select({ ...metadataColumns, total: totalCount() })
+    .from(apiKeys)
+    .where(scoped.where(apiKeys))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+    .limit(query.limit)
+    .offset(pageOffset(query));
+  const page = await paginate(query, rows, async () => {
+    const [row] = await db.select({ n: sql<number>`cast(count(*) as integer)` }).from(apiKeys).where(scoped.where(apiKeys));
+    return row?.n ?? 0;
+  });
+  return { data: page.rows.map(toMetadata), pagination: page.pagination };
+}
+
+/** Revokes at once. Revoking a revoked key changes nothing and answers its metadata again. */
+export async function revokeApiKey(db: Database, clinicId: string, id: string, now: Date) {
+  const scoped = forClinic(db, clinicId);
+  const existing = await scoped.findById(apiKeys, id, 'API key');
+  if (existing.revokedAt) return toMetadata(existing);
+  return toMetadata(await scoped.updateById(apiKeys, id, { revokedAt: now }, 'API key'));
+}

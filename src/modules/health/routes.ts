@@ -1,0 +1,27 @@
+import { OpenAPIHono, z } from '@hono/zod-openapi';
+import { sql } from 'drizzle-orm';
+import type { AppEnv } from '../../platform/context';
+import { jsonContent, ok, successBody } from '../../platform/http/envelope';
+import { ApiError } from '../../platform/http/errors';
+import { defineRoute } from '../../platform/http/route';
+
+const healthz = defineRoute({ auth: 'public' }, {
+  method: 'get',
+  path: '/healthz',
+  tags: ['Health'],
+  summary: 'Readiness: answers 200 once the database answers',
+  responses: {
+    200: jsonContent(successBody(z.object({ status: z.literal('ok'), database: z.literal('ok') })), 'Ready'),
+    503: jsonContent(z.object({ success: z.literal(false), message: z.string(), code: z.string() }), 'Database unreachable'),
+  },
+});
+
+export const healthRoutes = new OpenAPIHono<AppEnv>().openapi(healthz, async (c) => {
+  try {
+    await c.get('services').db.execute(sql`select 1`);
+  } catch (error) {
+    console.error(JSON.stringify({ level: 'error', msg: 'health check failed', error: String(error) }));
+    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Database unavailable');
+  }
+  return c.json(ok({ status: 'ok' as const, database: 'ok' as const }), 200);
+});

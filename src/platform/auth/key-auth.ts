@@ -1,0 +1,49 @@
+import { eq } from 'drizzle-orm';
+import { apiKeys, clinics, plans } from '../../../drizzle/schema';
+import type { KeyPrincipal } from '../context';
+import type { Queryable } from '../db/client';
+import { hashApiKey, looksLikeApiKey } from './api-key-format';
+
+/**
+ * The principal behind a raw x-api-key value, or null when the key is missing, unknown, revoked,
+ * expired, belongs to a deactivated clinic, or is a sandbox key whose 30-day window is over.
+ * One indexed query (by hash) that also brings the clinic's plan entitlements.
+ */
+export async function findKeyPrincipal(db: Queryable, raw: string | undefined, now: Date): Promise<KeyPrincipal | null> {
+  if (!looksLikeApiKey(raw)) return null;
+  const [row] = await db
+    .select({
+      keyId: apiKeys.id,
+      clinicId: apiKeys.clinicId,
+      keyName: apiKeys.name,
+      keyPrefix: apiKeys.keyPrefix,
+      kind: apiKeys.kind,
+      scopes: apiKeys.scopes,
+      isSandbox: apiKeys.isSandbox,
+      rateLimitPerMin: apiKeys.rateLimitPerMin,
+      expiresAt: apiKeys.expiresAt,
+      revokedAt: apiKeys.revokedAt,
+      clinicActive: clinics.isActive,
+      sandboxExpiresAt: clinics.sandboxExpiresAt,
+      entitlements: plans.entitlements,
+    })
+    .from(apiKeys)
+    .innerJoin(clinics, eq(clinics.id, apiKeys.clinicId))
+    .leftJoin(plans, eq(plans.id, clinics.planId))
+    .where(eq(apiKeys.keyHash, await hashApiKey(raw)))
+    .limit(1);
+  if (!row || row.revokedAt || !row.clinicActive) return null;
+  if (row.expiresAt && row.expiresAt <= now) return null;
+  if (row.isSandbox && (!row.sandboxExpiresAt || row.sandboxExpiresAt <= now)) return null;
+  return {
+    keyId: row.keyId,
+    clinicId: row.clinicId,
+    keyName: row.keyName,
+    keyPrefix: row.keyPrefix,
+    kind: row.kind,
+    scopes: row.scopes,
+    isSandbox: row.isSandbox,
+    rateLimitPerMin: row.rateLimitPerMin,
+    entitlements: row.entitlements ?? [],
+  };
+}

@@ -1,0 +1,46 @@
+import type { Entitlement, KeyKind, KeyScope, UserRole } from '../../drizzle/schema';
+import type { AppConfig, Env } from '../env';
+import type { Database } from './db/client';
+import type { RateLimiter } from './rate-limit/types';
+
+/** What a request may use. Built per request in the Worker; fixed by the harness in tests. */
+export interface Services {
+  config: AppConfig;
+  db: Database;
+  rateLimiter: RateLimiter;
+  /** Runs work after the response without blocking or failing it (ctx.waitUntil in the Worker). */
+  background(work: Promise<unknown>): void;
+  now(): Date;
+}
+
+/** The caller behind a valid API key. */
+export interface KeyPrincipal {
+  keyId: string;
+  clinicId: string;
+  keyName: string;
+  keyPrefix: string;
+  kind: KeyKind;
+  scopes: KeyScope[];
+  isSandbox: boolean;
+  rateLimitPerMin: number | null;
+  entitlements: Entitlement[];
+}
+
+/** The brand admin behind a valid sign-in token. */
+export interface UserPrincipal {
+  userId: string;
+  clinicId: string;
+  role: UserRole;
+}
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: {
+    requestId: string;
+    services: Services;
+    apiKey: KeyPrincipal;
+    user: UserPrincipal;
+    /** The matched route pattern as declared, e.g. /api/v1/orders/{id}; used in request logs. */
+    routePattern: string;
+  };
+}

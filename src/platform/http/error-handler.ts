@@ -1,0 +1,57 @@
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ZodError } from 'zod';
+import type { AppEnv } from '../context';
+import { ApiError, badRequest, type ErrorCode } from './errors';
+
+function render(c: Context<AppEnv>, error: ApiError) {
+  const body = { success: false as const, message: error.message, code: error.code, ...error.extra };
+  return c.json(body, error.status, error.headers);
+}
+
+const HTTP_EXCEPTION_CODES: Record<number, ErrorCode> = {
+  400: 'VALIDATION_ERROR',
+  401: 'UNAUTHORIZED',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+/** The only place errors become responses. Unknown errors are logged with the request id, never shown. */
+export const onError: ErrorHandler<AppEnv> = (error, c) => {
+  if (error instanceof ApiError) return render(c, error);
+  if (error instanceof HTTPException && error.status < 500) {
+    // Hono's JSON validator reports unparsable bodies this way.
+    const invalidJson = error.status === 400 && /json/i.test(error.message);
+    const code = invalidJson ? 'INVALID_JSON' : (HTTP_EXCEPTION_CODES[error.status] ?? 'VALIDATION_ERROR');
+    const message = invalidJson ? 'Request body is not valid JSON' : error.message || 'Bad request';
+    return render(c, new ApiError(error.status as ApiError['status'], code, message));
+  }
+  console.error(JSON.stringify({
+    level: 'error',
+    msg: 'unhandled error',
+    requestId: c.get('requestId'),
+    method: c.req.method,
+    path: c.req.path,
+    error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+  }));
+  return render(c, new ApiError(500, 'INTERNAL_ERROR', `Internal server error (request ${c.get('requestId')})`));
+};
+
+export const onNotFound: NotFoundHandler<AppEnv> = (c) =>
+  render(c, new ApiError(404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`));
+
+const TARGET_NAMES: Record<string, string> = { json: 'body', form: 'body', query: 'query', param: 'path', header: 'header' };
+
+/** zod failures as 400 VALIDATION_ERROR, naming each field: "body.name: Required". */
+export function validationError(error: ZodError, target: string): ApiError {
+  const where = TARGET_NAMES[target] ?? target;
+  const errors = error.issues.map((issue) => ({
+    field: [where, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+  const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+  const result = badRequest(`Invalid ${where}: ${summary}`);
+  return new ApiError(result.status, result.code, result.message, { errors });
+}

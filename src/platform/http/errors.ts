@@ -1,0 +1,46 @@
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/** Machine codes the API answers with; later areas add theirs here so the set stays documented. */
+export type ErrorCode =
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'VALIDATION_ERROR'
+  | 'INVALID_JSON'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'METHOD_NOT_ALLOWED'
+  | 'CONFLICT'
+  | 'RATE_LIMIT_EXCEEDED'
+  | 'INSUFFICIENT_SCOPE'
+  | 'KEY_KIND_NOT_ALLOWED'
+  | 'SANDBOX_NOT_ALLOWED'
+  | 'AFFILIATES_TIER_REQUIRED'
+  | 'CRM_TIER_REQUIRED'
+  | 'ACTIVE_KEY_LIMIT_REACHED'
+  | 'WINDDOWN_CONSENT_REQUIRED'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL_ERROR';
+
+/** The one error type handlers throw; app.onError renders it as the error envelope. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra top-level body fields, e.g. retryAfterSeconds, or data for WINDDOWN_CONSENT_REQUIRED. */
+    readonly extra?: Record<string, unknown>,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const unauthorized = (message = 'Invalid or missing API key') => new ApiError(401, 'UNAUTHORIZED', message);
+export const forbidden = (code: ErrorCode, message: string) => new ApiError(403, code, message);
+/** Same body for unknown, malformed and other-clinic ids, so none can be told apart. */
+export const notFound = (resource = 'Resource') => new ApiError(404, 'NOT_FOUND', `${resource} not found`);
+export const badRequest = (message: string) => new ApiError(400, 'VALIDATION_ERROR', message);
+export const conflict = (code: ErrorCode, message: string, extra?: Record<string, unknown>) =>
+  new ApiError(409, code, message, extra);

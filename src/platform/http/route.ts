@@ -1,0 +1,114 @@
+import { createRoute, type RouteConfig } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { BRAND_ADMIN_ROLES, type Entitlement, type KeyScope } from '../../../drizzle/schema';
+import { readToken } from '../auth/jwt';
+import { findActiveUser } from '../auth/users';
+import type { AppEnv, KeyPrincipal } from '../context';
+import { errorBody } from './envelope';
+import { ApiError, forbidden, unauthorized, type ErrorCode } from './errors';
+
+/** Who may call a route. Every route declares one; the guard is built from it, never written by hand. */
+export type RouteAccess =
+  | {
+      auth: 'key';
+      /** read: any valid key; write: the key needs the write scope (mutating calls). */
+      scope: KeyScope;
+      /** The only route a publishable key may call is POST /api/v1/checkout/sessions. */
+      publishable?: boolean;
+      /** On the AI-connector key's read-only allowlist (docs/api-keys.md). */
+      aiConnector?: boolean;
+      /** Whether sandbox keys may call it; by default decided from the path (see SANDBOX_BLOCKED_PREFIXES). */
+      sandbox?: boolean;
+      /** Plan entitlement required (AFFILIATES_TIER_REQUIRED / CRM_TIER_REQUIRED otherwise). */
+      gate?: Entitlement;
+    }
+  | { auth: 'jwt' }
+  | { auth: 'public' };
+
+/** Areas that hold real patients and money: sandbox keys answer 403 SANDBOX_NOT_ALLOWED there. */
+export const SANDBOX_BLOCKED_PREFIXES = ['/orders', '/customers', '/payouts', '/refunds', '/refund-requests'].map(
+  (p) => `/api/v1${p}`,
+);
+
+const GATE_CODES: Record<Entitlement, { code: ErrorCode; message: string }> = {
+  affiliates: { code: 'AFFILIATES_TIER_REQUIRED', message: 'Your plan does not include the Affiliates program' },
+  crm_connect: { code: 'CRM_TIER_REQUIRED', message: 'Your plan does not include CRM Connect' },
+};
+
+export function sandboxAllowedByDefault(path: string): boolean {
+  return !SANDBOX_BLOCKED_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
+/** The checks after authentication and rate limiting, in the fixed order: kind, sandbox, scope, plan. */
+export function checkKeyAccess(key: KeyPrincipal, access: Extract<RouteAccess, { auth: 'key' }>, path: string): void {
+  if (key.kind === 'publishable' && !access.publishable) {
+    throw forbidden('KEY_KIND_NOT_ALLOWED', 'Publishable keys may only call POST /api/v1/checkout/sessions');
+  }
+  if (key.kind === 'ai_connector' && !access.aiConnector) {
+    throw forbidden('KEY_KIND_NOT_ALLOWED', 'AI-connector keys may only call the read operations on their allowlist');
+  }
+  if (key.isSandbox && !(access.sandbox ?? sandboxAllowedByDefault(path))) {
+    throw forbidden('SANDBOX_NOT_ALLOWED', 'This operation is not available to sandbox keys');
+  }
+  if (access.scope === 'write' && !key.scopes.includes('write')) {
+    throw forbidden('INSUFFICIENT_SCOPE', 'This operation requires an API key with the write scope');
+  }
+  if (access.gate && !key.entitlements.includes(access.gate)) {
+    const { code, message } = GATE_CODES[access.gate];
+    throw forbidden(code, message);
+  }
+}
+
+function guard(access: RouteAccess, path: string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set('routePattern', path);
+    if (access.auth === 'key') {
+      checkKeyAccess(c.get('apiKey'), access, path);
+    } else if (access.auth === 'jwt') {
+      const header = c.req.header('authorization') ?? '';
+      const match = /^Bearer\s+(\S+)$/i.exec(header);
+      const services = c.get('services');
+      const token = match ? await readToken(match[1]!, services.config.jwtSecret) : null;
+      // The token says who; the database says whether they still may (deactivated, demoted).
+      const user = token ? await findActiveUser(services.db, token) : null;
+      if (!user) throw unauthorized('Invalid or missing bearer token');
+      if (!BRAND_ADMIN_ROLES.includes(user.role)) {
+        throw new ApiError(403, 'FORBIDDEN', 'Only brand admins may manage API keys');
+      }
+      c.set('user', user);
+    }
+    await next();
+  };
+}
+
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorBody } } });
+
+function standardErrors(access: RouteAccess, config: Pick<RouteConfig, 'path' | 'request'>) {
+  const responses: Record<string, ReturnType<typeof errorResponse>> = {
+    429: errorResponse('Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After.'),
+  };
+  if (config.request) responses[400] = errorResponse('Invalid input; the message names the field.');
+  if (access.auth !== 'public') responses[401] = errorResponse('Missing, invalid or expired credentials.');
+  if (access.auth === 'key') {
+    responses[403] = errorResponse('KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE or a plan gate.');
+  }
+  if (config.path.includes('{')) responses[404] = errorResponse('Unknown, malformed or other-clinic id.');
+  return responses;
+}
+
+/**
+ * Declares a route: its OpenAPI operation, its access rule (published as x-access) and the guard that
+ * enforces that rule before validation runs. Paths are written in full (/api/v1/...), so any endpoint
+ * can be found by searching for its path.
+ */
+export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'> & { path: P }>(access: RouteAccess, config: R) {
+  const security =
+    access.auth === 'key' ? [{ ApiKey: [] }] : access.auth === 'jwt' ? [{ BearerToken: [] }] : [];
+  return createRoute<P, R>({
+    ...config,
+    security,
+    responses: { ...standardErrors(access, config), ...config.responses },
+    middleware: [guard(access, config.path)],
+    'x-access': access,
+  } as R);
+}

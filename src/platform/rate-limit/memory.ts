@@ -1,0 +1,44 @@
+import type { RateLimiter, RateLimitResult, RateLimitRule } from './types';
+
+/**
+ * In-process sliding-window limiter with the same arithmetic as @upstash/ratelimit's slidingWindow
+ * (current window count plus the previous window's count weighted by the part of it still in view),
+ * so development answers exactly like production. State lives in the isolate: one process only.
+ */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly counters = new Map<string, { count: number; expiresAt: number }>();
+  private lastSweep = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async limit(rule: RateLimitRule, identifier: string): Promise<RateLimitResult> {
+    const now = this.now();
+    const windowMs = rule.windowSeconds * 1000;
+    const currentWindow = Math.floor(now / windowMs);
+    const reset = (currentWindow + 1) * windowMs;
+    const base = `${rule.name}:${rule.limit}:${identifier}`;
+    this.sweep(now);
+
+    const current = this.read(`${base}:${currentWindow}`, now);
+    const previous = this.read(`${base}:${currentWindow - 1}`, now);
+    const weightedPrevious = Math.floor((1 - (now % windowMs) / windowMs) * previous);
+    if (weightedPrevious + current >= rule.limit) {
+      return { success: false, limit: rule.limit, remaining: 0, reset };
+    }
+    const next = current + 1;
+    this.counters.set(`${base}:${currentWindow}`, { count: next, expiresAt: now + windowMs * 2 + 1000 });
+    return { success: true, limit: rule.limit, remaining: Math.max(0, rule.limit - (next + weightedPrevious)), reset };
+  }
+
+  private read(key: string, now: number): number {
+    const entry = this.counters.get(key);
+    return entry && entry.expiresAt > now ? entry.count : 0;
+  }
+
+  /** Drops expired windows now and then so memory stays bounded by the active identifiers. */
+  private sweep(now: number) {
+    if (now - this.lastSweep < 60_000) return;
+    this.lastSweep = now;
+    for (const [key, entry] of this.counters) if (entry.expiresAt <= now) this.counters.delete(key);
+  }
+}

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll } from 'vitest';
+import { createApp, type App } from '../../src/app';
+import { DEVELOPMENT_JWT_SECRET, type AppConfig } from '../../src/env';
+import { BackgroundTasks } from '../../src/platform/background';
+import type { Services } from '../../src/platform/context';
+import type { Database } from '../../src/platform/db/client';
+import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
+import type { RateLimiter } from '../../src/platform/rate-limit/types';
+import { createTestDatabase } from './database';
+
+/** A clock tests can move forward; both the app and its rate limiter read it. */
+export class TestClock {
+  offsetMs = 0;
+  now = () => Date.now() + this.offsetMs;
+  advance(ms: number) {
+    this.offsetMs += ms;
+  }
+}
+
+export interface RequestOptions {
+  method?: string;
+  key?: string;
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  app: App;
+  db: Database;
+  databaseUrl: string;
+  clock: TestClock;
+  config: AppConfig;
+  /** Sends a request through the app; JSON-encodes `body` unless it is a string. */
+  request(path: string, options?: RequestOptions): Promise<Response>;
+  /** Waits for the work the app left running after its responses (request logs and the like). */
+  flush(): Promise<void>;
+}
+
+export const testConfig = (databaseUrl: string): AppConfig => ({
+  environment: 'test',
+  databaseUrl,
+  databaseDriver: 'pg',
+  jwtSecret: DEVELOPMENT_JWT_SECRET,
+  upstash: null,
+  devSimulator: false,
+});
+
+export function buildTestApp(db: Database, databaseUrl: string, options: { rateLimiter?: RateLimiter; clock?: TestClock } = {}): TestApp {
+  const clock = options.clock ?? new TestClock();
+  const config = testConfig(databaseUrl);
+  const rateLimiter = options.rateLimiter ?? new MemoryRateLimiter(clock.now);
+  const background = new BackgroundTasks();
+  const services: Services = { config, db, rateLimiter, background: background.add, now: () => new Date(clock.now()) };
+  const app = createApp(async () => ({ services, finish() {} }));
+  return {
+    app,
+    db,
+    databaseUrl,
+    clock,
+    config,
+    request(path, { method, key, token, body, headers = {} } = {}) {
+      const init: RequestInit = { method: method ?? (body === undefined ? 'GET' : 'POST'), headers: { ...headers } };
+      const h = init.headers as Record<string, string>;
+      if (key) h['x-api-key'] = key;
+      if (token) h.authorization = `Bearer ${token}`;
+      if (body !== undefined) {
+        init.body = typeof body === 'string' ? body : JSON.stringify(body);
+        h['content-type'] ??= 'application/json';
+      }
+      return Promise.resolve(app.request(path, init));
+    },
+    flush: () => background.settled(),
+  };
+}
+
+/**
+ * One migrated database and app per test file. Tests share the database but each makes its own
+ * clinics, so they never see each other's rows.
+ */
+export function useTestApp(options: { rateLimiter?: () => RateLimiter } = {}): TestApp {
+  const holder = {} as { current: TestApp; close: () => Promise<void> };
+  beforeAll(async () => {
+    const database = await createTestDatabase();
+    holder.current = buildTestApp(database.db, database.url, { rateLimiter: options.rateLimiter?.() });
+    holder.close = database.close;
+  });
+  afterAll(async () => {
+    await holder.current?.flush();
+    await holder.close?.();
+  });
+  return new Proxy({} as TestApp, { get: (_, prop) => holder.current[prop as keyof TestApp] });
+}
