@@ -61,3 +61,5 @@ export function createApp(servicesFor: ServicesFactory) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+export { routeTable } from './platform/http/route-table';

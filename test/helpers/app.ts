@@ -10,10 +10,16 @@ import { createTestDatabase } from './database';
 
 /** A clock tests can move forward; both the app and its rate limiter read it. */
 export class TestClock {
+  private fixedMs: number | null = null;
   offsetMs = 0;
-  now = () => Date.now() + this.offsetMs;
+  now = () => (this.fixedMs ?? Date.now()) + this.offsetMs;
   advance(ms: number) {
     this.offsetMs += ms;
+  }
+  /** Stops the clock at `ms` (until advanced), so window boundaries cannot make a test flaky. */
+  freezeAt(ms: number) {
+    this.fixedMs = ms;
+    this.offsetMs = 0;
   }
 }
 
@@ -25,6 +31,10 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** Response whose JSON is loosely typed, for assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
+
 export interface TestApp {
   app: App;
   db: Database;
@@ -32,7 +42,7 @@ export interface TestApp {
   clock: TestClock;
   config: AppConfig;
   /** Sends a request through the app; JSON-encodes `body` unless it is a string. */
-  request(path: string, options?: RequestOptions): Promise<Response>;
+  request(path: string, options?: RequestOptions): Promise<TestResponse>;
   /** Waits for the work the app left running after its responses (request logs and the like). */
   flush(): Promise<void>;
 }
@@ -68,7 +78,7 @@ export function buildTestApp(db: Database, databaseUrl: string, options: { rateL
         init.body = typeof body === 'string' ? body : JSON.stringify(body);
         h['content-type'] ??= 'application/json';
       }
-      return Promise.resolve(app.request(path, init));
+      return Promise.resolve(app.request(path, init)) as Promise<TestResponse>;
     },
     flush: () => background.settled(),
   };

@@ -8,7 +8,7 @@ export const createKeyBody = z
     kind: z.enum(KEY_KINDS).default('secret').openapi({
       description: 'secret (svc_live_), publishable (svc_pk_, may only create checkout sessions) or ai_connector (svc_ai_, read-only allowlist). Every key of a sandbox clinic is a svc_test_ key.',
     }),
-    scopes: z.array(z.enum(KEY_SCOPES)).min(1).max(2).optional().openapi({
+    scopes: z.array(z.enum(KEY_SCOPES)).min(1).max(10).optional().openapi({
       description: 'Default ["read"]. Ignored for publishable keys (always read and write) and AI-connector keys (always read).',
     }),
     expiresAt: z.iso.datetime({ offset: true }).nullable().optional().openapi({

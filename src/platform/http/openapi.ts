@@ -18,11 +18,13 @@ export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>) {
   });
 }
 
-let cached: ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']> | undefined;
+const documents = new WeakMap<OpenAPIHono<AppEnv>, ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>>();
 
-/** The OpenAPI 3.1 document generated from the route declarations; built once per isolate. */
+/** The OpenAPI 3.1 document generated from the route declarations; built once per app and isolate. */
 export function openApiDocument(app: OpenAPIHono<AppEnv>) {
-  cached ??= app.getOpenAPI31Document({
+  const cached = documents.get(app);
+  if (cached) return cached;
+  const document = app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
       title: 'Brand Administration API',
@@ -33,7 +35,8 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>) {
     },
     servers: [{ url: '/', description: 'This server' }],
   });
-  return cached;
+  documents.set(app, document);
+  return document;
 }
 
 export const docsPage = `<!doctype html>

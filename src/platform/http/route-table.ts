@@ -1,0 +1,23 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../context';
+import type { RouteAccess } from './route';
+
+export interface RouteTableEntry {
+  method: string;
+  /** OpenAPI form, e.g. /api/v1/orders/{id}. */
+  path: string;
+  access: RouteAccess;
+}
+
+/**
+ * Every declared operation with its access rule (auth, scope, kind, sandbox and plan gates), read
+ * from the same declarations that build the guards and the OpenAPI document.
+ */
+export function routeTable(app: OpenAPIHono<AppEnv>): RouteTableEntry[] {
+  return app.openAPIRegistry.definitions.flatMap((definition) => {
+    if (definition.type !== 'route') return [];
+    const route = definition.route as typeof definition.route & { 'x-access'?: RouteAccess };
+    if (!route['x-access']) throw new Error(`${route.method.toUpperCase()} ${route.path} was not declared with defineRoute`);
+    return [{ method: route.method.toUpperCase(), path: route.path, access: route['x-access'] }];
+  });
+}

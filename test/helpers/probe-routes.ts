@@ -1,0 +1,28 @@
+import { z } from '@hono/zod-openapi';
+import type { App } from '../../src/app';
+import { jsonBody, ok } from '../../src/platform/http/envelope';
+import { notFound } from '../../src/platform/http/errors';
+import { idParam } from '../../src/platform/http/ids';
+import { defineRoute, type RouteAccess } from '../../src/platform/http/route';
+
+/**
+ * Adds a route declared exactly like a real one (defineRoute), whose handler only answers 200 or,
+ * for an id it is not told about, 404 — to exercise the platform checks on paths whose areas are
+ * built by later issues. Its body, if any, must be { amount: positive integer }.
+ */
+export function addProbeRoute(app: App, access: RouteAccess, method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, withBody = false) {
+  const hasId = path.includes('{id}');
+  const route = defineRoute(access, {
+    method,
+    path,
+    request: {
+      ...(hasId ? { params: idParam() } : {}),
+      ...(withBody ? { body: jsonBody(z.object({ amount: z.number().int().positive() })) } : {}),
+    },
+    responses: { 200: { description: 'reached' } },
+  });
+  app.openapi(route, (c) => {
+    if (hasId) throw notFound('Thing');
+    return c.json(ok({ reached: true }), 200);
+  });
+}
