@@ -1,11 +1,14 @@
 import { createApp } from './app';
 import type { Env } from './env';
+import { runScheduled } from './platform/cron';
 import { workerServices } from './platform/services';
 
 const app = createApp(workerServices);
 
 export default {
   fetch: app.fetch,
-  /** Cron sweeps (webhook retries, sandbox expiry, sequences) are registered here by later areas. */
-  async scheduled(_controller: ScheduledController, _env: Env, _ctx: ExecutionContext): Promise<void> {},
+  /** Cron trigger (wrangler.toml [triggers]): periodic sweeps such as request-log retention. */
+  scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext) {
+    ctx.waitUntil(runScheduled(env));
+  },
 } satisfies ExportedHandler<Env>;

@@ -49,4 +49,6 @@ export const requestLogs = pgTable('request_logs', {
 }, (t) => [
   index('request_logs_clinic_id_created_at_idx').on(t.clinicId, t.createdAt),
   index('request_logs_api_key_id_created_at_idx').on(t.apiKeyId, t.createdAt),
+  // The retention sweep deletes by age across all clinics.
+  index('request_logs_created_at_idx').on(t.createdAt),
 ]);

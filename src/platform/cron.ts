@@ -1,0 +1,47 @@
+import { lt, sql } from 'drizzle-orm';
+import { requestLogs } from '../../drizzle/schema';
+import { readConfig, type Env } from '../env';
+import type { Database } from './db/client';
+import { openDatabase } from './db/client';
+
+/** Request logs older than this are deleted by the scheduled sweep. */
+export const REQUEST_LOG_RETENTION_DAYS = 90;
+const DELETE_BATCH = 5_000;
+
+export type Sweep = (db: Database, now: Date) => Promise<void>;
+
+/** Deletes expired request logs in small batches, so no sweep holds long locks. */
+export async function pruneRequestLogs(db: Database, now: Date): Promise<number> {
+  const cutoff = new Date(now.getTime() - REQUEST_LOG_RETENTION_DAYS * 86_400_000);
+  let deleted = 0;
+  for (;;) {
+    const rows = await db
+      .delete(requestLogs)
+      .where(sql`${requestLogs.id} in (${db.select({ id: requestLogs.id }).from(requestLogs).where(lt(requestLogs.createdAt, cutoff)).limit(DELETE_BATCH)})`)
+      .returning({ id: requestLogs.id });
+    deleted += rows.length;
+    if (rows.length < DELETE_BATCH) return deleted;
+  }
+}
+
+/** Every periodic job; later areas (webhook retries, sandbox expiry, CRM sequences) add theirs. */
+export const SWEEPS: Sweep[] = [
+  async function requestLogRetention(db, now) {
+    await pruneRequestLogs(db, now);
+  },
+];
+
+/** The Worker's `scheduled` handler: one database for the run, every sweep, failures logged apart. */
+export async function runScheduled(env: Env): Promise<void> {
+  const config = readConfig(env);
+  const database = await openDatabase(config.databaseUrl, config.databaseDriver);
+  try {
+    for (const sweep of SWEEPS) {
+      await sweep(database.db, new Date()).catch((error) =>
+        console.error(JSON.stringify({ level: 'error', msg: 'scheduled sweep failed', sweep: sweep.name, error: String(error) })),
+      );
+    }
+  } finally {
+    await database.close();
+  }
+}
