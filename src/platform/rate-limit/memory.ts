@@ -3,10 +3,12 @@ import type { RateLimiter, RateLimitResult, RateLimitRule } from './types';
 /**
  * In-process sliding-window limiter with the same arithmetic as @upstash/ratelimit's slidingWindow
  * (current window count plus the previous window's count weighted by the part of it still in view),
- * so development answers exactly like production. State lives in the isolate: one process only.
+ * and the same blocking as its ephemeral cache (a refused identifier stays refused until the window
+ * ends), so development answers like production. State lives in the isolate: one process only.
  */
 export class MemoryRateLimiter implements RateLimiter {
   private readonly counters = new Map<string, { count: number; expiresAt: number }>();
+  private readonly blockedUntil = new Map<string, number>();
   private lastSweep = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -16,13 +18,16 @@ export class MemoryRateLimiter implements RateLimiter {
     const windowMs = rule.windowSeconds * 1000;
     const currentWindow = Math.floor(now / windowMs);
     const reset = (currentWindow + 1) * windowMs;
-    const base = `${rule.name}:${rule.limit}:${identifier}`;
+    const base = `${rule.name}:${rule.limit}:${rule.windowSeconds}:${identifier}`;
     this.sweep(now);
+    const blocked = this.blockedUntil.get(base);
+    if (blocked !== undefined && blocked > now) return { success: false, limit: rule.limit, remaining: 0, reset: blocked };
 
     const current = this.read(`${base}:${currentWindow}`, now);
     const previous = this.read(`${base}:${currentWindow - 1}`, now);
     const weightedPrevious = Math.floor((1 - (now % windowMs) / windowMs) * previous);
     if (weightedPrevious + current >= rule.limit) {
+      this.blockedUntil.set(base, reset);
       return { success: false, limit: rule.limit, remaining: 0, reset };
     }
     const next = current + 1;
@@ -40,5 +45,6 @@ export class MemoryRateLimiter implements RateLimiter {
     if (now - this.lastSweep < 60_000) return;
     this.lastSweep = now;
     for (const [key, entry] of this.counters) if (entry.expiresAt <= now) this.counters.delete(key);
+    for (const [key, until] of this.blockedUntil) if (until <= now) this.blockedUntil.delete(key);
   }
 }

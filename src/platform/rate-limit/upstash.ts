@@ -16,6 +16,8 @@ export interface UpstashRateLimiterOptions {
   prefix?: string;
 }
 
+const degraded = (rule: RateLimitRule): RateLimitResult => ({ success: true, limit: rule.limit, remaining: rule.limit, reset: 0, degraded: true });
+
 /** @upstash/ratelimit over Upstash Redis (REST), sliding windows; one Ratelimit per distinct rule. */
 export class UpstashRateLimiter implements RateLimiter {
   private readonly redis: Redis;
@@ -26,10 +28,18 @@ export class UpstashRateLimiter implements RateLimiter {
   }
 
   async limit(rule: RateLimitRule, identifier: string): Promise<RateLimitResult> {
-    const result = await this.limiterFor(rule).limit(identifier);
+    let result: Awaited<ReturnType<Ratelimit['limit']>>;
+    try {
+      result = await this.limiterFor(rule).limit(identifier);
+    } catch (error) {
+      // An Upstash error (bad token, outage) must not turn every API call into a 500: fail open, as
+      // on a timeout. The error text holds the Redis key (a key id or IP), so only its kind is logged.
+      console.error(JSON.stringify({ level: 'error', msg: 'rate limiter unavailable', rule: rule.name, error: error instanceof Error ? error.name : 'unknown' }));
+      return degraded(rule);
+    }
     if (result.reason === 'timeout') {
       // Upstash answers a timeout with success and limit 0: report the configured rule instead.
-      return { success: true, limit: rule.limit, remaining: rule.limit, reset: 0, degraded: true, pending: result.pending };
+      return { ...degraded(rule), pending: result.pending };
     }
     return {
       success: result.success,
