@@ -1,0 +1,208 @@
+// npm run dev — the API in workerd (wrangler dev) on http://127.0.0.1:8787, backed by an embedded
+// PostgreSQL 17 in .data/postgres (or by DATABASE_URL), migrated and loaded with demo data.
+// Env: DATABASE_URL, DEV_DATABASE_PORT (54329), PORT (8787), JWT_SECRET.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { migrateDatabase } from '../drizzle/migrate';
+import { DEMO_LOGINS, DEMO_PASSWORD, seedDemoData } from '../drizzle/seed';
+import { DEVELOPMENT_JWT_SECRET } from '../src/env';
+import { connect, ensureDatabase } from './lib/database';
+import { isPortFree, startEmbeddedPostgres, type RunningPostgres } from './lib/embedded-postgres';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const port = Number(process.env.PORT ?? 8787);
+const databasePort = Number(process.env.DEV_DATABASE_PORT ?? 54329);
+const baseUrl = `http://127.0.0.1:${port}`;
+const HEALTH_TIMEOUT_MS = 120_000;
+
+let postgres: RunningPostgres | undefined;
+let wrangler: ChildProcess | undefined;
+let stopping = false;
+
+// embedded-postgres installs async-exit-hook, whose SIGINT/SIGTERM handler stops PostgreSQL and exits
+// at once, before wrangler is down. Its 'exit' hook stays as a safety net; the signals are ours.
+const exitHook = createRequire(import.meta.resolve('embedded-postgres'))('async-exit-hook') as { unhookEvent(event: string): void };
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  exitHook.unhookEvent(signal);
+  process.on(signal, () => void shutdown(0, `${signal} received`));
+}
+
+/** Parent pid of another process; undefined once it is gone. */
+function parentOf(pid: number): number | undefined {
+  try {
+    return Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8', stdio: 'pipe' }).trim());
+  } catch {
+    return undefined;
+  }
+}
+
+// `npm run dev` starts sh -c → tsx → this script. A SIGTERM sent to npm alone kills npm and sh without
+// reaching tsx, so watch our launcher: once our parent or its parent changes, shut down.
+const launcher = { parent: process.ppid, grandparent: parentOf(process.ppid) };
+setInterval(() => {
+  if (process.ppid !== launcher.parent || parentOf(launcher.parent) !== launcher.grandparent) {
+    void shutdown(1, 'the process that started `npm run dev` has exited');
+  }
+}, 1_000).unref();
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const isRunning = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
+/** True while any process of the group (wrangler and the workerd it spawned) is alive. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** SIGTERM to wrangler's process group, SIGKILL to whatever is left after 5 s. */
+async function stopWrangler(): Promise<void> {
+  const pgid = wrangler?.pid;
+  if (!pgid) return;
+  signalGroup(pgid, 'SIGTERM');
+  for (let waited = 0; groupAlive(pgid) && waited < 5_000; waited += 100) await sleep(100);
+  if (groupAlive(pgid)) signalGroup(pgid, 'SIGKILL');
+}
+
+async function shutdown(code: number, reason?: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  if (reason) console.log(`\n[dev] ${reason}; stopping…`);
+  await stopWrangler();
+  await postgres?.stop().catch((error: unknown) => console.error('[dev] stopping PostgreSQL failed:', error));
+  process.exit(code);
+}
+
+async function prepareDatabase(): Promise<string> {
+  if (process.env.ENVIRONMENT === 'production') throw new Error('Refusing to load demo data with ENVIRONMENT=production.');
+  let url = process.env.DATABASE_URL;
+  if (url) {
+    console.log(`[dev] Using DATABASE_URL (${new URL(url).host}).`);
+  } else {
+    const dataDir = join(root, '.data', 'postgres');
+    console.log(`[dev] Starting PostgreSQL 17 on 127.0.0.1:${databasePort} (data in ${dataDir})…`);
+    postgres = await startEmbeddedPostgres({ dataDir, port: databasePort, persistent: true });
+    const target = new URL(postgres.url);
+    target.pathname = '/brand_admin';
+    url = target.toString();
+  }
+  try {
+    await ensureDatabase(url);
+  } catch (error) {
+    if (postgres) throw error;
+    // A hosted DATABASE_URL may not allow connecting to its `postgres` database; migrate says if ours is missing.
+    console.warn(`[dev] Could not check that the database exists (${String(error)}); continuing.`);
+  }
+  await migrateDatabase(url);
+  const { db, close } = connect(url, 1);
+  try {
+    await seedDemoData(db);
+  } finally {
+    await close();
+  }
+  console.log('[dev] Migrations applied, demo data loaded.');
+  return url;
+}
+
+function startWrangler(databaseUrl: string): ChildProcess {
+  const vars = { ENVIRONMENT: 'development', DATABASE_URL: databaseUrl, JWT_SECRET: process.env.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET };
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
+      'dev',
+      '--local',
+      '--ip', '127.0.0.1',
+      '--port', String(port),
+      '--show-interactive-dev-session=false',
+      '--test-scheduled',
+      // --var overrides [vars] in wrangler.toml; a developer's own .dev.vars (e.g. Upstash) still loads.
+      ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+    ],
+    {
+      cwd: root,
+      // Its own process group, so shutdown reaches workerd too and a terminal Ctrl-C goes through us.
+      detached: true,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: {
+        ...process.env,
+        WRANGLER_SEND_METRICS: 'false',
+        WRANGLER_SEND_ERROR_REPORTS: 'false',
+        CLOUDFLARE_CF_FETCH_ENABLED: 'false', // no download of request.cf data; a built-in sample is used
+      },
+    },
+  );
+  child.on('exit', (code, signal) => {
+    if (!stopping) void shutdown(code || 1, `wrangler exited on its own (${signal ?? `code ${code}`})`);
+  });
+  return child;
+}
+
+async function waitForHealth(child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  let last = 'no answer yet';
+  while (Date.now() < deadline && isRunning(child)) {
+    try {
+      const response = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(5_000) });
+      if (response.status === 200) return;
+      last = `HTTP ${response.status}: ${(await response.text()).slice(0, 200)}`;
+    } catch (error) {
+      last = String(error);
+    }
+    await sleep(500);
+  }
+  if (isRunning(child)) throw new Error(`${baseUrl}/healthz did not answer 200 within ${HEALTH_TIMEOUT_MS / 1000} s (last: ${last})`);
+  await new Promise(() => {}); // wrangler exited: its exit handler is already shutting down
+}
+
+function printBanner(): void {
+  const owner = DEMO_LOGINS[0].email;
+  const lines = [
+    '',
+    '──────────────────────────────────────────────────────────────────────',
+    `  Brand Admin API   ${baseUrl}`,
+    `  Docs              ${baseUrl}/docs`,
+    '',
+    `  Demo logins (password: ${DEMO_PASSWORD})`,
+    ...DEMO_LOGINS.map((login) => `    ${login.email.padEnd(28)} ${login.clinic} — ${login.state}, ${login.plan}`),
+    '',
+    '  Try it:',
+    `    TOKEN=$(curl -s ${baseUrl}/auth/signin -H 'content-type: application/json' -d '{"email":"${owner}","password":"${DEMO_PASSWORD}"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).data.token')`,
+    `    KEY=$(curl -s ${baseUrl}/api-keys -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"name":"dev","scopes":["read","write"]}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).data.apiKey')`,
+    `    curl -s ${baseUrl}/api/v1/me -H "x-api-key: $KEY"`,
+    '',
+    `  Cron sweeps: curl ${baseUrl}/__scheduled     Stop: Ctrl-C`,
+    '──────────────────────────────────────────────────────────────────────',
+    '',
+  ];
+  console.log(lines.join('\n'));
+}
+
+try {
+  // Checked first: a wrangler left over from an earlier run would otherwise answer our health check.
+  if (!(await isPortFree(port))) {
+    throw new Error(`Port ${port} on 127.0.0.1 is already in use, probably by a wrangler dev from an earlier run (look for it with: ps aux | grep wrangler). Stop it, or set PORT.`);
+  }
+  const databaseUrl = await prepareDatabase();
+  if (!stopping) {
+    wrangler = startWrangler(databaseUrl);
+    await waitForHealth(wrangler);
+    printBanner();
+  }
+} catch (error) {
+  console.error(`[dev] ${error instanceof Error ? error.message : String(error)}`);
+  await shutdown(1);
+}
