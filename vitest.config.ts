@@ -1,6 +1,23 @@
+import { fileURLToPath } from 'node:url';
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
 
+const fromRoot = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  // For the workers project. pg is CommonJS, and inside workerd every require() it makes is answered by
+  // the pool's module-fallback service, which resolves with the ROOT Vite server's resolver (so a
+  // project-level alias is ignored, and the workerd condition is missing): pg-protocol resolves to its
+  // ESM wrapper esm/index.js (a .js file in a non-module package, loaded as CommonJS: "Cannot use import
+  // statement outside a module") and pg-cloudflare to its non-workerd stub dist/empty.js
+  // ("CloudflareSocket is not a constructor"). Point both bare names at their CommonJS builds. The node
+  // project leaves pg to Node's own require(), so this changes nothing there.
+  resolve: {
+    alias: [
+      { find: /^pg-protocol$/, replacement: fromRoot('./node_modules/pg-protocol/dist/index.js') },
+      { find: /^pg-cloudflare$/, replacement: fromRoot('./node_modules/pg-cloudflare/dist/index.js') },
+    ],
+  },
   test: {
     projects: [
       {
@@ -9,6 +26,32 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/workers/**'],
           globalSetup: ['test/global-setup.ts'],
+          testTimeout: 20_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // The real Worker (src/index.ts via wrangler.toml) inside workerd, against a real PostgreSQL.
+        plugins: [
+          // Called once the project's global setup has run, so inject() sees what it provided.
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: './wrangler.toml' }, // main = src/index.ts, compat date and flags
+            miniflare: {
+              // Override wrangler.toml's [vars]; secrets would come from `wrangler secret put`.
+              bindings: {
+                DATABASE_URL: inject('workersDatabase').url,
+                ENVIRONMENT: 'test',
+                JWT_SECRET: 'workers-test-jwt-secret',
+              },
+            },
+          })),
+        ],
+        test: {
+          name: 'workers',
+          include: ['test/workers/**/*.test.ts'],
+          // Its own PostgreSQL (data folder and database named apart from the node project's).
+          globalSetup: ['test/workers/global-setup.ts'],
+          // The first request loads pg, Drizzle and Hono through the module-fallback service (~6 s).
           testTimeout: 20_000,
           hookTimeout: 60_000,
         },

@@ -1,0 +1,67 @@
+// Global setup of the `workers` project (runs in Node, before workerd starts). It gets its own
+// PostgreSQL so it never collides with the `node` project's setup (which names its data folder and
+// template after process.pid): an embedded PostgreSQL 17 in a separate data folder on its own free
+// port, or a separate database on the server at TEST_DATABASE_URL. It migrates one database, seeds a
+// clinic and a key from the Node side, and hands the URL and the raw key to the pool options
+// (vitest.config.ts: cloudflareTest(({ inject }) => ...)) and to the tests via provide/inject.
+import type { TestProject } from 'vitest/node';
+import pg from 'pg';
+import { migrateDatabase } from '../../drizzle/migrate';
+import { connect } from '../../scripts/lib/database';
+import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../../scripts/lib/embedded-postgres';
+import { databaseUrl } from '../global-setup';
+import { makeClinic, makeKey } from '../helpers/factories';
+
+export interface WorkersDatabase {
+  /** Loopback URL of the migrated database the Worker's DATABASE_URL points at. */
+  url: string;
+  /** A clinic and a raw secret key seeded from Node. */
+  clinicId: string;
+  apiKey: string;
+  keyPrefix: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    workersDatabase: WorkersDatabase;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  let embedded: RunningPostgres | undefined;
+  let serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    embedded = await startEmbeddedPostgres({
+      dataDir: `/tmp/brand-admin-workers-pg-${process.pid}`,
+      port: await freePort(),
+      persistent: false,
+    });
+    serverUrl = embedded.url;
+  }
+  const name = `brand_admin_workers_${process.pid}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = databaseUrl(serverUrl, name);
+  await migrateDatabase(url);
+
+  const connection = connect(url, 1);
+  try {
+    const clinic = await makeClinic(connection.db);
+    const key = await makeKey(connection.db, clinic.id);
+    project.provide('workersDatabase', { url, clinicId: clinic.id, apiKey: key.raw, keyPrefix: key.row.keyPrefix });
+  } finally {
+    await connection.close();
+  }
+  console.log(`Workers tests use ${embedded ? 'their own embedded PostgreSQL 17' : 'the PostgreSQL at TEST_DATABASE_URL'}; database ${name}.`);
+
+  return async () => {
+    if (embedded) return embedded.stop();
+    const cleanup = new pg.Client({ connectionString: serverUrl });
+    await cleanup.connect();
+    await cleanup.query(`drop database if exists ${name} with (force)`);
+    await cleanup.end();
+  };
+}
