@@ -3,10 +3,14 @@ import pg from 'pg';
 import * as schema from '../../drizzle/schema';
 import type { Database } from '../../src/platform/db/client';
 
-/** A node-postgres pool wrapped in Drizzle, for scripts and tests running in Node. */
-export function connect(url: string, max = 4): { db: Database; pool: pg.Pool; close: () => Promise<void> } {
+/**
+ * A node-postgres pool wrapped in Drizzle, for scripts and tests running in Node. `onQuery` sees the
+ * SQL of every statement Drizzle sends (the tests count round trips with it).
+ */
+export function connect(url: string, max = 4, onQuery?: (sql: string) => void): { db: Database; pool: pg.Pool; close: () => Promise<void> } {
   const pool = new pg.Pool({ connectionString: url, max });
-  return { db: drizzle({ client: pool, schema }) as unknown as Database, pool, close: () => pool.end() };
+  const logger = onQuery ? { logQuery: (query: string) => onQuery(query) } : undefined;
+  return { db: drizzle({ client: pool, schema, logger }) as unknown as Database, pool, close: () => pool.end() };
 }
 
 /** Creates the database named in `url` if it does not exist (connecting to its server's postgres db). */

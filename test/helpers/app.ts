@@ -45,6 +45,8 @@ export interface TestApp {
   request(path: string, options?: RequestOptions): Promise<TestResponse>;
   /** Waits for the work the app left running after its responses (request logs and the like). */
   flush(): Promise<void>;
+  /** SQL of every statement sent through `db`, in order (clear it with `queries.length = 0`). */
+  queries: string[];
 }
 
 export const testConfig = (databaseUrl: string): AppConfig => ({
@@ -56,7 +58,11 @@ export const testConfig = (databaseUrl: string): AppConfig => ({
   devSimulator: false,
 });
 
-export function buildTestApp(db: Database, databaseUrl: string, options: { rateLimiter?: RateLimiter; clock?: TestClock } = {}): TestApp {
+export function buildTestApp(
+  db: Database,
+  databaseUrl: string,
+  options: { rateLimiter?: RateLimiter; clock?: TestClock; queries?: string[] } = {},
+): TestApp {
   const clock = options.clock ?? new TestClock();
   const config = testConfig(databaseUrl);
   const rateLimiter = options.rateLimiter ?? new MemoryRateLimiter(clock.now);
@@ -81,6 +87,7 @@ export function buildTestApp(db: Database, databaseUrl: string, options: { rateL
       return Promise.resolve(app.request(path, init)) as Promise<TestResponse>;
     },
     flush: () => background.settled(),
+    queries: options.queries ?? [],
   };
 }
 
@@ -91,8 +98,9 @@ export function buildTestApp(db: Database, databaseUrl: string, options: { rateL
 export function useTestApp(options: { rateLimiter?: () => RateLimiter } = {}): TestApp {
   const holder = {} as { current: TestApp; close: () => Promise<void> };
   beforeAll(async () => {
-    const database = await createTestDatabase();
-    holder.current = buildTestApp(database.db, database.url, { rateLimiter: options.rateLimiter?.() });
+    const queries: string[] = [];
+    const database = await createTestDatabase((sql) => queries.push(sql));
+    holder.current = buildTestApp(database.db, database.url, { rateLimiter: options.rateLimiter?.(), queries });
     holder.close = database.close;
   });
   afterAll(async () => {

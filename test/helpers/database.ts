@@ -5,7 +5,7 @@ import { connect } from '../../scripts/lib/database';
 import { databaseUrl } from '../global-setup';
 
 /** A fresh, migrated database for one test file, cloned from the run's template; dropped on close. */
-export async function createTestDatabase() {
+export async function createTestDatabase(onQuery?: (sql: string) => void) {
   const { serverUrl, template } = inject('testDatabase');
   const name = `brand_admin_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   const admin = new pg.Client({ connectionString: serverUrl });
@@ -13,7 +13,7 @@ export async function createTestDatabase() {
   await admin.query(`create database ${name} template ${template}`);
   await admin.end();
   const url = databaseUrl(serverUrl, name);
-  const connection = connect(url);
+  const connection = connect(url, 4, onQuery);
   return {
     url,
     db: connection.db,
