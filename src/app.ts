@@ -35,7 +35,6 @@ export function createApp(servicesFor: ServicesFactory) {
     try {
       await next();
     } finally {
-      c.res.headers.set('X-Request-Id', requestId);
       finish();
     }
   });

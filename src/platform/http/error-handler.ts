@@ -2,7 +2,7 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ZodError } from 'zod';
 import type { AppEnv } from '../context';
-import { ApiError, badRequest, type ErrorCode } from './errors';
+import { ApiError, type ErrorCode } from './errors';
 
 function render(c: Context<AppEnv>, error: ApiError) {
   const body = { success: false as const, message: error.message, code: error.code, ...error.extra };
@@ -52,6 +52,5 @@ export function validationError(error: ZodError, target: string): ApiError {
     message: issue.message,
   }));
   const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-  const result = badRequest(`Invalid ${where}: ${summary}`);
-  return new ApiError(result.status, result.code, result.message, { errors });
+  return new ApiError(400, 'VALIDATION_ERROR', `Invalid ${where}: ${summary}`, { errors });
 }
