@@ -92,6 +92,7 @@ function standardErrors(access: RouteAccess, config: Pick<RouteConfig, 'path' | 
   if (access.auth === 'key') {
     responses[403] = errorResponse('KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE or a plan gate.');
   }
+  if (access.auth === 'jwt') responses[403] = errorResponse('FORBIDDEN: the signed-in user is not a brand admin.');
   if (config.path.includes('{')) responses[404] = errorResponse('Unknown, malformed or other-clinic id.');
   return responses;
 }
