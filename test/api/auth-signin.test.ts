@@ -58,6 +58,7 @@ describe('POST /auth/signin', () => {
   });
 
   it('throttles repeated attempts for one email from one address', async () => {
+    t.clock.freezeAtWindowStart(900);
     const headers = { 'cf-connecting-ip': '203.0.113.99' };
     const body = { email: 'target@example.test', password: 'guess' };
     for (let i = 0; i < 10; i++) expect((await t.request('/auth/signin', { body, headers })).status).toBe(401);

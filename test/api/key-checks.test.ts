@@ -146,6 +146,7 @@ describe('check order: 401 → 429 → KEY_KIND → SANDBOX → SCOPE → plan g
   it('answers 401 before 429 and 429 before any 403', async () => {
     const { clinic } = await makeTenant(t.db);
     const publishable = await makeKey(t.db, clinic.id, { kind: 'publishable', rateLimitPerMin: 1 });
+    t.clock.freezeAtWindowStart(60);
     await expectError(await t.request('/api/v1/me', { key: publishable.raw }), 403, 'KEY_KIND_NOT_ALLOWED');
     await expectError(await t.request('/api/v1/me', { key: publishable.raw }), 429, 'RATE_LIMIT_EXCEEDED');
     await t.db.update(clinics).set({ isActive: false }).where(eq(clinics.id, clinic.id));

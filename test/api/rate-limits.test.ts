@@ -5,7 +5,7 @@ import { makeKey, makeTenant } from '../helpers/factories';
 const t = useTestApp();
 
 // Every test starts one second into a fresh minute (and so a fresh 10-second window).
-beforeEach(() => t.clock.freezeAt(Math.floor(Date.now() / 60_000) * 60_000 + 1_000));
+beforeEach(() => t.clock.freezeAtWindowStart(60));
 
 function limits(res: Response) {
   return {

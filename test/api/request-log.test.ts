@@ -30,6 +30,7 @@ describe('request logging', () => {
   it('logs requests refused by the rate limiter, and nothing for requests without a valid key', async () => {
     const { clinic } = await makeTenant(t.db);
     const { raw } = await makeKey(t.db, clinic.id, { rateLimitPerMin: 1 });
+    t.clock.freezeAtWindowStart(60);
     await t.request('/api/v1/me', { key: raw });
     await t.request('/api/v1/me', { key: raw });
     await t.request('/api/v1/me', { key: 'svc_live_unknown' });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createApp, type App } from '../../src/app';
 import { DEVELOPMENT_JWT_SECRET, type AppConfig } from '../../src/env';
 import { BackgroundTasks } from '../../src/platform/background';
@@ -21,7 +21,23 @@ export class TestClock {
     this.fixedMs = ms;
     this.offsetMs = 0;
   }
+  /** Stops the clock one second into the current window of this length (rate-limit tests). */
+  freezeAtWindowStart(windowSeconds: number) {
+    const windowMs = windowSeconds * 1000;
+    this.freezeAt(Math.floor(Date.now() / windowMs) * windowMs + 1_000);
+  }
+  /** Back to real time. */
+  unfreeze() {
+    this.fixedMs = null;
+    this.offsetMs = 0;
+  }
 }
+
+let clientCounter = 0;
+const nextClientIp = () => {
+  clientCounter++;
+  return `10.${(clientCounter >> 16) & 255}.${(clientCounter >> 8) & 255}.${clientCounter & 255}`;
+};
 
 export interface RequestOptions {
   method?: string;
@@ -78,6 +94,9 @@ export function buildTestApp(
     request(path, { method, key, token, body, headers = {} } = {}) {
       const init: RequestInit = { method: method ?? (body === undefined ? 'GET' : 'POST'), headers: { ...headers } };
       const h = init.headers as Record<string, string>;
+      // Each request comes from its own address unless the test says otherwise, so the per-IP limit
+      // of unauthenticated routes never couples unrelated tests.
+      h['cf-connecting-ip'] ??= nextClientIp();
       if (key) h['x-api-key'] = key;
       if (token) h.authorization = `Bearer ${token}`;
       if (body !== undefined) {
@@ -103,6 +122,7 @@ export function useTestApp(options: { rateLimiter?: () => RateLimiter } = {}): T
     holder.current = buildTestApp(database.db, database.url, { rateLimiter: options.rateLimiter?.(), queries });
     holder.close = database.close;
   });
+  afterEach(() => holder.current?.clock.unfreeze());
   afterAll(async () => {
     await holder.current?.flush();
     await holder.close?.();
