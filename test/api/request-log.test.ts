@@ -27,6 +27,22 @@ describe('request logging', () => {
     expect(stored!.lastUsedAt).not.toBeNull();
   });
 
+  it('moves lastUsedAt at most once a minute', async () => {
+    const { key, keyRow } = await makeTenant(t.db);
+    const lastUsed = async () => (await t.db.select().from(apiKeys).where(eq(apiKeys.id, keyRow.id)))[0]!.lastUsedAt;
+    await t.request('/api/v1/me', { key });
+    await t.flush();
+    const first = await lastUsed();
+    await t.request('/api/v1/me', { key });
+    await t.flush();
+    expect(await lastUsed()).toEqual(first);
+    const twoMinutesAgo = new Date(Date.now() - 120_000);
+    await t.db.update(apiKeys).set({ lastUsedAt: twoMinutesAgo }).where(eq(apiKeys.id, keyRow.id));
+    await t.request('/api/v1/me', { key });
+    await t.flush();
+    expect((await lastUsed())!.getTime()).toBeGreaterThan(twoMinutesAgo.getTime() + 60_000);
+  });
+
   it('logs requests refused by the rate limiter, and nothing for requests without a valid key', async () => {
     const { clinic } = await makeTenant(t.db);
     const { raw } = await makeKey(t.db, clinic.id, { rateLimitPerMin: 1 });
