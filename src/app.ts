@@ -11,8 +11,9 @@ import { authRoutes } from './modules/auth/routes';
 import { healthRoutes } from './modules/health/routes';
 import { meRoutes } from './modules/me/routes';
 
-/** JSON bodies above 1 MB answer 413; multipart uploads are limited by their own routes. */
+/** Bodies above these sizes answer 413. Upload routes may set tighter limits of their own. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+export const MAX_MULTIPART_BODY_BYTES = 10 * 1024 * 1024;
 
 /** Every API area, mounted in one place. New areas add one line here. */
 const modules = [healthRoutes, authRoutes, apiKeyRoutes, meRoutes];
@@ -38,12 +39,13 @@ export function createApp(servicesFor: ServicesFactory) {
       finish();
     }
   });
-  app.use('*', async (c, next) => {
-    if ((c.req.header('content-type') ?? '').startsWith('multipart/form-data')) return next();
+  app.use('*', (c, next) => {
+    const multipart = (c.req.header('content-type') ?? '').startsWith('multipart/form-data');
+    const maxSize = multipart ? MAX_MULTIPART_BODY_BYTES : MAX_JSON_BODY_BYTES;
     return bodyLimit({
-      maxSize: MAX_JSON_BODY_BYTES,
+      maxSize,
       onError: () => {
-        throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_JSON_BODY_BYTES} bytes`);
+        throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${maxSize} bytes`);
       },
     })(c, next);
   });

@@ -55,6 +55,19 @@ describe('bad input never produces a 5xx', () => {
     expect((await huge.json()).code).toBe('PAYLOAD_TOO_LARGE');
   });
 
+  it('caps multipart uploads at 10 MB before any route reads them', async () => {
+    const { key } = await makeTenant(t.db);
+    const multipart = (bytes: number) => ({
+      key,
+      body: `--b\r\ncontent-disposition: form-data; name="image"; filename="a.bin"\r\n\r\n${'x'.repeat(bytes)}\r\n--b--\r\n`,
+      headers: { 'content-type': 'multipart/form-data; boundary=b' },
+    });
+    const tooBig = await t.request('/api/v1/probe/body', multipart(10 * 1024 * 1024 + 1));
+    expect(tooBig.status).toBe(413);
+    // Under the cap, a JSON route still refuses the content type.
+    expect((await t.request('/api/v1/probe/body', multipart(2 * 1024 * 1024))).status).toBe(415);
+  });
+
   it('answers the same 404 for unknown and malformed ids', async () => {
     const { key } = await makeTenant(t.db);
     const a = await t.request(`/api/v1/probe/${crypto.randomUUID()}`, { key });
