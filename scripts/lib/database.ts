@@ -13,18 +13,29 @@ export function connect(url: string, max = 4, onQuery?: (sql: string) => void): 
   return { db: drizzle({ client: pool, schema, logger }) as unknown as Database, pool, close: () => pool.end() };
 }
 
-/** Creates the database named in `url` if it does not exist (connecting to its server's postgres db). */
-export async function ensureDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = decodeURIComponent(target.pathname.slice(1));
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
+/** The same server's URL with another database name. */
+export function databaseUrl(serverUrl: string, name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Runs `work` on a single short-lived connection (for statements a pool cannot run, like CREATE DATABASE). */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
-    if (!rowCount) await client.query(`create database "${name.replace(/"/g, '""')}"`);
+    return await work(client);
   } finally {
     await client.end();
   }
+}
+
+/** Creates the database named in `url` if it does not exist (connecting to its server's postgres db). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  await withClient(databaseUrl(url, 'postgres'), async (client) => {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (!rowCount) await client.query(`create database "${name.replace(/"/g, '""')}"`);
+  });
 }

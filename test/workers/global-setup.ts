@@ -5,12 +5,9 @@
 // clinic and a key from the Node side, and hands the URL and the raw key to the pool options
 // (vitest.config.ts: cloudflareTest(({ inject }) => ...)) and to the tests via provide/inject.
 import type { TestProject } from 'vitest/node';
-import pg from 'pg';
-import { migrateDatabase } from '../../drizzle/migrate';
 import { connect } from '../../scripts/lib/database';
-import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../../scripts/lib/embedded-postgres';
-import { databaseUrl } from '../global-setup';
 import { makeClinic, makeKey } from '../helpers/factories';
+import { startTestServer } from '../tooling/test-postgres';
 
 export interface WorkersDatabase {
   /** Loopback URL of the migrated database the Worker's DATABASE_URL points at. */
@@ -28,24 +25,9 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  let embedded: RunningPostgres | undefined;
-  let serverUrl = process.env.TEST_DATABASE_URL;
-  if (!serverUrl) {
-    embedded = await startEmbeddedPostgres({
-      dataDir: `/tmp/brand-admin-workers-pg-${process.pid}`,
-      port: await freePort(),
-      persistent: false,
-    });
-    serverUrl = embedded.url;
-  }
+  const server = await startTestServer('workers');
   const name = `brand_admin_workers_${process.pid}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = databaseUrl(serverUrl, name);
-  await migrateDatabase(url);
+  const url = await server.createMigratedDatabase(name);
 
   const connection = connect(url, 1);
   try {
@@ -55,13 +37,6 @@ export default async function setup(project: TestProject) {
   } finally {
     await connection.close();
   }
-  console.log(`Workers tests use ${embedded ? 'their own embedded PostgreSQL 17' : 'the PostgreSQL at TEST_DATABASE_URL'}; database ${name}.`);
-
-  return async () => {
-    if (embedded) return embedded.stop();
-    const cleanup = new pg.Client({ connectionString: serverUrl });
-    await cleanup.connect();
-    await cleanup.query(`drop database if exists ${name} with (force)`);
-    await cleanup.end();
-  };
+  console.log(`Workers tests use ${server.embedded ? 'their own embedded PostgreSQL 17' : 'the PostgreSQL at TEST_DATABASE_URL'}; database ${name}.`);
+  return () => server.stop();
 }

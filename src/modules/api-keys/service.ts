@@ -1,9 +1,9 @@
-import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, or } from 'drizzle-orm';
 import { apiKeys, clinics, type KeyKind, type KeyScope } from '../../../drizzle/schema';
 import { generateApiKey } from '../../platform/auth/api-key-format';
 import type { Database } from '../../platform/db/client';
 import { forClinic } from '../../platform/db/scoped';
-import { ApiError, badRequest, conflict } from '../../platform/http/errors';
+import { badRequest, conflict, unauthorized } from '../../platform/http/errors';
 import { pageOffset, paginate, totalCount, type PageQuery } from '../../platform/http/pagination';
 import { SANDBOX_MINUTE_LIMIT } from '../../platform/rate-limit/policy';
 import type { CreateKeyBody, KeyMetadata } from './schemas';
@@ -67,17 +67,13 @@ export async function createApiKey(db: Database, clinicId: string, userId: strin
       .from(clinics)
       .where(eq(clinics.id, clinicId))
       .for('update');
-    if (!clinic) throw new ApiError(401, 'UNAUTHORIZED', 'Invalid or missing bearer token');
+    if (!clinic) throw unauthorized('Invalid or missing bearer token');
     const isSandbox = clinic.mode === 'sandbox';
     if (isSandbox && input.rateLimitPerMin && input.rateLimitPerMin > SANDBOX_MINUTE_LIMIT) {
       throw badRequest(`body.rateLimitPerMin: sandbox keys allow at most ${SANDBOX_MINUTE_LIMIT} per minute`);
     }
     const scoped = forClinic(tx, clinicId);
-    const [{ active }] = (await tx
-      .select({ active: sql<number>`cast(count(*) as integer)` })
-      .from(apiKeys)
-      .where(scoped.where(apiKeys, activeKeyCondition(now)))) as [{ active: number }];
-    if (active >= MAX_ACTIVE_KEYS) {
+    if ((await scoped.count(apiKeys, activeKeyCondition(now))) >= MAX_ACTIVE_KEYS) {
       throw conflict('ACTIVE_KEY_LIMIT_REACHED', `A brand may have at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first`);
     }
     const key = await generateApiKey(input.kind, isSandbox);
@@ -106,10 +102,7 @@ export async function listApiKeys(db: Database, clinicId: string, query: PageQue
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
     .limit(query.limit)
     .offset(pageOffset(query));
-  const page = await paginate(query, rows, async () => {
-    const [row] = await db.select({ n: sql<number>`cast(count(*) as integer)` }).from(apiKeys).where(scoped.where(apiKeys));
-    return row?.n ?? 0;
-  });
+  const page = await paginate(query, rows, () => scoped.count(apiKeys));
   return { data: page.rows.map(toMetadata), pagination: page.pagination };
 }
 

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import type { AppEnv } from '../../platform/context';
-import { jsonContent, ok, successBody } from '../../platform/http/envelope';
+import { errorBody, jsonContent, ok, successBody } from '../../platform/http/envelope';
 import { ApiError } from '../../platform/http/errors';
 import { defineRoute } from '../../platform/http/route';
 
@@ -12,7 +12,7 @@ const healthz = defineRoute({ auth: 'public' }, {
   summary: 'Readiness: answers 200 once the database answers',
   responses: {
     200: jsonContent(successBody(z.object({ status: z.literal('ok'), database: z.literal('ok') })), 'Ready'),
-    503: jsonContent(z.object({ success: z.literal(false), message: z.string(), code: z.string() }), 'Database unreachable'),
+    503: jsonContent(errorBody, 'Database unreachable (SERVICE_UNAVAILABLE)'),
   },
 });
 

@@ -21,6 +21,11 @@ export function forClinic(db: Queryable, clinicId: string) {
       return and(eq(table.clinicId, clinicId), ...conditions)!;
     },
 
+    /** Rows of the clinic matching the conditions (limit checks; the total of a page past the end). */
+    count(table: ClinicOwnedTable, ...conditions: (SQL | undefined)[]): Promise<number> {
+      return db.$count(table, and(eq(table.clinicId, clinicId), ...conditions));
+    },
+
     async findById<T extends ClinicOwnedTable>(table: T, id: string, resource: string): Promise<T['$inferSelect']> {
       if (!isUuid(id)) throw notFound(resource);
       const [row] = await db
