@@ -15,6 +15,7 @@ export function addProbeRoute(app: App, access: RouteAccess, method: 'get' | 'po
   const route = defineRoute(access, {
     method,
     path,
+    operationId: probeOperationId(method, path),
     request: {
       ...(hasId ? { params: idParam() } : {}),
       ...(withBody ? { body: jsonBody(z.object({ amount: z.number().int().positive() })) } : {}),
@@ -25,4 +26,12 @@ export function addProbeRoute(app: App, access: RouteAccess, method: 'get' | 'po
     if (hasId) throw notFound('Thing');
     return c.json(ok({ reached: true }), 200);
   });
+}
+
+const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** Unique per method and path, in the lowerCamelCase the real routes use: GET /api/v1/orders/{id} → probeGetApiV1OrdersById. */
+export function probeOperationId(method: string, path: string): string {
+  const words = path.replace(/\{([^}]+)\}/g, 'by-$1').split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return `probe${capitalize(method.toLowerCase())}${words.map(capitalize).join('')}`;
 }

@@ -19,6 +19,7 @@ const keyInfo = z
 const me = defineRoute({ auth: 'key', scope: 'read', aiConnector: true }, {
   method: 'get',
   path: '/api/v1/me',
+  operationId: 'getMe',
   tags: ['Auth and key management'],
   summary: 'The calling API key: its clinic, scopes, kind and limits',
   responses: { 200: jsonContent(successBody(keyInfo), 'The key') },

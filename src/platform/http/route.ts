@@ -100,9 +100,13 @@ function standardErrors(access: RouteAccess, config: Pick<RouteConfig, 'path' | 
 /**
  * Declares a route: its OpenAPI operation, its access rule (published as x-access) and the guard that
  * enforces that rule before validation runs. Paths are written in full (/api/v1/...), so any endpoint
- * can be found by searching for its path.
+ * can be found by searching for its path. Every route names its operationId (lowerCamelCase verb +
+ * resource, docs/api-conventions.md); a declaration without one does not compile.
  */
-export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'> & { path: P }>(access: RouteAccess, config: R) {
+export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path' | 'operationId'> & { path: P; operationId: string }>(
+  access: RouteAccess,
+  config: R,
+) {
   const security =
     access.auth === 'key' ? [{ ApiKey: [] }] : access.auth === 'jwt' ? [{ BearerToken: [] }] : [];
   return createRoute<P, R>({
