@@ -1,3 +1,5 @@
+import { describeError, logLine } from './log';
+
 /**
  * Work started during a request that must finish after the response (request logs, limiter sync).
  * `settled()` waits for everything added so far, including work added while waiting.
@@ -7,7 +9,7 @@ export class BackgroundTasks {
 
   add = (work: Promise<unknown>): void => {
     this.tasks.push(
-      work.catch((error) => console.error(JSON.stringify({ level: 'error', msg: 'background task failed', error: String(error) }))),
+      work.catch((error) => logLine('error', 'background task failed', { error: describeError(error) })),
     );
   };
 

@@ -1,9 +1,13 @@
 // Bad input of every kind, sent to every declared route with valid credentials: never a 5xx.
-// Routes added by later areas are covered here automatically.
+// Routes added by later areas are covered here automatically: the hostile strings, dates and numbers
+// below are put into every body field and query parameter their OpenAPI declaration names.
+import { sign } from 'hono/jwt';
 import { describe, expect, it } from 'vitest';
 import { routeTable } from '../../src/app';
+import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/platform/auth/jwt';
 import { useTestApp } from '../helpers/app';
 import { makeTenant, makeUser, TEST_PASSWORD } from '../helpers/factories';
+import { documentOf, findOperation } from '../helpers/strict-response';
 
 const t = useTestApp();
 
@@ -14,13 +18,122 @@ const BODIES = [
   JSON.stringify({ expiresAt: '9999-99-99T99:99:99Z', scopes: 'read', kind: null, page: -1 }),
 ];
 const QUERIES = ['', '?page=-1&limit=1e9', '?page=%00&limit=abc', '?page=1&page=2', "?search='%20or%201=1--"];
-const IDS = ['00000000-0000-0000-0000-000000000000', 'not-a-uuid', '%27%3B--', 'x'.repeat(300)];
+const IDS = ['00000000-0000-0000-0000-000000000000', 'not-a-uuid', '%27%3B--', 'x'.repeat(300), '%00', 'a%00b', '%ED%A0%80', '%C2%85'];
+
+/** Strings PostgreSQL refuses or nobody means: NUL, other C0 controls, DEL, C1, lone surrogates, line breaks. */
+const HOSTILE_STRINGS = ['a\u0000b', '\u0000', 'a\u0001b', 'a\u001fb', 'a\u007fb', 'a\u0085b', '\ud800', 'a\udfffb', 'a\tb\nc\r'];
+/** Date-times outside what PostgreSQL stores (after the offset), or with offsets it refuses. */
+const HOSTILE_DATES = ['9999-12-31T23:59:59-23:59', '9999-12-31T23:59:59.999-00:01', '+010000-01-01T00:00:00Z', '0000-01-01T00:00:00Z', '2030-01-01T00:00:00+16:00'];
+/** Numbers beyond every integer column (int4, int8, safe integers) and JSON's own range. */
+const HOSTILE_NUMBERS = [1e308, -1e308, 2 ** 53 + 2, -(2 ** 53) - 2, 2_147_483_648, -2_147_483_649, 9_223_372_036_854_775_808, 0.5, -1];
+/** Query values, raw (already URL-encoded): NUL, controls, a UTF-8-encoded surrogate (invalid UTF-8), huge numbers. */
+const HOSTILE_QUERY_VALUES = ['a%00b', '%00', '%01', '%7F', '%C2%85', '%ED%A0%80', '%F0%9F', '1e308', '-9223372036854775809', '9'.repeat(400)];
+/** Body field names the fixed bodies above already send; each gets every hostile string. */
+const FIELD_NAMES = ['name', 'email', 'password', 'amount', 'id', 'nested', 'expiresAt', 'scopes', 'kind', 'page'];
+
+type Schema = Record<string, unknown>;
+type Document = ReturnType<typeof documentOf>;
+
+function resolve(document: Document, schema: Schema): Schema {
+  let current = schema;
+  for (let i = 0; typeof current.$ref === 'string' && i < 32; i++) {
+    let target: unknown = document;
+    for (const part of (current.$ref as string).slice(2).split('/')) target = (target as Record<string, unknown>)[part];
+    current = target as Schema;
+  }
+  return current;
+}
+
+const typesOf = (schema: Schema) => ([] as string[]).concat((schema.type as string | string[] | undefined) ?? []).filter((x) => x !== 'null');
+
+/** A plausible valid value for a schema: its example, else the first enum value, else one built from its type and limits. */
+function sample(document: Document, raw: Schema, depth = 0): unknown {
+  const schema = resolve(document, raw);
+  if (depth > 8) return null;
+  if (schema.example !== undefined) return schema.example;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if ('const' in schema) return schema.const;
+  if (Array.isArray(schema.allOf)) return Object.assign({}, ...(schema.allOf as Schema[]).map((s) => sample(document, s, depth + 1)));
+  for (const keyword of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[keyword] as Schema[] | undefined;
+    if (branches) return sample(document, branches.find((b) => !typesOf(resolve(document, b)).length || typesOf(resolve(document, b))[0] !== 'null') ?? branches[0]!, depth + 1);
+  }
+  const type = typesOf(schema)[0] ?? (schema.properties ? 'object' : 'string');
+  switch (type) {
+    case 'object':
+      return Object.fromEntries(Object.entries((schema.properties ?? {}) as Record<string, Schema>).map(([k, s]) => [k, sample(document, s, depth + 1)]));
+    case 'array':
+      return Array.from({ length: Math.max(1, Number(schema.minItems ?? 1)) }, () => sample(document, (schema.items ?? {}) as Schema, depth + 1));
+    case 'integer':
+    case 'number':
+      return Math.min(Number(schema.maximum ?? Number.MAX_SAFE_INTEGER), Math.max(Number(schema.minimum ?? 1), 1));
+    case 'boolean':
+      return true;
+    default: {
+      const formats: Record<string, () => string> = {
+        'date-time': () => new Date(Date.now() + 7 * 86_400_000).toISOString(),
+        date: () => '2031-01-01',
+        uuid: () => crypto.randomUUID(),
+        email: () => 'someone@example.test',
+        uri: () => 'https://example.test/',
+      };
+      return formats[schema.format as string]?.() ?? 'x'.repeat(Math.max(1, Number(schema.minLength ?? 6)));
+    }
+  }
+}
+
+interface Leaf {
+  path: (string | number)[];
+  schema: Schema;
+}
+
+/** Every scalar position of `value` (as sampled from `raw`) with its schema. */
+function leaves(document: Document, raw: Schema, value: unknown, path: (string | number)[] = [], depth = 0): Leaf[] {
+  const schema = resolve(document, raw);
+  if (depth > 8) return [];
+  if (Array.isArray(schema.allOf)) return (schema.allOf as Schema[]).flatMap((s) => leaves(document, s, value, path, depth + 1));
+  const branches = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
+  if (branches) return branches.flatMap((s) => leaves(document, s, value, path, depth + 1));
+  if (Array.isArray(value)) return value.flatMap((item, i) => leaves(document, (schema.items ?? {}) as Schema, item, [...path, i], depth + 1));
+  if (value && typeof value === 'object') {
+    const properties = (schema.properties ?? {}) as Record<string, Schema>;
+    return Object.entries(value).flatMap(([k, v]) => (properties[k] ? leaves(document, properties[k]!, v, [...path, k], depth + 1) : []));
+  }
+  return typesOf(schema).length || schema.enum ? [{ path, schema }] : [];
+}
+
+function withValue(base: unknown, path: (string | number)[], value: unknown): unknown {
+  if (!path.length) return value;
+  const copy = (Array.isArray(base) ? [...base] : { ...(base as object) }) as Record<string | number, unknown>;
+  copy[path[0]!] = withValue(copy[path[0]!], path.slice(1), value);
+  return copy;
+}
+
+/** The sampled body with, at each leaf, each hostile value of its kind (strings, dates, numbers). */
+function hostileBodies(document: Document, schema: Schema): { label: string; body: string }[] {
+  const base = sample(document, schema);
+  const out: { label: string; body: string }[] = [];
+  for (const leaf of leaves(document, schema, base)) {
+    const types = typesOf(leaf.schema);
+    const values: unknown[] = [];
+    if (types.includes('string') || leaf.schema.enum) values.push(...HOSTILE_STRINGS);
+    if (leaf.schema.format === 'date-time' || leaf.schema.format === 'date') values.push(...HOSTILE_DATES);
+    if (types.includes('integer') || types.includes('number')) values.push(...HOSTILE_NUMBERS);
+    for (const value of values) out.push({ label: `${leaf.path.join('.')}=${JSON.stringify(value)}`, body: JSON.stringify(withValue(base, leaf.path, value)) });
+  }
+  return out;
+}
+
+async function signInToken(email: string) {
+  const res = await t.request('/auth/signin', { body: { email, password: TEST_PASSWORD } });
+  return (await res.json()).data.token as string;
+}
 
 describe('no input produces a 5xx', () => {
   it('holds for every route, body, query and path id', async () => {
     const { clinic, key } = await makeTenant(t.db, { entitlements: ['affiliates', 'crm_connect'] });
     const user = await makeUser(t.db, clinic.id, { role: 'owner' });
-    const { token } = (await (await t.request('/auth/signin', { body: { email: user.email, password: TEST_PASSWORD } })).json()).data;
+    const token = await signInToken(user.email);
     let sent = 0;
     for (const route of routeTable(t.app)) {
       const credentials = route.access.auth === 'key' ? { key } : route.access.auth === 'jwt' ? { token } : {};
@@ -41,5 +154,65 @@ describe('no input produces a 5xx', () => {
       }
     }
     expect(sent).toBeGreaterThan(50);
+  });
+
+  it('holds for control characters, lone surrogates, out-of-range dates and huge numbers in every declared field and query', async () => {
+    const { clinic, key } = await makeTenant(t.db, { entitlements: ['affiliates', 'crm_connect'] });
+    const user = await makeUser(t.db, clinic.id, { role: 'owner' });
+    const token = await signInToken(user.email);
+    const document = documentOf(t.app);
+    let sent = 0;
+    let reachedBodies = 0;
+    const send = async (label: string, path: string, method: string, credentials: object, body?: string) => {
+      // Keep the key's minute and burst windows fresh, so a 429 never hides what a handler would do.
+      if (++sent % 50 === 0) t.clock.advance(61_000);
+      const res = await t.request(path, { method, ...credentials, ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }) });
+      expect(res.status, `${method} ${path} ${label}`).toBeLessThan(500);
+      return res;
+    };
+    for (const route of routeTable(t.app)) {
+      const credentials = route.access.auth === 'key' ? { key } : route.access.auth === 'jwt' ? { token } : {};
+      const path = route.path.replace(/\{[^}]+\}/g, '00000000-0000-0000-0000-000000000000');
+      const operation = findOperation(document, route.method, route.path)!.operation;
+      const parameters = ((operation.parameters ?? []) as Schema[]).map((p) => resolve(document, p)).filter((p) => p.in === 'query');
+      const bodySchema = ((operation.requestBody as Schema | undefined)?.content as Record<string, { schema?: Schema }> | undefined)?.['application/json']?.schema;
+      const baseBody = bodySchema ? JSON.stringify(sample(document, bodySchema)) : undefined;
+
+      // Query values: every declared parameter, and an undeclared one.
+      for (const name of [...parameters.map((p) => String(p.name)), 'search']) {
+        for (const value of HOSTILE_QUERY_VALUES) await send(`query ${name}`, `${path}?${encodeURIComponent(name)}=${value}`, route.method, credentials, baseBody);
+      }
+      if (route.method === 'GET' || !bodySchema) continue;
+      // Bodies: the declared schema's sample with one hostile value at a time, then the known field names.
+      for (const { label, body } of hostileBodies(document, bodySchema)) {
+        await send(label, path, route.method, credentials, body);
+        reachedBodies++;
+      }
+      for (const field of FIELD_NAMES) {
+        for (const value of HOSTILE_STRINGS) await send(`${field}=${JSON.stringify(value)}`, path, route.method, credentials, JSON.stringify({ [field]: value }));
+      }
+    }
+    expect(reachedBodies).toBeGreaterThan(20);
+  });
+
+  it('answers 401 on every bearer-token route for validly signed tokens with malformed claims', async () => {
+    const { clinic } = await makeTenant(t.db);
+    const user = await makeUser(t.db, clinic.id, { role: 'owner' });
+    const now = Math.floor(Date.now() / 1000);
+    const base = { sub: user.id, cid: clinic.id, role: 'owner', iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE, iat: now, exp: now + 3600 };
+    const { exp: _exp, ...withoutExpiry } = base;
+    const tokens = await Promise.all(
+      [{ ...base, sub: 'not-a-uuid' }, { ...base, cid: 'a\u0000b' }, { ...base, sub: '\ud800' }, { ...base, role: 'root' }, withoutExpiry]
+        .map((claims) => sign(claims, t.config.jwtSecret, 'HS256')),
+    );
+    const jwtRoutes = routeTable(t.app).filter((r) => r.access.auth === 'jwt');
+    expect(jwtRoutes.length).toBeGreaterThan(0);
+    for (const route of jwtRoutes) {
+      const path = route.path.replace(/\{[^}]+\}/g, '00000000-0000-0000-0000-000000000000');
+      for (const token of tokens) {
+        const res = await t.request(path, { method: route.method, token, ...(route.method === 'GET' ? {} : { body: {} }) });
+        expect(res.status, `${route.method} ${route.path}`).toBe(401);
+      }
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../platform/context';
-import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../platform/http/envelope';
+import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../platform/http/envelope';
 import { idParam } from '../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../platform/http/pagination';
 import { defineRoute } from '../../platform/http/route';
@@ -12,11 +12,12 @@ const tags = ['Auth and key management'];
 const createKey = defineRoute({ auth: 'jwt' }, {
   method: 'post',
   path: '/api-keys',
+  operationId: 'createApiKey',
   tags,
   summary: 'Create an API key (the raw key is returned once, in data.apiKey)',
   request: { body: jsonBody(createKeyBody) },
   responses: {
-    201: jsonContent(successBody(createdKey), 'Created'),
+    201: secretJsonContent(successBody(createdKey), 'Created (Cache-Control: no-store: the body holds the raw key)'),
     409: jsonContent(errorBody, 'ACTIVE_KEY_LIMIT_REACHED: the brand already has 5 active keys'),
   },
 });
@@ -24,6 +25,7 @@ const createKey = defineRoute({ auth: 'jwt' }, {
 const listKeys = defineRoute({ auth: 'jwt' }, {
   method: 'get',
   path: '/api-keys',
+  operationId: 'listApiKeys',
   tags,
   summary: "List the brand's API keys (metadata only, never a secret)",
   request: { query: pageQuery },
@@ -33,6 +35,7 @@ const listKeys = defineRoute({ auth: 'jwt' }, {
 const revokeKey = defineRoute({ auth: 'jwt' }, {
   method: 'delete',
   path: '/api-keys/{id}',
+  operationId: 'revokeApiKey',
   tags,
   summary: 'Revoke an API key immediately',
   request: { params: idParam() },
@@ -44,7 +47,7 @@ export const apiKeyRoutes = new OpenAPIHono<AppEnv>()
     const { db, now } = c.get('services');
     const user = c.get('user');
     const key = await createApiKey(db, user.clinicId, user.userId, c.req.valid('json'), now());
-    return c.json(ok(key, 'API key created; store it now, it is not shown again'), 201);
+    return c.json(ok(key, 'API key created; store it now, it is not shown again'), 201, NO_STORE_HEADERS);
   })
   .openapi(listKeys, async (c) => {
     const { data, pagination } = await listApiKeys(c.get('services').db, c.get('user').clinicId, c.req.valid('query'));

@@ -3,7 +3,8 @@ import { apiKeys, clinics, type KeyKind, type KeyScope } from '../../../drizzle/
 import { generateApiKey } from '../../platform/auth/api-key-format';
 import type { Database } from '../../platform/db/client';
 import { forClinic } from '../../platform/db/scoped';
-import { badRequest, conflict, unauthorized } from '../../platform/http/errors';
+import { badRequest, conflict, notFound, unauthorized } from '../../platform/http/errors';
+import { isUuid } from '../../platform/http/ids';
 import { pageOffset, paginate, totalCount, type PageQuery } from '../../platform/http/pagination';
 import { SANDBOX_MINUTE_LIMIT } from '../../platform/rate-limit/policy';
 import type { CreateKeyBody, KeyMetadata } from './schemas';
@@ -27,10 +28,20 @@ const metadataColumns = {
   revokedAt: apiKeys.revokedAt,
 };
 
+/**
+ * The key's metadata, field by field: a response is built from this list only, never by spreading a
+ * row (which would carry keyHash, clinicId and createdByUserId to the caller).
+ */
 export function toMetadata(row: Pick<KeyRow, keyof typeof metadataColumns>): KeyMetadata {
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return {
-    ...row,
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    keyPrefix: row.keyPrefix,
+    scopes: row.scopes,
+    isSandbox: row.isSandbox,
+    rateLimitPerMin: row.rateLimitPerMin,
     createdAt: row.createdAt.toISOString(),
     expiresAt: iso(row.expiresAt),
     lastUsedAt: iso(row.lastUsedAt),
@@ -106,10 +117,20 @@ export async function listApiKeys(db: Database, clinicId: string, query: PageQue
   return { data: page.rows.map(toMetadata), pagination: page.pagination };
 }
 
-/** Revokes at once. Revoking a revoked key changes nothing and answers its metadata again. */
+/**
+ * Revokes at once. The update only touches a key that is not revoked yet, so of two concurrent
+ * revocations the first one's revokedAt stays; the other (and any later one) changes nothing and
+ * answers the key's metadata as it is.
+ */
 export async function revokeApiKey(db: Database, clinicId: string, id: string, now: Date) {
   const scoped = forClinic(db, clinicId);
-  const existing = await scoped.findById(apiKeys, id, 'API key');
-  if (existing.revokedAt) return toMetadata(existing);
-  return toMetadata(await scoped.updateById(apiKeys, id, { revokedAt: now }, 'API key'));
+  if (!isUuid(id)) throw notFound('API key');
+  const [revoked] = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(scoped.where(apiKeys, eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .returning(metadataColumns);
+  if (revoked) return toMetadata(revoked);
+  // Already revoked (or unknown / another clinic's: 404).
+  return toMetadata(await scoped.findById(apiKeys, id, 'API key'));
 }

@@ -4,10 +4,12 @@ import type { AppEnv } from '../../platform/context';
 import { errorBody, jsonContent, ok, successBody } from '../../platform/http/envelope';
 import { ApiError } from '../../platform/http/errors';
 import { defineRoute } from '../../platform/http/route';
+import { describeError } from '../../platform/log';
 
 const healthz = defineRoute({ auth: 'public' }, {
   method: 'get',
   path: '/healthz',
+  operationId: 'getHealth',
   tags: ['Health'],
   summary: 'Readiness: answers 200 once the database answers',
   responses: {
@@ -20,7 +22,7 @@ export const healthRoutes = new OpenAPIHono<AppEnv>().openapi(healthz, async (c)
   try {
     await c.get('services').db.execute(sql`select 1`);
   } catch (error) {
-    console.error(JSON.stringify({ level: 'error', msg: 'health check failed', error: String(error) }));
+    console.error(JSON.stringify({ level: 'error', msg: 'health check failed', error: describeError(error) }));
     throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Database unavailable');
   }
   return c.json(ok({ status: 'ok' as const, database: 'ok' as const }), 200);

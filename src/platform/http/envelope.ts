@@ -5,11 +5,21 @@ export function ok<T>(data: T, message = 'OK') {
   return { success: true as const, message, data };
 }
 
+/**
+ * The error envelope, declaring every field the error handler sends: `code` always; `errors` on a
+ * 400 VALIDATION_ERROR from validation; `retryAfterSeconds` on 429 and 503 (with a Retry-After
+ * header). An area whose ApiError carries other fields (`extra`) declares them with errorBody.extend.
+ */
 export const errorBody = z
   .object({
     success: z.literal(false),
     message: z.string(),
-    code: z.string().optional(),
+    code: z.string().openapi({ example: 'VALIDATION_ERROR' }),
+    errors: z
+      .array(z.object({ field: z.string().openapi({ example: 'body.name' }), message: z.string() }))
+      .optional()
+      .openapi({ description: 'VALIDATION_ERROR from validation: each refused field, named as target.path.' }),
+    retryAfterSeconds: z.number().int().optional().openapi({ description: 'RATE_LIMIT_EXCEEDED and SERVICE_UNAVAILABLE: seconds to wait (as in Retry-After).' }),
   })
   .openapi('Error');
 
@@ -19,6 +29,20 @@ export function successBody<T extends z.ZodType>(data: T) {
 
 export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
   return { content: { 'application/json': { schema } }, description };
+}
+
+/** Headers of a response that carries a secret (a raw key, a sign-in token): no cache may keep it. */
+export const NO_STORE_HEADERS = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+/** jsonContent for a response that carries a secret, declaring the NO_STORE_HEADERS it is sent with. */
+export function secretJsonContent<T extends z.ZodType>(schema: T, description: string) {
+  return {
+    ...jsonContent(schema, description),
+    headers: {
+      'Cache-Control': { description: 'no-store: the body carries a secret.', schema: { type: 'string' as const, enum: ['no-store'] } },
+      Pragma: { description: 'no-cache, for HTTP/1.0 caches.', schema: { type: 'string' as const, enum: ['no-cache'] } },
+    },
+  };
 }
 
 /** A required JSON request body (required, so a wrong content type is refused rather than ignored). */

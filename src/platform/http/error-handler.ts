@@ -2,6 +2,8 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ZodError } from 'zod';
 import type { AppEnv } from '../context';
+import { classifyDatabaseError, databaseRefusedInput, databaseUnavailable } from '../db/errors';
+import { describeError, logLine } from '../log';
 import { ApiError, type ErrorCode } from './errors';
 
 function render(c: Context<AppEnv>, error: ApiError) {
@@ -18,7 +20,12 @@ const HTTP_EXCEPTION_CODES: Record<number, ErrorCode> = {
   415: 'UNSUPPORTED_MEDIA_TYPE',
 };
 
-/** The only place errors become responses. Unknown errors are logged with the request id, never shown. */
+/**
+ * The only place errors become responses. Database failures that are not bugs are answered as what
+ * they are (unavailable: 503 with Retry-After; a value PostgreSQL refused: 400). Anything else is a
+ * 500 whose details go to the log with the request id and never to the caller. Log lines describe the
+ * error with describeError (name, message, SQLSTATE, cause), never with the query's parameters.
+ */
 export const onError: ErrorHandler<AppEnv> = (error, c) => {
   if (error instanceof ApiError) return render(c, error);
   if (error instanceof HTTPException && error.status < 500) {
@@ -28,14 +35,18 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
     const message = invalidJson ? 'Request body is not valid JSON' : error.message || 'Bad request';
     return render(c, new ApiError(error.status as ApiError['status'], code, message));
   }
-  console.error(JSON.stringify({
-    level: 'error',
-    msg: 'unhandled error',
-    requestId: c.get('requestId'),
-    method: c.req.method,
-    path: c.req.path,
-    error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
-  }));
+  const request = { requestId: c.get('requestId'), method: c.req.method, path: c.req.path };
+  const kind = classifyDatabaseError(error);
+  if (kind === 'unavailable') {
+    logLine('warn', 'database unavailable', { ...request, error: describeError(error) });
+    return render(c, databaseUnavailable());
+  }
+  if (kind === 'bad_input') {
+    // Validation let through a value PostgreSQL refuses: a gap to close in the route's schema.
+    logLine('warn', 'database refused input', { ...request, error: describeError(error) });
+    return render(c, databaseRefusedInput());
+  }
+  logLine('error', 'unhandled error', { ...request, error: describeError(error, { stack: true }) });
   return render(c, new ApiError(500, 'INTERNAL_ERROR', `Internal server error (request ${c.get('requestId')})`));
 };
 

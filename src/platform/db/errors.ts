@@ -1,0 +1,116 @@
+import { ApiError } from '../http/errors';
+import { innerError } from '../log';
+
+/**
+ * What a database failure means for the caller:
+ * - `unavailable`: the database cannot be reached or will not take the connection now (too many
+ *   clients, starting up or shutting down, refused, reset or timed-out connections, a dead WebSocket).
+ *   Answer 503 SERVICE_UNAVAILABLE with Retry-After; the same request may work a moment later.
+ * - `bad_input`: PostgreSQL refused a value (SQLSTATE class 22, data exception: a NUL byte, a date or
+ *   number out of range, a malformed uuid). Validation should have caught it; answer 400.
+ * - null: anything else (a bug, a constraint violation): not decided here.
+ */
+export type DatabaseErrorKind = 'unavailable' | 'bad_input';
+
+/** Seconds a client is asked to wait (Retry-After) when the database is unavailable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/** SQLSTATEs (besides class 08, connection exception, and class 53, insufficient resources). */
+const UNAVAILABLE_SQLSTATES = new Set([
+  '57P01', // admin_shutdown: the server is shutting down or the backend was terminated
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up, in recovery
+]);
+
+/** System error codes of a socket that could not be opened or was lost (node, undici, ws). */
+const UNAVAILABLE_SYSTEM_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
+
+/** Messages of node-postgres and pg-pool, which the Neon serverless driver bundles unchanged. */
+const UNAVAILABLE_MESSAGES = [
+  /^timeout exceeded when trying to connect$/i, // pg-pool: connectionTimeoutMillis while waiting for a client
+  /^Connection terminated due to connection timeout$/i, // pg-pool: connectionTimeoutMillis while connecting
+  /^timeout expired$/i, // pg.Client: connectionTimeoutMillis while connecting
+  /^Connection terminated unexpectedly$/i, // pg: the server or network closed the socket
+  /^Connection terminated$/i, // pg: the client was ended with queries in flight
+  /^Client has encountered a connection error and is not queryable$/i,
+  /^Client was closed and is not queryable$/i,
+  /^Query read timeout$/i, // pg / Neon: query_timeout
+  /^All attempts to open a WebSocket to connect to the database failed/i, // Neon: no WebSocket at all
+  /^Error connecting to database:/i, // Neon HTTP driver (NeonDbError): the fetch failed
+  /^connection attempt failed$/i, // workerd: connect() (cloudflare:sockets, Hyperdrive) could not open the socket
+  /^Network connection lost\.?$/i, // workerd: an open socket dropped
+];
+
+type Loose = Record<string, unknown>;
+
+function classifyOne(error: unknown): DatabaseErrorKind | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const e = error as Loose;
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  if (code && /^[0-9A-Z]{5}$/.test(code)) {
+    if (code.startsWith('22')) return 'bad_input';
+    if (code.startsWith('08') || code.startsWith('53') || UNAVAILABLE_SQLSTATES.has(code)) return 'unavailable';
+  }
+  if (code && UNAVAILABLE_SYSTEM_CODES.has(code)) return 'unavailable';
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return 'unavailable';
+  // A WebSocket's `error` event (the Neon driver emits the event itself as the error). In the browser
+  // and workerd it is a bare Event that says nothing more; under node `ws` it wraps the socket error.
+  const isEvent = (typeof Event !== 'undefined' && error instanceof Event) || (!(error instanceof Error) && e.type === 'error' && 'target' in e);
+  if (isEvent && e.type === 'error') return 'unavailable';
+  return null;
+}
+
+/**
+ * Classifies a thrown value by walking its cause chain (Drizzle's DrizzleQueryError → the driver's
+ * error; AggregateError → its first error; Neon's sourceError; a WebSocket ErrorEvent's error). The
+ * first link that says anything decides.
+ */
+export function classifyDatabaseError(error: unknown): DatabaseErrorKind | null {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null && !seen.has(current); depth++) {
+    seen.add(current);
+    const kind = classifyOne(current);
+    if (kind) return kind;
+    const errors = (current as Loose).errors;
+    if (Array.isArray(errors)) {
+      for (const inner of errors) {
+        const innerKind = classifyOne(inner);
+        if (innerKind) return innerKind;
+      }
+    }
+    current = innerError(current);
+  }
+  return null;
+}
+
+/** The 503 for an unavailable database: SERVICE_UNAVAILABLE with Retry-After and retryAfterSeconds. */
+export function databaseUnavailable(): ApiError {
+  return new ApiError(
+    503,
+    'SERVICE_UNAVAILABLE',
+    `The database is unavailable; retry in ${DATABASE_RETRY_AFTER_SECONDS} seconds`,
+    { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+    { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+  );
+}
+
+/** The 400 for a value PostgreSQL refused that validation let through. */
+export function databaseRefusedInput(): ApiError {
+  return new ApiError(400, 'VALIDATION_ERROR', 'Invalid input: a value is malformed or out of range');
+}
