@@ -38,6 +38,8 @@ export default defineConfig({
             wrangler: { configPath: './wrangler.toml' }, // main = src/index.ts, compat date and flags
             miniflare: {
               // Override wrangler.toml's [vars]; secrets would come from `wrangler secret put`.
+              // The Worker reaches the database through the Hyperdrive binding, as in production.
+              hyperdrives: { HYPERDRIVE: inject('workersDatabase').url },
               bindings: {
                 DATABASE_URL: inject('workersDatabase').url,
                 ENVIRONMENT: 'test',

@@ -16,6 +16,13 @@ const port = Number(process.env.PORT ?? 8787);
 const databasePort = Number(process.env.DEV_DATABASE_PORT ?? 54329);
 const baseUrl = `http://127.0.0.1:${port}`;
 const HEALTH_TIMEOUT_MS = 120_000;
+/**
+ * The dev server is one workerd isolate: its connection gate lets DEV_GATE_CONNECTIONS requests hold a
+ * connection at once and queues the rest, well inside PostgreSQL's limit (which also serves psql,
+ * migrations and seeding). A burst larger than the gate waits instead of failing.
+ */
+const DEV_POSTGRES_MAX_CONNECTIONS = 100;
+const DEV_GATE_CONNECTIONS = 40;
 
 let postgres: RunningPostgres | undefined;
 let wrangler: ChildProcess | undefined;
@@ -94,7 +101,7 @@ async function prepareDatabase(): Promise<string> {
   } else {
     const dataDir = join(root, '.data', 'postgres');
     console.log(`[dev] Starting PostgreSQL 17 on 127.0.0.1:${databasePort} (data in ${dataDir})…`);
-    postgres = await startEmbeddedPostgres({ dataDir, port: databasePort, persistent: true });
+    postgres = await startEmbeddedPostgres({ dataDir, port: databasePort, persistent: true, maxConnections: DEV_POSTGRES_MAX_CONNECTIONS });
     const target = new URL(postgres.url);
     target.pathname = '/brand_admin';
     url = target.toString();
@@ -118,7 +125,12 @@ async function prepareDatabase(): Promise<string> {
 }
 
 function startWrangler(databaseUrl: string): ChildProcess {
-  const vars = { ENVIRONMENT: 'development', DATABASE_URL: databaseUrl, JWT_SECRET: process.env.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET };
+  const vars = {
+    ENVIRONMENT: 'development',
+    DATABASE_URL: databaseUrl,
+    DATABASE_MAX_CONNECTIONS: String(DEV_GATE_CONNECTIONS),
+    JWT_SECRET: process.env.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET,
+  };
   const child = spawn(
     process.execPath,
     [
@@ -142,6 +154,8 @@ function startWrangler(databaseUrl: string): ChildProcess {
         WRANGLER_SEND_METRICS: 'false',
         WRANGLER_SEND_ERROR_REPORTS: 'false',
         CLOUDFLARE_CF_FETCH_ENABLED: 'false', // no download of request.cf data; a built-in sample is used
+        // The HYPERDRIVE binding of wrangler.toml, pointed at this database (the production path, locally).
+        CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_HYPERDRIVE: databaseUrl,
       },
     },
   );

@@ -39,6 +39,8 @@ export function createApp(servicesFor: ServicesFactory) {
       finish();
     }
   });
+  // Credentials and rate limits first, so a 413 carries the RateLimit-* headers like any answer.
+  app.use('*', (c, next) => (isApiPath(c.req.path) ? apiKeyGateway(c, next) : ipGateway(c, next)));
   app.use('*', (c, next) => {
     const multipart = (c.req.header('content-type') ?? '').startsWith('multipart/form-data');
     const maxSize = multipart ? MAX_MULTIPART_BODY_BYTES : MAX_JSON_BODY_BYTES;
@@ -49,12 +51,11 @@ export function createApp(servicesFor: ServicesFactory) {
       },
     })(c, next);
   });
-  app.use('*', (c, next) => (isApiPath(c.req.path) ? apiKeyGateway(c, next) : ipGateway(c, next)));
 
   registerSecuritySchemes(app);
   for (const module of modules) app.route('/', module);
   app.get('/api/v1/openapi.json', (c) => c.json(openApiDocument(app)));
-  app.get('/docs', (c) => c.html(docsPage));
+  app.get('/docs', docsPage);
 
   app.onError(onError);
   app.notFound(onNotFound);

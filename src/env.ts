@@ -1,10 +1,14 @@
-/** Worker bindings and variables (wrangler.toml [vars] and `wrangler secret put`). */
+/** Worker bindings and variables (wrangler.toml [vars], [[hyperdrive]] and `wrangler secret put`). */
 export interface Env {
   ENVIRONMENT?: string;
-  /** Postgres connection string; a Neon host uses the Neon serverless driver. */
+  /** Cloudflare Hyperdrive in front of PostgreSQL; when bound, it is how the Worker reaches the database. */
+  HYPERDRIVE?: Pick<Hyperdrive, 'connectionString'>;
+  /** Postgres connection string, used when no HYPERDRIVE binding is set; a Neon host uses the Neon serverless driver. */
   DATABASE_URL?: string;
-  /** Force a driver: "neon" (WebSocket pool) or "pg" (TCP). Default: chosen from the host. */
+  /** Force a driver for DATABASE_URL: "neon" (WebSocket pool) or "pg" (TCP). Default: chosen from the host. */
   DATABASE_DRIVER?: string;
+  /** At most this many database connections open at once per isolate; more requests wait (default 20). */
+  DATABASE_MAX_CONNECTIONS?: string;
   JWT_SECRET?: string;
   UPSTASH_REDIS_REST_URL?: string;
   UPSTASH_REDIS_REST_TOKEN?: string;
@@ -13,35 +17,91 @@ export interface Env {
 
 export type DatabaseDriver = 'neon' | 'pg';
 
+export interface DatabaseConfig {
+  url: string;
+  driver: DatabaseDriver;
+  /** How the connection string was found, for logs and docs: the Hyperdrive binding or DATABASE_URL. */
+  source: 'hyperdrive' | 'database_url';
+  /** Connections open at once per isolate (the connection gate). */
+  maxConnections: number;
+}
+
 export interface AppConfig {
   environment: 'production' | 'development' | 'test';
-  databaseUrl: string;
-  databaseDriver: DatabaseDriver;
+  database: DatabaseConfig;
   jwtSecret: string;
   upstash: { url: string; token: string } | null;
   devSimulator: boolean;
 }
 
-/** Only for local development and tests; production must set JWT_SECRET. */
+/** Only for local development and tests; production refuses it. */
 export const DEVELOPMENT_JWT_SECRET = 'development-only-jwt-secret-change-me';
+/** HS256 keys shorter than the hash output are weak (RFC 7518 section 3.2). */
+export const MIN_JWT_SECRET_BYTES = 32;
+export const DEFAULT_MAX_CONNECTIONS = 20;
 
 export class ConfigError extends Error {}
 
 export function pickDatabaseDriver(url: string, forced?: string): DatabaseDriver {
   if (forced === 'neon' || forced === 'pg') return forced;
   if (forced) throw new ConfigError(`DATABASE_DRIVER must be "neon" or "pg", not "${forced}"`);
+  return hostOf(url).endsWith('.neon.tech') ? 'neon' : 'pg';
+}
+
+function hostOf(url: string): string {
   try {
-    return new URL(url).hostname.endsWith('.neon.tech') ? 'neon' : 'pg';
+    return new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
   } catch {
-    throw new ConfigError('DATABASE_URL is not a valid URL');
+    throw new ConfigError('The database connection string is not a valid URL');
   }
 }
 
+/** Loopback only: a deployed Worker can never reach such a database, so only a local run can. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * The one place that decides how the Worker reaches PostgreSQL. A HYPERDRIVE binding wins (node-postgres
+ * on its connection string, pooled by Hyperdrive); otherwise DATABASE_URL, with the Neon serverless
+ * driver for *.neon.tech hosts (use Neon's -pooler endpoint) and node-postgres for anything else.
+ */
+export function readDatabaseConfig(env: Env): DatabaseConfig {
+  const maxConnections = Number(env.DATABASE_MAX_CONNECTIONS ?? DEFAULT_MAX_CONNECTIONS);
+  if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 1000) {
+    throw new ConfigError('DATABASE_MAX_CONNECTIONS must be a whole number from 1 to 1000');
+  }
+  if (env.HYPERDRIVE?.connectionString) {
+    hostOf(env.HYPERDRIVE.connectionString);
+    return { url: env.HYPERDRIVE.connectionString, driver: 'pg', source: 'hyperdrive', maxConnections };
+  }
+  if (!env.DATABASE_URL) throw new ConfigError('Neither a HYPERDRIVE binding nor DATABASE_URL is set');
+  return { url: env.DATABASE_URL, driver: pickDatabaseDriver(env.DATABASE_URL, env.DATABASE_DRIVER), source: 'database_url', maxConnections };
+}
+
+/**
+ * Development defaults (the development JWT secret, the in-process rate limiter) are used only when
+ * ENVIRONMENT says development or test AND DATABASE_URL names a database on this machine (loopback).
+ * ENVIRONMENT alone is never enough: a deployed Worker with a stray ENVIRONMENT=development has no
+ * loopback database, so it refuses to run instead of silently getting development defaults. With a
+ * Hyperdrive binding (whose host is *.hyperdrive.local everywhere, so it proves nothing) the local
+ * DATABASE_URL that `npm run dev` and the tests set is that witness.
+ */
 export function readConfig(env: Env): AppConfig {
-  const environment = env.ENVIRONMENT === 'development' || env.ENVIRONMENT === 'test' ? env.ENVIRONMENT : 'production';
-  if (!env.DATABASE_URL) throw new ConfigError('DATABASE_URL is not set');
+  const declared = env.ENVIRONMENT === 'development' || env.ENVIRONMENT === 'test' ? env.ENVIRONMENT : 'production';
+  const database = readDatabaseConfig(env);
+  if (declared !== 'production' && !(env.DATABASE_URL && isLoopbackHost(hostOf(env.DATABASE_URL)))) {
+    throw new ConfigError(`ENVIRONMENT=${declared} needs DATABASE_URL to name a database on this machine (localhost or 127.0.0.1); anything else is production: unset ENVIRONMENT and set the production secrets`);
+  }
+  const environment = declared;
   const jwtSecret = env.JWT_SECRET ?? (environment === 'production' ? undefined : DEVELOPMENT_JWT_SECRET);
   if (!jwtSecret) throw new ConfigError('JWT_SECRET is not set');
+  if (environment === 'production') {
+    if (jwtSecret === DEVELOPMENT_JWT_SECRET) throw new ConfigError('JWT_SECRET is the development secret; set a random one');
+    if (new TextEncoder().encode(jwtSecret).length < MIN_JWT_SECRET_BYTES) {
+      throw new ConfigError(`JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes`);
+    }
+  }
   const upstash = env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
     ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }
     : null;
@@ -49,12 +109,17 @@ export function readConfig(env: Env): AppConfig {
   if (!upstash && environment === 'production') {
     throw new ConfigError('UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN are required in production');
   }
-  return {
-    environment,
-    databaseUrl: env.DATABASE_URL,
-    databaseDriver: pickDatabaseDriver(env.DATABASE_URL, env.DATABASE_DRIVER),
-    jwtSecret,
-    upstash,
-    devSimulator: env.DEV_SIMULATOR === 'true',
-  };
+  return { environment, database, jwtSecret, upstash, devSimulator: env.DEV_SIMULATOR === 'true' };
+}
+
+const configs = new WeakMap<Env, AppConfig>();
+
+/** readConfig, once per env object (the Worker passes the same bindings object to every request). */
+export function configFor(env: Env): AppConfig {
+  let config = configs.get(env);
+  if (!config) {
+    config = readConfig(env);
+    configs.set(env, config);
+  }
+  return config;
 }

@@ -75,7 +75,14 @@ function ensureReachableByOthers(dataDir: string): void {
  * root, so as root it runs as a `postgres` system user (created if missing) that owns `dataDir`;
  * every folder above dataDir must be enterable by that user (checked here).
  */
-export async function startEmbeddedPostgres(options: { dataDir: string; port: number; persistent: boolean; log?: boolean }): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  persistent: boolean;
+  log?: boolean;
+  /** PostgreSQL's max_connections; size it above what the app's connection gate lets through. */
+  maxConnections: number;
+}): Promise<RunningPostgres> {
   const password = 'postgres';
   const asRoot = process.getuid?.() === 0;
   let recentLog = '';
@@ -87,7 +94,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     persistent: options.persistent,
     createPostgresUser: asRoot,
     // Sockets next to the data, so nothing clashes with a system PostgreSQL's socket folder.
-    postgresFlags: ['-k', options.dataDir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'],
+    postgresFlags: ['-k', options.dataDir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', `max_connections=${options.maxConnections}`],
     onLog: (m) => {
       recentLog = (recentLog + m).slice(-2000);
       if (options.log) process.stdout.write(`[postgres] ${m}`);

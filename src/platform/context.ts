@@ -1,13 +1,17 @@
 import type { Entitlement, KeyKind, KeyScope, UserRole } from '../../drizzle/schema';
 import type { AppConfig, Env } from '../env';
 import type { Database } from './db/client';
+import type { RuleOutcome } from './rate-limit/policy';
 import type { RateLimiter } from './rate-limit/types';
+import type { RequestLogWriter } from './request-log';
 
 /** What a request may use. Built per request in the Worker; fixed by the harness in tests. */
 export interface Services {
   config: AppConfig;
   db: Database;
   rateLimiter: RateLimiter;
+  /** Buffers the request-log rows of this isolate (tests: of this app) and writes them in batches. */
+  requestLog: RequestLogWriter;
   /** Runs work after the response without blocking or failing it (ctx.waitUntil in the Worker). */
   background(work: Promise<unknown>): void;
   now(): Date;
@@ -42,5 +46,7 @@ export interface AppEnv {
     user: UserPrincipal;
     /** The matched route pattern as declared, e.g. /api/v1/orders/{id}; used in request logs. */
     routePattern: string;
+    /** Every rate-limit rule checked so far for this request; the headers show the tightest. */
+    rateLimitOutcomes: RuleOutcome[];
   };
 }

@@ -1,8 +1,9 @@
 import { lt, sql } from 'drizzle-orm';
 import { requestLogs } from '../../drizzle/schema';
-import { readConfig, type Env } from '../env';
+import { configFor, type Env } from '../env';
 import type { Database } from './db/client';
 import { openDatabase } from './db/client';
+import { describeError, logLine } from './log';
 
 /** Request logs older than this are deleted by the scheduled sweep. */
 export const REQUEST_LOG_RETENTION_DAYS = 90;
@@ -33,12 +34,12 @@ export const SWEEPS: Sweep[] = [
 
 /** The Worker's `scheduled` handler: one database for the run, every sweep, failures logged apart. */
 export async function runScheduled(env: Env): Promise<void> {
-  const config = readConfig(env);
-  const database = await openDatabase(config.databaseUrl, config.databaseDriver);
+  const { database: target } = configFor(env);
+  const database = await openDatabase({ url: target.url, driver: target.driver });
   try {
     for (const sweep of SWEEPS) {
       await sweep(database.db, new Date()).catch((error) =>
-        console.error(JSON.stringify({ level: 'error', msg: 'scheduled sweep failed', sweep: sweep.name, error: String(error) })),
+        logLine('error', 'scheduled sweep failed', { sweep: sweep.name, error: describeError(error) }),
       );
     }
   } finally {

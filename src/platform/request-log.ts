@@ -1,24 +1,77 @@
 import { sql } from 'drizzle-orm';
 import { apiKeys, requestLogs } from '../../drizzle/schema';
 import type { Queryable } from './db/client';
+import { sleep } from './db/connection-gate';
+import { describeError } from './log';
 
-export type RequestLogEntry = typeof requestLogs.$inferInsert;
+export type RequestLogEntry = Required<Pick<typeof requestLogs.$inferInsert,
+  'apiKeyId' | 'clinicId' | 'requestId' | 'method' | 'route' | 'status' | 'durationMs'>>;
+
+/** Rows per insert; a burst larger than this is written in several statements by the same flush. */
+const MAX_ROWS_PER_INSERT = 500;
 
 /**
- * Writes the log row and the key's lastUsedAt in one statement. Runs after the response; a failure is
- * reported to the console and never reaches the caller. lastUsedAt moves at most once a minute, so a
+ * Every request made with a valid key is logged (spec, Authentication 9) after its response.
+ * Entries are buffered per isolate. A request's flush waits for a write already running, then writes
+ * everything still waiting in one statement (which also moves the keys' lastUsedAt). So one request
+ * costs at most one insert, a burst of concurrent requests costs a few, and no request ends with its
+ * own row unwritten (it is written by that request or by one that was still running).
+ */
+export class RequestLogWriter {
+  private pending: RequestLogEntry[] = [];
+  private writing: Promise<void> | null = null;
+
+  add(entry: RequestLogEntry): void {
+    this.pending.push(entry);
+  }
+
+  get size(): number {
+    return this.pending.length;
+  }
+
+  /** Writes what is waiting on `db`. A failed write is reported and its rows dropped, never retried into a loop. */
+  async flush(db: Queryable): Promise<number> {
+    let written = 0;
+    for (;;) {
+      // Polled, not awaited: in workerd, awaiting another request's promise would resume this one in
+      // that request's context, where this request's connection may not be used.
+      while (this.writing) await sleep(2);
+      if (this.pending.length === 0) return written;
+      const batch = this.pending.splice(0, MAX_ROWS_PER_INSERT);
+      this.writing = writeBatch(db, batch)
+        .then(() => void (written += batch.length), (error: unknown) => reportFailure(batch, error))
+        .finally(() => {
+          this.writing = null;
+        });
+    }
+  }
+}
+
+function reportFailure(batch: RequestLogEntry[], error: unknown): void {
+  console.error(JSON.stringify({
+    level: 'error',
+    msg: 'request log write failed',
+    rows: batch.length,
+    requestIds: batch.slice(0, 5).map((entry) => entry.requestId),
+    error: describeError(error),
+  }));
+}
+
+/**
+ * The rows and the keys' lastUsedAt in one statement. lastUsedAt moves at most once a minute, so a
  * busy key does not turn every request into a write on the same api_keys row.
  */
-export async function logKeyRequest(db: Queryable, entry: RequestLogEntry): Promise<void> {
-  try {
-    await db.execute(sql`
-      with logged as (
-        insert into ${requestLogs} (api_key_id, clinic_id, request_id, method, route, status, duration_ms)
-        values (${entry.apiKeyId}, ${entry.clinicId}, ${entry.requestId}, ${entry.method}, ${entry.route}, ${entry.status}, ${entry.durationMs})
-      )
-      update ${apiKeys} set last_used_at = now()
-      where id = ${entry.apiKeyId} and (last_used_at is null or last_used_at < now() - interval '1 minute')`);
-  } catch (error) {
-    console.error(JSON.stringify({ level: 'error', msg: 'request log write failed', requestId: entry.requestId, error: String(error) }));
-  }
+async function writeBatch(db: Queryable, batch: RequestLogEntry[]): Promise<void> {
+  const rows = sql.join(
+    batch.map((e) => sql`(${e.apiKeyId}::uuid, ${e.clinicId}::uuid, ${e.requestId}, ${e.method}, ${e.route}, ${e.status}::int, ${e.durationMs}::int)`),
+    sql`, `,
+  );
+  const keyIds = sql.join([...new Set(batch.map((e) => e.apiKeyId))].map((id) => sql`${id}::uuid`), sql`, `);
+  await db.execute(sql`
+    with logged as (
+      insert into ${requestLogs} (api_key_id, clinic_id, request_id, method, route, status, duration_ms)
+      values ${rows}
+    )
+    update ${apiKeys} set last_used_at = now()
+    where id in (${keyIds}) and (last_used_at is null or last_used_at < now() - interval '1 minute')`);
 }

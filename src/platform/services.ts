@@ -1,11 +1,13 @@
 import type { Context } from 'hono';
-import { readConfig, type AppConfig } from '../env';
+import { configFor, type AppConfig } from '../env';
 import { BackgroundTasks } from './background';
 import type { AppEnv, Services } from './context';
 import { openDatabase } from './db/client';
+import { ConnectionGate } from './db/connection-gate';
 import { MemoryRateLimiter } from './rate-limit/memory';
 import type { RateLimiter } from './rate-limit/types';
 import { UpstashRateLimiter } from './rate-limit/upstash';
+import { RequestLogWriter } from './request-log';
 
 /** Services for one request, and what to do once the response is on its way. */
 export interface RequestServices {
@@ -16,9 +18,11 @@ export interface RequestServices {
 
 export type ServicesFactory = (c: Context<AppEnv>) => Promise<RequestServices>;
 
-// Limiters hold no sockets (the in-process one is a Map, Upstash speaks HTTP per call), so one per
-// isolate is safe and keeps in-process counts across requests.
+// Per isolate, on purpose: none of these holds a socket (the in-process limiter is a Map, Upstash
+// speaks HTTP per call, the gate and the log buffer are plain objects), so they may outlive a request.
 let limiter: { key: string; instance: RateLimiter } | undefined;
+let gate: ConnectionGate | undefined;
+const requestLog = new RequestLogWriter();
 
 function rateLimiterFor(config: AppConfig): RateLimiter {
   const key = config.upstash ? `upstash:${config.upstash.url}` : 'memory';
@@ -28,13 +32,25 @@ function rateLimiterFor(config: AppConfig): RateLimiter {
   return limiter.instance;
 }
 
-/** The Worker's services: a database opened for this request and closed in waitUntil. */
+function gateFor(config: AppConfig): ConnectionGate {
+  if (gate?.max !== config.database.maxConnections) gate = new ConnectionGate(config.database.maxConnections);
+  return gate;
+}
+
+/** The Worker's services: a database opened for this request (connecting lazily) and closed in waitUntil. */
 export const workerServices: ServicesFactory = async (c) => {
-  const config = readConfig(c.env);
-  const database = await openDatabase(config.databaseUrl, config.databaseDriver);
+  const config = configFor(c.env);
+  const database = await openDatabase({ url: config.database.url, driver: config.database.driver, gate: gateFor(config) });
   const background = new BackgroundTasks();
   return {
-    services: { config, db: database.db, rateLimiter: rateLimiterFor(config), background: background.add, now: () => new Date() },
+    services: {
+      config,
+      db: database.db,
+      rateLimiter: rateLimiterFor(config),
+      requestLog,
+      background: background.add,
+      now: () => new Date(),
+    },
     finish() {
       c.executionCtx.waitUntil(background.settled().finally(() => database.close()));
     },

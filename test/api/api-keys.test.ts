@@ -24,7 +24,7 @@ describe('POST /api-keys', () => {
     const res = await create(token, { name: 'Server' });
     expect(res.status).toBe(201);
     const { data } = await res.json();
-    expect(data.apiKey).toMatch(/^svc_live_[A-Za-z0-9_-]{43}$/);
+    expect(data.apiKey).toMatch(/^svc_live_[A-Za-z0-9_-]{43}[0-9A-Za-z]{6}$/);
     expect(data.kind).toBe('secret');
     expect(data.scopes).toEqual(['read']);
     expect(data.isSandbox).toBe(false);

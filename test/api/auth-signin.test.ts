@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { users } from '../../drizzle/schema';
 import { readToken } from '../../src/platform/auth/jwt';
+import { SIGN_IN_ACCOUNT, SIGN_IN_ATTEMPTS } from '../../src/platform/rate-limit/policy';
 import { useTestApp } from '../helpers/app';
 import { makeClinic, makeUser, TEST_PASSWORD } from '../helpers/factories';
 
@@ -68,5 +69,34 @@ describe('POST /auth/signin', () => {
     expect((await res.json()).code).toBe('RATE_LIMIT_EXCEEDED');
     // Another address is not affected.
     expect((await t.request('/auth/signin', { body, headers: { 'cf-connecting-ip': '203.0.113.100' } })).status).toBe(401);
+  });
+});
+
+describe('sign-in limits across addresses', () => {
+  it('caps attempts per account from any number of addresses, and reports the tighter limit in the headers', async () => {
+    t.clock.freezeAtWindowStart(900);
+    const body = { email: `spread-${crypto.randomUUID()}@example.test`, password: 'guess' };
+    // 30 attempts from 10 addresses, 3 each: under the per-address-and-account limit (10) everywhere.
+    for (let i = 0; i < SIGN_IN_ACCOUNT.limit; i++) {
+      const res = await t.request('/auth/signin', { body, headers: { 'cf-connecting-ip': `203.0.113.${i % 10}` } });
+      expect(res.status, `attempt ${i}`).toBe(401);
+      if (i === 0) {
+        // First attempt from an address: 9 left there, 29 left for the account; the address's 9 bind.
+        expect(res.headers.get('ratelimit-remaining')).toBe(String(SIGN_IN_ATTEMPTS.limit - 1));
+        expect(res.headers.get('ratelimit-policy')).toBe('120;w=60, 10;w=900, 30;w=900');
+      }
+      if (i === SIGN_IN_ACCOUNT.limit - 1) {
+        // The account's budget is now the tighter one: 0 left, although this address has 7 left.
+        expect(res.headers.get('ratelimit-limit')).toBe(String(SIGN_IN_ACCOUNT.limit));
+        expect(res.headers.get('ratelimit-remaining')).toBe('0');
+      }
+    }
+    const fresh = await t.request('/auth/signin', { body, headers: { 'cf-connecting-ip': '203.0.113.200' } });
+    expect(fresh.status).toBe(429);
+    expect((await fresh.json()).code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(Number(fresh.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another account from the same addresses is unaffected.
+    const other = await t.request('/auth/signin', { body: { ...body, email: 'someone-else@example.test' }, headers: { 'cf-connecting-ip': '203.0.113.1' } });
+    expect(other.status).toBe(401);
   });
 });

@@ -91,6 +91,8 @@ describe('an unavailable database answers 503 SERVICE_UNAVAILABLE with Retry-Aft
     const { token } = await issueToken({ userId: crypto.randomUUID(), clinicId: crypto.randomUUID(), role: 'owner' }, down.config.jwtSecret, new Date());
     const keys = await down.request('/api-keys', { token });
     expectUnavailable(keys, await keys.json());
+    const health = await down.request('/healthz');
+    expectUnavailable(health, await health.json());
   });
 
   it('when the server accepts but never answers (connection timeout)', async () => {

@@ -1,6 +1,8 @@
-import { beforeEach, describe, expect, it } from 'vitest';
-import { useTestApp } from '../helpers/app';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { MAX_JSON_BODY_BYTES } from '../../src/app';
+import { buildTestApp, useTestApp } from '../helpers/app';
 import { makeKey, makeTenant } from '../helpers/factories';
+import { addProbeRoute } from '../helpers/probe-routes';
 
 const t = useTestApp();
 
@@ -108,8 +110,63 @@ describe('429', () => {
     const res = await t.request('/api/v1/me', { headers });
     expect(res.status).toBe(429);
     expect((await res.json()).code).toBe('RATE_LIMIT_EXCEEDED');
-    // A valid key from the same address is not affected by the address's bad-key count.
+    // The address is refused before any key lookup, even with a valid key; other addresses are not.
     const { key } = await makeTenant(t.db);
-    expect((await t.request('/api/v1/me', { key, headers: { 'cf-connecting-ip': '192.0.2.44' } })).status).toBe(200);
+    expect((await t.request('/api/v1/me', { key, headers: { 'cf-connecting-ip': '192.0.2.44' } })).status).toBe(429);
+    expect((await t.request('/api/v1/me', { key, headers: { 'cf-connecting-ip': '192.0.2.45' } })).status).toBe(200);
+  });
+});
+
+describe('rate-limit headers on 413 and 5xx answers', () => {
+  it('a body over the limit answers 413 with the headers, on root and /api/v1 routes', async () => {
+    const { key } = await makeTenant(t.db);
+    const app = buildTestApp(t.db, t.databaseUrl, { clock: t.clock });
+    addProbeRoute(app.app, { auth: 'key', scope: 'write' }, 'post', '/api/v1/probe-large', true);
+    const big = JSON.stringify({ amount: 1, padding: 'x'.repeat(MAX_JSON_BODY_BYTES) });
+    for (const res of [
+      await t.request('/auth/signin', { body: big }),
+      await app.request('/api/v1/probe-large', { key, body: big }),
+    ]) {
+      expect(res.status).toBe(413);
+      expect((await res.json()).code).toBe('PAYLOAD_TOO_LARGE');
+      expect(limits(res).limit).toMatch(/^\d+$/);
+      expect(limits(res).remaining).toMatch(/^\d+$/);
+    }
+  });
+
+  it('a 500 carries the headers of the limits already checked', async () => {
+    const { key } = await makeTenant(t.db);
+    const app = buildTestApp(t.db, t.databaseUrl, { clock: t.clock });
+    app.app.get('/api/v1/probe-broken', () => {
+      throw new Error('boom');
+    });
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const res = await app.request('/api/v1/probe-broken', { key });
+    logged.mockRestore();
+    expect(res.status).toBe(500);
+    expect(limits(res)).toMatchObject({ limit: '100', policy: '300;w=60, 100;w=10' });
+    expect(limits(res).remaining).toMatch(/^\d+$/);
+  });
+});
+
+describe('requests without CF-Connecting-IP', () => {
+  it('share the "local" bucket in development and tests, and are refused with 400 in production', async () => {
+    const { key } = await makeTenant(t.db);
+    const dev = await t.app.request('/api/v1/me', { headers: { 'x-api-key': key } });
+    expect(dev.status).toBe(200);
+
+    const production = buildTestApp(t.db, t.databaseUrl, { clock: t.clock });
+    production.config.environment = 'production';
+    for (const [path, init] of [
+      ['/api/v1/me', { headers: { 'x-api-key': key } }],
+      ['/healthz', {}],
+      ['/auth/signin', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"a@b.test","password":"x"}' }],
+    ] as const) {
+      const res = await production.app.request(path, init);
+      expect(res.status, path).toBe(400);
+      expect(((await res.json()) as { code: string }).code).toBe('CLIENT_IP_REQUIRED');
+    }
+    const withAddress = await production.app.request('/api/v1/me', { headers: { 'x-api-key': key, 'cf-connecting-ip': '198.51.100.1' } });
+    expect(withAddress.status).toBe(200);
   });
 });

@@ -6,7 +6,9 @@ import type { Services } from '../../src/platform/context';
 import type { Database } from '../../src/platform/db/client';
 import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
 import type { RateLimiter } from '../../src/platform/rate-limit/types';
+import { RequestLogWriter } from '../../src/platform/request-log';
 import { createTestDatabase } from './database';
+import { assertDeclaredResponse } from './strict-response';
 
 /** A clock tests can move forward; both the app and its rate limiter read it. */
 export class TestClock {
@@ -67,8 +69,7 @@ export interface TestApp {
 
 export const testConfig = (databaseUrl: string): AppConfig => ({
   environment: 'test',
-  databaseUrl,
-  databaseDriver: 'pg',
+  database: { url: databaseUrl, driver: 'pg', source: 'database_url', maxConnections: 20 },
   jwtSecret: DEVELOPMENT_JWT_SECRET,
   upstash: null,
   devSimulator: false,
@@ -83,7 +84,14 @@ export function buildTestApp(
   const config = testConfig(databaseUrl);
   const rateLimiter = options.rateLimiter ?? new MemoryRateLimiter(clock.now);
   const background = new BackgroundTasks();
-  const services: Services = { config, db, rateLimiter, background: background.add, now: () => new Date(clock.now()) };
+  const services: Services = {
+    config,
+    db,
+    rateLimiter,
+    requestLog: new RequestLogWriter(),
+    background: background.add,
+    now: () => new Date(clock.now()),
+  };
   const app = createApp(async () => ({ services, finish() {} }));
   return {
     app,
@@ -103,7 +111,11 @@ export function buildTestApp(
         init.body = typeof body === 'string' ? body : JSON.stringify(body);
         h['content-type'] ??= 'application/json';
       }
-      return Promise.resolve(app.request(path, init)) as Promise<TestResponse>;
+      // Every JSON response must match what its operation declares for its status (strict-response.ts).
+      return Promise.resolve(app.request(path, init)).then(async (res) => {
+        await assertDeclaredResponse(app, { method: init.method!, path }, res);
+        return res;
+      }) as Promise<TestResponse>;
     },
     flush: () => background.settled(),
     queries: options.queries ?? [],

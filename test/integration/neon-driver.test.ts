@@ -11,6 +11,7 @@ import { createApp } from '../../src/app';
 import { BackgroundTasks } from '../../src/platform/background';
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db/client';
 import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
+import { RequestLogWriter } from '../../src/platform/request-log';
 import type { ServicesFactory } from '../../src/platform/services';
 import { testConfig } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
@@ -39,7 +40,7 @@ afterAll(async () => {
 
 /** Opens the app's Neon database handle, runs `work`, and always closes it. */
 async function withNeon<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = await openDatabase(database.url, 'neon');
+  const handle = await openDatabase({ url: database.url, driver: 'neon' });
   try {
     return await work(handle);
   } finally {
@@ -110,7 +111,7 @@ describe('openDatabase(url, "neon") through the WebSocket proxy', () => {
   });
 
   it('a connection the server drops closes its tunnel; the next handle works', async () => {
-    const handle = await openDatabase(database.url, 'neon');
+    const handle = await openDatabase({ url: database.url, driver: 'neon' });
     const result = await handle.db.execute(sql`select pg_backend_pid() as pid`);
     const { pid } = (result as unknown as { rows: { pid: number }[] }).rows[0]!;
     expect(proxy.openConnections).toBe(1);
@@ -136,20 +137,22 @@ describe('openDatabase(url, "neon") through the WebSocket proxy', () => {
 
 describe('the app on the Neon driver, one database handle per request', () => {
   const rateLimiter = new MemoryRateLimiter();
+  const requestLog = new RequestLogWriter();
   const finished: Promise<void>[] = [];
   let opened = 0;
   let closed = 0;
 
   // Mirrors workerServices: open per request, finish background work, then close the handle.
   const neonServices: ServicesFactory = async () => {
-    const handle = await openDatabase(database.url, 'neon');
+    const handle = await openDatabase({ url: database.url, driver: 'neon' });
     opened++;
     const background = new BackgroundTasks();
     return {
       services: {
-        config: { ...testConfig(database.url), databaseDriver: 'neon' },
+        config: { ...testConfig(database.url), database: { ...testConfig(database.url).database, driver: 'neon' } },
         db: handle.db,
         rateLimiter,
+        requestLog,
         background: background.add,
         now: () => new Date(),
       },

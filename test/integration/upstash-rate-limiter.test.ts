@@ -9,7 +9,7 @@ import { Redis as UpstashRedis } from '@upstash/redis/cloudflare';
 import { Redis as IORedis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
-import { IP_MINUTE, keyMinuteRule, rateLimitHeaders } from '../../src/platform/rate-limit/policy';
+import { IP_MINUTE, KEY_BURST, keyMinuteRule, rateLimitHeaders, SIGN_IN_ATTEMPTS } from '../../src/platform/rate-limit/policy';
 import type { RateLimiter, RateLimitResult, RateLimitRule } from '../../src/platform/rate-limit/types';
 import { UpstashRateLimiter } from '../../src/platform/rate-limit/upstash';
 import { startHangingServer, startUpstashRestServer, type UpstashRestServer } from '../tooling/upstash-rest-server';
@@ -161,7 +161,7 @@ describe.skipIf(!redisUp)(`UpstashRateLimiter on a real Redis (${shown(REDIS_URL
   });
 
   it('lets requests through up to the limit, counting remaining down, and keeps the count in Redis under the prefix', async () => {
-    const rule: RateLimitRule = { name: 'count-down', limit: 3, windowSeconds: 60 };
+    const rule: RateLimitRule = { name: 'count-down', limit: 3, windowSeconds: 60, onStoreFailure: 'open' as const };
     const who = id('client');
     await roomInWindow(rule.windowSeconds, 3000);
     const window = windowNumber(rule.windowSeconds);
@@ -188,7 +188,7 @@ describe.skipIf(!redisUp)(`UpstashRateLimiter on a real Redis (${shown(REDIS_URL
   });
 
   it('refuses after the limit with remaining 0 and a reset in the future, without counting refusals', async () => {
-    const rule: RateLimitRule = { name: 'refuse', limit: 2, windowSeconds: 60 };
+    const rule: RateLimitRule = { name: 'refuse', limit: 2, windowSeconds: 60, onStoreFailure: 'open' as const };
     const who = id('client');
     await roomInWindow(rule.windowSeconds, 3000);
     const window = windowNumber(rule.windowSeconds);
@@ -210,9 +210,27 @@ describe.skipIf(!redisUp)(`UpstashRateLimiter on a real Redis (${shown(REDIS_URL
     expect(Number(headers['Retry-After'])).toBeLessThanOrEqual(60);
   });
 
+  it('peek says whether the next request would be refused without counting it; a blocked identifier costs no Redis call', async () => {
+    const rule: RateLimitRule = { name: 'peek', limit: 2, windowSeconds: 60, onStoreFailure: 'local' };
+    const who = id('address');
+    await roomInWindow(rule.windowSeconds, 3000);
+    const window = windowNumber(rule.windowSeconds);
+    expect(await limiter.peek(rule, who)).toMatchObject({ success: true, remaining: 2 });
+    expect(await limiter.peek(rule, who)).toMatchObject({ success: true, remaining: 2 });
+    expect(await redis.get(counterKey(rule, who, window))).toBeNull();
+    await calls(limiter, rule, who, 2);
+    expect(await limiter.peek(rule, who)).toMatchObject({ success: false, remaining: 0 });
+    await limiter.limit(rule, who); // refused: now in the isolate's cache of blocked identifiers
+    const logged = server.commandLog.length;
+    const blocked = await limiter.peek(rule, who);
+    expect(blocked).toMatchObject({ success: false, remaining: 0 });
+    expect(blocked.reset).toBe((window + 1) * 60_000);
+    expect(server.commandLog.length).toBe(logged);
+  });
+
   it('keeps two rules for the same identifier apart', async () => {
-    const burst: RateLimitRule = { name: 'rule-a', limit: 2, windowSeconds: 60 };
-    const minute: RateLimitRule = { name: 'rule-b', limit: 2, windowSeconds: 60 };
+    const burst: RateLimitRule = { name: 'rule-a', limit: 2, windowSeconds: 60, onStoreFailure: 'open' as const };
+    const minute: RateLimitRule = { name: 'rule-b', limit: 2, windowSeconds: 60, onStoreFailure: 'open' as const };
     const who = id('shared');
     await roomInWindow(60, 3000);
     expect(counts(await calls(limiter, burst, who, 3)).map((r) => r.success)).toEqual([true, true, false]);
@@ -244,7 +262,7 @@ describe.skipIf(!redisUp)(`UpstashRateLimiter on a real Redis (${shown(REDIS_URL
   });
 
   it('agrees with MemoryRateLimiter call for call within one window', async () => {
-    const rule: RateLimitRule = { name: 'parity', limit: 5, windowSeconds: 60 };
+    const rule: RateLimitRule = { name: 'parity', limit: 5, windowSeconds: 60, onStoreFailure: 'open' as const };
     const memory = new MemoryRateLimiter();
     const who = id('parity');
     await roomInWindow(rule.windowSeconds, 5000);
@@ -265,7 +283,7 @@ describe.skipIf(!redisUp)(`UpstashRateLimiter on a real Redis (${shown(REDIS_URL
     });
 
     it('agrees with MemoryRateLimiter across window boundaries, where the previous window is weighted', async () => {
-      const rule: RateLimitRule = { name: 'parity-sliding', limit: 10, windowSeconds: 10 };
+      const rule: RateLimitRule = { name: 'parity-sliding', limit: 10, windowSeconds: 10, onStoreFailure: 'open' as const };
       const memory = new MemoryRateLimiter(() => Date.now());
       const who = id('parity');
       const start = (windowNumber(10) + 1) * 10_000; // the next window's start: keys this run never used
@@ -293,7 +311,7 @@ describe.skipIf(!redisUp)(`UpstashRateLimiter on a real Redis (${shown(REDIS_URL
     it('agrees with MemoryRateLimiter after a refusal: a refused identifier stays refused until the window ends', async () => {
       // @upstash/ratelimit's ephemeral cache remembers a refused identifier until `reset` and refuses
       // it in-process even when the previous window's weight has decayed; the memory limiter does too.
-      const rule: RateLimitRule = { name: 'cache-block', limit: 10, windowSeconds: 10 };
+      const rule: RateLimitRule = { name: 'cache-block', limit: 10, windowSeconds: 10, onStoreFailure: 'open' as const };
       const memory = new MemoryRateLimiter(() => Date.now());
       const who = id('blocked');
       const start = (windowNumber(10) + 1) * 10_000;
@@ -317,7 +335,7 @@ describe.skipIf(!redisUp)(`UpstashRateLimiter on a real Redis (${shown(REDIS_URL
   });
 
   it('lets requests through again once a 1-second window has passed (real wait)', async () => {
-    const rule: RateLimitRule = { name: 'sliding', limit: 2, windowSeconds: 1 };
+    const rule: RateLimitRule = { name: 'sliding', limit: 2, windowSeconds: 1, onStoreFailure: 'open' as const };
     const who = id('sliding');
     await roomInWindow(1, 400);
     const burst = await calls(limiter, rule, who, 3);
@@ -336,26 +354,48 @@ describe.skipIf(!redisUp)(`UpstashRateLimiter on a real Redis (${shown(REDIS_URL
 });
 
 describe('UpstashRateLimiter when the store never answers (no Redis needed)', () => {
-  it('fails open after timeoutMs: degraded, the configured limit (not 0), pending resolves', async () => {
+  it('key limits fail open after timeoutMs: degraded, the configured limit (not 0), pending resolves', async () => {
     const hanging = await startHangingServer();
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const limiter = new UpstashRateLimiter({ url: hanging.url, token: 'unused', timeoutMs: 150, prefix: PREFIX });
       const started = performance.now();
-      const result = await limiter.limit(IP_MINUTE, id('ip'));
+      const result = await limiter.limit(KEY_BURST, id('key'));
       const elapsed = performance.now() - started;
-      expect(result).toMatchObject({ success: true, degraded: true, limit: IP_MINUTE.limit, remaining: IP_MINUTE.limit });
-      expect(result.limit).not.toBe(0);
+      expect(result).toMatchObject({ success: true, degraded: true, limit: KEY_BURST.limit, remaining: KEY_BURST.limit });
       expect(elapsed).toBeGreaterThanOrEqual(140);
       expect(elapsed).toBeLessThan(2000);
       expect(hanging.requests).toBeGreaterThan(0); // it timed out on a request the server held, not a refused connection
       expect(result.pending).toBeInstanceOf(Promise);
       await expect(result.pending).resolves.toBeUndefined();
       // Degraded results report only the configured policy (counts unknown), never "Remaining: 0".
-      expect(rateLimitHeaders([{ rule: IP_MINUTE, result }], Date.now())).toEqual({
-        'RateLimit-Limit': '120',
-        'RateLimit-Policy': '120;w=60',
+      expect(rateLimitHeaders([{ rule: KEY_BURST, result }], Date.now())).toEqual({
+        'RateLimit-Limit': '100',
+        'RateLimit-Policy': '100;w=10',
       });
+      expect(logged.mock.calls.flat().join(' ')).toContain('"fallback":"open"');
     } finally {
+      logged.mockRestore();
+      await hanging.close();
+    }
+  });
+
+  it('sign-in and per-address limits do not fail open: they count in-process instead, and refuse past the limit', async () => {
+    const hanging = await startHangingServer();
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const limiter = new UpstashRateLimiter({ url: hanging.url, token: 'unused', timeoutMs: 50, prefix: PREFIX });
+      const who = id('sign-in');
+      const results = await calls(limiter, SIGN_IN_ATTEMPTS, who, SIGN_IN_ATTEMPTS.limit + 1);
+      expect(results.every((r) => !r.degraded)).toBe(true);
+      expect(results.slice(0, -1).every((r) => r.success)).toBe(true);
+      expect(results.at(-1)).toMatchObject({ success: false, remaining: 0 });
+      // peek falls back the same way: the blocked identifier stays blocked, without a Redis answer.
+      expect(await limiter.peek(SIGN_IN_ATTEMPTS, who)).toMatchObject({ success: false });
+      expect(await limiter.peek(IP_MINUTE, id('ip'))).toMatchObject({ success: true, remaining: IP_MINUTE.limit });
+      expect(logged.mock.calls.flat().join(' ')).toContain('"fallback":"local"');
+    } finally {
+      logged.mockRestore();
       await hanging.close();
     }
   });
@@ -372,8 +412,10 @@ describe('UpstashRateLimiter when the store never answers (no Redis needed)', ()
     try {
       const limiter = new UpstashRateLimiter({ url: `http://127.0.0.1:${address.port}`, token: 'wrong', timeoutMs: 1000, prefix: PREFIX });
       const who = id('secret-identifier');
-      const result = await limiter.limit(IP_MINUTE, who);
-      expect(result).toMatchObject({ success: true, degraded: true, limit: IP_MINUTE.limit });
+      const rule = keyMinuteRule({ isSandbox: false, rateLimitPerMin: null });
+      expect(await limiter.limit(rule, who)).toMatchObject({ success: true, degraded: true, limit: rule.limit });
+      // A per-address rule falls back to counting in-process rather than letting everything through.
+      expect(await limiter.limit(IP_MINUTE, who)).toMatchObject({ success: true, remaining: IP_MINUTE.limit - 1 });
       expect(logged).toHaveBeenCalled();
       expect(logged.mock.calls.flat().join(' ')).not.toContain(who);
     } finally {

@@ -4,6 +4,12 @@ import { migrateDatabase } from '../../drizzle/migrate';
 import { databaseUrl, withClient } from '../../scripts/lib/database';
 import { freePort, startEmbeddedPostgres } from '../../scripts/lib/embedded-postgres';
 
+/**
+ * Test files run two at a time, each with a pool of 4, plus the Worker's per-request connections
+ * (capped by its gate, 20 by default) and the burst tests: 200 leaves room for all of them.
+ */
+export const TEST_MAX_CONNECTIONS = 200;
+
 export interface TestServer {
   serverUrl: string;
   embedded: boolean;
@@ -21,7 +27,7 @@ export const dropDatabase = (serverUrl: string, name: string) =>
 export async function startTestServer(label: string): Promise<TestServer> {
   const embedded = process.env.TEST_DATABASE_URL
     ? undefined
-    : await startEmbeddedPostgres({ dataDir: `/tmp/brand-admin-${label}-pg-${process.pid}`, port: await freePort(), persistent: false });
+    : await startEmbeddedPostgres({ dataDir: `/tmp/brand-admin-${label}-pg-${process.pid}`, port: await freePort(), persistent: false, maxConnections: TEST_MAX_CONNECTIONS });
   const serverUrl = embedded?.url ?? process.env.TEST_DATABASE_URL!;
   const created: string[] = [];
   const server: TestServer = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEVELOPMENT_JWT_SECRET, readConfig } from '../../src/env';
-import { generateApiKey, hashApiKey, looksLikeApiKey } from '../../src/platform/auth/api-key-format';
+import { classifyApiKey, crc32, generateApiKey, hashApiKey } from '../../src/platform/auth/api-key-format';
 import { hashPassword, PASSWORD_ITERATIONS, verifyPassword } from '../../src/platform/auth/password';
 
 describe('passwords (PBKDF2-SHA256, per-user salt)', () => {
@@ -23,30 +23,83 @@ describe('API key format', () => {
     expect((await generateApiKey('publishable', false)).raw).toMatch(/^svc_pk_/);
     expect((await generateApiKey('ai_connector', false)).raw).toMatch(/^svc_ai_/);
     const sandbox = await generateApiKey('secret', true);
-    expect(sandbox.raw).toMatch(/^svc_test_/);
+    expect(sandbox.raw).toMatch(/^svc_test_[A-Za-z0-9_-]{43}[0-9A-Za-z]{6}$/);
     expect(sandbox.keyHash).toBe(await hashApiKey(sandbox.raw));
     expect(sandbox.keyHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(looksLikeApiKey(sandbox.raw)).toBe(true);
-    expect(looksLikeApiKey('sk_live_x')).toBe(false);
-    expect(looksLikeApiKey(undefined)).toBe(false);
+  });
+
+  it('CRC-32 is the IEEE one (the check value of "123456789" is cbf43926)', () => {
+    expect(crc32(new TextEncoder().encode('123456789')).toString(16)).toBe('cbf43926');
+  });
+
+  it('refuses mistyped and made-up keys by their checksum, and still accepts keys issued before checksums', async () => {
+    const { raw } = await generateApiKey('secret', false);
+    expect(classifyApiKey(raw)).toBe('checksummed');
+    // Any single character changed anywhere (prefix excluded) breaks the checksum.
+    for (let i = 'svc_live_'.length; i < raw.length; i++) {
+      const swapped = raw.slice(0, i) + (raw[i] === 'A' ? 'B' : 'A') + raw.slice(i + 1);
+      expect(classifyApiKey(swapped), `position ${i}`).toBeNull();
+    }
+    // The checksum covers the prefix: the same random part under another prefix is refused.
+    expect(classifyApiKey(raw.replace('svc_live_', 'svc_test_'))).toBeNull();
+    expect(classifyApiKey(raw.slice(0, -1))).toBeNull();
+    expect(classifyApiKey(`${raw}x`)).toBeNull();
+    // Legacy keys: the type prefix and 43 base64url characters, no checksum.
+    expect(classifyApiKey(`svc_live_${'A'.repeat(43)}`)).toBe('legacy');
+    for (const bad of [undefined, '', 'sk_live_x', 'svc_live_', `svc_live_${'A'.repeat(42)}`, `svc_live_${'A'.repeat(42)}\u0000`, `svc_live_${'é'.repeat(49)}`]) {
+      expect(classifyApiKey(bad)).toBeNull();
+    }
   });
 });
 
 describe('configuration', () => {
+  const strongSecret = 'x'.repeat(32);
+  const production = { JWT_SECRET: strongSecret, UPSTASH_REDIS_REST_URL: 'https://u', UPSTASH_REDIS_REST_TOKEN: 't' };
+
   it('chooses the Neon driver for Neon hosts and node-postgres otherwise', () => {
-    const base = { ENVIRONMENT: 'development' };
-    expect(readConfig({ ...base, DATABASE_URL: 'postgres://u:p@ep-x.us-east-2.aws.neon.tech/db' }).databaseDriver).toBe('neon');
-    expect(readConfig({ ...base, DATABASE_URL: 'postgres://localhost:5432/db' }).databaseDriver).toBe('pg');
-    expect(readConfig({ ...base, DATABASE_URL: 'postgres://localhost/db', DATABASE_DRIVER: 'neon' }).databaseDriver).toBe('neon');
-    expect(readConfig({ ...base, DATABASE_URL: 'postgres://localhost/db' }).jwtSecret).toBe(DEVELOPMENT_JWT_SECRET);
+    expect(readConfig({ ...production, DATABASE_URL: 'postgres://u:p@ep-x-pooler.us-east-2.aws.neon.tech/db' }).database)
+      .toMatchObject({ driver: 'neon', source: 'database_url' });
+    expect(readConfig({ ENVIRONMENT: 'development', DATABASE_URL: 'postgres://localhost:5432/db' }).database.driver).toBe('pg');
+    expect(readConfig({ ENVIRONMENT: 'development', DATABASE_URL: 'postgres://localhost/db', DATABASE_DRIVER: 'neon' }).database.driver).toBe('neon');
+    expect(readConfig({ ENVIRONMENT: 'development', DATABASE_URL: 'postgres://localhost/db' }).jwtSecret).toBe(DEVELOPMENT_JWT_SECRET);
   });
 
-  it('refuses to run in production without its secrets', () => {
+  it('a HYPERDRIVE binding wins over DATABASE_URL and always uses node-postgres', () => {
+    const config = readConfig({ ...production, HYPERDRIVE: { connectionString: 'postgres://u:p@abc.hyperdrive.local:5432/db' }, DATABASE_URL: 'postgres://u:p@ep-x.neon.tech/db' });
+    expect(config.database).toEqual({ url: 'postgres://u:p@abc.hyperdrive.local:5432/db', driver: 'pg', source: 'hyperdrive', maxConnections: 20 });
+  });
+
+  it('caps connections per isolate with DATABASE_MAX_CONNECTIONS', () => {
+    const base = { ENVIRONMENT: 'test', DATABASE_URL: 'postgres://127.0.0.1/db' };
+    expect(readConfig({ ...base, DATABASE_MAX_CONNECTIONS: '5' }).database.maxConnections).toBe(5);
+    for (const bad of ['0', '-1', '2.5', 'many', '1001']) {
+      expect(() => readConfig({ ...base, DATABASE_MAX_CONNECTIONS: bad })).toThrow(/DATABASE_MAX_CONNECTIONS/);
+    }
+  });
+
+  it('refuses to run in production without its secrets, or with weak or development ones', () => {
     expect(() => readConfig({ DATABASE_URL: 'postgres://h/db' })).toThrow(/JWT_SECRET/);
-    expect(() => readConfig({ DATABASE_URL: 'postgres://h/db', JWT_SECRET: 'x' })).toThrow(/UPSTASH/);
-    expect(() => readConfig({ JWT_SECRET: 'x' })).toThrow(/DATABASE_URL/);
-    const ok = readConfig({ DATABASE_URL: 'postgres://h/db', JWT_SECRET: 'x', UPSTASH_REDIS_REST_URL: 'https://u', UPSTASH_REDIS_REST_TOKEN: 't' });
+    expect(() => readConfig({ DATABASE_URL: 'postgres://h/db', JWT_SECRET: strongSecret })).toThrow(/UPSTASH/);
+    expect(() => readConfig({ JWT_SECRET: strongSecret })).toThrow(/HYPERDRIVE|DATABASE_URL/);
+    expect(() => readConfig({ ...production, DATABASE_URL: 'postgres://h/db', JWT_SECRET: 'x'.repeat(31) })).toThrow(/at least 32 bytes/);
+    expect(() => readConfig({ ...production, DATABASE_URL: 'postgres://h/db', JWT_SECRET: DEVELOPMENT_JWT_SECRET })).toThrow(/development secret/);
+    const ok = readConfig({ ...production, DATABASE_URL: 'postgres://h/db' });
     expect(ok.environment).toBe('production');
     expect(ok.upstash).toEqual({ url: 'https://u', token: 't' });
+  });
+
+  it('ENVIRONMENT=development or test alone never gives a deployed Worker development defaults', () => {
+    for (const ENVIRONMENT of ['development', 'test']) {
+      const hyperdrive = { connectionString: 'postgres://u:p@abc.hyperdrive.local:5432/db' };
+      expect(() => readConfig({ ENVIRONMENT, DATABASE_URL: 'postgres://u:p@db.example.com/app' })).toThrow(/database on this machine/);
+      expect(() => readConfig({ ENVIRONMENT, HYPERDRIVE: hyperdrive })).toThrow(/database on this machine/);
+      // Local Hyperdrive (wrangler dev, the workers tests): the loopback DATABASE_URL beside it is the witness.
+      expect(readConfig({ ENVIRONMENT, HYPERDRIVE: hyperdrive, DATABASE_URL: 'postgres://127.0.0.1:54329/db' }).database.source).toBe('hyperdrive');
+      for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '[::1]']) {
+        expect(readConfig({ ENVIRONMENT, DATABASE_URL: `postgres://u:p@${host}:5432/db` }).environment).toBe(ENVIRONMENT);
+      }
+    }
+    // Anything else is production, with production's requirements.
+    expect(() => readConfig({ ENVIRONMENT: 'staging', DATABASE_URL: 'postgres://127.0.0.1/db' })).toThrow(/JWT_SECRET/);
   });
 });

@@ -3,7 +3,7 @@ import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
 import { rateLimitHeaders } from '../../src/platform/rate-limit/policy';
 
 describe('MemoryRateLimiter (sliding window, as @upstash/ratelimit computes it)', () => {
-  const rule = { name: 'test', limit: 3, windowSeconds: 10 };
+  const rule = { name: 'test', limit: 3, windowSeconds: 10, onStoreFailure: 'open' as const };
 
   it('counts down, refuses at the limit and reports the window end', async () => {
     let now = 1_000_000_000_000;
@@ -32,8 +32,8 @@ describe('MemoryRateLimiter (sliding window, as @upstash/ratelimit computes it)'
 });
 
 describe('rateLimitHeaders', () => {
-  const minute = { name: 'm', limit: 300, windowSeconds: 60 };
-  const burst = { name: 'b', limit: 100, windowSeconds: 10 };
+  const minute = { name: 'm', limit: 300, windowSeconds: 60, onStoreFailure: 'open' as const };
+  const burst = { name: 'b', limit: 100, windowSeconds: 10, onStoreFailure: 'open' as const };
 
   it('reports the rule with the fewest requests left, and Retry-After only when refused', () => {
     const now = 1_000;

@@ -13,6 +13,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiKeys, clinics, plans, requestLogs } from '../../drizzle/schema';
 import { generateApiKey, hashApiKey } from '../../src/platform/auth/api-key-format';
+import { configFor } from '../../src/env';
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db/client';
 
 const seeded = inject('workersDatabase');
@@ -29,7 +30,7 @@ interface MeBody {
 // The test's own connection (opened and closed within this file's context), for seeding and checks.
 let handle: DatabaseHandle;
 beforeAll(async () => {
-  handle = await openDatabase(env.DATABASE_URL!, 'pg');
+  handle = await openDatabase({ url: env.DATABASE_URL!, driver: 'pg' });
 });
 afterAll(async () => {
   await handle?.close();
@@ -120,6 +121,35 @@ describe('the Worker in workerd', () => {
 
     // Each request's waitUntil wrote its request log, then closed that request's connection.
     await expect.poll(logged, { timeout: 10_000 }).toBe(before + 3);
+    await expect.poll(otherConnections, { timeout: 10_000 }).toBe(0);
+  });
+});
+
+describe('the Hyperdrive binding', () => {
+  it('is how the Worker reaches PostgreSQL (node-postgres on its local connection string)', async () => {
+    expect(configFor(env).database).toMatchObject({ source: 'hyperdrive', driver: 'pg' });
+    expect(new URL(env.HYPERDRIVE!.connectionString).hostname).toMatch(/\.hyperdrive\.local$/);
+    expect((await call('/healthz')).status).toBe(200);
+  });
+});
+
+describe('a burst larger than the connection gate', () => {
+  it('answers 110 concurrent requests with one key without a 5xx: 100 pass the burst cap, 10 get 429', async () => {
+    const suffix = crypto.randomUUID().slice(0, 8);
+    const key = await generateApiKey('secret', false);
+    await handle.db.insert(apiKeys).values({
+      clinicId: seeded.clinicId, name: `burst-${suffix}`, kind: 'secret', keyPrefix: key.keyPrefix, keyHash: key.keyHash, scopes: ['read'],
+    });
+    // Fire inside one 10-second burst window (the workerd clock cannot be frozen), so the cap is exactly 100.
+    const left = () => 10_000 - (Date.now() % 10_000);
+    if (left() < 6_000) await new Promise((resolve) => setTimeout(resolve, left() + 50));
+    const responses = await Promise.all(Array.from({ length: 110 }, () => call('/api/v1/me', { 'x-api-key': key.raw })));
+    const counts: Record<number, number> = {};
+    for (const res of responses) {
+      counts[res.status] = (counts[res.status] ?? 0) + 1;
+      await res.arrayBuffer();
+    }
+    expect(counts).toEqual({ 200: 100, 429: 10 });
     await expect.poll(otherConnections, { timeout: 10_000 }).toBe(0);
   });
 });

@@ -2,9 +2,9 @@ import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import type { AppEnv } from '../../platform/context';
 import { errorBody, jsonContent, ok, successBody } from '../../platform/http/envelope';
-import { ApiError } from '../../platform/http/errors';
+import { databaseUnavailable } from '../../platform/db/errors';
 import { defineRoute } from '../../platform/http/route';
-import { describeError } from '../../platform/log';
+import { describeError, logLine } from '../../platform/log';
 
 const healthz = defineRoute({ auth: 'public' }, {
   method: 'get',
@@ -22,8 +22,8 @@ export const healthRoutes = new OpenAPIHono<AppEnv>().openapi(healthz, async (c)
   try {
     await c.get('services').db.execute(sql`select 1`);
   } catch (error) {
-    console.error(JSON.stringify({ level: 'error', msg: 'health check failed', error: describeError(error) }));
-    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Database unavailable');
+    logLine('error', 'health check failed', { error: describeError(error) });
+    throw databaseUnavailable(); // 503 with Retry-After, like any request that finds the database unavailable
   }
   return c.json(ok({ status: 'ok' as const, database: 'ok' as const }), 200);
 });

@@ -10,10 +10,14 @@ export const KEY_PREFIXES = {
 } as const;
 
 const KNOWN_PREFIXES = Object.values(KEY_PREFIXES);
-/** Longest raw key accepted before hashing; anything longer cannot be ours. */
-const MAX_KEY_LENGTH = 128;
+/** 32 random bytes in base64url. */
+const RANDOM_CHARS = 43;
+/** CRC32 of prefix and random part, in base62, zero-padded (62^6 > 2^32). */
+const CHECKSUM_CHARS = 6;
 /** Characters of the raw key kept in keyPrefix for display: the type prefix plus eight more. */
 const DISPLAY_CHARS = 8;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const RANDOM_PART = /^[A-Za-z0-9_-]+$/;
 
 export interface GeneratedKey {
   raw: string;
@@ -21,15 +25,62 @@ export interface GeneratedKey {
   keyHash: string;
 }
 
+/**
+ * `<prefix><43 random chars><6 checksum chars>`, as GitHub's tokens: the checksum lets a mistyped or
+ * naively made-up key be refused before any database work. It is not a secret and proves nothing;
+ * only the hash lookup does.
+ */
 export async function generateApiKey(kind: KeyKind, isSandbox: boolean): Promise<GeneratedKey> {
   const prefix = isSandbox ? KEY_PREFIXES.sandbox : KEY_PREFIXES[kind];
-  const raw = prefix + toBase64Url(randomBytes(32));
+  const body = prefix + toBase64Url(randomBytes(32));
+  const raw = body + checksum(body);
   return { raw, keyPrefix: raw.slice(0, prefix.length + DISPLAY_CHARS), keyHash: await hashApiKey(raw) };
 }
 
 export const hashApiKey = (raw: string) => sha256Hex(raw);
 
-/** Cheap shape check before any hashing or database work. */
-export function looksLikeApiKey(raw: string | undefined): raw is string {
-  return !!raw && raw.length <= MAX_KEY_LENGTH && KNOWN_PREFIXES.some((p) => raw.startsWith(p));
+/**
+ * What the x-api-key value is, judged without the database:
+ * - "checksummed": the current format with a matching checksum; worth a lookup.
+ * - "legacy": a key issued before checksums (prefix plus 43 characters); still looked up until such
+ *   keys expire (one year at most) or are revoked.
+ * - null: cannot be a key of ours (missing, unknown prefix, wrong length or alphabet, bad checksum).
+ */
+export function classifyApiKey(raw: string | undefined): 'checksummed' | 'legacy' | null {
+  if (!raw) return null;
+  const prefix = KNOWN_PREFIXES.find((p) => raw.startsWith(p));
+  if (!prefix) return null;
+  const rest = raw.slice(prefix.length);
+  if (!RANDOM_PART.test(rest)) return null;
+  if (rest.length === RANDOM_CHARS) return 'legacy';
+  if (rest.length !== RANDOM_CHARS + CHECKSUM_CHARS) return null;
+  const body = raw.slice(0, -CHECKSUM_CHARS);
+  return raw.slice(-CHECKSUM_CHARS) === checksum(body) ? 'checksummed' : null;
+}
+
+function checksum(text: string): string {
+  let value = crc32(new TextEncoder().encode(text));
+  let out = '';
+  for (let i = 0; i < CHECKSUM_CHARS; i++) {
+    out = BASE62[value % 62] + out;
+    value = Math.floor(value / 62);
+  }
+  return out;
+}
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+/** CRC-32 (IEEE 802.3), the checksum GitHub's token format uses. */
+export function crc32(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
 }

@@ -2,6 +2,7 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { DatabaseDriver } from '../../env';
 import * as schema from '../../../drizzle/schema';
+import type { ConnectionGate } from './connection-gate';
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -15,24 +16,73 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/** Give up on a TCP/TLS/WebSocket connect after this long (the error handler answers 503). */
+export const CONNECT_TIMEOUT_MS = 5_000;
+/** Wait at most this long for a free slot of the connection gate (503 after). */
+export const GATE_WAIT_MS = 5_000;
+
+export interface OpenDatabaseOptions {
+  url: string;
+  driver: DatabaseDriver;
+  /** Caps the connections of this isolate; the handle takes a slot on its first query, frees it on close. */
+  gate?: ConnectionGate;
+}
+
+/** The part of pg's (and Neon's) Pool that the gate wraps. */
+interface PoolLike {
+  connect(...args: unknown[]): unknown;
+  end(): Promise<void>;
+}
+
+/**
+ * Makes a pool wait for a gate slot before it connects. Both Drizzle paths go through pool.connect:
+ * transactions call it directly, plain queries through pool.query. Patched on the instance, so
+ * Drizzle's `instanceof Pool` check still holds.
+ */
+function gatePool(pool: PoolLike, gate: ConnectionGate): void {
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+  const end = pool.end.bind(pool);
+  let slot: Promise<() => void> | undefined;
+  pool.connect = (callback?: unknown) => {
+    slot ??= gate.acquire(GATE_WAIT_MS);
+    const connected = slot.then(() => connect());
+    if (typeof callback !== 'function') return connected;
+    connected.then(
+      (client) => callback(undefined, client, (client as { release(): void }).release.bind(client)),
+      (error: unknown) => callback(error),
+    );
+    return undefined;
+  };
+  pool.end = async () => {
+    try {
+      await end();
+    } finally {
+      // A slot whose wait timed out was never taken, so there is nothing to give back then.
+      if (slot) await slot.then((release) => release(), () => {});
+    }
+  };
+}
+
 /**
  * Opens a database for one request. Nothing connects until the first query, so a request that never
  * touches the database costs nothing. In workerd, sockets belong to the request that opened them:
  * never keep the handle at module level.
  */
-export async function openDatabase(url: string, driver: DatabaseDriver): Promise<DatabaseHandle> {
+export async function openDatabase({ url, driver, gate }: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (driver === 'neon') {
     const [{ Pool }, { drizzle }] = await Promise.all([
       import('@neondatabase/serverless'),
       import('drizzle-orm/neon-serverless'),
     ]);
     // The WebSocket pool (not the HTTP driver) so that interactive transactions work.
-    const pool = new Pool({ connectionString: url, max: 1 });
+    const pool = new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     pool.on('error', () => {}); // an idle socket dropped by the server must not crash the isolate
+    if (gate) gatePool(pool as unknown as PoolLike, gate);
     return { db: drizzle({ client: pool, schema }) as unknown as Database, close: () => pool.end() };
   }
   const [{ default: pg }, { drizzle }] = await Promise.all([import('pg'), import('drizzle-orm/node-postgres')]);
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   pool.on('error', () => {});
+  if (gate) gatePool(pool as unknown as PoolLike, gate);
   return { db: drizzle({ client: pool, schema }) as unknown as Database, close: () => pool.end() };
 }

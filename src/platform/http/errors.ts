@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'ACTIVE_KEY_LIMIT_REACHED'
   | 'WINDDOWN_CONSENT_REQUIRED'
   | 'SERVICE_UNAVAILABLE'
+  | 'CLIENT_IP_REQUIRED'
   | 'INTERNAL_ERROR';
 
 /** The one error type handlers throw; app.onError renders it as the error envelope. */

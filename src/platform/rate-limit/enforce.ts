@@ -4,18 +4,28 @@ import { ApiError } from '../http/errors';
 import { rateLimitHeaders, refusedOutcome, secondsUntil, type RuleOutcome } from './policy';
 import type { RateLimitRule } from './types';
 
+type Check = 'limit' | 'peek';
+
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After'];
+
 /**
- * Counts one request against every rule (all must pass), puts the RateLimit-* headers on the
- * response whatever happens next, and throws 429 RATE_LIMIT_EXCEEDED when a rule is exhausted.
+ * Checks every rule for one identifier (all must pass): `limit` counts the request, `peek` only looks.
+ * The outcomes join those of earlier checks of the same request, and the RateLimit-* headers always
+ * show the most restrictive of them all (so sign-in, limited per IP and per account, reports the
+ * tighter one). The headers are set at once, so they reach every answer, errors and 5xx included.
+ * Throws 429 RATE_LIMIT_EXCEEDED when a rule is exhausted.
  */
-export async function enforceRateLimits(c: Context<AppEnv>, rules: RateLimitRule[], identifier: string): Promise<void> {
+export async function enforceRateLimits(c: Context<AppEnv>, rules: RateLimitRule[], identifier: string, check: Check = 'limit'): Promise<void> {
   const services = c.get('services');
   const outcomes: RuleOutcome[] = await Promise.all(
-    rules.map(async (rule) => ({ rule, result: await services.rateLimiter.limit(rule, identifier) })),
+    rules.map(async (rule) => ({ rule, result: await services.rateLimiter[check](rule, identifier) })),
   );
   for (const { result } of outcomes) if (result.pending) services.background(result.pending);
+  const all = [...(c.get('rateLimitOutcomes') ?? []), ...outcomes];
+  c.set('rateLimitOutcomes', all);
   const now = services.now().getTime();
-  const headers = rateLimitHeaders(outcomes, now);
+  const headers = rateLimitHeaders(all, now);
+  for (const name of RATE_LIMIT_HEADERS) c.header(name, undefined); // an earlier check's values must not linger
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
   const refused = refusedOutcome(outcomes);
   if (refused) {
@@ -26,7 +36,21 @@ export async function enforceRateLimits(c: Context<AppEnv>, rules: RateLimitRule
   }
 }
 
-/** The caller's address as Cloudflare reports it; local tools that set nothing share one bucket. */
+/** The header Cloudflare's edge sets on every request it forwards; clients cannot forge it there. */
+export const CLIENT_IP_HEADER = 'cf-connecting-ip';
+
+/**
+ * The caller's address as Cloudflare reports it. In development and tests a request without it comes
+ * from the developer's own tools and shares the bucket "local". In production every request through
+ * Cloudflare's edge carries it, so one without it (a misrouted internal call) cannot be told apart
+ * from any other such request; sharing one bucket would let one caller lock all the others out, so
+ * the gateway refuses it instead (see requireClientIp).
+ */
 export function clientIp(c: Context<AppEnv>): string {
-  return c.req.header('cf-connecting-ip') ?? 'local';
+  return c.req.header(CLIENT_IP_HEADER) ?? 'local';
+}
+
+export function requireClientIp(c: Context<AppEnv>): void {
+  if (c.get('services').config.environment !== 'production' || c.req.header(CLIENT_IP_HEADER)) return;
+  throw new ApiError(400, 'CLIENT_IP_REQUIRED', 'Requests must reach the API through its public hostname (no CF-Connecting-IP header)');
 }

@@ -14,6 +14,14 @@ export class MemoryRateLimiter implements RateLimiter {
   constructor(private readonly now: () => number = Date.now) {}
 
   async limit(rule: RateLimitRule, identifier: string): Promise<RateLimitResult> {
+    return this.check(rule, identifier, true);
+  }
+
+  async peek(rule: RateLimitRule, identifier: string): Promise<RateLimitResult> {
+    return this.check(rule, identifier, false);
+  }
+
+  private check(rule: RateLimitRule, identifier: string, count: boolean): RateLimitResult {
     const now = this.now();
     const windowMs = rule.windowSeconds * 1000;
     const currentWindow = Math.floor(now / windowMs);
@@ -27,9 +35,10 @@ export class MemoryRateLimiter implements RateLimiter {
     const previous = this.read(`${base}:${currentWindow - 1}`, now);
     const weightedPrevious = Math.floor((1 - (now % windowMs) / windowMs) * previous);
     if (weightedPrevious + current >= rule.limit) {
-      this.blockedUntil.set(base, reset);
+      if (count) this.blockedUntil.set(base, reset);
       return { success: false, limit: rule.limit, remaining: 0, reset };
     }
+    if (!count) return { success: true, limit: rule.limit, remaining: rule.limit - (current + weightedPrevious), reset };
     const next = current + 1;
     this.counters.set(`${base}:${currentWindow}`, { count: next, expiresAt: now + windowMs * 2 + 1000 });
     return { success: true, limit: rule.limit, remaining: Math.max(0, rule.limit - (next + weightedPrevious)), reset };

@@ -3,15 +3,20 @@ import type { RateLimitResult, RateLimitRule } from './types';
 /** Default limits (spec, Limits). A key's rateLimitPerMin replaces the minute limit. */
 export const KEY_MINUTE_LIMIT = 300;
 export const SANDBOX_MINUTE_LIMIT = 60;
-export const KEY_BURST: RateLimitRule = { name: 'key-burst', limit: 100, windowSeconds: 10 };
-/** Requests without a valid key (sign-in, key management, bad keys), per client IP. */
-export const IP_MINUTE: RateLimitRule = { name: 'ip-minute', limit: 120, windowSeconds: 60 };
+export const KEY_BURST: RateLimitRule = { name: 'key-burst', limit: 100, windowSeconds: 10, onStoreFailure: 'open' };
+/**
+ * Per client IP: every request to the root routes (sign-in, key management, health, docs) and every
+ * failed key attempt on /api/v1. An address over it is refused before any key lookup.
+ */
+export const IP_MINUTE: RateLimitRule = { name: 'ip-minute', limit: 120, windowSeconds: 60, onStoreFailure: 'local' };
 /** Sign-in attempts per client IP and email. */
-export const SIGN_IN_ATTEMPTS: RateLimitRule = { name: 'sign-in', limit: 10, windowSeconds: 900 };
+export const SIGN_IN_ATTEMPTS: RateLimitRule = { name: 'sign-in', limit: 10, windowSeconds: 900, onStoreFailure: 'local' };
+/** Sign-in attempts per email from any address, so a password cannot be guessed from many addresses. */
+export const SIGN_IN_ACCOUNT: RateLimitRule = { name: 'sign-in-account', limit: 30, windowSeconds: 900, onStoreFailure: 'local' };
 
 export function keyMinuteRule(key: { isSandbox: boolean; rateLimitPerMin: number | null }): RateLimitRule {
   const limit = key.rateLimitPerMin ?? (key.isSandbox ? SANDBOX_MINUTE_LIMIT : KEY_MINUTE_LIMIT);
-  return { name: 'key-minute', limit, windowSeconds: 60 };
+  return { name: 'key-minute', limit, windowSeconds: 60, onStoreFailure: 'open' };
 }
 
 export interface RuleOutcome {

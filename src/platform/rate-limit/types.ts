@@ -4,6 +4,12 @@ export interface RateLimitRule {
   name: string;
   limit: number;
   windowSeconds: number;
+  /**
+   * What happens when the shared store (Upstash) fails or times out. "open": let the request through,
+   * marked degraded (key limits: an outage must not stop every brand). "local": count in this isolate
+   * instead (sign-in and unauthenticated limits, which guard against guessing and must not fail open).
+   */
+  onStoreFailure: 'open' | 'local';
 }
 
 export interface RateLimitResult {
@@ -20,5 +26,8 @@ export interface RateLimitResult {
 
 /** Counts requests. Production: Upstash Redis; development and tests: in-process memory. */
 export interface RateLimiter {
+  /** Counts one request and says whether it may proceed. */
   limit(rule: RateLimitRule, identifier: string): Promise<RateLimitResult>;
+  /** Whether the next request would be refused, without counting anything (success false = refused). */
+  peek(rule: RateLimitRule, identifier: string): Promise<RateLimitResult>;
 }
