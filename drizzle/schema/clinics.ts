@@ -13,6 +13,10 @@ export const plans = pgTable('plans', {
   monthlyPriceCents: integer('monthly_price_cents').notNull().default(0),
   entitlements: text('entitlements').array().$type<Entitlement[]>().notNull().default(sql`'{}'::text[]`),
   isInviteOnly: boolean('is_invite_only').notNull().default(false),
+  /** Tenant products a clinic on this plan may offer at once (update-selection); null = no limit. */
+  maxSelectedProducts: integer('max_selected_products'),
+  /** Highest price a clinic on this plan may set for one product, in cents (billing cap); null = none. */
+  maxProductPriceCents: integer('max_product_price_cents'),
   createdAt: createdAt(),
 }, (t) => [uniqueIndex('plans_code_key').on(t.code)]);
 

@@ -25,3 +25,35 @@ export const DEMO_LOGINS = [
   { clinic: 'Harbor Clinic', state: 'live', plan: 'Basic (neither gate)', email: 'owner@harbor-clinic.test' },
   { clinic: 'Sandbox Clinic', state: 'sandbox, window open', plan: 'Sandbox', email: 'owner@sandbox-clinic.test' },
 ] as const;
+
+/**
+ * Fixed demo ids by block, so seeders can refer to each other's rows without lookups:
+ * `demoId(DEMO_BLOCKS.globalProducts, 3)`. Blocks 1-9 are the commerce core's; areas take the next ones.
+ */
+export const DEMO_BLOCKS = {
+  pharmacies: 1,
+  globalProducts: 2,
+  coverages: 3,
+  templates: 4,
+  templateProducts: 5,
+  titrationProtocols: 6,
+  formStructures: 7,
+  patients: 8,
+  questionnaires: 9,
+  programs: 10,
+  programProducts: 11,
+  enrollments: 12,
+  programTitration: 13,
+  products: 14,
+  tenantProducts: 15,
+  coupons: 16,
+  redemptions: 17,
+  priceAlerts: 18,
+} as const;
+
+export function demoId(block: number, n: number): string {
+  return `00000000-0000-4000-8${block.toString(16).padStart(3, '0')}-${n.toString(16).padStart(12, '0')}`;
+}
+
+/** The live demo clinics whose commerce data is seeded (the sandbox clinic gets none). */
+export const LIVE_DEMO_CLINICS = [DEMO.clinics.demo, DEMO.clinics.harbor] as const;

@@ -1,11 +1,16 @@
 // Demo data for development, never for production. Each API area adds a seeder to this list with
 // realistic rows for both live clinics; every seeder must be idempotent (fixed ids, upserts).
 import type { Database } from '../../src/platform/db/client';
+import { seedCatalog } from './catalog';
 import { seedFoundation } from './foundation';
 
 export type Seeder = (db: Database, now: Date) => Promise<void>;
 
-export const SEEDERS: Seeder[] = [seedFoundation];
+/** In dependency order; each area adds its seeder on its own line. */
+export const SEEDERS: Seeder[] = [
+  seedFoundation,
+  seedCatalog,
+];
 
 export async function seedDemoData(db: Database, now = new Date()): Promise<void> {
   await db.transaction(async (tx) => {
@@ -13,4 +18,4 @@ export async function seedDemoData(db: Database, now = new Date()): Promise<void
   });
 }
 
-export { DEMO, DEMO_LOGINS, DEMO_PASSWORD } from './ids';
+export { DEMO, DEMO_BLOCKS, DEMO_LOGINS, DEMO_PASSWORD, demoId, LIVE_DEMO_CLINICS } from './ids';

@@ -1,0 +1,27 @@
+// The demo data loads on a fresh database and loads again over itself (npm run dev seeds on every start).
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemoData } from '../../drizzle/seed';
+import { createTestDatabase } from '../helpers/database';
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database?.close());
+
+const count = async (table: string) =>
+  ((await database.db.execute(sql.raw(`select count(*)::int as n from ${table}`))) as unknown as { rows: { n: number }[] }).rows[0]!.n;
+
+describe('demo data', () => {
+  it('seeds idempotently: a second run changes no counts', async () => {
+    await seedDemoData(database.db);
+    const tables = ['clinics', 'users', 'pharmacies', 'global_products', 'pharmacy_coverages', 'program_templates', 'titration_protocols', 'form_structures', 'patients', 'questionnaires'];
+    const first = Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)] as const)));
+    await seedDemoData(database.db);
+    const second = Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)] as const)));
+    expect(second).toEqual(first);
+    expect(first.global_products).toBeGreaterThanOrEqual(12);
+    expect(first.patients).toBeGreaterThanOrEqual(80);
+  });
+});
