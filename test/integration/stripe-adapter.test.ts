@@ -1,0 +1,172 @@
+// The production payment processor (StripePaymentProcessor: the official `stripe` client on its fetch
+// HTTP client) against test/tooling/stripe-stand-in.ts, a local stand-in for Stripe's POST /v1/prices
+// that records what it receives. Also: the app's price route on that adapter, and the adapter choice.
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { globalProducts, processorPrices, tenantProducts } from '../../drizzle/schema';
+import { ConfigError, readConfig } from '../../src/env';
+import { ApiError } from '../../src/platform/http/errors';
+import { DevelopmentPaymentProcessor, paymentsFor, StripePaymentProcessor, type CreatePriceInput } from '../../src/platform/payments';
+import { buildTestApp, testConfig, useTestApp } from '../helpers/app';
+import { makeTenant } from '../helpers/factories';
+import { startStripeStandIn, type StripeStandIn } from '../tooling/stripe-stand-in';
+
+const t = useTestApp();
+let stand: StripeStandIn;
+beforeAll(async () => {
+  stand = await startStripeStandIn();
+});
+afterAll(() => stand?.close());
+
+const adapter = (options: { secretKey?: string; maxNetworkRetries?: number; port?: number } = {}) =>
+  new StripePaymentProcessor({
+    secretKey: options.secretKey ?? stand.secretKey,
+    host: stand.host,
+    port: options.port ?? stand.port,
+    protocol: stand.protocol,
+    maxNetworkRetries: options.maxNetworkRetries ?? 0,
+    timeoutMs: 3_000,
+  });
+
+const input = (overrides: Partial<CreatePriceInput> = {}): CreatePriceInput => ({
+  clinicId: randomUUID(),
+  reference: `tenant_product:${randomUUID()}`,
+  unitAmountCents: 24_999,
+  currency: 'usd',
+  productName: 'Semaglutide Injection',
+  idempotencyKey: `test-${randomUUID()}`,
+  ...overrides,
+});
+
+async function failure(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+describe('StripePaymentProcessor against the Stripe stand-in', () => {
+  it('sends POST /v1/prices form-encoded with amount, currency, product data, metadata and the idempotency key', async () => {
+    const request = input();
+    const before = stand.requests.length;
+    const { processorPriceId } = await adapter().createPrice(request);
+    expect(processorPriceId).toMatch(/^price_[A-Za-z0-9]{24}$/);
+    expect(stand.prices.get(processorPriceId)).toMatchObject({ unit_amount: 24_999, currency: 'usd', type: 'one_time' });
+
+    const sent = stand.requests.slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.method).toBe('POST');
+    expect(sent[0]!.path).toBe('/v1/prices');
+    expect(sent[0]!.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
+    expect(sent[0]!.headers.authorization).toBe(`Bearer ${stand.secretKey}`);
+    expect(sent[0]!.headers['idempotency-key']).toBe(request.idempotencyKey);
+    expect(sent[0]!.headers['stripe-version']).toMatch(/^\d{4}-\d{2}-\d{2}/);
+    expect(sent[0]!.form).toEqual({
+      unit_amount: '24999',
+      currency: 'usd',
+      'product_data[name]': 'Semaglutide Injection',
+      'product_data[metadata][clinic_id]': request.clinicId,
+      'product_data[metadata][reference]': request.reference,
+      'metadata[clinic_id]': request.clinicId,
+      'metadata[reference]': request.reference,
+    });
+  });
+
+  it('a repeated idempotency key returns the first price and creates nothing', async () => {
+    const request = input();
+    const first = await adapter().createPrice(request);
+    const count = stand.prices.size;
+    const again = await adapter().createPrice(request);
+    expect(again.processorPriceId).toBe(first.processorPriceId);
+    expect(stand.prices.size).toBe(count);
+  });
+
+  it('retries a 500 with the same idempotency key', async () => {
+    const request = input();
+    const before = stand.requests.length;
+    stand.failNext(500, { type: 'api_error', message: 'An unknown error occurred' });
+    const { processorPriceId } = await adapter({ maxNetworkRetries: 1 }).createPrice(request);
+    const sent = stand.requests.slice(before);
+    expect(sent).toHaveLength(2);
+    expect(sent.map((r) => r.headers['idempotency-key'])).toEqual([request.idempotencyKey, request.idempotencyKey]);
+    expect(stand.prices.has(processorPriceId)).toBe(true);
+  });
+
+  it('maps Stripe errors: refusals to 502 PAYMENT_PROCESSOR_ERROR, outages to 503 PAYMENT_PROCESSOR_UNAVAILABLE', async () => {
+    const badKey = await failure(adapter({ secretKey: 'sk_test_wrong' }).createPrice(input()));
+    expect([badKey.status, badKey.code]).toEqual([502, 'PAYMENT_PROCESSOR_ERROR']);
+    expect(badKey.message).toContain('HTTP 401');
+
+    const invalid = await failure(adapter().createPrice(input({ unitAmountCents: 1.5 })));
+    expect([invalid.status, invalid.code]).toEqual([502, 'PAYMENT_PROCESSOR_ERROR']);
+    expect(invalid.message).toContain('parameter_invalid_integer');
+
+    stand.failNext(500, { type: 'api_error', message: 'An unknown error occurred' });
+    const outage = await failure(adapter().createPrice(input()));
+    expect([outage.status, outage.code]).toEqual([503, 'PAYMENT_PROCESSOR_UNAVAILABLE']);
+    expect(outage.headers).toEqual({ 'Retry-After': '5' });
+    expect(outage.extra).toEqual({ retryAfterSeconds: 5 });
+
+    stand.failNext(429, { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests' });
+    const limited = await failure(adapter().createPrice(input()));
+    expect([limited.status, limited.code]).toEqual([503, 'PAYMENT_PROCESSOR_UNAVAILABLE']);
+
+    // Nothing listens there: a connection error.
+    const closed = await startStripeStandIn();
+    const port = closed.port;
+    await closed.close();
+    const unreachable = await failure(adapter({ port }).createPrice(input()));
+    expect([unreachable.status, unreachable.code]).toEqual([503, 'PAYMENT_PROCESSOR_UNAVAILABLE']);
+    expect(unreachable.message).toContain('StripeConnectionError');
+  });
+
+  it('POST /api/v1/tenant-products/update on the Stripe adapter stores the price Stripe created', async () => {
+    const { clinic, key } = await makeTenant(t.db);
+    const u = randomUUID().slice(0, 8);
+    const [gp] = await t.db.insert(globalProducts).values({ name: `Tirzepatide ${u}`, slug: `tirzepatide-${u}`, pharmacyBasePriceCents: 19_900 }).returning();
+    const [tp] = await t.db.insert(tenantProducts).values({ clinicId: clinic.id, globalProductId: gp!.id }).returning();
+    const app = buildTestApp(t.db, t.databaseUrl, { payments: adapter() });
+    const before = stand.requests.length;
+
+    const res = await app.request('/api/v1/tenant-products/update', { key, body: { tenantProductId: tp!.id, price: 349 } });
+    expect(res.status).toBe(200);
+    const { data } = await res.json();
+    expect(data.processorPriceId).toMatch(/^price_[A-Za-z0-9]{24}$/);
+    expect(stand.prices.get(data.processorPriceId)).toMatchObject({ unit_amount: 34_900, metadata: { clinic_id: clinic.id, reference: `tenant_product:${tp!.id}` } });
+    const sent = stand.requests.slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.form['product_data[name]']).toBe(gp!.name);
+    expect(sent[0]!.headers['idempotency-key']).toBe(`tenant-product-price:${tp!.id}:34900:${tp!.updatedAt.getTime()}`);
+    const [stored] = await t.db.select().from(tenantProducts).where(eq(tenantProducts.id, tp!.id));
+    expect(stored).toMatchObject({ priceCents: 34_900, processorPriceId: data.processorPriceId });
+    // The processor keeps production prices; the development table stays empty.
+    expect(await t.db.$count(processorPrices, eq(processorPrices.clinicId, clinic.id))).toBe(0);
+
+    stand.failNext(503, { type: 'api_error', message: 'Service unavailable' });
+    const down = await app.request('/api/v1/tenant-products/update', { key, body: { tenantProductId: tp!.id, price: 399 } });
+    expect(down.status).toBe(503);
+    expect((await down.json()).code).toBe('PAYMENT_PROCESSOR_UNAVAILABLE');
+    const [unchanged] = await t.db.select().from(tenantProducts).where(eq(tenantProducts.id, tp!.id));
+    expect(unchanged!.priceCents).toBe(34_900);
+  });
+});
+
+describe('choosing the payment processor', () => {
+  const base = testConfig('postgres://127.0.0.1/db');
+
+  it('Stripe with STRIPE_SECRET_KEY; the development processor otherwise, but never in production', () => {
+    expect(paymentsFor({ ...base, stripe: { secretKey: 'sk_test_x' } }, t.db)).toBeInstanceOf(StripePaymentProcessor);
+    expect(paymentsFor({ ...base, stripe: null }, t.db)).toBeInstanceOf(DevelopmentPaymentProcessor);
+    expect(paymentsFor({ ...base, environment: 'development', stripe: null }, t.db)).toBeInstanceOf(DevelopmentPaymentProcessor);
+    expect(() => paymentsFor({ ...base, environment: 'production', stripe: null }, t.db)).toThrow(ConfigError);
+    expect(paymentsFor({ ...base, environment: 'production', stripe: { secretKey: 'sk_live_x' } }, t.db)).toBeInstanceOf(StripePaymentProcessor);
+  });
+
+  it('reads STRIPE_SECRET_KEY and refuses a publishable key', () => {
+    const env = { ENVIRONMENT: 'development', DATABASE_URL: 'postgres://127.0.0.1/db' };
+    expect(readConfig(env).stripe).toBeNull();
+    expect(readConfig({ ...env, STRIPE_SECRET_KEY: 'sk_test_abc' }).stripe).toEqual({ secretKey: 'sk_test_abc' });
+    expect(readConfig({ ...env, STRIPE_SECRET_KEY: 'rk_live_abc' }).stripe).toEqual({ secretKey: 'rk_live_abc' });
+    expect(() => readConfig({ ...env, STRIPE_SECRET_KEY: 'pk_live_abc' })).toThrow(/STRIPE_SECRET_KEY/);
+  });
+});

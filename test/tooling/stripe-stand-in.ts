@@ -1,0 +1,167 @@
+// A small local stand-in for the part of Stripe's REST API this project uses, so the production
+// payment processor (src/platform/payments/stripe.ts, the official `stripe` client on its fetch HTTP
+// client) is tested end to end without the network. It speaks:
+//
+//   POST /v1/prices   form-encoded (unit_amount, currency, product or product_data[name], metadata[...],
+//                     product_data[metadata][...]); Authorization: Bearer <secret key>.
+//                     200 a price object like Stripe's (id price_..., object "price", product prod_...).
+//   Idempotency-Key:  the same key with the same parameters answers the first response again (with
+//                     Idempotent-Replayed: true) and creates nothing; with other parameters 400
+//                     idempotency_error, as Stripe does.
+//   Errors, shaped like Stripe's { error: { type, code?, param?, message } } with a Request-Id header:
+//                     401 unknown key, 400 parameter_missing / parameter_invalid_integer, 404 unknown URL,
+//                     and whatever failNext() queues (500 api_error, 429 rate_limit...).
+//
+// Every request is recorded (method, path, headers, parsed form) so tests assert what was sent.
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedStripeRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** The form body as flat bracketed keys: { unit_amount: '1999', 'product_data[name]': 'X', ... }. */
+  form: Record<string, string>;
+}
+
+export interface StripeStandIn {
+  /** For StripePaymentProcessor: { host, port, protocol }. */
+  host: string;
+  port: number;
+  protocol: 'http';
+  /** The secret key the stand-in accepts. */
+  secretKey: string;
+  requests: RecordedStripeRequest[];
+  /** Prices created (replays excluded), by id. */
+  prices: Map<string, Record<string, unknown>>;
+  /** Answer the next request(s) with this status and Stripe error instead of handling them. */
+  failNext(status: number, error: { type: string; code?: string; message: string }, times?: number): void;
+  close(): Promise<void>;
+}
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const stripeId = (prefix: string) => `${prefix}_${Array.from(randomBytes(24), (b) => ALPHABET[b % ALPHABET.length]).join('')}`;
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'request-id': stripeId('req'),
+    ...headers,
+  });
+  res.end(text);
+}
+
+const stripeError = (type: string, message: string, extra: Record<string, string> = {}) => ({ error: { type, message, ...extra } });
+
+/** metadata[a]=1&metadata[b]=2 -> { a: '1', b: '2' } for one prefix. */
+function nested(form: Record<string, string>, prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(form)) {
+    const match = key.startsWith(`${prefix}[`) ? /^\[([^\]]+)\]$/.exec(key.slice(prefix.length)) : null;
+    if (match) out[match[1]!] = value;
+  }
+  return out;
+}
+
+export async function startStripeStandIn(options: { secretKey?: string } = {}): Promise<StripeStandIn> {
+  const secretKey = options.secretKey ?? `sk_test_${randomBytes(12).toString('hex')}`;
+  const requests: RecordedStripeRequest[] = [];
+  const prices = new Map<string, Record<string, unknown>>();
+  const idempotent = new Map<string, { fingerprint: string; status: number; body: unknown }>();
+  const failures: { status: number; error: { type: string; code?: string; message: string } }[] = [];
+
+  function createPrice(form: Record<string, string>): { status: number; body: unknown } {
+    const amount = form.unit_amount;
+    if (amount === undefined) return { status: 400, body: stripeError('invalid_request_error', 'Missing required param: unit_amount.', { code: 'parameter_missing', param: 'unit_amount' }) };
+    if (!/^\d+$/.test(amount) || Number(amount) > 99_999_999) {
+      return { status: 400, body: stripeError('invalid_request_error', 'Invalid integer: ' + amount, { code: 'parameter_invalid_integer', param: 'unit_amount' }) };
+    }
+    if (!form.currency) return { status: 400, body: stripeError('invalid_request_error', 'Missing required param: currency.', { code: 'parameter_missing', param: 'currency' }) };
+    if (!form.product && !form['product_data[name]']) {
+      return { status: 400, body: stripeError('invalid_request_error', 'You must specify either `product` or `product_data` when creating a price.', { code: 'parameter_missing', param: 'product_data' }) };
+    }
+    const id = stripeId('price');
+    const price = {
+      id,
+      object: 'price',
+      active: true,
+      billing_scheme: 'per_unit',
+      created: Math.floor(Date.now() / 1000),
+      currency: form.currency.toLowerCase(),
+      custom_unit_amount: null,
+      livemode: false,
+      lookup_key: null,
+      metadata: nested(form, 'metadata'),
+      nickname: null,
+      product: form.product ?? stripeId('prod'),
+      recurring: null,
+      tax_behavior: 'unspecified',
+      tiers_mode: null,
+      transform_quantity: null,
+      type: 'one_time',
+      unit_amount: Number(amount),
+      unit_amount_decimal: amount,
+    };
+    prices.set(id, price);
+    return { status: 200, body: price };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const form = Object.fromEntries(new URLSearchParams(raw));
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
+    requests.push({ method: req.method ?? '', path: url.pathname, headers, form });
+
+    const failure = failures.shift();
+    if (failure) return send(res, failure.status, { error: failure.error });
+    if (headers.authorization !== `Bearer ${secretKey}`) {
+      return send(res, 401, stripeError('invalid_request_error', 'Invalid API Key provided: ' + (headers.authorization ?? '').slice(7, 15) + '****'));
+    }
+    if (req.method !== 'POST' || url.pathname !== '/v1/prices') {
+      return send(res, 404, stripeError('invalid_request_error', `Unrecognized request URL (${req.method}: ${url.pathname}).`));
+    }
+    const key = headers['idempotency-key'];
+    const fingerprint = new URLSearchParams(Object.entries(form).sort(([a], [b]) => a.localeCompare(b))).toString();
+    if (key) {
+      const earlier = idempotent.get(key);
+      if (earlier && earlier.fingerprint !== fingerprint) {
+        return send(res, 400, stripeError('idempotency_error', `Keys for idempotent requests can only be used with the same parameters they were first used with.`));
+      }
+      if (earlier) return send(res, earlier.status, earlier.body, { 'idempotent-replayed': 'true' });
+    }
+    const result = createPrice(form);
+    if (key) idempotent.set(key, { fingerprint, ...result });
+    return send(res, result.status, result.body);
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => send(res, 500, stripeError('api_error', error instanceof Error ? error.message : 'stand-in failure')));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    host: '127.0.0.1',
+    port,
+    protocol: 'http',
+    secretKey,
+    requests,
+    prices,
+    failNext(status, error, times = 1) {
+      for (let i = 0; i < times; i++) failures.push({ status, error });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
