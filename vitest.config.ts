@@ -51,6 +51,8 @@ export default defineConfig({
         test: {
           name: 'workers',
           include: ['test/workers/**/*.test.ts'],
+          // One file at a time: the files share one database and count its connections (worker.test.ts).
+          fileParallelism: false,
           // Its own PostgreSQL (data folder and database named apart from the node project's).
           globalSetup: ['test/workers/global-setup.ts'],
           // The first request loads pg, Drizzle and Hono through the module-fallback service (~6 s).

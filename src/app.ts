@@ -10,13 +10,21 @@ import { apiKeyRoutes } from './modules/api-keys/routes';
 import { authRoutes } from './modules/auth/routes';
 import { healthRoutes } from './modules/health/routes';
 import { meRoutes } from './modules/me/routes';
+import { couponRoutes } from './modules/coupons/routes';
+import { priceAlertRoutes } from './modules/price-alerts/routes';
+import { catalogRoutes } from './modules/catalog/routes';
+import { productRoutes } from './modules/products/routes';
+import { uploadRoutes } from './modules/uploads/routes';
+import { tenantPriceRoutes } from './modules/tenant-prices/routes';
+import { programCopilotRoutes } from './modules/program-copilot/routes';
+import { programRoutes } from './modules/programs/routes';
 
 /** Bodies above these sizes answer 413. Upload routes may set tighter limits of their own. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 export const MAX_MULTIPART_BODY_BYTES = 10 * 1024 * 1024;
 
 /** Every API area, mounted in one place. New areas add one line here. */
-const modules = [healthRoutes, authRoutes, apiKeyRoutes, meRoutes];
+const modules = [healthRoutes, authRoutes, apiKeyRoutes, meRoutes, couponRoutes, priceAlertRoutes, catalogRoutes, productRoutes, uploadRoutes, tenantPriceRoutes, programCopilotRoutes, programRoutes];
 
 const isApiPath = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
 

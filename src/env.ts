@@ -1,3 +1,4 @@
+import { DEFAULT_COPILOT_MODEL, type AiBinding } from './platform/ai/workers-ai';
 /** Worker bindings and variables (wrangler.toml [vars], [[hyperdrive]] and `wrangler secret put`). */
 export interface Env {
   ENVIRONMENT?: string;
@@ -13,6 +14,16 @@ export interface Env {
   UPSTASH_REDIS_REST_URL?: string;
   UPSTASH_REDIS_REST_TOKEN?: string;
   DEV_SIMULATOR?: string;
+  /** R2 bucket of uploaded files (wrangler.toml [[r2_buckets]]); required in production (src/platform/storage). */
+  UPLOADS?: R2Bucket;
+  /** Absolute http(s) base URL under which stored objects are public (e.g. an R2 custom domain); default /uploads. */
+  UPLOADS_PUBLIC_BASE_URL?: string;
+  /** Stripe secret key (sk_... or restricted rk_...): the payment processor; required in production (src/platform/payments). */
+  STRIPE_SECRET_KEY?: string;
+  /** Workers AI binding ([ai] binding = "AI"): the program copilot's model; unset = copilot draft answers 503. */
+  AI?: AiBinding;
+  /** Workers AI model of the copilot (default @cf/meta/llama-3.3-70b-instruct-fp8-fast). */
+  COPILOT_MODEL?: string;
 }
 
 export type DatabaseDriver = 'neon' | 'pg';
@@ -32,6 +43,10 @@ export interface AppConfig {
   jwtSecret: string;
   upstash: { url: string; token: string } | null;
   devSimulator: boolean;
+  /** The Stripe adapter's key; null: the development processor (refused in production). */
+  stripe: { secretKey: string } | null;
+  /** Model name the copilot asks for when an AI binding exists. */
+  copilot: { model: string };
 }
 
 /** Only for local development and tests; production refuses it. */
@@ -109,7 +124,12 @@ export function readConfig(env: Env): AppConfig {
   if (!upstash && environment === 'production') {
     throw new ConfigError('UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN are required in production');
   }
-  return { environment, database, jwtSecret, upstash, devSimulator: env.DEV_SIMULATOR === 'true' };
+  const stripe = env.STRIPE_SECRET_KEY ? { secretKey: env.STRIPE_SECRET_KEY } : null;
+  if (stripe && !/^(sk|rk)_(live|test)_\S+$/.test(stripe.secretKey)) {
+    throw new ConfigError('STRIPE_SECRET_KEY must be a Stripe secret (sk_live_/sk_test_) or restricted (rk_) key, never a publishable pk_ key');
+  }
+  const copilot = { model: env.COPILOT_MODEL || DEFAULT_COPILOT_MODEL };
+  return { environment, database, jwtSecret, upstash, devSimulator: env.DEV_SIMULATOR === 'true', stripe, copilot };
 }
 
 const configs = new WeakMap<Env, AppConfig>();

@@ -11,13 +11,14 @@ export async function seedFoundation(db: Database, now: Date): Promise<void> {
   await db
     .insert(plans)
     .values([
-      { id: DEMO.plans.growth, code: 'growth', name: 'Growth', monthlyPriceCents: 49_900, entitlements: ['affiliates', 'crm_connect'] },
-      { id: DEMO.plans.basic, code: 'basic', name: 'Basic', monthlyPriceCents: 19_900, entitlements: [] },
-      { id: DEMO.plans.sandbox, code: 'sandbox', name: 'Sandbox', monthlyPriceCents: 0, entitlements: [], isInviteOnly: true },
+      { id: DEMO.plans.growth, code: 'growth', name: 'Growth', monthlyPriceCents: 49_900, entitlements: ['affiliates', 'crm_connect'], maxSelectedProducts: 50, maxProductPriceCents: 200_000 },
+      { id: DEMO.plans.basic, code: 'basic', name: 'Basic', monthlyPriceCents: 19_900, entitlements: [], maxSelectedProducts: 10, maxProductPriceCents: 100_000 },
+      { id: DEMO.plans.sandbox, code: 'sandbox', name: 'Sandbox', monthlyPriceCents: 0, entitlements: [], isInviteOnly: true, maxSelectedProducts: 5, maxProductPriceCents: 50_000 },
     ])
     .onConflictDoUpdate({
       target: plans.id,
-      set: { name: sql`excluded.name`, monthlyPriceCents: sql`excluded.monthly_price_cents`, entitlements: sql`excluded.entitlements` },
+      set: { name: sql`excluded.name`, monthlyPriceCents: sql`excluded.monthly_price_cents`, entitlements: sql`excluded.entitlements`,
+        maxSelectedProducts: sql`excluded.max_selected_products`, maxProductPriceCents: sql`excluded.max_product_price_cents` },
     });
 
   // The sandbox window is reopened on every seed, so the demo sandbox keys always work.

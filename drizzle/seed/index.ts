@@ -2,7 +2,10 @@
 // realistic rows for both live clinics; every seeder must be idempotent (fixed ids, upserts).
 import type { Database } from '../../src/platform/db/client';
 import { seedCatalog } from './catalog';
+import { seedCoupons } from './coupons';
 import { seedFoundation } from './foundation';
+import { seedProducts } from './products';
+import { seedPrograms } from './programs';
 
 export type Seeder = (db: Database, now: Date) => Promise<void>;
 
@@ -10,6 +13,9 @@ export type Seeder = (db: Database, now: Date) => Promise<void>;
 export const SEEDERS: Seeder[] = [
   seedFoundation,
   seedCatalog,
+  seedProducts,
+  seedPrograms, // after seedCatalog: programs, their products, tenant products, enrollments
+  seedCoupons, // after seedPrograms: its alerts point at programs
 ];
 
 export async function seedDemoData(db: Database, now = new Date()): Promise<void> {

@@ -4,6 +4,9 @@ import type { Database } from './db/client';
 import type { RuleOutcome } from './rate-limit/policy';
 import type { RateLimiter } from './rate-limit/types';
 import type { RequestLogWriter } from './request-log';
+import type { ObjectStorage } from './storage/types';
+import type { AiProvider } from './ai/types';
+import type { PaymentProcessor } from './payments/types';
 
 /** What a request may use. Built per request in the Worker; fixed by the harness in tests. */
 export interface Services {
@@ -15,6 +18,12 @@ export interface Services {
   /** Runs work after the response without blocking or failing it (ctx.waitUntil in the Worker). */
   background(work: Promise<unknown>): void;
   now(): Date;
+  /** Uploaded files (the UPLOADS R2 bucket; memory in Node tests). */
+  storage: ObjectStorage;
+  /** Creates prices at the payment processor (Stripe with STRIPE_SECRET_KEY; else the development processor). */
+  payments: PaymentProcessor;
+  /** The program copilot's model (the Workers AI binding); null when none is configured. */
+  ai: AiProvider | null;
 }
 
 /** The caller behind a valid API key. */

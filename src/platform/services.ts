@@ -8,6 +8,9 @@ import { MemoryRateLimiter } from './rate-limit/memory';
 import type { RateLimiter } from './rate-limit/types';
 import { UpstashRateLimiter } from './rate-limit/upstash';
 import { RequestLogWriter } from './request-log';
+import { storageFor } from './storage';
+import { aiFor } from './ai';
+import { paymentsFor } from './payments';
 
 /** Services for one request, and what to do once the response is on its way. */
 export interface RequestServices {
@@ -50,6 +53,9 @@ export const workerServices: ServicesFactory = async (c) => {
       requestLog,
       background: background.add,
       now: () => new Date(),
+      storage: storageFor(c.env, config),
+      payments: paymentsFor(config, database.db),
+      ai: aiFor(c.env, config),
     },
     finish() {
       c.executionCtx.waitUntil(background.settled().finally(() => database.close()));

@@ -7,6 +7,10 @@ import type { Database } from '../../src/platform/db/client';
 import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
 import type { RateLimiter } from '../../src/platform/rate-limit/types';
 import { RequestLogWriter } from '../../src/platform/request-log';
+import { MemoryStorage } from '../../src/platform/storage/memory';
+import type { AiProvider } from '../../src/platform/ai/types';
+import { DEFAULT_COPILOT_MODEL } from '../../src/platform/ai/workers-ai';
+import { DevelopmentPaymentProcessor, type PaymentProcessor } from '../../src/platform/payments';
 import { createTestDatabase } from './database';
 import { assertDeclaredResponse } from './strict-response';
 
@@ -65,6 +69,8 @@ export interface TestApp {
   flush(): Promise<void>;
   /** SQL of every statement sent through `db`, in order (clear it with `queries.length = 0`). */
   queries: string[];
+  /** Where the app stores uploads (in memory), to check what was stored. */
+  storage: MemoryStorage;
 }
 
 export const testConfig = (databaseUrl: string): AppConfig => ({
@@ -73,12 +79,14 @@ export const testConfig = (databaseUrl: string): AppConfig => ({
   jwtSecret: DEVELOPMENT_JWT_SECRET,
   upstash: null,
   devSimulator: false,
+  stripe: null,
+  copilot: { model: DEFAULT_COPILOT_MODEL },
 });
 
 export function buildTestApp(
   db: Database,
   databaseUrl: string,
-  options: { rateLimiter?: RateLimiter; clock?: TestClock; queries?: string[] } = {},
+  options: { rateLimiter?: RateLimiter; clock?: TestClock; queries?: string[]; payments?: PaymentProcessor; ai?: AiProvider | null } = {},
 ): TestApp {
   const clock = options.clock ?? new TestClock();
   const config = testConfig(databaseUrl);
@@ -91,6 +99,9 @@ export function buildTestApp(
     requestLog: new RequestLogWriter(),
     background: background.add,
     now: () => new Date(clock.now()),
+    storage: new MemoryStorage(),
+    payments: options.payments ?? new DevelopmentPaymentProcessor(db),
+    ai: options.ai ?? null,
   };
   const app = createApp(async () => ({ services, finish() {} }));
   return {
@@ -119,6 +130,7 @@ export function buildTestApp(
     },
     flush: () => background.settled(),
     queries: options.queries ?? [],
+    storage: services.storage as MemoryStorage,
   };
 }
 

@@ -85,3 +85,35 @@ export async function makeTenant(db: Database, options: Parameters<typeof makeCl
   const key = await makeKey(db, clinic.id, { isSandbox: clinic.mode === 'sandbox' });
   return { clinic, owner, key: key.raw, keyRow: key.row };
 }
+
+// --- coupons and price-change alerts (issue 6) ---
+import { couponRedemptions, coupons, priceChangeAlerts } from '../../drizzle/schema';
+
+/** A coupon row as stored (discountValueHundredths: percent x 100 or cents); defaults: an active 10% coupon. */
+export async function makeCoupon(db: Database, clinicId: string, values: Partial<typeof coupons.$inferInsert> = {}) {
+  const [row] = await db
+    .insert(coupons)
+    .values({ code: `C${unique()}`, discountType: 'percent', discountValueHundredths: 1_000, ...values, clinicId })
+    .returning();
+  return row!;
+}
+
+/** A redemption of `couponId` (patientId optional: null means a deleted or unknown patient). */
+export async function makeCouponRedemption(
+  db: Database,
+  clinicId: string,
+  couponId: string,
+  values: Partial<typeof couponRedemptions.$inferInsert> = {},
+) {
+  const [row] = await db
+    .insert(couponRedemptions)
+    .values({ orderAmountCents: 10_000, discountCents: 1_000, ...values, clinicId, couponId })
+    .returning();
+  return row!;
+}
+
+/** A pharmacy price-change alert; defaults: an open increase with no program or product. */
+export async function makePriceChangeAlert(db: Database, clinicId: string, values: Partial<typeof priceChangeAlerts.$inferInsert> = {}) {
+  const [row] = await db.insert(priceChangeAlerts).values({ direction: 'increase', ...values, clinicId }).returning();
+  return row!;
+}

@@ -17,6 +17,8 @@ import { testConfig } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { makeTenant } from '../helpers/factories';
 import { startNeonWsProxy, type NeonWsProxy } from '../tooling/neon-ws-proxy';
+import { MemoryStorage } from '../../src/platform/storage/memory';
+import { DevelopmentPaymentProcessor } from '../../src/platform/payments';
 
 let proxy: NeonWsProxy;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -155,6 +157,9 @@ describe('the app on the Neon driver, one database handle per request', () => {
         requestLog,
         background: background.add,
         now: () => new Date(),
+        storage: new MemoryStorage(),
+        payments: new DevelopmentPaymentProcessor(handle.db),
+        ai: null,
       },
       finish() {
         finished.push(background.settled().finally(() => handle.close().then(() => void closed++)));

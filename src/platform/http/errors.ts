@@ -21,7 +21,13 @@ export type ErrorCode =
   | 'WINDDOWN_CONSENT_REQUIRED'
   | 'SERVICE_UNAVAILABLE'
   | 'CLIENT_IP_REQUIRED'
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  | 'PLAN_LIMIT_REACHED'
+  | 'PLAN_PRICE_CAP_EXCEEDED'
+  | 'PAYMENT_PROCESSOR_ERROR'
+  | 'PAYMENT_PROCESSOR_UNAVAILABLE'
+  | 'COPILOT_UNAVAILABLE'
+  | 'COPILOT_PROVIDER_ERROR';
 
 /** The one error type handlers throw; app.onError renders it as the error envelope. */
 export class ApiError extends Error {
