@@ -33,21 +33,26 @@ export const programTemplateDetail = z
   .openapi('ProgramTemplateDetail');
 export type ProgramTemplateDetail = z.infer<typeof programTemplateDetail>;
 
+/** The fields of a global product every area shows the same way (imageUrl's meaning differs, so it is set per use). */
+export const globalProductFields = {
+  id: z.string().uuid().openapi({ description: 'The global product id.' }),
+  name: z.string(),
+  slug: z.string(),
+  categories: z.array(z.string()),
+  description: z.string().nullable(),
+  pharmacyBasePrice: z.number().openapi({ description: 'What the pharmacy charges for one pack, dollars.', example: 129 }),
+  packDurationMonths: z.number().int(),
+  vialsPerPack: z.number().int(),
+  supplyDays: z.number().int(),
+  requiresCooler: z.boolean(),
+  allowPrepay: z.boolean(),
+  isDiscontinued: z.boolean(),
+};
+
 export const templateGlobalProduct = z
   .object({
-    id: z.string().uuid().openapi({ description: 'The global product id.' }),
-    name: z.string(),
-    slug: z.string(),
-    categories: z.array(z.string()),
-    description: z.string().nullable(),
+    ...globalProductFields,
     imageUrl: z.string().nullable().openapi({ description: "The shared product's image (no brand override here)." }),
-    pharmacyBasePrice: z.number().openapi({ description: 'What the pharmacy charges for one pack, dollars.', example: 129 }),
-    packDurationMonths: z.number().int(),
-    vialsPerPack: z.number().int(),
-    supplyDays: z.number().int(),
-    requiresCooler: z.boolean(),
-    allowPrepay: z.boolean(),
-    isDiscontinued: z.boolean(),
     displayOrder: z.number().int(),
     isPatientVisible: z.boolean(),
     programBaseFee: z.number().nullable(),

@@ -4,6 +4,7 @@ import { amount } from '../../platform/http/money';
 import { pathId } from '../../platform/http/ids';
 import { pageQuery } from '../../platform/http/pagination';
 import { safeString, text } from '../../platform/http/strings';
+import { globalProductFields } from '../catalog/schemas';
 import { FEE_SOURCES } from './pricing';
 
 // Programs: a Program (the spec's field list plus state, templateId, createdAt, updatedAt) and its
@@ -14,19 +15,8 @@ export const LISTED_STATES = ['draft', 'live', 'paused', 'retired'] as const;
 
 export const programGlobalProductDetail = z
   .object({
-    id: z.string().uuid().openapi({ description: 'The global product id.' }),
-    name: z.string(),
-    slug: z.string(),
-    categories: z.array(z.string()),
-    description: z.string().nullable(),
+    ...globalProductFields,
     imageUrl: z.string().nullable().openapi({ description: "The brand's image override for the product when it set one, else the shared image." }),
-    pharmacyBasePrice: z.number().openapi({ description: 'What the pharmacy charges for one pack, dollars.', example: 129 }),
-    packDurationMonths: z.number().int(),
-    vialsPerPack: z.number().int(),
-    supplyDays: z.number().int(),
-    requiresCooler: z.boolean(),
-    allowPrepay: z.boolean(),
-    isDiscontinued: z.boolean(),
   })
   .openapi('ProgramGlobalProductDetail');
 
