@@ -7,3 +7,4 @@ export * from './products';
 export * from './programs';
 export * from './patients';
 export * from './coupons';
+export * from './orders';

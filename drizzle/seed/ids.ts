@@ -57,3 +57,20 @@ export function demoId(block: number, n: number): string {
 
 /** The live demo clinics whose commerce data is seeded (the sandbox clinic gets none). */
 export const LIVE_DEMO_CLINICS = [DEMO.clinics.demo, DEMO.clinics.harbor] as const;
+
+/** Blocks of the orders area (issue 7). */
+export const ORDER_BLOCKS = {
+  orders: 19,
+  orderItems: 20,
+  payments: 21,
+  shipments: 22,
+  orderEvents: 23,
+  labLegs: 24,
+  visits: 25,
+  titrationSchedules: 26,
+  payouts: 27,
+  refunds: 28,
+  refundRequests: 29,
+  disputes: 30,
+  shippingAddresses: 31,
+} as const;

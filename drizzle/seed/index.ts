@@ -24,4 +24,4 @@ export async function seedDemoData(db: Database, now = new Date()): Promise<void
   });
 }
 
-export { DEMO, DEMO_BLOCKS, DEMO_LOGINS, DEMO_PASSWORD, demoId, LIVE_DEMO_CLINICS } from './ids';
+export { DEMO, DEMO_BLOCKS, DEMO_LOGINS, DEMO_PASSWORD, demoId, LIVE_DEMO_CLINICS, ORDER_BLOCKS } from './ids';
