@@ -1,11 +1,11 @@
 // Programs: list, create, get, update (productPricing), delete (wind-down), duplicate.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { programProducts, programs, programTitrationProtocols } from '../../drizzle/schema';
+import { orders, programProducts, programs, programTitrationProtocols } from '../../drizzle/schema';
 import { useTestApp } from '../helpers/app';
 import { makeKey, makeTenant } from '../helpers/factories';
 import {
-  makeEnrollment, makeGlobalProduct, makeProgram, makeTemplate, makeTenantProduct, makeTitrationProtocol,
+  makeEnrollment, makeGlobalProduct, makePatient, makeProgram, makeTemplate, makeTenantProduct, makeTitrationProtocol,
 } from '../helpers/program-fixtures';
 
 const t = useTestApp();
@@ -211,6 +211,19 @@ describe('PUT /api/v1/programs/{id}', () => {
     expect(row!.name).toBe('Weight');
   });
 
+  it('refuses one product keyed twice in productPricing (ids differing only in case) with a 400, changing nothing', async () => {
+    const { key, program, a } = await world();
+    const res = await t.request(`/api/v1/programs/${program.id}`, {
+      key, method: 'PUT', body: { productPricing: { [a.id]: { programFee: 1 }, [a.id.toUpperCase()]: { programFee: 2 } } },
+    });
+    expect(res.status).toBe(400);
+    const { message } = await res.json();
+    expect(message).toContain('body.productPricing');
+    expect(message).toContain(a.id);
+    const [row] = await t.db.select().from(programProducts).where(and(eq(programProducts.programId, program.id), eq(programProducts.globalProductId, a.id)));
+    expect(row!.clinicFeeOverrideCents).toBe(9_900);
+  });
+
   it('validates the body', async () => {
     const { key, program, a } = await world();
     for (const body of [{ name: '' }, { productPricing: { [a.id]: { programFee: -1 } } }, { productPricing: { [a.id]: {} } }, { productPricing: { [a.id]: { programFee: 1, x: 1 } } }, { isActive: 'yes' }, { unknown: 1 }]) {
@@ -240,6 +253,21 @@ describe('DELETE /api/v1/programs/{id}', () => {
     expect(await t.db.select().from(programProducts).where(eq(programProducts.programId, program.id))).toEqual([]);
     expect((await t.request(`/api/v1/programs/${program.id}`, { key })).status).toBe(404);
     void stranger;
+  });
+
+  it('retires a program that orders still refer to (active order, no enrollment), and the order keeps its program', async () => {
+    const { key, clinic, program } = await world();
+    const patient = await makePatient(t.db, clinic.id);
+    const breakdown = { subtotal: 10_000, discount: 0, tax: 0, shipping: 0, total: 10_000, pharmacyCost: 4_000, doctorFee: 1_500, processorFee: 320, platformFee: 500, brandAmount: 3_680 };
+    const [order] = await t.db.insert(orders).values({
+      clinicId: clinic.id, orderNumber: `T-${crypto.randomUUID().slice(0, 8)}`, patientId: patient.id, programId: program.id, status: 'sent_to_pharmacy',
+      subtotalCents: 10_000, totalCents: 10_000, brandAmountCents: 3_680, feeBreakdown: breakdown,
+    }).returning();
+    const res = await t.request(`/api/v1/programs/${program.id}`, { key, method: 'DELETE' });
+    expect(res.status).toBe(200);
+    expect((await res.json()).data.state).toBe('retired');
+    const [stored] = await t.db.select({ programId: orders.programId }).from(orders).where(eq(orders.id, order!.id));
+    expect(stored!.programId).toBe(program.id);
   });
 
   it('retires a program whose enrollments are paused (in flight, nobody enrolled): not listed, still readable', async () => {

@@ -26,7 +26,7 @@ const UNIQUE_CODE_INDEX = 'coupons_clinic_id_code_key';
  * mean the redemption's id.
  */
 const redemptionCount = (): SQL<number> =>
-  sql<number>`(select count(*)::int from "coupon_redemptions" r where r."coupon_id" = "coupons"."id")`;
+  sql<number>`(select count(*)::int from "coupon_redemptions" r where r."clinic_id" = "coupons"."clinic_id" and r."coupon_id" = "coupons"."id")`;
 
 /** Every column of the coupon and its redemption count: what a Coupon response is built from. */
 const withCount = { ...getTableColumns(coupons), redemptionCount: redemptionCount() };

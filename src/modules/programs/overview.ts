@@ -91,7 +91,7 @@ export async function programsOverview(db: Database, clinicId: string): Promise<
       ) order by a.created_at desc, a.id), '[]'::json)
       from price_change_alerts a
       join prog on prog.id = a.program_id or (a.program_id is null and a.global_product_id is not null and exists (
-        select 1 from program_products pp where pp.program_id = prog.id and pp.global_product_id = a.global_product_id))
+        select 1 from program_products pp where pp.program_id = prog.id and pp.clinic_id = ${clinicId} and pp.global_product_id = a.global_product_id))
       left join global_products gp on gp.id = a.global_product_id
       where a.clinic_id = ${clinicId} and a.status = 'open' and a.direction = 'increase') as increases`);
   const result = row!;

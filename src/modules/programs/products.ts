@@ -45,7 +45,7 @@ export async function replaceProducts(
     const inList = ids.length ? sql.join(ids.map((value) => sql`${value}::uuid`), sql`, `) : sql`null::uuid`;
     const known = await rowsOf<{ id: string; isDiscontinued: boolean; inProgram: boolean }>(tx, sql`
       select gp.id, gp.is_discontinued as "isDiscontinued",
-        exists (select 1 from program_products pp where pp.program_id = ${id} and pp.global_product_id = gp.id) as "inProgram"
+        exists (select 1 from program_products pp where pp.program_id = ${id} and pp.clinic_id = ${clinicId} and pp.global_product_id = gp.id) as "inProgram"
       from global_products gp where gp.id in (${inList})`);
     const byId = new Map(known.map((row) => [row.id, row]));
     const unknown = ids.filter((value) => !byId.has(value));
@@ -64,7 +64,7 @@ export async function replaceProducts(
         left join program_template_products tpp on tpp.template_id = ${program.templateId}::uuid and tpp.global_product_id = v.gp
         on conflict (program_id, global_product_id) do update set display_order = excluded.display_order, updated_at = excluded.updated_at`);
     }
-    await tx.execute(sql`update programs set updated_at = ${now} where id = ${id}`);
+    await tx.execute(sql`update programs set updated_at = ${now} where id = ${id} and clinic_id = ${clinicId}`);
     return toPricingRead(await requireProgram(tx, clinicId, id));
   });
 }
@@ -86,7 +86,7 @@ export async function globalProductPool(db: Database, clinicId: string, id: stri
         ${globalProductJsonFields}
       ) order by gp.name, gp.id), '[]'::json)
       from global_products gp
-      left join program_products pp on pp.program_id = p.id and pp.global_product_id = gp.id
+      left join program_products pp on pp.program_id = p.id and pp.clinic_id = p.clinic_id and pp.global_product_id = gp.id
       left join tenant_products tp on tp.clinic_id = p.clinic_id and tp.global_product_id = gp.id
       left join global_product_image_overrides io on io.clinic_id = p.clinic_id and io.global_product_id = gp.id
       where not gp.is_discontinued or pp.id is not null

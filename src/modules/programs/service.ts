@@ -132,6 +132,11 @@ export async function updateProgram(db: Database, clinicId: string, id: string, 
       }
       const pricing = Object.entries(body.productPricing ?? {});
       if (pricing.length) {
+        // Keys are uuids, so "ABC..." and "abc..." name one product: two fees for it would let the
+        // update pick either one. Refused like a product listed twice in PUT /products.
+        const lowered = pricing.map(([key]) => key.toLowerCase());
+        const repeated = [...new Set(lowered.filter((key, index) => lowered.indexOf(key) !== index))];
+        if (repeated.length) throw badRequest(`body.productPricing: product listed more than once: ${repeated.join(', ')}`);
         const candidates = pricing.map(([key]) => key).filter(isUuid);
         const known = candidates.length
           ? await rowsOf<{ id: string }>(tx, sql`
@@ -163,14 +168,16 @@ export type DeleteOutcome = { outcome: 'deleted' | 'retired'; program: Program }
 /**
  * The wind-down rules (docs/programs.md): patients with an active enrollment -> 409
  * WINDDOWN_CONSENT_REQUIRED with their count; any other enrollment (paused: in flight; cancelled or
- * completed: history the database keeps) or any other row that still refers to the program -> retired;
+ * completed: history the database keeps), any order, or any other row that still refers to the program -> retired;
  * nothing at all -> removed. The program row is locked for the decision.
  */
 export async function deleteProgram(db: Database, clinicId: string, id: string, now: Date): Promise<DeleteOutcome> {
   return db.transaction(async (tx) => {
     await lockProgram(tx, clinicId, id);
-    const [counts] = await rowsOf<{ patients: number; enrollments: number }>(tx, sql`
-      select count(distinct patient_id) filter (where status = 'active')::int as patients, count(*)::int as enrollments
+    // Orders count as in-flight work (or history) too: their program_id would otherwise be cleared.
+    const [counts] = await rowsOf<{ patients: number; enrollments: number; orders: number }>(tx, sql`
+      select count(distinct patient_id) filter (where status = 'active')::int as patients, count(*)::int as enrollments,
+        (select count(*)::int from orders o where o.program_id = ${id} and o.clinic_id = ${clinicId}) as orders
       from enrollments where program_id = ${id} and clinic_id = ${clinicId}`);
     if (counts!.patients > 0) {
       throw new ApiError(409, 'WINDDOWN_CONSENT_REQUIRED',
@@ -178,7 +185,7 @@ export async function deleteProgram(db: Database, clinicId: string, id: string, 
         { data: { patients: counts!.patients } });
     }
     const before = (await readProgram(tx, clinicId, id))!;
-    if (counts!.enrollments === 0) {
+    if (counts!.enrollments === 0 && counts!.orders === 0) {
       try {
         // A savepoint: if another table still refers to the program (23503), retire it instead.
         await tx.transaction(async (savepoint) => {

@@ -44,7 +44,7 @@ async function applyTemplate(tx: Queryable, clinicId: string, programId: string,
     on conflict (program_id, global_product_id) do update
       set program_base_fee_cents = excluded.program_base_fee_cents, link_source = 'template', updated_at = excluded.updated_at
     returning (xmax = 0) as inserted`);
-  await tx.execute(sql`update programs set template_version = ${template!.version}, updated_at = ${now} where id = ${programId}`);
+  await tx.execute(sql`update programs set template_version = ${template!.version}, updated_at = ${now} where id = ${programId} and clinic_id = ${clinicId}`);
   const added = upserted.filter((row) => row.inserted).length;
   return {
     programId,

@@ -69,7 +69,7 @@ export async function attachProtocol(db: Database, clinicId: string, id: string,
     if (!protocol) throw badRequest('body.titrationProtocolId: unknown titration protocol');
     const position: SQL = body.position !== undefined
       ? sql`${body.position}::integer`
-      : sql`(select coalesce(max(position) + 1, 0) from program_titration_protocols where program_id = ${id})`;
+      : sql`(select coalesce(max(position) + 1, 0) from program_titration_protocols where program_id = ${id} and clinic_id = ${clinicId})`;
     const [row] = await rowsOf<AttachmentRow>(tx, sql`
       with a as (
         insert into program_titration_protocols (clinic_id, program_id, titration_protocol_id, flat_fee_cents, allowed_billing_months, position, created_at)
