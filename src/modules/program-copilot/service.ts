@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
+import { priceProduct } from '../programs/pricing';
 import type { Suggestion, SuggestionType } from './schemas';
 
 /** A draft older than this many days is suggested for publishing or deleting. */
@@ -16,12 +17,36 @@ interface SuggestionRow {
   count: number;
 }
 
+/** A program's active product with what the pricing rules read. */
+interface PricedProductRow {
+  type: 'product';
+  program_id: string;
+  program_name: string;
+  global_product_id: string;
+  product_name: string;
+  clinic_fee_override_cents: number | null;
+  program_base_fee_cents: number | null;
+  placeholder_fee_cents: number | null;
+  facilitation_fee_cents: number | null;
+  pharmacy_base_price_cents: number;
+  has_coverage: boolean;
+  is_discontinued: boolean;
+}
+
+const RANK: Record<SuggestionType, number> = {
+  discontinued_product_in_use: 1,
+  unpriced_products: 2,
+  program_without_products: 3,
+  stale_draft: 4,
+  live_program_without_patients: 5,
+};
+
 /**
  * The clinic's suggestions, computed in one query from its own programs (retired ones ignored), their
  * active products, its tenant products and enrollments. In order of importance:
  * 1. a discontinued global product still on a program (one per program and product);
- * 2. products without a fee: none of clinic override, program base fee, tenant placeholder resolves
- *    (one per program, with the count);
+ * 2. products without a resolved price, as the programs area's priceProduct decides it (one per
+ *    program, with the count) — the query returns the inputs, the rule stays in one function;
  * 3. a program without active products;
  * 4. a draft created more than STALE_DRAFT_DAYS days ago (count = days);
  * 5. a live program with no active or paused enrollment.
@@ -35,38 +60,69 @@ export async function listSuggestions(db: Queryable, clinicId: string, now: Date
     ),
     pp as (
       select pp.program_id, pp.global_product_id, gp.name as product_name, gp.is_discontinued,
-             coalesce(pp.clinic_fee_override_cents, pp.program_base_fee_cents, tp.placeholder_fee_cents) as fee_cents
+             pp.clinic_fee_override_cents, pp.program_base_fee_cents, tp.placeholder_fee_cents, tp.facilitation_fee_cents,
+             gp.pharmacy_base_price_cents,
+             exists (select 1 from pharmacy_coverages c where c.global_product_id = pp.global_product_id) as has_coverage
       from program_products pp
       join p on p.id = pp.program_id
       join global_products gp on gp.id = pp.global_product_id
       left join tenant_products tp on tp.clinic_id = ${clinicId} and tp.global_product_id = pp.global_product_id
       where pp.clinic_id = ${clinicId} and pp.is_active
-    ),
-    s as (
-      select 'discontinued_product_in_use' as type, 1 as rank, p.id as program_id, p.name as program_name,
-             pp.global_product_id, pp.product_name, 1 as count
-      from pp join p on p.id = pp.program_id where pp.is_discontinued
-      union all
-      select 'unpriced_products', 2, p.id, p.name, null, null, count(*)::int
-      from pp join p on p.id = pp.program_id where pp.fee_cents is null group by p.id, p.name
-      union all
-      select 'program_without_products', 3, p.id, p.name, null, null, 1
-      from p where not exists (select 1 from pp where pp.program_id = p.id)
-      union all
-      select 'stale_draft', 4, p.id, p.name, null, null, floor(extract(epoch from (${now.toISOString()}::timestamptz - p.created_at)) / 86400)::int
-      from p where p.state = 'draft' and p.created_at < ${staleBefore.toISOString()}::timestamptz
-      union all
-      select 'live_program_without_patients', 5, p.id, p.name, null, null, 1
-      from p where p.state = 'live' and not exists (
-        select 1 from enrollments e
-        where e.clinic_id = ${clinicId} and e.program_id = p.id and e.status in ('active', 'paused')
-      )
     )
-    select type, program_id, program_name, global_product_id, product_name, count from s
-    order by rank, program_name, program_id, product_name nulls first
-    limit ${MAX_SUGGESTIONS}
+    select json_build_object('type', 'product', 'program_id', p.id, 'program_name', p.name,
+             'global_product_id', pp.global_product_id, 'product_name', pp.product_name,
+             'clinic_fee_override_cents', pp.clinic_fee_override_cents, 'program_base_fee_cents', pp.program_base_fee_cents,
+             'placeholder_fee_cents', pp.placeholder_fee_cents, 'facilitation_fee_cents', pp.facilitation_fee_cents,
+             'pharmacy_base_price_cents', pp.pharmacy_base_price_cents, 'has_coverage', pp.has_coverage,
+             'is_discontinued', pp.is_discontinued) as row
+    from pp join p on p.id = pp.program_id
+    union all
+    select json_build_object('type', 'program_without_products', 'program_id', p.id, 'program_name', p.name, 'count', 1)
+    from p where not exists (select 1 from pp where pp.program_id = p.id)
+    union all
+    select json_build_object('type', 'stale_draft', 'program_id', p.id, 'program_name', p.name,
+             'count', floor(extract(epoch from (${now.toISOString()}::timestamptz - p.created_at)) / 86400)::int)
+    from p where p.state = 'draft' and p.created_at < ${staleBefore.toISOString()}::timestamptz
+    union all
+    select json_build_object('type', 'live_program_without_patients', 'program_id', p.id, 'program_name', p.name, 'count', 1)
+    from p where p.state = 'live' and not exists (
+      select 1 from enrollments e
+      where e.clinic_id = ${clinicId} and e.program_id = p.id and e.status in ('active', 'paused')
+    )
   `);
-  return (result as unknown as { rows: SuggestionRow[] }).rows.map(describe);
+  const rows = (result as unknown as { rows: { row: PricedProductRow | (Partial<SuggestionRow> & { type: SuggestionType }) }[] }).rows.map((r) => r.row);
+  const suggestions: SuggestionRow[] = [];
+  const unpriced = new Map<string, SuggestionRow>();
+  for (const row of rows) {
+    if (row.type !== 'product') {
+      suggestions.push({ global_product_id: null, product_name: null, count: 1, ...row } as SuggestionRow);
+      continue;
+    }
+    const product = row as PricedProductRow;
+    if (product.is_discontinued) {
+      suggestions.push({ type: 'discontinued_product_in_use', program_id: product.program_id, program_name: product.program_name, global_product_id: product.global_product_id, product_name: product.product_name, count: 1 });
+    }
+    const price = priceProduct({
+      clinicFeeOverrideCents: product.clinic_fee_override_cents,
+      programBaseFeeCents: product.program_base_fee_cents,
+      tenantPlaceholderFeeCents: product.placeholder_fee_cents,
+      pharmacyCostCents: product.pharmacy_base_price_cents,
+      facilitationFeeCents: product.facilitation_fee_cents,
+      hasPharmacyCoverage: product.has_coverage,
+      isActive: true,
+      isDiscontinued: product.is_discontinued,
+    });
+    if (price.hasResolvedPrice) continue;
+    const entry = unpriced.get(product.program_id) ?? { type: 'unpriced_products', program_id: product.program_id, program_name: product.program_name, global_product_id: null, product_name: null, count: 0 };
+    entry.count++;
+    unpriced.set(product.program_id, entry);
+  }
+  suggestions.push(...unpriced.values());
+  suggestions.sort((a, b) =>
+    RANK[a.type] - RANK[b.type]
+    || a.program_name.localeCompare(b.program_name) || a.program_id.localeCompare(b.program_id)
+    || (a.product_name ?? '').localeCompare(b.product_name ?? ''));
+  return suggestions.slice(0, MAX_SUGGESTIONS).map(describe);
 }
 
 function describe(row: SuggestionRow): Suggestion {
@@ -86,7 +142,7 @@ function describe(row: SuggestionRow): Suggestion {
     case 'unpriced_products':
       return { ...base, priority: 'high', action: 'set_prices',
         headline: `${base.count} product${base.count === 1 ? '' : 's'} without a price`,
-        detail: `"${row.program_name}" has ${base.count} product${base.count === 1 ? '' : 's'} with no fee (no clinic override, program base fee or tenant placeholder). Set a programFee with PUT /api/v1/programs/{id} productPricing.` };
+        detail: `"${row.program_name}" has ${base.count} product${base.count === 1 ? '' : 's'} without a resolved price (no clinic override, program base fee or tenant placeholder). Set a programFee with PUT /api/v1/programs/{id} productPricing.` };
     case 'program_without_products':
       return { ...base, priority: 'medium', action: 'add_products',
         headline: 'Program without products',
