@@ -147,7 +147,9 @@ export const orderEvents = pgTable('order_events', {
   actorType: text('actor_type').notNull(),
   metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
   createdAt: createdAt(),
-}, (t) => [index('order_events_clinic_id_order_id_created_at_idx').on(t.clinicId, t.orderId, t.createdAt, t.id)]);
+  /** Insertion order: events of one transaction share created_at (now()), so this breaks the tie. */
+  seq: bigint('seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+}, (t) => [index('order_events_clinic_id_order_id_created_at_idx').on(t.clinicId, t.orderId, t.createdAt, t.seq)]);
 
 export const LAB_STAGES = ['requisition_created', 'shipped_to_patient', 'delivered_to_patient', 'shipped_to_lab', 'received_by_lab', 'results'] as const;
 export type LabStage = (typeof LAB_STAGES)[number];

@@ -1,0 +1,3 @@
+DROP INDEX "order_events_clinic_id_order_id_created_at_idx";--> statement-breakpoint
+ALTER TABLE "order_events" ADD COLUMN "seq" bigint NOT NULL GENERATED ALWAYS AS IDENTITY (sequence name "order_events_seq_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1);--> statement-breakpoint
+CREATE INDEX "order_events_clinic_id_order_id_created_at_idx" ON "order_events" USING btree ("clinic_id","order_id","created_at","seq");

@@ -1,0 +1,32 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Queryable } from '../../platform/db/client';
+import { centsToAmount } from '../../platform/http/money';
+import type { FeeBreakdownCents } from '../../../drizzle/schema';
+
+// SQL pieces the order, customer and titration reads share. Timestamps are formatted in SQL (ISO 8601,
+// UTC, milliseconds) because nested rows come back as json; one statement answers each read.
+
+/** Rows of a raw statement (node-postgres and Neon both answer { rows }). */
+export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+/** A timestamptz column as an ISO 8601 UTC string (null stays null). */
+export const iso = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** Count from SQL (bigint arrives as a string) to a number. */
+export const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
+
+export const FEE_BREAKDOWN_KEYS = [
+  'subtotal', 'discount', 'tax', 'shipping', 'total', 'pharmacyCost', 'doctorFee', 'processorFee', 'platformFee', 'brandAmount',
+] as const satisfies readonly (keyof FeeBreakdownCents)[];
+
+export type FeeBreakdown = Record<(typeof FEE_BREAKDOWN_KEYS)[number], number>;
+
+/** The stored fee waterfall (cents) in dollars, key by key; a missing key reads as 0. */
+export function feeBreakdownToAmounts(cents: Partial<FeeBreakdownCents> | null | undefined): FeeBreakdown {
+  const out = {} as FeeBreakdown;
+  for (const key of FEE_BREAKDOWN_KEYS) out[key] = centsToAmount(num(cents?.[key]));
+  return out;
+}
