@@ -130,6 +130,7 @@ function startWrangler(databaseUrl: string): ChildProcess {
     DATABASE_URL: databaseUrl,
     DATABASE_MAX_CONNECTIONS: String(DEV_GATE_CONNECTIONS),
     JWT_SECRET: process.env.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET,
+    DEV_SIMULATOR: 'true', // mounts /_dev (docs/order-lifecycle.md); never set in wrangler.toml
   };
   const child = spawn(
     process.execPath,

@@ -18,13 +18,38 @@ import { uploadRoutes } from './modules/uploads/routes';
 import { tenantPriceRoutes } from './modules/tenant-prices/routes';
 import { programCopilotRoutes } from './modules/program-copilot/routes';
 import { programRoutes } from './modules/programs/routes';
+import { payoutRoutes } from './modules/payouts/routes';
+import { refundRoutes } from './modules/refunds/routes';
+import { orderRoutes } from './modules/orders/routes';
+import { customerRoutes } from './modules/customers/routes';
+import { titrationScheduleRoutes } from './modules/titration-schedule/routes';
+import { devSimulatorRoutes } from './modules/order-lifecycle/routes';
 
 /** Bodies above these sizes answer 413. Upload routes may set tighter limits of their own. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 export const MAX_MULTIPART_BODY_BYTES = 10 * 1024 * 1024;
 
 /** Every API area, mounted in one place. New areas add one line here. */
-const modules = [healthRoutes, authRoutes, apiKeyRoutes, meRoutes, couponRoutes, priceAlertRoutes, catalogRoutes, productRoutes, uploadRoutes, tenantPriceRoutes, programCopilotRoutes, programRoutes];
+const modules = [
+  healthRoutes,
+  authRoutes,
+  apiKeyRoutes,
+  meRoutes,
+  couponRoutes,
+  priceAlertRoutes,
+  catalogRoutes,
+  productRoutes,
+  uploadRoutes,
+  tenantPriceRoutes,
+  programCopilotRoutes,
+  programRoutes,
+  orderRoutes,
+  customerRoutes,
+  titrationScheduleRoutes,
+  devSimulatorRoutes,
+  payoutRoutes,
+  refundRoutes,
+];
 
 const isApiPath = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
 

@@ -12,7 +12,7 @@ import { programs } from './programs';
 
 const clinicId = () => uuid('clinic_id').notNull().references(() => clinics.id, { onDelete: 'cascade' });
 
-/** The order lifecycle's states; transitions are documented with the lifecycle service (docs/orders.md). */
+/** The order lifecycle's states; transitions are documented with the lifecycle service (docs/order-lifecycle.md). */
 export const ORDER_STATUSES = [
   'pending_payment', 'paid', 'awaiting_lab_results', 'awaiting_doctor_review', 'doctor_approved', 'doctor_denied',
   'sent_to_pharmacy', 'shipped', 'delivered', 'cancelled', 'refunded', 'payment_failed',

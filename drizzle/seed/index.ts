@@ -3,6 +3,7 @@
 import type { Database } from '../../src/platform/db/client';
 import { seedCatalog } from './catalog';
 import { seedCoupons } from './coupons';
+import { seedOrders } from './orders';
 import { seedFoundation } from './foundation';
 import { seedProducts } from './products';
 import { seedPrograms } from './programs';
@@ -16,6 +17,7 @@ export const SEEDERS: Seeder[] = [
   seedProducts,
   seedPrograms, // after seedCatalog: programs, their products, tenant products, enrollments
   seedCoupons, // after seedPrograms: its alerts point at programs
+  seedOrders, // after seedCoupons: orders of the enrolled patients, with their payments, ledger and refunds
 ];
 
 export async function seedDemoData(db: Database, now = new Date()): Promise<void> {

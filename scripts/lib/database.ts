@@ -9,6 +9,9 @@ import type { Database } from '../../src/platform/db/client';
  */
 export function connect(url: string, max = 4, onQuery?: (sql: string) => void): { db: Database; pool: pg.Pool; close: () => Promise<void> } {
   const pool = new pg.Pool({ connectionString: url, max });
+  // An idle client killed by the server (a test database dropped "with (force)" while a client is
+  // still closing, a restart) is reported here; without a listener it would crash the process.
+  pool.on('error', () => {});
   const logger = onQuery ? { logQuery: (query: string) => onQuery(query) } : undefined;
   return { db: drizzle({ client: pool, schema, logger }) as unknown as Database, pool, close: () => pool.end() };
 }

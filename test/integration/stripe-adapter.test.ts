@@ -170,3 +170,147 @@ describe('choosing the payment processor', () => {
     expect(() => readConfig({ ...env, STRIPE_SECRET_KEY: 'pk_live_abc' })).toThrow(/STRIPE_SECRET_KEY/);
   });
 });
+
+// --- refunds and transfers (payouts and refunds area) ---
+import { ledgerEntries, payouts, refunds as refundRows } from '../../drizzle/schema';
+import type { RefundInput, TransferInput } from '../../src/platform/payments';
+import { addLedgerEntry, makeOrder } from '../helpers/money-fixtures';
+
+const moneyAdapter = (options: { transferDestination?: string } = {}) =>
+  new StripePaymentProcessor({
+    secretKey: stand.secretKey,
+    host: stand.host,
+    port: stand.port,
+    protocol: stand.protocol,
+    maxNetworkRetries: 0,
+    timeoutMs: 3_000,
+    ...options,
+  });
+
+const refundInput = (overrides: Partial<RefundInput> = {}): RefundInput => ({
+  clinicId: randomUUID(),
+  processorPaymentId: `pi_${randomUUID().replace(/-/g, '')}`,
+  amountCents: 12_000,
+  reason: 'Shipment lost',
+  idempotencyKey: `refund:${randomUUID()}`,
+  ...overrides,
+});
+
+const transferInput = (overrides: Partial<TransferInput> = {}): TransferInput => ({
+  clinicId: randomUUID(),
+  amountCents: 2_550,
+  idempotencyKey: `withdrawal:${randomUUID()}`,
+  ...overrides,
+});
+
+describe('StripePaymentProcessor refunds and transfers against the stand-in', () => {
+  it('refund: POST /v1/refunds with the payment intent, amount, reason, metadata and idempotency key', async () => {
+    const input = refundInput();
+    stand.addCharge(input.processorPaymentId!, 12_000);
+    const before = stand.requests.length;
+    const { processorRefundId } = await moneyAdapter().refund(input);
+    expect(processorRefundId).toMatch(/^re_[A-Za-z0-9]{24}$/);
+    expect(stand.refunds.get(processorRefundId)).toMatchObject({ amount: 12_000, payment_intent: input.processorPaymentId, status: 'succeeded' });
+    const sent = stand.requests.slice(before);
+    expect(sent).toHaveLength(1);
+    expect([sent[0]!.method, sent[0]!.path]).toEqual(['POST', '/v1/refunds']);
+    expect(sent[0]!.headers['idempotency-key']).toBe(input.idempotencyKey);
+    expect(sent[0]!.form).toEqual({
+      payment_intent: input.processorPaymentId,
+      amount: '12000',
+      reason: 'requested_by_customer',
+      'metadata[clinic_id]': input.clinicId,
+      'metadata[reason]': 'Shipment lost',
+    });
+
+    // The same key again: the same refund, nothing new.
+    const count = stand.refunds.size;
+    expect((await moneyAdapter().refund(input)).processorRefundId).toBe(processorRefundId);
+    expect(stand.refunds.size).toBe(count);
+    // A new key for the same, fully refunded charge: Stripe refuses it.
+    const twice = await failure(moneyAdapter().refund({ ...input, idempotencyKey: `refund:${randomUUID()}` }));
+    expect([twice.status, twice.code]).toEqual([502, 'PAYMENT_PROCESSOR_ERROR']);
+    expect(twice.message).toContain('charge_already_refunded');
+  });
+
+  it('refund: a ch_ id is sent as charge; no payment id, a larger amount or an outage map like prices', async () => {
+    const charge = refundInput({ processorPaymentId: 'ch_3Nabc', amountCents: 500 });
+    const before = stand.requests.length;
+    await moneyAdapter().refund(charge);
+    expect(stand.requests[before]!.form).toMatchObject({ charge: 'ch_3Nabc', amount: '500' });
+
+    const none = await failure(moneyAdapter().refund(refundInput({ processorPaymentId: null })));
+    expect([none.status, none.code]).toEqual([502, 'PAYMENT_PROCESSOR_ERROR']);
+
+    const big = refundInput({ amountCents: 10_001 });
+    stand.addCharge(big.processorPaymentId!, 10_000);
+    const tooLarge = await failure(moneyAdapter().refund(big));
+    expect(tooLarge.message).toContain('amount_too_large');
+
+    stand.failNext(500, { type: 'api_error', message: 'An unknown error occurred' });
+    const outage = await failure(moneyAdapter().refund(refundInput()));
+    expect([outage.status, outage.code]).toEqual([503, 'PAYMENT_PROCESSOR_UNAVAILABLE']);
+  });
+
+  it('transfer: POST /v1/transfers to the configured connected account; without one, not connected', async () => {
+    const input = transferInput();
+    const before = stand.requests.length;
+    const adapter = moneyAdapter({ transferDestination: 'acct_1TestClinic' });
+    expect(adapter.payoutsConnected()).toBe(true);
+    const { processorTransferId } = await adapter.transfer(input);
+    expect(processorTransferId).toMatch(/^tr_[A-Za-z0-9]{24}$/);
+    const sent = stand.requests.slice(before);
+    expect(sent).toHaveLength(1);
+    expect([sent[0]!.method, sent[0]!.path]).toEqual(['POST', '/v1/transfers']);
+    expect(sent[0]!.headers['idempotency-key']).toBe(input.idempotencyKey);
+    expect(sent[0]!.form).toEqual({ amount: '2550', currency: 'usd', destination: 'acct_1TestClinic', 'metadata[clinic_id]': input.clinicId });
+    expect(stand.transfers.get(processorTransferId)).toMatchObject({ amount: 2_550, destination: 'acct_1TestClinic' });
+
+    expect(moneyAdapter().payoutsConnected()).toBe(false);
+    const unconfigured = await failure(moneyAdapter().transfer(transferInput()));
+    expect([unconfigured.status, unconfigured.code]).toEqual([502, 'PAYMENT_PROCESSOR_ERROR']);
+    const wrong = await failure(moneyAdapter({ transferDestination: 'not-an-account' }).transfer(transferInput()));
+    expect(wrong.message).toContain('resource_missing');
+    stand.failNext(429, { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests' });
+    const limited = await failure(adapter.transfer(transferInput()));
+    expect([limited.status, limited.code]).toEqual([503, 'PAYMENT_PROCESSOR_UNAVAILABLE']);
+  });
+
+  it('POST /api/v1/refunds and /api/v1/payouts/withdraw on the Stripe adapter store what Stripe created', async () => {
+    const { clinic, key } = await makeTenant(t.db);
+    await addLedgerEntry(t.db, clinic.id, 'charge', 50_000);
+    const { order, payment } = await makeOrder(t.db, clinic.id, { totalCents: 8_800, brandAmountCents: 5_000 });
+    stand.addCharge(payment!.processorPaymentId!, 8_800);
+    const app = buildTestApp(t.db, t.databaseUrl, { payments: moneyAdapter({ transferDestination: 'acct_1TestClinic' }) });
+
+    const refunded = await app.request('/api/v1/refunds', { key, body: { orderId: order.id, reason: 'Wrong dose' } });
+    expect(refunded.status).toBe(201);
+    const { data: refund } = await refunded.json();
+    expect(stand.refunds.get(refund.processorRefundId)).toMatchObject({ amount: 8_800, payment_intent: payment!.processorPaymentId, metadata: { clinic_id: clinic.id, reason: 'Wrong dose' } });
+    const [row] = await t.db.select().from(refundRows).where(eq(refundRows.id, refund.id));
+    expect(row!.processorRefundId).toBe(refund.processorRefundId);
+    const sentRefund = stand.requests.findLast((r) => r.path === '/v1/refunds')!;
+    expect(sentRefund.headers['idempotency-key']).toBe(`refund:${order.id}`);
+
+    const withdrawn = await app.request('/api/v1/payouts/withdraw', { key, body: { amount: 100 } });
+    expect(withdrawn.status).toBe(201);
+    const { data } = await withdrawn.json();
+    expect(stand.transfers.get(data.payout.processorTransferId)).toMatchObject({ amount: 10_000, destination: 'acct_1TestClinic', metadata: { clinic_id: clinic.id } });
+    const sentTransfer = stand.requests.findLast((r) => r.path === '/v1/transfers')!;
+    expect(sentTransfer.headers['idempotency-key']).toBe(`withdrawal:${data.payout.id}`);
+
+    // An outage stores nothing.
+    stand.failNext(503, { type: 'api_error', message: 'Service unavailable' });
+    const down = await app.request('/api/v1/payouts/withdraw', { key, body: { amount: 1 } });
+    expect(down.status).toBe(503);
+    expect(await t.db.$count(payouts, eq(payouts.clinicId, clinic.id))).toBe(1);
+    expect(await t.db.$count(ledgerEntries, eq(ledgerEntries.payoutId, data.payout.id))).toBe(1);
+
+    // Without a connected account: 409, nothing sent.
+    const before = stand.requests.length;
+    const unconnected = await buildTestApp(t.db, t.databaseUrl, { payments: moneyAdapter() }).request('/api/v1/payouts/withdraw', { key, body: { amount: 1 } });
+    expect(unconnected.status).toBe(409);
+    expect((await unconnected.json()).code).toBe('PAYOUT_ACCOUNT_NOT_CONNECTED');
+    expect(stand.requests.length).toBe(before);
+  });
+});

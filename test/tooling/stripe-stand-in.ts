@@ -5,6 +5,12 @@
 //   POST /v1/prices   form-encoded (unit_amount, currency, product or product_data[name], metadata[...],
 //                     product_data[metadata][...]); Authorization: Bearer <secret key>.
 //                     200 a price object like Stripe's (id price_..., object "price", product prod_...).
+//   POST /v1/refunds  payment_intent (pi_...) or charge (ch_...), amount, reason, metadata[...]. 200 a refund
+//                     object (id re_..., status succeeded); an amount above what is left of the charge
+//                     (charges are registered with addCharge(); unknown ones are taken as large enough)
+//                     is 400 charge_already_refunded / amount_too_large, as Stripe answers.
+//   POST /v1/transfers amount, currency, destination (acct_...), metadata[...]. 200 a transfer object
+//                     (id tr_...); a destination not starting with acct_ is 400 resource_missing.
 //   Idempotency-Key:  the same key with the same parameters answers the first response again (with
 //                     Idempotent-Replayed: true) and creates nothing; with other parameters 400
 //                     idempotency_error, as Stripe does.
@@ -35,6 +41,11 @@ export interface StripeStandIn {
   requests: RecordedStripeRequest[];
   /** Prices created (replays excluded), by id. */
   prices: Map<string, Record<string, unknown>>;
+  /** Refunds and transfers created (replays excluded), by id. */
+  refunds: Map<string, Record<string, unknown>>;
+  transfers: Map<string, Record<string, unknown>>;
+  /** Registers a charge (pi_... or ch_...) of `amount` cents, so refunds beyond it are refused. */
+  addCharge(id: string, amount: number): void;
   /** Answer the next request(s) with this status and Stripe error instead of handling them. */
   failNext(status: number, error: { type: string; code?: string; message: string }, times?: number): void;
   close(): Promise<void>;
@@ -70,6 +81,10 @@ export async function startStripeStandIn(options: { secretKey?: string } = {}): 
   const secretKey = options.secretKey ?? `sk_test_${randomBytes(12).toString('hex')}`;
   const requests: RecordedStripeRequest[] = [];
   const prices = new Map<string, Record<string, unknown>>();
+  const refunds = new Map<string, Record<string, unknown>>();
+  const transfers = new Map<string, Record<string, unknown>>();
+  /** Charge id -> cents still refundable. */
+  const charges = new Map<string, number>();
   const idempotent = new Map<string, { fingerprint: string; status: number; body: unknown }>();
   const failures: { status: number; error: { type: string; code?: string; message: string } }[] = [];
 
@@ -109,6 +124,73 @@ export async function startStripeStandIn(options: { secretKey?: string } = {}): 
     return { status: 200, body: price };
   }
 
+  const missing = (param: string) => ({ status: 400, body: stripeError('invalid_request_error', `Missing required param: ${param}.`, { code: 'parameter_missing', param }) });
+  const badInteger = (param: string, value: string) => ({ status: 400, body: stripeError('invalid_request_error', 'Invalid integer: ' + value, { code: 'parameter_invalid_integer', param }) });
+
+  function createRefund(form: Record<string, string>): { status: number; body: unknown } {
+    const chargeId = form.payment_intent ?? form.charge;
+    if (!chargeId) return missing('payment_intent');
+    if (!/^(pi|ch)_/.test(chargeId)) {
+      return { status: 400, body: stripeError('invalid_request_error', `No such payment_intent: '${chargeId}'`, { code: 'resource_missing', param: form.payment_intent ? 'payment_intent' : 'charge' }) };
+    }
+    const amount = form.amount;
+    if (amount !== undefined && (!/^\d+$/.test(amount) || Number(amount) < 1)) return badInteger('amount', amount);
+    const left = charges.get(chargeId);
+    if (left !== undefined) {
+      if (left === 0) return { status: 400, body: stripeError('invalid_request_error', `Charge ${chargeId} has already been refunded.`, { code: 'charge_already_refunded' }) };
+      if (amount !== undefined && Number(amount) > left) {
+        return { status: 400, body: stripeError('invalid_request_error', `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`, { code: 'amount_too_large', param: 'amount' }) };
+      }
+      charges.set(chargeId, left - Number(amount ?? left));
+    }
+    const id = stripeId('re');
+    const refund = {
+      id,
+      object: 'refund',
+      amount: Number(amount ?? left ?? 0),
+      charge: chargeId.startsWith('ch_') ? chargeId : stripeId('ch'),
+      created: Math.floor(Date.now() / 1000),
+      currency: 'usd',
+      metadata: nested(form, 'metadata'),
+      payment_intent: chargeId.startsWith('pi_') ? chargeId : null,
+      reason: form.reason ?? null,
+      status: 'succeeded',
+    };
+    refunds.set(id, refund);
+    return { status: 200, body: refund };
+  }
+
+  function createTransfer(form: Record<string, string>): { status: number; body: unknown } {
+    if (form.amount === undefined) return missing('amount');
+    if (!/^\d+$/.test(form.amount) || Number(form.amount) < 1) return badInteger('amount', form.amount);
+    if (!form.currency) return missing('currency');
+    if (!form.destination) return missing('destination');
+    if (!form.destination.startsWith('acct_')) {
+      return { status: 400, body: stripeError('invalid_request_error', `No such destination: '${form.destination}'`, { code: 'resource_missing', param: 'destination' }) };
+    }
+    const id = stripeId('tr');
+    const transfer = {
+      id,
+      object: 'transfer',
+      amount: Number(form.amount),
+      amount_reversed: 0,
+      created: Math.floor(Date.now() / 1000),
+      currency: form.currency.toLowerCase(),
+      destination: form.destination,
+      livemode: false,
+      metadata: nested(form, 'metadata'),
+      reversed: false,
+    };
+    transfers.set(id, transfer);
+    return { status: 200, body: transfer };
+  }
+
+  const HANDLERS: Record<string, (form: Record<string, string>) => { status: number; body: unknown }> = {
+    '/v1/prices': createPrice,
+    '/v1/refunds': createRefund,
+    '/v1/transfers': createTransfer,
+  };
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -123,7 +205,8 @@ export async function startStripeStandIn(options: { secretKey?: string } = {}): 
     if (headers.authorization !== `Bearer ${secretKey}`) {
       return send(res, 401, stripeError('invalid_request_error', 'Invalid API Key provided: ' + (headers.authorization ?? '').slice(7, 15) + '****'));
     }
-    if (req.method !== 'POST' || url.pathname !== '/v1/prices') {
+    const handler = req.method === 'POST' ? HANDLERS[url.pathname] : undefined;
+    if (!handler) {
       return send(res, 404, stripeError('invalid_request_error', `Unrecognized request URL (${req.method}: ${url.pathname}).`));
     }
     const key = headers['idempotency-key'];
@@ -135,7 +218,7 @@ export async function startStripeStandIn(options: { secretKey?: string } = {}): 
       }
       if (earlier) return send(res, earlier.status, earlier.body, { 'idempotent-replayed': 'true' });
     }
-    const result = createPrice(form);
+    const result = handler(form);
     if (key) idempotent.set(key, { fingerprint, ...result });
     return send(res, result.status, result.body);
   }
@@ -155,6 +238,11 @@ export async function startStripeStandIn(options: { secretKey?: string } = {}): 
     secretKey,
     requests,
     prices,
+    refunds,
+    transfers,
+    addCharge(id, amount) {
+      charges.set(id, amount);
+    },
     failNext(status, error, times = 1) {
       for (let i = 0; i < times; i++) failures.push({ status, error });
     },

@@ -27,7 +27,14 @@ export type ErrorCode =
   | 'PAYMENT_PROCESSOR_ERROR'
   | 'PAYMENT_PROCESSOR_UNAVAILABLE'
   | 'COPILOT_UNAVAILABLE'
-  | 'COPILOT_PROVIDER_ERROR';
+  | 'COPILOT_PROVIDER_ERROR'
+  | 'INSUFFICIENT_BALANCE'
+  | 'REFUND_WINDOW_CLOSED'
+  | 'ALREADY_REFUNDED'
+  | 'ORDER_NOT_PAID'
+  | 'REFUND_REQUEST_ALREADY_DECIDED'
+  | 'PAYOUT_ACCOUNT_NOT_CONNECTED'
+  | 'ILLEGAL_TRANSITION';
 
 /** The one error type handlers throw; app.onError renders it as the error envelope. */
 export class ApiError extends Error {

@@ -26,4 +26,5 @@ export function paymentsFor(config: Pick<AppConfig, 'environment' | 'stripe'>, d
 
 export { DevelopmentPaymentProcessor } from './development';
 export { StripePaymentProcessor } from './stripe';
-export type { CreatedPrice, CreatePriceInput, PaymentProcessor } from './types';
+export type { CreatedPrice, CreatePriceInput, CreatedRefund, CreatedTransfer, MoneyMovements, PaymentProcessor, ProcessorBalance, RefundInput, TransferInput } from './types';
+export { moneyMovements } from './types';

@@ -1,7 +1,18 @@
 import type Stripe from 'stripe';
 import { ApiError } from '../http/errors';
 import { describeError, logLine } from '../log';
-import { processorRefused, processorUnavailable, type CreatedPrice, type CreatePriceInput, type PaymentProcessor } from './types';
+import {
+  processorRefused,
+  processorUnavailable,
+  type CreatedPrice,
+  type CreatedRefund,
+  type CreatedTransfer,
+  type CreatePriceInput,
+  type PaymentProcessor,
+  type ProcessorBalance,
+  type RefundInput,
+  type TransferInput,
+} from './types';
 
 export interface StripeProcessorOptions {
   /** STRIPE_SECRET_KEY: sk_live_... or sk_test_... (a restricted key needs write access to Prices). */
@@ -14,7 +25,16 @@ export interface StripeProcessorOptions {
   maxNetworkRetries?: number;
   /** Whole-request timeout in milliseconds. Default 10 000. */
   timeoutMs?: number;
+  /**
+   * The connected account (acct_...) withdrawals are transferred to. Per-clinic connected accounts
+   * belong to the payouts-account issue (GET /stripe/connect/status); until then one destination can
+   * be configured (tests use it), and without one withdrawals answer 409 PAYOUT_ACCOUNT_NOT_CONNECTED.
+   */
+  transferDestination?: string;
 }
+
+/** Stripe metadata values are at most 500 characters. */
+const metadataValue = (value: string) => value.slice(0, 500);
 
 /** Stripe error types (error.type of the client's errors) that mean "try again later". */
 const TRANSIENT_TYPES = new Set(['StripeConnectionError', 'StripeAPIError', 'StripeRateLimitError']);
@@ -81,5 +101,60 @@ export class StripePaymentProcessor implements PaymentProcessor {
     } catch (error) {
       throw mapStripeError(error);
     }
+  }
+
+  /**
+   * POST /v1/refunds: refunds `amountCents` of the payment (payment_intent for pi_..., charge for ch_...),
+   * reason requested_by_customer, the brand's reason and the clinic in metadata.
+   */
+  async refund(input: RefundInput): Promise<CreatedRefund> {
+    const paymentId = input.processorPaymentId;
+    if (!paymentId) throw processorRefused('the payment has no processor payment id');
+    const stripe = await this.stripe();
+    try {
+      const refund = await stripe.refunds.create(
+        {
+          ...(paymentId.startsWith('ch_') ? { charge: paymentId } : { payment_intent: paymentId }),
+          amount: input.amountCents,
+          reason: 'requested_by_customer',
+          metadata: { clinic_id: input.clinicId, reason: metadataValue(input.reason) },
+        },
+        { idempotencyKey: input.idempotencyKey },
+      );
+      if (typeof refund?.id !== 'string' || !refund.id) throw processorRefused('the answer carried no refund id');
+      if (refund.status === 'failed' || refund.status === 'canceled') throw processorRefused(`the refund ${refund.id} is ${refund.status}`);
+      return { processorRefundId: refund.id };
+    } catch (error) {
+      throw mapStripeError(error);
+    }
+  }
+
+  /** POST /v1/transfers: `amountCents` in usd to the configured connected account. */
+  async transfer(input: TransferInput): Promise<CreatedTransfer> {
+    const destination = this.options.transferDestination;
+    if (!destination) throw processorRefused('no connected payout account is configured');
+    const stripe = await this.stripe();
+    try {
+      const transfer = await stripe.transfers.create(
+        { amount: input.amountCents, currency: 'usd', destination, metadata: { clinic_id: input.clinicId } },
+        { idempotencyKey: input.idempotencyKey },
+      );
+      if (typeof transfer?.id !== 'string' || !transfer.id) throw processorRefused('the answer carried no transfer id');
+      return { processorTransferId: transfer.id };
+    } catch (error) {
+      throw mapStripeError(error);
+    }
+  }
+
+  payoutsConnected(): boolean {
+    return Boolean(this.options.transferDestination);
+  }
+
+  /**
+   * Until per-clinic connected accounts exist, Stripe's own balance is the platform's (never shown to a
+   * clinic), so the ledger's figures are answered, as in development.
+   */
+  async balance(input: { clinicId: string; ledger: ProcessorBalance }): Promise<ProcessorBalance> {
+    return { ...input.ledger };
   }
 }
