@@ -266,3 +266,17 @@ describe('classifyDatabaseError: everything else is not decided', () => {
     expect(describeError(a).cause?.cause?.cause?.cause).toBeDefined();
   });
 });
+
+describe('databaseErrorState / isUniqueViolation', () => {
+  it('finds the SQLSTATE and constraint on the error or down its cause chain, and nothing else', async () => {
+    const { databaseErrorState, isUniqueViolation } = await import('../../src/platform/db/errors');
+    const wrapped = Object.assign(new Error('Failed query'), { cause: { code: '23505', constraint: 'coupons_clinic_id_code_key' } });
+    expect(databaseErrorState({ code: '23505' })).toEqual({ code: '23505', constraint: undefined });
+    expect(databaseErrorState(wrapped)).toEqual({ code: '23505', constraint: 'coupons_clinic_id_code_key' });
+    expect(isUniqueViolation(wrapped)).toBe(true);
+    expect(isUniqueViolation(wrapped, 'coupons_clinic_id_code_key')).toBe(true);
+    expect(isUniqueViolation(wrapped, 'another_key')).toBe(false);
+    for (const other of [{ code: 'ECONNRESET' }, null, '23505', { code: '23503' }]) expect(isUniqueViolation(other)).toBe(false);
+    expect(databaseErrorState('23505')).toEqual({});
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SLUG_BASE_LENGTH, nextSlug, rowsOf, slugify, sqlStateOf } from '../../src/modules/products/util';
+import { MAX_SLUG_BASE_LENGTH, nextSlug, rowsOf, slugify } from '../../src/modules/products/util';
 
 describe('slugify', () => {
   it('lowercases and joins ASCII letters and digits with single hyphens', () => {
@@ -26,18 +26,6 @@ describe('nextSlug', () => {
   it('numbers from 2 and fills the first gap', () => {
     expect(nextSlug('b12', new Set(['b12']))).toBe('b12-2');
     expect(nextSlug('b12', new Set(['b12', 'b12-2', 'b12-4']))).toBe('b12-3');
-  });
-});
-
-describe('sqlStateOf', () => {
-  it('finds the SQLSTATE on the error or down its cause chain', () => {
-    expect(sqlStateOf({ code: '23505' })).toBe('23505');
-    expect(sqlStateOf(Object.assign(new Error('Failed query'), { cause: { code: '23505' } }))).toBe('23505');
-  });
-  it('ignores system codes and non-errors', () => {
-    expect(sqlStateOf({ code: 'ECONNRESET' })).toBeNull();
-    expect(sqlStateOf(null)).toBeNull();
-    expect(sqlStateOf('23505')).toBeNull();
   });
 });
 

@@ -6,7 +6,7 @@ import { conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../platform/http/money';
 import { pageOffset, paginate, totalCount, type PageQuery } from '../../platform/http/pagination';
-import { innerError } from '../../platform/log';
+import { isUniqueViolation } from '../../platform/db/errors';
 import { assertCouponTerms, couponInvalidReasons, fromHundredths, REASON_MESSAGES, toHundredths } from './rules';
 import type {
   Coupon, CouponDiscountType, CouponPerformance, CouponValidation, CreateCouponBody, UpdateCouponBody,
@@ -61,13 +61,7 @@ export function toCoupon(row: CouponWithCount): Coupon {
 }
 
 /** The unique index on (clinic_id, lower(code)) refused the row: another live coupon has the code. */
-function isDuplicateCode(error: unknown): boolean {
-  for (let current = error, depth = 0; current && depth < 8; current = innerError(current), depth++) {
-    const e = current as { code?: unknown; constraint?: unknown };
-    if (e.code === '23505' && e.constraint === UNIQUE_CODE_INDEX) return true;
-  }
-  return false;
-}
+const isDuplicateCode = (error: unknown) => isUniqueViolation(error, UNIQUE_CODE_INDEX);
 
 const codeTaken = (code: string) => conflict('CONFLICT', `A coupon with code "${code}" already exists`);
 

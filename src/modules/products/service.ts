@@ -9,7 +9,8 @@ import { isUuid } from '../../platform/http/ids';
 import { centsToAmount } from '../../platform/http/money';
 import { pageOffset, paginate, type PageQuery } from '../../platform/http/pagination';
 import type { CreateProductBody, Product, UpdateProductBody } from './schemas';
-import { nextSlug, rowsOf, slugify, sqlStateOf } from './util';
+import { isUniqueViolation } from '../../platform/db/errors';
+import { nextSlug, rowsOf, slugify } from './util';
 
 interface ProductRow {
   id: string;
@@ -172,7 +173,7 @@ export async function updateProduct(db: Queryable, clinicId: string, id: string,
       .returning({ id: products.id });
     if (!row) throw notFound('Product');
   } catch (error) {
-    if (sqlStateOf(error) === '23505') throw conflict('CONFLICT', 'body.slug: another product of this clinic has this slug');
+    if (isUniqueViolation(error)) throw conflict('CONFLICT', 'body.slug: another product of this clinic has this slug');
     throw error;
   }
   return getProduct(db, clinicId, id);

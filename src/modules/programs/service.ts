@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { databaseErrorState } from '../../platform/db/errors';
 import type { Database, Queryable } from '../../platform/db/client';
 import { ApiError, badRequest, conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
@@ -11,17 +12,6 @@ import type { CreateProgramBody, listProgramsQuery, Program, UpdateProgramBody }
 
 const PROGRAM = 'Program';
 
-/** The SQLSTATE and constraint of a database error, through Drizzle's cause chain. */
-export function sqlState(error: unknown): { code?: string; constraint?: string } {
-  let current = error as { code?: unknown; constraint?: unknown; cause?: unknown } | undefined;
-  for (let depth = 0; current && depth < 5; depth++) {
-    if (typeof current.code === 'string' && /^[0-9A-Z]{5}$/.test(current.code)) {
-      return { code: current.code, constraint: typeof current.constraint === 'string' ? current.constraint : undefined };
-    }
-    current = current.cause as typeof current;
-  }
-  return {};
-}
 
 const slugTaken = () => conflict('CONFLICT', 'body.customSlug: another program of this clinic already uses this slug');
 
@@ -29,7 +19,7 @@ async function withSlugCheck<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    const state = sqlState(error);
+    const state = databaseErrorState(error);
     if (state.code === '23505' && state.constraint === 'programs_clinic_id_custom_slug_key') throw slugTaken();
     throw error;
   }
@@ -193,7 +183,7 @@ export async function deleteProgram(db: Database, clinicId: string, id: string, 
         });
         return { outcome: 'deleted', program: toProgram(before) };
       } catch (error) {
-        if (sqlState(error).code !== '23503') throw error;
+        if (databaseErrorState(error).code !== '23503') throw error;
       }
     }
     await tx.execute(sql`

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { orderEvents, orders, payments, refunds } from '../../../drizzle/schema';
 import type { Database, Transaction } from '../../platform/db/client';
+import { databaseErrorState } from '../../platform/db/errors';
 import { ApiError, conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount } from '../../platform/http/money';
@@ -14,17 +15,6 @@ import type { RefundData } from './schemas';
 export const REFUND_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 const REFUNDS_ORDER_KEY = 'refunds_order_id_key';
 
-/** The SQLSTATE and constraint of a database error, through Drizzle's cause chain. */
-function sqlState(error: unknown): { code?: string; constraint?: string } {
-  let current = error as { code?: unknown; constraint?: unknown; cause?: unknown } | undefined;
-  for (let depth = 0; current && depth < 5; depth++) {
-    if (typeof current.code === 'string' && /^[0-9A-Z]{5}$/.test(current.code)) {
-      return { code: current.code, constraint: typeof current.constraint === 'string' ? current.constraint : undefined };
-    }
-    current = current.cause as typeof current;
-  }
-  return {};
-}
 
 const alreadyRefunded = () => conflict('ALREADY_REFUNDED', 'This order has already been refunded');
 
@@ -126,7 +116,7 @@ export async function inRefundTransaction<T>(db: Database, work: (tx: Transactio
   try {
     return await db.transaction(work);
   } catch (error) {
-    const state = sqlState(error);
+    const state = databaseErrorState(error);
     if (state.code === '23505' && state.constraint === REFUNDS_ORDER_KEY) throw alreadyRefunded();
     throw error;
   }

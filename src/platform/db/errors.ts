@@ -114,3 +114,23 @@ export function databaseUnavailable(): ApiError {
 export function databaseRefusedInput(): ApiError {
   return new ApiError(400, 'VALIDATION_ERROR', 'Invalid input: a value is malformed or out of range');
 }
+
+/**
+ * The SQLSTATE and constraint name of a database error, looking through Drizzle's wrapper and any
+ * cause chain (the one place that knows how; areas use it to turn 23505/23503 into their answers).
+ */
+export function databaseErrorState(error: unknown): { code?: string; constraint?: string } {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 8; current = innerError(current), depth++) {
+    const { code, constraint } = current as { code?: unknown; constraint?: unknown };
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
+      return { code, constraint: typeof constraint === 'string' ? constraint : undefined };
+    }
+  }
+  return {};
+}
+
+/** A unique violation (23505), of the named constraint when one is given. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const state = databaseErrorState(error);
+  return state.code === '23505' && (constraint === undefined || state.constraint === constraint);
+}
