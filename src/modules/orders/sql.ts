@@ -2,18 +2,14 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { centsToAmount } from '../../platform/http/money';
 import type { FeeBreakdownCents } from '../../../drizzle/schema';
+import { rowsOf, isoTimestamp as iso } from '../../platform/db/sql';
+
+export { rowsOf, iso };
 
 // SQL pieces the order, customer and titration reads share. Timestamps are formatted in SQL (ISO 8601,
 // UTC, milliseconds) because nested rows come back as json; one statement answers each read.
 
-/** Rows of a raw statement (node-postgres and Neon both answer { rows }). */
-export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as { rows: T[] };
-  return result.rows;
-}
 
-/** A timestamptz column as an ISO 8601 UTC string (null stays null). */
-export const iso = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** Count from SQL (bigint arrives as a string) to a number. */
 export const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));

@@ -1,3 +1,4 @@
+import { isoTimestamp } from '../../platform/db/sql';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../platform/db/client';
 import { centsToAmount } from '../../platform/http/money';
@@ -7,7 +8,7 @@ import type { BalanceData, DisputesData } from './schemas';
 
 const RECENT_ACTIVITY = 10;
 const DISPUTE_HISTORY = 100;
-const iso = (column: string) => sql.raw(`to_char((${column}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+const iso = (column: string) => isoTimestamp(sql.raw(column));
 const incomeTypes = sql.raw(ORDER_INCOME_TYPES.map((t) => `'${t}'`).join(', '));
 
 interface BalanceRow {

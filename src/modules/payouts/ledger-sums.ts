@@ -1,5 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
+import { rowsOf } from '../../platform/db/sql';
+
+export { rowsOf };
 
 // The clinic's money as sums over ledger_entries (docs/payouts-and-refunds.md, "The ledger").
 // amount_cents is the effect on the clinic's available money (credit > 0): charges and fees of
@@ -8,11 +11,6 @@ import type { Queryable } from '../../platform/db/client';
 // money the platform keeps: it left the available money when it was held, so it only shrinks the
 // reserve and is not part of the available sum.
 
-/** Rows of a raw statement (node-postgres and Neon both answer { rows }). */
-export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as { rows: T[] };
-  return result.rows;
-}
 
 /** Order-income types: what the clinic received for its orders (the brand amounts). */
 export const ORDER_INCOME_TYPES = ['charge', 'pharmacy_cost', 'doctor_fee', 'processor_fee', 'platform_fee'] as const;

@@ -3,17 +3,14 @@ import type { Queryable } from '../../platform/db/client';
 import { centsToAmount, centsToAmountOrNull } from '../../platform/http/money';
 import { countProducts, priceProduct, type PricingInput } from './pricing';
 import type { Program } from './schemas';
+import { rowsOf, isoTimestamp as iso } from '../../platform/db/sql';
+
+export { rowsOf, iso };
 
 // The SQL every program read shares, and the mappers from its rows to responses. Timestamps are
 // formatted in SQL (ISO 8601, UTC) and nested rows come back as json, so one statement answers a read.
 
-/** Rows of a raw statement (node-postgres and Neon both answer { rows }). */
-export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as { rows: T[] };
-  return result.rows;
-}
 
-export const iso = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** One product of a program with everything the pricing rules and the responses read. */
 export interface ProductRow {

@@ -1,6 +1,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { refundRequests } from '../../../drizzle/schema';
 import type { Database, Queryable } from '../../platform/db/client';
+import { isoTimestamp } from '../../platform/db/sql';
 import { conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount } from '../../platform/http/money';
@@ -10,7 +11,7 @@ import { lockClinic, rowsOf } from '../payouts/ledger-sums';
 import { REFUND_REQUEST_STATUSES, type RefundData, type RefundRequestData } from './schemas';
 import { inRefundTransaction, issueRefund, REFUND_WINDOW_MS } from './service';
 
-const iso = (column: string) => sql.raw(`to_char((${column}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+const iso = (column: string) => isoTimestamp(sql.raw(column));
 
 interface RequestRow {
   id: string;

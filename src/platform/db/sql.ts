@@ -1,0 +1,11 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Queryable } from './client';
+
+/** Rows of a raw statement (node-postgres and Neon both answer { rows }). */
+export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+/** A timestamptz expression as an ISO 8601 UTC string with milliseconds, formatted in SQL (null stays null). */
+export const isoTimestamp = (column: SQL) => sql`to_char((${column}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
