@@ -8,3 +8,4 @@ export * from './programs';
 export * from './patients';
 export * from './coupons';
 export * from './orders';
+export * from './webhooks';

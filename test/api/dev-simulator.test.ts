@@ -1,7 +1,7 @@
 // The development simulator (POST /_dev/orders/{id}/events) and the lifecycle service behind it.
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { disputes, ledgerEntries, orderEvents, orders, patients, payments, shipments, visits } from '../../drizzle/schema';
+import { disputes, ledgerEntries, orderEvents, orders, outboxEvents, patients, payments, shipments, visits } from '../../drizzle/schema';
 import { createOrder, type CreateOrderInput } from '../../src/modules/order-lifecycle/create';
 import { buildTestApp, useTestApp, type TestApp } from '../helpers/app';
 import { makeClinic, makeKey, makeTenant } from '../helpers/factories';
@@ -352,5 +352,22 @@ describe('demo orders (drizzle/seed/orders.ts)', () => {
     await seedDemoData(t.db);
     const [after] = await rows<{ n: number }>(sql`select count(*)::int as n from ledger_entries`);
     expect(after!.n).toBe(before!.n);
+  });
+});
+
+describe('the transactional outbox', () => {
+  it('records each webhook event of a transition in its transaction, ids only; an illegal transition records nothing', async () => {
+    const { clinic, key } = await makeTenant(t.db);
+    const order = await makeOrder(clinic.id);
+    const outbox = () => t.db.select().from(outboxEvents).where(eq(outboxEvents.clinicId, clinic.id)).orderBy(asc(outboxEvents.createdAt));
+    expect((await outbox()).map((e) => e.eventType)).toEqual(['order.created']);
+    expect((await send(dev, order.id, key, { event: 'payment.succeeded' })).status).toBe(200);
+    expect((await send(dev, order.id, key, { event: 'order.delivered' })).status).toBe(409);
+    const rows = await outbox();
+    expect(rows.map((e) => e.eventType)).toEqual(['order.created', 'payment.succeeded']);
+    for (const row of rows) {
+      expect(Object.keys(row.payload).sort()).toEqual(['orderEventId', 'orderId']);
+      expect(row.payload.orderId).toBe(order.id);
+    }
   });
 });

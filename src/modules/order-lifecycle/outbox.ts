@@ -1,4 +1,6 @@
 import type { Queryable } from '../../platform/db/client';
+import { isWebhookEvent } from '../../platform/webhooks/events';
+import { recordOutboxEvent } from '../../platform/webhooks/outbox';
 
 /** The lifecycle events the spec names as webhook events ("Events"); lab and no-show/concluded events are not. */
 export const WEBHOOK_EVENT_NAMES: ReadonlySet<string> = new Set([
@@ -16,13 +18,11 @@ export interface LifecycleOutboxEvent {
 }
 
 /**
- * WEBHOOKS HOOK — the webhooks issue writes the outbox_events row for `event` here, with `tx`, so the
- * event is recorded in the same transaction as the transition (payloads carry ids only). Called by
- * createOrder and applyPlatformEvent for every transition; today it only filters to webhook events.
+ * Writes the outbox event of a lifecycle transition with `tx`, so it is recorded in the same
+ * transaction as the transition. The payload carries ids only. Called by createOrder and
+ * applyPlatformEvent for every transition; lab, no-show and concluded events are not webhook events.
  */
 export async function writeLifecycleOutboxEvent(tx: Queryable, clinicId: string, event: LifecycleOutboxEvent): Promise<void> {
-  if (!WEBHOOK_EVENT_NAMES.has(event.name)) return;
-  void tx;
-  void clinicId;
-  // TODO(webhooks): insert into outbox_events (clinic_id, event_name, payload { orderId }, ...) here.
+  if (!WEBHOOK_EVENT_NAMES.has(event.name) || !isWebhookEvent(event.name)) return;
+  await recordOutboxEvent(tx, clinicId, event.name, { orderId: event.orderId, orderEventId: event.orderEventId }, event.occurredAt);
 }
