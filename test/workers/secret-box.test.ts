@@ -1,0 +1,15 @@
+// The webhook-secret encryption (WebCrypto AES-GCM) inside workerd, where the delivery engine decrypts.
+import { describe, expect, it } from 'vitest';
+import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../src/env';
+import { generateSigningSecret } from '../../src/modules/webhooks/secrets';
+import { decrypt, encrypt } from '../../src/platform/crypto/secret-box';
+
+describe('secret-box in workerd', () => {
+  it('round-trips a signing secret and refuses other associated data', async () => {
+    const secret = generateSigningSecret();
+    const sealed = await encrypt(secret, DEVELOPMENT_WEBHOOK_SECRET_KEY, 'webhook-secret:a');
+    expect(sealed).not.toContain(secret.slice(6));
+    expect(await decrypt(sealed, DEVELOPMENT_WEBHOOK_SECRET_KEY, 'webhook-secret:a')).toBe(secret);
+    await expect(decrypt(sealed, DEVELOPMENT_WEBHOOK_SECRET_KEY, 'webhook-secret:b')).rejects.toThrow('cannot decrypt');
+  });
+});
