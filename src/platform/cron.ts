@@ -1,6 +1,7 @@
 import { lt, sql } from 'drizzle-orm';
 import { requestLogs } from '../../drizzle/schema';
-import { configFor, type Env } from '../env';
+import { configFor, type AppConfig, type Env } from '../env';
+import { runLocalDispatcher } from '../modules/webhook-deliveries/engine';
 import type { Database } from './db/client';
 import { openDatabase } from './db/client';
 import { describeError, logLine } from './log';
@@ -9,7 +10,7 @@ import { describeError, logLine } from './log';
 export const REQUEST_LOG_RETENTION_DAYS = 90;
 const DELETE_BATCH = 5_000;
 
-export type Sweep = (db: Database, now: Date) => Promise<void>;
+export type Sweep = (db: Database, now: Date, config: AppConfig) => Promise<void>;
 
 /** Deletes expired request logs in small batches, so no sweep holds long locks. */
 export async function pruneRequestLogs(db: Database, now: Date): Promise<number> {
@@ -30,15 +31,20 @@ export const SWEEPS: Sweep[] = [
   async function requestLogRetention(db, now) {
     await pruneRequestLogs(db, now);
   },
+  // Local webhook dispatcher: fan out the outbox, attempt due deliveries (docs/webhooks.md, "Delivery").
+  async function webhookDeliveries(db, now, config) {
+    await runLocalDispatcher(db, now, config);
+  },
 ];
 
 /** The Worker's `scheduled` handler: one database for the run, every sweep, failures logged apart. */
 export async function runScheduled(env: Env): Promise<void> {
-  const { database: target } = configFor(env);
+  const config = configFor(env);
+  const { database: target } = config;
   const database = await openDatabase({ url: target.url, driver: target.driver });
   try {
     for (const sweep of SWEEPS) {
-      await sweep(database.db, new Date()).catch((error) =>
+      await sweep(database.db, new Date(), config).catch((error) =>
         logLine('error', 'scheduled sweep failed', { sweep: sweep.name, error: describeError(error) }),
       );
     }
