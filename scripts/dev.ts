@@ -131,6 +131,7 @@ function startWrangler(databaseUrl: string): ChildProcess {
     DATABASE_MAX_CONNECTIONS: String(DEV_GATE_CONNECTIONS),
     JWT_SECRET: process.env.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET,
     DEV_SIMULATOR: 'true', // mounts /_dev (docs/order-lifecycle.md); never set in wrangler.toml
+    WEBHOOK_ALLOW_INSECURE_LOCALHOST: 'true', // http://127.0.0.1:PORT webhook receivers (docs/webhooks.md)
   };
   const child = spawn(
     process.execPath,

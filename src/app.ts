@@ -24,6 +24,9 @@ import { orderRoutes } from './modules/orders/routes';
 import { customerRoutes } from './modules/customers/routes';
 import { titrationScheduleRoutes } from './modules/titration-schedule/routes';
 import { devSimulatorRoutes } from './modules/order-lifecycle/routes';
+import { webhookRoutes } from './modules/webhooks/routes';
+import { webhookDeliveryRoutes } from './modules/webhook-deliveries/routes';
+import { checkoutRoutes } from './modules/checkout/routes';
 
 /** Bodies above these sizes answer 413. Upload routes may set tighter limits of their own. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -47,6 +50,9 @@ const modules = [
   customerRoutes,
   titrationScheduleRoutes,
   devSimulatorRoutes,
+  webhookRoutes,
+  webhookDeliveryRoutes,
+  checkoutRoutes,
   payoutRoutes,
   refundRoutes,
 ];

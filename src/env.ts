@@ -24,6 +24,12 @@ export interface Env {
   AI?: AiBinding;
   /** Workers AI model of the copilot (default @cf/meta/llama-3.3-70b-instruct-fp8-fast). */
   COPILOT_MODEL?: string;
+  /** Base URL of the browser checkout page; embedUrl = <base>/<sessionId>#token=<token> (docs/checkout.md). */
+  CHECKOUT_EMBED_BASE_URL?: string;
+  /** base64 of 32 bytes: the AES-GCM key that encrypts webhook signing secrets; required in production (docs/webhooks.md). */
+  WEBHOOK_SECRET_KEY?: string;
+  /** "true" (development and test only): webhook endpoints may also be http://127.0.0.1:PORT/... or http://localhost:PORT/... */
+  WEBHOOK_ALLOW_INSECURE_LOCALHOST?: string;
 }
 
 export type DatabaseDriver = 'neon' | 'pg';
@@ -47,6 +53,12 @@ export interface AppConfig {
   stripe: { secretKey: string } | null;
   /** Model name the copilot asks for when an AI binding exists. */
   copilot: { model: string };
+  /** CHECKOUT_EMBED_BASE_URL; unset: the default in src/modules/checkout/service.ts (docs/checkout.md). */
+  checkoutEmbedBaseUrl?: string;
+  /** base64 of the 32-byte AES-GCM key of webhook signing secrets (src/platform/crypto/secret-box.ts). */
+  webhookSecretKey: string;
+  /** Webhook URLs may be plain-http loopback (development and test only). */
+  webhookAllowInsecureLocalhost: boolean;
 }
 
 /** Only for local development and tests; production refuses it. */
@@ -54,6 +66,8 @@ export const DEVELOPMENT_JWT_SECRET = 'development-only-jwt-secret-change-me';
 /** HS256 keys shorter than the hash output are weak (RFC 7518 section 3.2). */
 export const MIN_JWT_SECRET_BYTES = 32;
 export const DEFAULT_MAX_CONNECTIONS = 20;
+/** Only for local development and tests (base64 of 32 bytes); production refuses it. */
+export const DEVELOPMENT_WEBHOOK_SECRET_KEY = 'ZGV2ZWxvcG1lbnQtb25seS13ZWJob29rLWtleS0zMmI=';
 
 export class ConfigError extends Error {}
 
@@ -129,7 +143,32 @@ export function readConfig(env: Env): AppConfig {
     throw new ConfigError('STRIPE_SECRET_KEY must be a Stripe secret (sk_live_/sk_test_) or restricted (rk_) key, never a publishable pk_ key');
   }
   const copilot = { model: env.COPILOT_MODEL || DEFAULT_COPILOT_MODEL };
-  return { environment, database, jwtSecret, upstash, devSimulator: env.DEV_SIMULATOR === 'true', stripe, copilot };
+  const webhookSecretKey = readWebhookSecretKey(env.WEBHOOK_SECRET_KEY, environment);
+  const webhookAllowInsecureLocalhost = environment !== 'production' && env.WEBHOOK_ALLOW_INSECURE_LOCALHOST === 'true';
+  return {
+    environment, database, jwtSecret, upstash, devSimulator: env.DEV_SIMULATOR === 'true', stripe, copilot,
+    checkoutEmbedBaseUrl: env.CHECKOUT_EMBED_BASE_URL || undefined,
+    webhookSecretKey, webhookAllowInsecureLocalhost,
+  };
+}
+
+/** WEBHOOK_SECRET_KEY: base64 of exactly 32 bytes; required (and never the development key) in production. */
+export function readWebhookSecretKey(value: string | undefined, environment: AppConfig['environment']): string {
+  if (!value) {
+    if (environment === 'production') throw new ConfigError('WEBHOOK_SECRET_KEY is not set');
+    return DEVELOPMENT_WEBHOOK_SECRET_KEY;
+  }
+  if (environment === 'production' && value === DEVELOPMENT_WEBHOOK_SECRET_KEY) {
+    throw new ConfigError('WEBHOOK_SECRET_KEY is the development key; set a random one (openssl rand -base64 32)');
+  }
+  let bytes: number;
+  try {
+    bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? atob(value).length : -1;
+  } catch {
+    bytes = -1;
+  }
+  if (bytes !== 32) throw new ConfigError('WEBHOOK_SECRET_KEY must be base64 of exactly 32 bytes (openssl rand -base64 32)');
+  return value;
 }
 
 const configs = new WeakMap<Env, AppConfig>();

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createApp, type App } from '../../src/app';
-import { DEVELOPMENT_JWT_SECRET, type AppConfig } from '../../src/env';
+import { DEVELOPMENT_JWT_SECRET, DEVELOPMENT_WEBHOOK_SECRET_KEY, type AppConfig } from '../../src/env';
 import { BackgroundTasks } from '../../src/platform/background';
 import type { Services } from '../../src/platform/context';
 import type { Database } from '../../src/platform/db/client';
@@ -81,6 +81,8 @@ export const testConfig = (databaseUrl: string): AppConfig => ({
   devSimulator: false,
   stripe: null,
   copilot: { model: DEFAULT_COPILOT_MODEL },
+  webhookSecretKey: DEVELOPMENT_WEBHOOK_SECRET_KEY,
+  webhookAllowInsecureLocalhost: false,
 });
 
 export function buildTestApp(

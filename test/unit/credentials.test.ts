@@ -54,7 +54,7 @@ describe('API key format', () => {
 
 describe('configuration', () => {
   const strongSecret = 'x'.repeat(32);
-  const production = { JWT_SECRET: strongSecret, UPSTASH_REDIS_REST_URL: 'https://u', UPSTASH_REDIS_REST_TOKEN: 't' };
+  const production = { JWT_SECRET: strongSecret, UPSTASH_REDIS_REST_URL: 'https://u', UPSTASH_REDIS_REST_TOKEN: 't', WEBHOOK_SECRET_KEY: btoa('k'.repeat(32)) };
 
   it('chooses the Neon driver for Neon hosts and node-postgres otherwise', () => {
     expect(readConfig({ ...production, DATABASE_URL: 'postgres://u:p@ep-x-pooler.us-east-2.aws.neon.tech/db' }).database)
@@ -83,6 +83,7 @@ describe('configuration', () => {
     expect(() => readConfig({ JWT_SECRET: strongSecret })).toThrow(/HYPERDRIVE|DATABASE_URL/);
     expect(() => readConfig({ ...production, DATABASE_URL: 'postgres://h/db', JWT_SECRET: 'x'.repeat(31) })).toThrow(/at least 32 bytes/);
     expect(() => readConfig({ ...production, DATABASE_URL: 'postgres://h/db', JWT_SECRET: DEVELOPMENT_JWT_SECRET })).toThrow(/development secret/);
+    expect(() => readConfig({ ...production, DATABASE_URL: 'postgres://h/db', WEBHOOK_SECRET_KEY: undefined })).toThrow(/WEBHOOK_SECRET_KEY/);
     const ok = readConfig({ ...production, DATABASE_URL: 'postgres://h/db' });
     expect(ok.environment).toBe('production');
     expect(ok.upstash).toEqual({ url: 'https://u', token: 't' });

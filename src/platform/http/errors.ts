@@ -34,7 +34,8 @@ export type ErrorCode =
   | 'ORDER_NOT_PAID'
   | 'REFUND_REQUEST_ALREADY_DECIDED'
   | 'PAYOUT_ACCOUNT_NOT_CONNECTED'
-  | 'ILLEGAL_TRANSITION';
+  | 'ILLEGAL_TRANSITION'
+  | 'WEBHOOK_ENDPOINT_LIMIT_REACHED';
 
 /** The one error type handlers throw; app.onError renders it as the error envelope. */
 export class ApiError extends Error {
