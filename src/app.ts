@@ -5,6 +5,7 @@ import { onError, onNotFound, validationError } from './platform/http/error-hand
 import { ApiError } from './platform/http/errors';
 import { apiKeyGateway, ipGateway } from './platform/http/gateway';
 import { docsPage, openApiDocument, registerSecuritySchemes } from './platform/http/openapi';
+import { registerWebhookEvents } from './platform/webhooks/openapi';
 import type { ServicesFactory } from './platform/services';
 import { apiKeyRoutes } from './modules/api-keys/routes';
 import { authRoutes } from './modules/auth/routes';
@@ -92,6 +93,7 @@ export function createApp(servicesFor: ServicesFactory) {
   });
 
   registerSecuritySchemes(app);
+  registerWebhookEvents(app);
   for (const module of modules) app.route('/', module);
   app.get('/api/v1/openapi.json', (c) => c.json(openApiDocument(app)));
   app.get('/docs', docsPage);
