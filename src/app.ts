@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from './platform/context';
 import { onError, onNotFound, validationError } from './platform/http/error-handler';
+import { devSimulatorOnly } from './platform/http/dev-simulator';
 import { ApiError } from './platform/http/errors';
 import { apiKeyGateway, ipGateway } from './platform/http/gateway';
 import { docsPage, openApiDocument, registerSecuritySchemes } from './platform/http/openapi';
@@ -81,6 +82,8 @@ export function createApp(servicesFor: ServicesFactory) {
   });
   // Credentials and rate limits first, so a 413 carries the RateLimit-* headers like any answer.
   app.use('*', (c, next) => (isApiPath(c.req.path) ? apiKeyGateway(c, next) : ipGateway(c, next)));
+  // The development simulator exists only with DEV_SIMULATOR="true" (its routes are in their areas).
+  app.use('/_dev/*', devSimulatorOnly);
   app.use('*', (c, next) => {
     const multipart = (c.req.header('content-type') ?? '').startsWith('multipart/form-data');
     const maxSize = multipart ? MAX_MULTIPART_BODY_BYTES : MAX_JSON_BODY_BYTES;

@@ -1,12 +1,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../platform/context';
-import { findKeyPrincipal } from '../../platform/auth/key-auth';
-import { onNotFound, validationError } from '../../platform/http/error-handler';
+import { devSimulatorBody, devSimulatorKey } from '../../platform/http/dev-simulator';
+import { validationError } from '../../platform/http/error-handler';
 import { idParam } from '../../platform/http/ids';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../platform/http/envelope';
-import { ApiError, unauthorized } from '../../platform/http/errors';
-import { checkKeyAccess, defineRoute } from '../../platform/http/route';
+import { defineRoute } from '../../platform/http/route';
 import { completeSession } from './complete';
 import { CHECKOUT_SESSIONS_PATH, checkoutPreflight } from './cors';
 import { completeSessionBody, createdSession, createSessionBody, sessionRead } from './schemas';
@@ -53,25 +52,10 @@ const getCheckoutSession = defineRoute({ auth: 'key', scope: 'read' }, {
  * not an API operation and not in the OpenAPI document.
  */
 const checkoutDevRoutes = new Hono<AppEnv>()
-  .use('/_dev/*', async (c, next) => {
-    if (!c.get('services').config.devSimulator) return onNotFound(c);
-    await next();
-  })
   .post('/_dev/checkout/sessions/:id/complete', async (c) => {
     const { db, now } = c.get('services');
-    const key = await findKeyPrincipal(db, c.req.header('x-api-key'), now());
-    if (!key) throw unauthorized();
-    checkKeyAccess(key, { auth: 'key', scope: 'write', sandbox: false }, c.req.path);
-    const text = await c.req.text();
-    let body: unknown = {};
-    if (text.trim() !== '') {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new ApiError(400, 'INVALID_JSON', 'Request body is not valid JSON');
-      }
-    }
-    const parsed = completeSessionBody.safeParse(body);
+    const key = await devSimulatorKey(c, { sandbox: false });
+    const parsed = completeSessionBody.safeParse(await devSimulatorBody(c, { optional: true }));
     if (!parsed.success) throw validationError(parsed.error, 'json');
     const result = await completeSession(db, key.clinicId, c.req.param('id'), parsed.data, now());
     return c.json(ok(result, 'Checkout session completed'), 200);

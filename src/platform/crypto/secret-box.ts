@@ -6,6 +6,7 @@
  * (e.g. the owning row's id): decrypting it under any other context fails, so a ciphertext copied
  * to another row is useless.
  */
+import { fromBase64, toBase64 } from '../auth/crypto';
 
 const IV_BYTES = 12;
 export const SECRET_BOX_KEY_BYTES = 32;
@@ -20,18 +21,11 @@ export class SecretBoxError extends Error {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-export function bytesToBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]!);
-  return btoa(binary);
-}
+export const bytesToBase64 = toBase64;
 
 export function base64ToBytes(value: string): Uint8Array<ArrayBuffer> {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) throw new SecretBoxError('not base64');
-  const binary = atob(value);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  return fromBase64(value);
 }
 
 /** Imported keys by their base64 text: importing costs more than an encryption. */

@@ -5,24 +5,11 @@
 //   "<id>.<t>.<body>">" keyed with the base64-decoded part after whsec_; entries space-separated.
 // WebCrypto only, so the same code runs in the Worker and in Node.
 
+import { fromBase64, timingSafeEqual as bytesEqual, toBase64, toHex } from '../auth/crypto';
+
 const encoder = new TextEncoder();
 
 export const SECRET_PREFIX = 'whsec_';
-
-function base64ToBytes(value: string): Uint8Array {
-  const binary = atob(value);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
-
-function bytesToBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-const toHex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
 async function hmac(key: Uint8Array, message: string): Promise<Uint8Array> {
   const cryptoKey = await crypto.subtle.importKey('raw', key as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
@@ -36,12 +23,12 @@ export async function serviceSignature(secret: string, timestamp: number, body: 
 
 /** The key bytes of the Standard Webhooks scheme: the base64 after whsec_ (the whole string if no prefix). */
 export function standardKey(secret: string): Uint8Array {
-  return base64ToBytes(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret);
+  return fromBase64(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret);
 }
 
 /** Base64 HMAC-SHA256 of "<id>.<t>.<body>" keyed with the decoded secret (the webhook-signature v1). */
 export async function standardSignature(secret: string, id: string, timestamp: number, body: string): Promise<string> {
-  return bytesToBase64(await hmac(standardKey(secret), `${id}.${timestamp}.${body}`));
+  return toBase64(await hmac(standardKey(secret), `${id}.${timestamp}.${body}`));
 }
 
 /** X-Service-Signature for every active secret: t=<t>,v1=<hex>[,v1=<hex>...]. */
@@ -90,9 +77,4 @@ export async function deliveryHeaders(input: DeliveryHeaderInput): Promise<Recor
 }
 
 /** Compares two strings in time independent of where they differ (lengths are not secret). */
-export function timingSafeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
+export const timingSafeEqual = (a: string, b: string): boolean => bytesEqual(encoder.encode(a), encoder.encode(b));
