@@ -29,6 +29,27 @@ import { devSimulatorRoutes } from './modules/order-lifecycle/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
 import { webhookDeliveryRoutes } from './modules/webhook-deliveries/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
+import { contactRoutes } from './modules/contacts/routes';
+import { tagRoutes } from './modules/tags/routes';
+import { messageTemplateRoutes } from './modules/message-templates/routes';
+import { sequenceRoutes } from './modules/sequences/routes';
+import { affiliateRoutes } from './modules/affiliates/routes';
+import { crmConnectionRoutes } from './modules/crm-connection/routes';
+import { pageBuilderRoutes } from './modules/page-builder/routes';
+import { customWebsiteRoutes } from './modules/custom-website/routes';
+import { treatmentRoutes } from './modules/treatments/routes';
+import { formRoutes } from './modules/forms/routes';
+import { intakeRequestRoutes } from './modules/intake-requests/routes';
+import { teleformRemovalRoutes } from './modules/teleform-removals/routes';
+import { notificationRoutes } from './modules/notifications/routes';
+import { dashboardRoutes } from './modules/dashboard/routes';
+import { analyticsRoutes } from './modules/analytics/routes';
+import { billingRoutes } from './modules/billing/routes';
+import { onboardingRoutes } from './modules/onboarding/routes';
+import { sandboxRoutes } from './modules/sandbox/routes';
+import { organizationRoutes } from './modules/organization/routes';
+import { teamRoutes } from './modules/team/routes';
+import { supportRoutes } from './modules/support/routes';
 
 /** Bodies above these sizes answer 413. Upload routes may set tighter limits of their own. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -57,6 +78,27 @@ const modules = [
   checkoutRoutes,
   payoutRoutes,
   refundRoutes,
+  contactRoutes,
+  tagRoutes,
+  messageTemplateRoutes,
+  sequenceRoutes,
+  affiliateRoutes,
+  crmConnectionRoutes,
+  pageBuilderRoutes,
+  customWebsiteRoutes,
+  treatmentRoutes,
+  formRoutes,
+  intakeRequestRoutes,
+  teleformRemovalRoutes,
+  notificationRoutes,
+  dashboardRoutes,
+  analyticsRoutes,
+  billingRoutes,
+  onboardingRoutes,
+  sandboxRoutes,
+  organizationRoutes,
+  teamRoutes,
+  supportRoutes,
 ];
 
 const isApiPath = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');

@@ -33,6 +33,15 @@ export const clinics = pgTable('clinics', {
   sandboxExpiresAt: timestamptz('sandbox_expires_at'),
   goLiveRequestedAt: timestamptz('go_live_requested_at'),
   planId: uuid('plan_id').references(() => plans.id),
+  /** Clinic profile (GET/PUT /organization/clinic). */
+  description: text('description'),
+  logoUrl: text('logo_url'),
+  primaryColor: text('primary_color'),
+  contactEmail: text('contact_email'),
+  contactPhone: text('contact_phone'),
+  /** Why the clinic is inactive (cancelled: its plan was cancelled; its keys answer 401). */
+  deactivatedReason: text('deactivated_reason'),
+  deactivatedAt: timestamptz('deactivated_at'),
   isActive: boolean('is_active').notNull().default(true),
   createdAt: createdAt(),
   updatedAt: updatedAt(),

@@ -9,3 +9,8 @@ export * from './patients';
 export * from './coupons';
 export * from './orders';
 export * from './webhooks';
+export * from './messaging';
+export * from './crm';
+export * from './affiliates';
+export * from './storefront';
+export * from './organization';

@@ -74,3 +74,56 @@ export const ORDER_BLOCKS = {
   disputes: 30,
   shippingAddresses: 31,
 } as const;
+
+/** Blocks of the CRM area (issue 9). */
+export const CRM_BLOCKS = {
+  tags: 40,
+  templates: 41,
+  sequences: 42,
+  sequenceSteps: 43,
+  sequenceEnrollments: 44,
+  crmConnections: 45,
+  messages: 46,
+} as const;
+
+/** Blocks of the affiliate program (issue 9). */
+export const AFFILIATE_BLOCKS = {
+  affiliates: 50,
+  referrals: 51,
+  commissions: 52,
+  payouts: 53,
+  taxDocuments: 54,
+  tiers: 55,
+  /** Extra patients and orders that the affiliates referred (Demo Clinic only). */
+  referredPatients: 56,
+  referredOrders: 57,
+} as const;
+
+/** Blocks of the storefront area (issue 10). */
+export const STOREFRONT_BLOCKS = {
+  pages: 60,
+  pageVersions: 61,
+  treatments: 62,
+  brandTreatments: 63,
+  formSessions: 64,
+  likes: 65,
+  notifications: 66,
+  intakeRequests: 67,
+  teleformRemovals: 68,
+  formGlobalProducts: 69,
+  uploads: 70,
+} as const;
+
+/** Blocks of the organization area (issue 11). */
+export const ORGANIZATION_BLOCKS = {
+  subscriptions: 80,
+  customDomains: 81,
+  emailDomains: 82,
+  invitations: 83,
+  goLiveRequests: 84,
+  conversations: 85,
+  conversationMessages: 86,
+  supportTickets: 87,
+  supportTicketMessages: 88,
+  users: 89,
+} as const;

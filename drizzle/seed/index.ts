@@ -7,6 +7,14 @@ import { seedOrders } from './orders';
 import { seedFoundation } from './foundation';
 import { seedProducts } from './products';
 import { seedPrograms } from './programs';
+import { seedContacts } from './contacts';
+import { seedSequences } from './sequences';
+import { seedAffiliates } from './affiliates';
+import { seedStorefrontPages } from './storefront-pages';
+import { seedBrandContent } from './brand-content';
+import { seedAnalytics } from './analytics';
+import { seedOrganization } from './organization';
+import { seedTeamAndSupport } from './team-support';
 
 export type Seeder = (db: Database, now: Date) => Promise<void>;
 
@@ -18,6 +26,14 @@ export const SEEDERS: Seeder[] = [
   seedPrograms, // after seedCatalog: programs, their products, tenant products, enrollments
   seedCoupons, // after seedPrograms: its alerts point at programs
   seedOrders, // after seedCoupons: orders of the enrolled patients, with their payments, ledger and refunds
+  seedContacts, // after seedCatalog's patients: tags and their assignments
+  seedSequences, // after seedContacts: templates, sequences, steps, enrollments
+  seedAffiliates, // after seedOrders: affiliates, referred patients and orders, commissions, payouts
+  seedStorefrontPages, // pages, versions, navigation, custom website
+  seedBrandContent, // treatments, forms, notifications, intake requests, teleform removals
+  seedAnalytics, // after seedPrograms: form sessions and likes
+  seedOrganization, // organization profiles, fees, subscriptions, SMS, domains, onboarding
+  seedTeamAndSupport, // team members, invitations, conversations, support tickets
 ];
 
 export async function seedDemoData(db: Database, now = new Date()): Promise<void> {
@@ -26,4 +42,4 @@ export async function seedDemoData(db: Database, now = new Date()): Promise<void
   });
 }
 
-export { DEMO, DEMO_BLOCKS, DEMO_LOGINS, DEMO_PASSWORD, demoId, LIVE_DEMO_CLINICS, ORDER_BLOCKS } from './ids';
+export { AFFILIATE_BLOCKS, CRM_BLOCKS, DEMO, DEMO_BLOCKS, DEMO_LOGINS, DEMO_PASSWORD, demoId, LIVE_DEMO_CLINICS, ORDER_BLOCKS, ORGANIZATION_BLOCKS, STOREFRONT_BLOCKS } from './ids';

@@ -7,6 +7,7 @@ import type { RequestLogWriter } from './request-log';
 import type { ObjectStorage } from './storage/types';
 import type { AiProvider } from './ai/types';
 import type { PaymentProcessor } from './payments/types';
+import type { MessageSender } from './messaging/types';
 
 /** What a request may use. Built per request in the Worker; fixed by the harness in tests. */
 export interface Services {
@@ -24,6 +25,8 @@ export interface Services {
   payments: PaymentProcessor;
   /** The program copilot's model (the Workers AI binding); null when none is configured. */
   ai: AiProvider | null;
+  /** Email and SMS (a messages row per message; the development sender only records). */
+  messaging: MessageSender;
 }
 
 /** The caller behind a valid API key. */

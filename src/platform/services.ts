@@ -11,6 +11,7 @@ import { RequestLogWriter } from './request-log';
 import { storageFor } from './storage';
 import { aiFor } from './ai';
 import { paymentsFor } from './payments';
+import { messagingFor } from './messaging';
 
 /** Services for one request, and what to do once the response is on its way. */
 export interface RequestServices {
@@ -56,6 +57,7 @@ export const workerServices: ServicesFactory = async (c) => {
       storage: storageFor(c.env, config),
       payments: paymentsFor(config, database.db),
       ai: aiFor(c.env, config),
+      messaging: messagingFor(config),
     },
     finish() {
       c.executionCtx.waitUntil(background.settled().finally(() => database.close()));

@@ -1,3 +1,4 @@
+import { DevelopmentMessageSender, type MessageSender } from '../../src/platform/messaging';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createApp, type App } from '../../src/app';
 import { DEVELOPMENT_JWT_SECRET, DEVELOPMENT_WEBHOOK_SECRET_KEY, type AppConfig } from '../../src/env';
@@ -88,7 +89,7 @@ export const testConfig = (databaseUrl: string): AppConfig => ({
 export function buildTestApp(
   db: Database,
   databaseUrl: string,
-  options: { rateLimiter?: RateLimiter; clock?: TestClock; queries?: string[]; payments?: PaymentProcessor; ai?: AiProvider | null } = {},
+  options: { rateLimiter?: RateLimiter; clock?: TestClock; queries?: string[]; payments?: PaymentProcessor; ai?: AiProvider | null; messaging?: MessageSender } = {},
 ): TestApp {
   const clock = options.clock ?? new TestClock();
   const config = testConfig(databaseUrl);
@@ -104,6 +105,7 @@ export function buildTestApp(
     storage: new MemoryStorage(),
     payments: options.payments ?? new DevelopmentPaymentProcessor(db),
     ai: options.ai ?? null,
+    messaging: options.messaging ?? new DevelopmentMessageSender(),
   };
   const app = createApp(async () => ({ services, finish() {} }));
   return {

@@ -1,3 +1,4 @@
+import { DevelopmentMessageSender } from '../../src/platform/messaging';
 // The Neon serverless driver path (openDatabase(url, 'neon')) against a real PostgreSQL, through a local
 // WebSocket-to-TCP proxy standing in for Neon's. Covers plain queries, interactive transactions (the
 // reason the app uses the WebSocket Pool and not the HTTP driver) and the whole app with a database
@@ -160,6 +161,7 @@ describe('the app on the Neon driver, one database handle per request', () => {
         storage: new MemoryStorage(),
         payments: new DevelopmentPaymentProcessor(handle.db),
         ai: null,
+        messaging: new DevelopmentMessageSender(),
       },
       finish() {
         finished.push(background.settled().finally(() => handle.close().then(() => void closed++)));

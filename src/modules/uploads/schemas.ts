@@ -11,6 +11,12 @@ export const MULTIPART_FRAMING_ALLOWANCE_BYTES = 64 * 1024;
 const IMAGE_DESCRIPTION =
   'The image file: PNG, JPEG, WebP or GIF (the type is read from the bytes, not from the part\'s Content-Type or file name; SVG is refused), at most 5 MiB.';
 
+/** What an upload is for; each area that stores images adds its purpose here. */
+export const UPLOAD_PURPOSES = [
+  'program_image', 'product_image', 'global_product_image',
+  'page_image', 'template_image', 'website_logo', 'website_hero', 'treatment_logo', 'clinic_logo',
+] as const;
+
 /** A file part of a multipart body (hono hands files over as File, a Blob). */
 const imageFile = z
   .custom<File>((value) => value instanceof Blob, { message: 'must be one file (multipart field image)' })
@@ -35,7 +41,7 @@ export const storedImage = z
     url: z.string().openapi({ description: 'Where the image is served: UPLOADS_PUBLIC_BASE_URL/<key>, or /uploads/<key> on this host.' }),
     contentType: z.enum(['image/png', 'image/jpeg', 'image/webp', 'image/gif']),
     sizeBytes: z.number().int(),
-    purpose: z.enum(['program_image', 'product_image', 'global_product_image']),
+    purpose: z.enum(UPLOAD_PURPOSES),
     createdAt: z.string().datetime(),
   })
   .openapi('StoredImage');

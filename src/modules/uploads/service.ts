@@ -49,11 +49,11 @@ export const objectKeyFor = (clinicId: string, purpose: UploadPurpose, type: Ima
   `clinics/${clinicId}/${purpose}/${crypto.randomUUID()}.${type.extension}`;
 
 /**
- * Stores the bytes, then, in one transaction, runs `apply` (which points the target row at the url
+ * Every area's image upload goes through here. Stores the bytes, then, in one transaction, runs `apply` (which points the target row at the url
  * and throws notFound when the row is gone) and records the upload. If the transaction fails the
  * object is deleted again, so no stored object is left without its uploads row.
  */
-async function storeAndRecord<T>(
+export async function storeImage<T>(
   deps: UploadDeps,
   clinicId: string,
   purpose: UploadPurpose,
@@ -94,7 +94,7 @@ export async function setProgramImage(deps: UploadDeps, clinicId: string, progra
   if (!isUuid(programId)) throw notFound('Program');
   // Checked before storing, so an unknown id never writes to the bucket.
   if ((await scoped.count(programs, eq(programs.id, programId))) === 0) throw notFound('Program');
-  const { upload } = await storeAndRecord(deps, clinicId, 'program_image', image, (tx, url) =>
+  const { upload } = await storeImage(deps, clinicId, 'program_image', image, (tx, url) =>
     forClinic(tx, clinicId).updateById(programs, programId, { heroImageUrl: url, updatedAt: deps.now() }, 'Program'),
   );
   return { programId, imageUrl: upload.url, upload };
@@ -105,7 +105,7 @@ export async function setProductImage(deps: UploadDeps, clinicId: string, produc
   const scoped = forClinic(deps.db, clinicId);
   if (!isUuid(productId)) throw notFound('Product');
   if ((await scoped.count(products, eq(products.id, productId))) === 0) throw notFound('Product');
-  const { upload } = await storeAndRecord(deps, clinicId, 'product_image', image, (tx, url) =>
+  const { upload } = await storeImage(deps, clinicId, 'product_image', image, (tx, url) =>
     forClinic(tx, clinicId).updateById(products, productId, { imageUrl: url, updatedAt: deps.now() }, 'Product'),
   );
   return { productId, imageUrl: upload.url as string | null, upload: upload as StoredImage | null };
@@ -129,7 +129,7 @@ export async function setGlobalProductImage(deps: UploadDeps, clinicId: string, 
   if (!isUuid(globalProductId)) throw notFound('Global product');
   const [exists] = await deps.db.select({ id: globalProducts.id }).from(globalProducts).where(eq(globalProducts.id, globalProductId)).limit(1);
   if (!exists) throw notFound('Global product');
-  const { upload } = await storeAndRecord(deps, clinicId, 'global_product_image', image, async (tx, url) => {
+  const { upload } = await storeImage(deps, clinicId, 'global_product_image', image, async (tx, url) => {
     const now = deps.now();
     await tx
       .insert(globalProductImageOverrides)
