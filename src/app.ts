@@ -29,6 +29,8 @@ import { devSimulatorRoutes } from './modules/order-lifecycle/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
 import { webhookDeliveryRoutes } from './modules/webhook-deliveries/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
+import { QSTASH_CALLBACK_PATH } from './env';
+import { kickDeliveries } from './modules/webhook-deliveries/engine';
 import { contactRoutes } from './modules/contacts/routes';
 import { tagRoutes } from './modules/tags/routes';
 import { messageTemplateRoutes } from './modules/message-templates/routes';
@@ -118,14 +120,19 @@ export function createApp(servicesFor: ServicesFactory) {
     c.set('services', services);
     try {
       await next();
+      // Events recorded by this request go out now rather than at the next cron run (after the answer).
+      if (c.get('eventsRecorded') && c.res.status < 400) kickDeliveries(services);
     } finally {
       finish();
     }
   });
   // Credentials and rate limits first, so a 413 carries the RateLimit-* headers like any answer.
-  app.use('*', (c, next) => (isApiPath(c.req.path) ? apiKeyGateway(c, next) : ipGateway(c, next)));
+  // QStash's callback is authenticated by its signature and must not share the per-address limit of
+  // root routes (QStash calls from a few addresses, as fast as deliveries are due).
+  app.use('*', (c, next) => (isApiPath(c.req.path) ? apiKeyGateway(c, next) : c.req.path === QSTASH_CALLBACK_PATH ? next() : ipGateway(c, next)));
   // The development simulator exists only with DEV_SIMULATOR="true" (its routes are in their areas).
   app.use('/_dev/*', devSimulatorOnly);
+  app.use('/api/v1/_dev/*', devSimulatorOnly);
   app.use('*', (c, next) => {
     const multipart = (c.req.header('content-type') ?? '').startsWith('multipart/form-data');
     const maxSize = multipart ? MAX_MULTIPART_BODY_BYTES : MAX_JSON_BODY_BYTES;

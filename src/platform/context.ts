@@ -60,5 +60,7 @@ export interface AppEnv {
     routePattern: string;
     /** Every rate-limit rule checked so far for this request; the headers show the tightest. */
     rateLimitOutcomes: RuleOutcome[];
+    /** Set by routes that record outbox events: after a successful answer, deliveries are kicked (src/app.ts). */
+    eventsRecorded: boolean;
   };
 }

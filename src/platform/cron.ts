@@ -1,7 +1,7 @@
 import { lt, sql } from 'drizzle-orm';
 import { requestLogs } from '../../drizzle/schema';
 import { configFor, type AppConfig, type Env } from '../env';
-import { runLocalDispatcher } from '../modules/webhook-deliveries/engine';
+import { runScheduledDeliveries } from '../modules/webhook-deliveries/engine';
 import type { Database } from './db/client';
 import { openDatabase } from './db/client';
 import { describeError, logLine } from './log';
@@ -31,9 +31,10 @@ export const SWEEPS: Sweep[] = [
   async function requestLogRetention(db, now) {
     await pruneRequestLogs(db, now);
   },
-  // Local webhook dispatcher: fan out the outbox, attempt due deliveries (docs/webhooks.md, "Delivery").
+  // Webhook deliveries (docs/webhooks.md, "Who sends"): with QStash, fan out and publish what is due or
+  // overdue (the safety net); without it, the local dispatcher attempts what is due.
   async function webhookDeliveries(db, now, config) {
-    await runLocalDispatcher(db, now, config);
+    await runScheduledDeliveries(db, now, config);
   },
 ];
 

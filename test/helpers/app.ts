@@ -84,6 +84,7 @@ export const testConfig = (databaseUrl: string): AppConfig => ({
   copilot: { model: DEFAULT_COPILOT_MODEL },
   webhookSecretKey: DEVELOPMENT_WEBHOOK_SECRET_KEY,
   webhookAllowInsecureLocalhost: false,
+  qstash: null,
 });
 
 export function buildTestApp(

@@ -5,6 +5,7 @@ import { idParam } from '../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../platform/http/pagination';
 import { defineRoute } from '../../platform/http/route';
 import { devWebhookRoutes } from './dev-routes';
+import { qstashCallbackRoutes } from './qstash-callback';
 import { kickDeliveries } from './engine';
 import { deliveryParams, webhookDelivery } from './schemas';
 import { listDeliveries, replayDelivery } from './service';
@@ -44,4 +45,5 @@ export const webhookDeliveryRoutes = new OpenAPIHono<AppEnv>()
     return c.json(ok(delivery, 'Replay queued'), 202);
   })
   // POST /_dev/webhooks/flush (development simulator only; not an API operation).
-  .route('/', devWebhookRoutes);
+  .route('/', devWebhookRoutes)
+  .route('/', qstashCallbackRoutes);

@@ -21,6 +21,8 @@ export type RouteAccess =
       sandbox?: boolean;
       /** Plan entitlement required (AFFILIATES_TIER_REQUIRED / CRM_TIER_REQUIRED otherwise). */
       gate?: Entitlement;
+      /** The operation records outbox events: a successful call kicks webhook delivery right after the response. */
+      emitsEvents?: boolean;
     }
   | { auth: 'jwt' }
   | { auth: 'public' };
@@ -64,6 +66,7 @@ function guard(access: RouteAccess, path: string): MiddlewareHandler<AppEnv> {
     c.set('routePattern', path);
     if (access.auth === 'key') {
       checkKeyAccess(c.get('apiKey'), access, path);
+      if (access.emitsEvents) c.set('eventsRecorded', true);
     } else if (access.auth === 'jwt') {
       const header = c.req.header('authorization') ?? '';
       const match = /^Bearer\s+(\S+)$/i.exec(header);

@@ -70,6 +70,23 @@ async function send(fetchImpl: typeof fetch, url: string, headers: Record<string
   }
 }
 
+/** Why an attempt was not made. */
+export type SkipReason = 'not_found' | 'not_pending' | 'endpoint_off' | 'not_due' | 'claimed';
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  /** Set when outcome is skipped. */
+  skipReason?: SkipReason;
+  /** Attempts made so far and when the next one is due (pending deliveries), after this call. */
+  attempts: number;
+  nextAttemptAt: Date | null;
+}
+
+/** attemptDeliveryDetailed's outcome alone (the local dispatcher and the flush need no more). */
+export async function attemptDelivery(db: Database, deliveryId: string, now: Date, options: DeliveryOptions): Promise<AttemptOutcome> {
+  return (await attemptDeliveryDetailed(db, deliveryId, now, options)).outcome;
+}
+
 /**
  * Attempts one delivery now. Skips it when it is not pending, not due (unless ignoreSchedule), or its
  * endpoint is off (it stays pending and goes out once the endpoint is on again); a delivery of a
@@ -77,7 +94,7 @@ async function send(fetchImpl: typeof fetch, url: string, headers: Record<string
  * timestamp), POSTs with a 5 s timeout, records a webhook_attempts row and updates the delivery and
  * the endpoint's health in one transaction.
  */
-export async function attemptDelivery(db: Database, deliveryId: string, now: Date, options: DeliveryOptions): Promise<AttemptOutcome> {
+export async function attemptDeliveryDetailed(db: Database, deliveryId: string, now: Date, options: DeliveryOptions): Promise<AttemptResult> {
   const [row] = await db
     .select({
       id: webhookDeliveries.id,
@@ -100,16 +117,18 @@ export async function attemptDelivery(db: Database, deliveryId: string, now: Dat
     .innerJoin(outboxEvents, eq(outboxEvents.id, webhookDeliveries.outboxEventId))
     .where(eq(webhookDeliveries.id, deliveryId))
     .limit(1);
-  if (!row || row.status !== 'pending') return 'skipped';
+  if (!row) return { outcome: 'skipped', skipReason: 'not_found', attempts: 0, nextAttemptAt: null };
+  const skipped = (skipReason: SkipReason): AttemptResult => ({ outcome: 'skipped', skipReason, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt });
+  if (row.status !== 'pending') return skipped('not_pending');
   if (row.deletedAt) {
     await db
       .update(webhookDeliveries)
       .set({ status: 'failed', nextAttemptAt: null, lastError: 'endpoint deleted' })
       .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.status, 'pending')));
-    return 'failed';
+    return { outcome: 'failed', attempts: row.attempts, nextAttemptAt: null };
   }
-  if (!row.isActive) return 'skipped';
-  if (!options.ignoreSchedule && row.nextAttemptAt && row.nextAttemptAt.getTime() > now.getTime()) return 'skipped';
+  if (!row.isActive) return skipped('endpoint_off');
+  if (!options.ignoreSchedule && row.nextAttemptAt && row.nextAttemptAt.getTime() > now.getTime()) return skipped('not_due');
 
   // Claim: only the dispatcher that moves next_attempt_at from the value it read sends this attempt.
   const claimed = await db
@@ -122,7 +141,7 @@ export async function attemptDelivery(db: Database, deliveryId: string, now: Dat
       row.nextAttemptAt ? eq(webhookDeliveries.nextAttemptAt, row.nextAttemptAt) : isNull(webhookDeliveries.nextAttemptAt),
     ))
     .returning({ id: webhookDeliveries.id });
-  if (claimed.length === 0) return 'skipped';
+  if (claimed.length === 0) return skipped('claimed');
 
   const attemptNumber = row.attempts + 1;
   const attemptId = crypto.randomUUID();
@@ -171,7 +190,7 @@ export async function attemptDelivery(db: Database, deliveryId: string, now: Dat
           })
       .where(eq(webhookEndpoints.id, row.endpointId));
   });
-  return succeeded ? 'succeeded' : next ? 'retrying' : 'failed';
+  return { outcome: succeeded ? 'succeeded' : next ? 'retrying' : 'failed', attempts: attemptNumber, nextAttemptAt: next };
 }
 
 export interface RunSummary {

@@ -1,0 +1,133 @@
+// A local stand-in for QStash, test tooling only (no network): it speaks the publish API the official
+// @upstash/qstash Client uses (POST /v2/publish/<destination>, Bearer token, Upstash-* headers,
+// deduplication ids) and calls destinations back with requests signed the way QStash signs them
+// (an HS256 JWT in Upstash-Signature: iss Upstash, sub = the destination URL, body = base64url
+// SHA-256 of the body), honouring 2xx, 489 + Upstash-NonRetryable-Error, and retries otherwise.
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface StandInMessage {
+  messageId: string;
+  destination: string;
+  body: string;
+  headers: Record<string, string>;
+  notBefore: number | null;
+  deduplicationId: string | null;
+  retries: number;
+  retried: number;
+  state: 'pending' | 'delivered' | 'failed';
+  lastStatus: number | null;
+}
+
+/** How the stand-in reaches a destination: in tests, the app's request() instead of a socket. */
+export type Caller = (url: string, init: { method: 'POST'; headers: Record<string, string>; body: string }) => Promise<Response>;
+
+export interface QStashStandIn {
+  url: string;
+  token: string;
+  currentSigningKey: string;
+  nextSigningKey: string;
+  messages: StandInMessage[];
+  publishCalls: number;
+  /** Calls back every pending message due at `nowSeconds` once; answers how many were called. */
+  deliverDue(call: Caller, nowSeconds?: number): Promise<number>;
+  /** A signature as QStash makes it, for tests that forge or tamper. */
+  sign(destination: string, body: string, key?: string): string;
+  close(): Promise<void>;
+}
+
+const b64url = (input: Buffer | string) => Buffer.from(input).toString('base64url');
+
+export function signLikeQStash(key: string, destination: string, body: string, nowSeconds = Math.floor(Date.now() / 1000)): string {
+  const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+  const payload = b64url(JSON.stringify({
+    iss: 'Upstash', sub: destination, exp: nowSeconds + 300, nbf: nowSeconds, iat: nowSeconds, jti: randomUUID(),
+    body: createHash('sha256').update(body).digest('base64url'),
+  }));
+  const signature = createHmac('sha256', key).update(`${header}.${payload}`).digest('base64url');
+  return `${header}.${payload}.${signature}`;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startQStashStandIn(): Promise<QStashStandIn> {
+  const token = `qstash_test_${randomUUID()}`;
+  const currentSigningKey = `sig_current_${randomUUID()}`;
+  const nextSigningKey = `sig_next_${randomUUID()}`;
+  const messages: StandInMessage[] = [];
+  const seen = new Map<string, string>();
+  let publishCalls = 0;
+
+  const server: Server = createServer(async (req, res) => {
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: 'invalid token' });
+    const path = req.url ?? '';
+    if (req.method !== 'POST' || !path.startsWith('/v2/publish/')) return send(404, { error: 'not found' });
+    publishCalls++;
+    const destination = decodeURIComponent(path.slice('/v2/publish/'.length));
+    if (!/^https?:\/\//.test(destination)) return send(400, { error: 'invalid destination url' });
+    const body = await readBody(req);
+    const header = (name: string) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    const deduplicationId = header('upstash-deduplication-id') ?? null;
+    if (deduplicationId && seen.has(deduplicationId)) return send(201, { messageId: seen.get(deduplicationId), deduplicated: true });
+    const notBefore = header('upstash-not-before');
+    const forwarded: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (name.startsWith('upstash-forward-') && typeof value === 'string') forwarded[name.slice('upstash-forward-'.length)] = value;
+    }
+    const message: StandInMessage = {
+      messageId: `msg_${randomUUID()}`,
+      destination,
+      body,
+      headers: { 'content-type': header('content-type') ?? 'application/json', ...forwarded },
+      notBefore: notBefore ? Number(notBefore) : null,
+      deduplicationId,
+      retries: Number(header('upstash-retries') ?? 3),
+      retried: 0,
+      state: 'pending',
+      lastStatus: null,
+    };
+    messages.push(message);
+    if (deduplicationId) seen.set(deduplicationId, message.messageId);
+    send(201, { messageId: message.messageId });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url, token, currentSigningKey, nextSigningKey, messages,
+    get publishCalls() {
+      return publishCalls;
+    },
+    sign: (destination, body, key = currentSigningKey) => signLikeQStash(key, destination, body),
+    async deliverDue(call, nowSeconds = Math.floor(Date.now() / 1000)) {
+      const due = messages.filter((m) => m.state === 'pending' && (m.notBefore === null || m.notBefore <= nowSeconds));
+      for (const message of due) {
+        const res = await call(message.destination, {
+          method: 'POST',
+          headers: { ...message.headers, 'upstash-signature': signLikeQStash(currentSigningKey, message.destination, message.body), 'upstash-message-id': message.messageId, 'upstash-retried': String(message.retried) },
+          body: message.body,
+        });
+        message.lastStatus = res.status;
+        await res.body?.cancel().catch(() => undefined);
+        if (res.status >= 200 && res.status < 300) message.state = 'delivered';
+        else if (res.status === 489 && res.headers.get('upstash-nonretryable-error') === 'true') message.state = 'failed';
+        else if (message.retried >= message.retries) message.state = 'failed';
+        else message.retried++;
+      }
+      return due.length;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
