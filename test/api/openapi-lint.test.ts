@@ -27,8 +27,10 @@ const describeProblem = (p: NormalizedProblem) =>
 describe('the OpenAPI document', () => {
   it("passes Redocly's recommended ruleset with no error and no warning", async () => {
     // The whole ruleset as published; a rule that is wrong for this API is switched off here, alone,
-    // with the reason next to it (none is today).
-    const config = await createConfig({ extends: ['recommended'] });
+    // with the reason next to it:
+    // - no-ambiguous-paths: the spec itself defines DELETE /team/invitations/{invitationId} beside
+    //   PATCH /team/{userId}/role; the methods differ, so no request can match both.
+    const config = await createConfig({ extends: ['recommended'], rules: { 'no-ambiguous-paths': 'off' } });
     const problems = await lintFromString({
       source: JSON.stringify(document()),
       absoluteRef: 'openapi.json',
