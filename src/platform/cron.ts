@@ -1,7 +1,13 @@
 import { lt, sql } from 'drizzle-orm';
 import { requestLogs } from '../../drizzle/schema';
 import { configFor, type AppConfig, type Env } from '../env';
+import { abandonStaleFormSessionsSweep } from '../modules/analytics/intake';
+import { platformSubscriptionsSweep } from '../modules/billing/sweeps';
+import { sequenceSweep } from '../modules/sequences/runner';
+import { expireTeamInvitations } from '../modules/team/sweeps';
+import { teleformRemovalSweep } from '../modules/teleform-removals/service';
 import { runScheduledDeliveries } from '../modules/webhook-deliveries/engine';
+import { deliverQueuedMessagesSweep } from './messaging';
 import type { Database } from './db/client';
 import { openDatabase } from './db/client';
 import { describeError, logLine } from './log';
@@ -31,6 +37,13 @@ export const SWEEPS: Sweep[] = [
   async function requestLogRetention(db, now) {
     await pruneRequestLogs(db, now);
   },
+  platformSubscriptionsSweep, // renew development subscriptions, flag lapsed processor ones (docs/billing.md)
+  sequenceSweep, // CRM sequences: enroll by trigger, run due steps (docs/crm-sequences.md)
+  deliverQueuedMessagesSweep, // after the sequences: queued email/SMS go to the providers (docs/messaging.md)
+  expireTeamInvitations, // pending invitations past expiresAt become expired (docs/team.md)
+  teleformRemovalSweep, // due scheduled removals complete and deactivate their form (docs/forms-and-intake.md)
+  abandonStaleFormSessionsSweep, // intake sessions idle 24 h: abandoned + intake.abandoned (docs/analytics.md)
+  // Last, so events recorded by the sweeps above go out in the same run.
   // Webhook deliveries (docs/webhooks.md, "Who sends"): with QStash, fan out and publish what is due or
   // overdue (the safety net); without it, the local dispatcher attempts what is due.
   async function webhookDeliveries(db, now, config) {

@@ -12,8 +12,8 @@ beforeAll(() => {
   addProbeRoute(t.app, { auth: 'key', scope: 'write' }, 'post', '/api/v1/probe/write', true);
   addProbeRoute(t.app, { auth: 'key', scope: 'write' }, 'post', '/api/v1/refunds', true);
   addProbeRoute(t.app, { auth: 'key', scope: 'read' }, 'get', '/api/v1/orders/{id}');
-  addProbeRoute(t.app, { auth: 'key', scope: 'write', gate: 'affiliates' }, 'post', '/api/v1/affiliate-program/tiers', true);
-  addProbeRoute(t.app, { auth: 'key', scope: 'read', gate: 'crm_connect' }, 'get', '/api/v1/crm/connection');
+  addProbeRoute(t.app, { auth: 'key', scope: 'write', gate: 'affiliates' }, 'post', '/api/v1/probe/affiliates-gated', true);
+  addProbeRoute(t.app, { auth: 'key', scope: 'read', gate: 'crm_connect' }, 'get', '/api/v1/probe/crm-gated');
   addProbeRoute(t.app, { auth: 'key', scope: 'read', aiConnector: true }, 'get', '/api/v1/probe/ai-allowed');
 });
 
@@ -110,11 +110,11 @@ describe('403 checks', () => {
 
   it('plan gates answer AFFILIATES_TIER_REQUIRED and CRM_TIER_REQUIRED without the entitlement', async () => {
     const basic = await makeTenant(t.db);
-    await expectError(await t.request('/api/v1/affiliate-program/tiers', { key: basic.key, body: { amount: 1 } }), 403, 'AFFILIATES_TIER_REQUIRED');
-    await expectError(await t.request('/api/v1/crm/connection', { key: basic.key }), 403, 'CRM_TIER_REQUIRED');
+    await expectError(await t.request('/api/v1/probe/affiliates-gated', { key: basic.key, body: { amount: 1 } }), 403, 'AFFILIATES_TIER_REQUIRED');
+    await expectError(await t.request('/api/v1/probe/crm-gated', { key: basic.key }), 403, 'CRM_TIER_REQUIRED');
     const growth = await makeTenant(t.db, { entitlements: ['affiliates', 'crm_connect'] });
-    expect((await t.request('/api/v1/affiliate-program/tiers', { key: growth.key, body: { amount: 1 } })).status).toBe(200);
-    expect((await t.request('/api/v1/crm/connection', { key: growth.key })).status).toBe(200);
+    expect((await t.request('/api/v1/probe/affiliates-gated', { key: growth.key, body: { amount: 1 } })).status).toBe(200);
+    expect((await t.request('/api/v1/probe/crm-gated', { key: growth.key })).status).toBe(200);
   });
 });
 
@@ -132,11 +132,11 @@ describe('check order: 401 → 429 → KEY_KIND → SANDBOX → SCOPE → plan g
     const basic = await makeClinic(t.db);
     const readOnly = await makeKey(t.db, basic.id, { scopes: ['read'] });
     // Scope before the plan gate.
-    await expectError(await t.request('/api/v1/affiliate-program/tiers', { key: readOnly.raw, body: { amount: 1 } }), 403, 'INSUFFICIENT_SCOPE');
+    await expectError(await t.request('/api/v1/probe/affiliates-gated', { key: readOnly.raw, body: { amount: 1 } }), 403, 'INSUFFICIENT_SCOPE');
 
     const writer = await makeKey(t.db, basic.id, { scopes: ['read', 'write'] });
     // The plan gate before validation.
-    await expectError(await t.request('/api/v1/affiliate-program/tiers', { key: writer.raw, body: { amount: -1 } }), 403, 'AFFILIATES_TIER_REQUIRED');
+    await expectError(await t.request('/api/v1/probe/affiliates-gated', { key: writer.raw, body: { amount: -1 } }), 403, 'AFFILIATES_TIER_REQUIRED');
 
     // Validation (400) before the handler's 404.
     const growth = await makeTenant(t.db, { entitlements: ['affiliates'] });

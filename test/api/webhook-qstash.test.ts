@@ -205,6 +205,7 @@ describe('configuration', () => {
     DATABASE_URL: 'postgres://u:p@db.example.com/app', JWT_SECRET: 'x'.repeat(40),
     UPSTASH_REDIS_REST_URL: 'https://r.upstash.io', UPSTASH_REDIS_REST_TOKEN: 't',
     WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+    RESEND_API_KEY: 're_test', EMAIL_FROM: 'no-reply@mail.example.com',
   };
   const qstashVars = { QSTASH_TOKEN: 'q', QSTASH_CURRENT_SIGNING_KEY: 'c', QSTASH_NEXT_SIGNING_KEY: 'n', PUBLIC_BASE_URL: 'https://api.example.com' };
 

@@ -85,6 +85,8 @@ export const testConfig = (databaseUrl: string): AppConfig => ({
   webhookSecretKey: DEVELOPMENT_WEBHOOK_SECRET_KEY,
   webhookAllowInsecureLocalhost: false,
   qstash: null,
+  crmOAuth: { redirectUrl: null, clientIds: {} },
+  messaging: { email: null, sms: null },
 });
 
 export function buildTestApp(

@@ -55,7 +55,8 @@ describe('API key format', () => {
 describe('configuration', () => {
   const strongSecret = 'x'.repeat(32);
   const production = { JWT_SECRET: strongSecret, UPSTASH_REDIS_REST_URL: 'https://u', UPSTASH_REDIS_REST_TOKEN: 't', WEBHOOK_SECRET_KEY: btoa('k'.repeat(32)),
-    QSTASH_TOKEN: 'q', QSTASH_CURRENT_SIGNING_KEY: 'c', QSTASH_NEXT_SIGNING_KEY: 'n', PUBLIC_BASE_URL: 'https://api.example.com' };
+    QSTASH_TOKEN: 'q', QSTASH_CURRENT_SIGNING_KEY: 'c', QSTASH_NEXT_SIGNING_KEY: 'n', PUBLIC_BASE_URL: 'https://api.example.com',
+    RESEND_API_KEY: 're_test', EMAIL_FROM: 'no-reply@mail.example.com' };
 
   it('chooses the Neon driver for Neon hosts and node-postgres otherwise', () => {
     expect(readConfig({ ...production, DATABASE_URL: 'postgres://u:p@ep-x-pooler.us-east-2.aws.neon.tech/db' }).database)

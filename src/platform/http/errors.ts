@@ -35,7 +35,19 @@ export type ErrorCode =
   | 'REFUND_REQUEST_ALREADY_DECIDED'
   | 'PAYOUT_ACCOUNT_NOT_CONNECTED'
   | 'ILLEGAL_TRANSITION'
-  | 'WEBHOOK_ENDPOINT_LIMIT_REACHED';
+  | 'WEBHOOK_ENDPOINT_LIMIT_REACHED'
+  | 'SANDBOX_KEY_REQUIRED'
+  // Billing (docs/billing.md)
+  | 'PLAN_INVITE_ONLY'
+  | 'ALREADY_ON_PLAN'
+  | 'SUBSCRIPTION_SYNC_REQUIRED'
+  // Onboarding (docs/onboarding.md)
+  | 'WRONG_ONBOARDING_STEP'
+  | 'NAME_CHANGE_ALREADY_USED'
+  | 'IDENTITY_ALREADY_VERIFIED'
+  | 'NAME_UNCHANGED'
+  | 'SIGNATURE_NAME_MISMATCH'
+  | 'SIGNER_MISSING';
 
 /** The one error type handlers throw; app.onError renders it as the error envelope. */
 export class ApiError extends Error {

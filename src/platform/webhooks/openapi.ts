@@ -16,11 +16,18 @@ const DATA_IDS: Record<WebhookEvent, string[]> = {
   'order.shipped': ['orderId', 'orderEventId'],
   'order.delivered': ['orderId', 'orderEventId'],
   'shipment.updated': ['orderId', 'orderEventId'],
-  'intake.started': ['intakeRequestId'],
-  'intake.abandoned': ['intakeRequestId'],
+  'intake.started': ['formSessionId', 'formId', 'programId'],
+  'intake.abandoned': ['formSessionId', 'formId', 'programId'],
   'appointment.scheduled': ['orderId', 'orderEventId'],
   'appointment.cancelled': ['orderId', 'orderEventId'],
   'contact.unsubscribed': ['contactId'],
+};
+
+/** The few data fields that are not ids: what changed, never who (no patient details). */
+const DATA_EXTRA: Partial<Record<WebhookEvent, Record<string, z.ZodTypeAny>>> = {
+  'contact.unsubscribed': {
+    channels: z.enum(['email', 'sms', 'email,sms']).openapi({ description: 'The channels the contact opted out of with this change.' }),
+  },
 };
 
 const SIGNATURE_HEADERS = z.object({
@@ -41,7 +48,10 @@ const camel = (event: string) => event.replace(/[._](\w)/g, (_, c: string) => c.
  */
 export function registerWebhookEvents(app: OpenAPIHono<AppEnv>): void {
   for (const event of WEBHOOK_EVENTS) {
-    const data = z.object(Object.fromEntries(DATA_IDS[event].map((key) => [key, z.string().uuid().nullable()])));
+    const data = z.object({
+      ...Object.fromEntries(DATA_IDS[event].map((key) => [key, z.string().uuid().nullable()])),
+      ...DATA_EXTRA[event],
+    });
     const body = z.object({
       id: z.string().uuid().openapi({ description: 'The event id (the outbox row).' }),
       type: z.literal(event),
