@@ -1,19 +1,10 @@
 // Pure helpers of the products area (unit-tested in test/unit/products-util.test.ts).
+import { slugify as platformSlugify } from '../../platform/http/strings';
 
-export const MAX_SLUG_BASE_LENGTH = 80;
+export { MAX_SLUG_BASE_LENGTH } from '../../platform/http/strings';
 
-/** A URL slug from a product name: ASCII letters and digits joined by single hyphens; "product" if nothing is left. */
-export function slugify(name: string): string {
-  const base = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_SLUG_BASE_LENGTH)
-    .replace(/-+$/g, '');
-  return base || 'product';
-}
+/** A URL slug from a product name ("product" if nothing is left). */
+export const slugify = (name: string): string => platformSlugify(name, 'product');
 
 /** The first of base, base-2, base-3... not in `taken`. */
 export function nextSlug(base: string, taken: ReadonlySet<string>): string {

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, like, or, sql, type SQL } from 'drizzle-orm';
 import { brandTreatments, clinics, treatments } from '../../../drizzle/schema';
 import type { Database, Queryable } from '../../platform/db/client';
+import { slugify } from '../../platform/http/strings';
 import { forClinic } from '../../platform/db/scoped';
 import { conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
@@ -12,21 +13,10 @@ import type { BrandTreatment, CreateTreatmentBody, Treatment, UpdateTreatmentBod
 
 const RESOURCE = 'Treatment';
 const BRAND_RESOURCE = 'Brand treatment';
-const MAX_SLUG_BASE_LENGTH = 80;
 const MAX_SLUG_ATTEMPTS = 5;
 
-/** A URL slug from a treatment name: ASCII letters and digits joined by single hyphens; "treatment" if nothing is left. */
-export function treatmentSlug(name: string): string {
-  const base = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_SLUG_BASE_LENGTH)
-    .replace(/-+$/g, '');
-  return base || 'treatment';
-}
+/** A URL slug from a treatment name ("treatment" if nothing is left). */
+export const treatmentSlug = (name: string): string => slugify(name, 'treatment');
 
 const iso = (d: Date) => d.toISOString();
 

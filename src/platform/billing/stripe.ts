@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import { loadStripeClient, type StripeClientOptions } from '../stripe-client';
 import type { PlatformSubscriptionStatus } from '../../../drizzle/schema';
 import { mapStripeError } from '../payments/stripe';
 import { processorRefused } from '../payments/types';
@@ -11,18 +12,8 @@ import {
   type SubscriptionState,
 } from './types';
 
-export interface StripeBillingOptions {
-  /** STRIPE_SECRET_KEY (a restricted key needs read on Connect accounts and Prices, write on Subscriptions). */
-  secretKey: string;
-  /** Where the API is; Stripe's own unless a test points it at a stand-in. */
-  host?: string;
-  port?: number;
-  protocol?: 'http' | 'https';
-  /** Retries of network failures, 409s and 5xx (same Idempotency-Key). Default 1. */
-  maxNetworkRetries?: number;
-  /** Whole-request timeout in milliseconds. Default 10 000. */
-  timeoutMs?: number;
-}
+/** STRIPE_SECRET_KEY (a restricted key needs read on Connect accounts and Prices, write on Subscriptions). */
+export type StripeBillingOptions = StripeClientOptions;
 
 /** The Stripe price of a plan is the active recurring price with this lookup key (docs/billing.md). */
 export const planLookupKey = (code: string) => `plan_${code}`;
@@ -99,19 +90,7 @@ export class StripeBillingProcessor implements BillingProcessor {
   constructor(private readonly options: StripeBillingOptions) {}
 
   private stripe(): Promise<Stripe> {
-    this.client ??= import('stripe').then(({ default: StripeClient }) => {
-      const { secretKey, host, port, protocol } = this.options;
-      return new StripeClient(secretKey, {
-        httpClient: StripeClient.createFetchHttpClient(),
-        maxNetworkRetries: this.options.maxNetworkRetries ?? 1,
-        timeout: this.options.timeoutMs ?? 10_000,
-        telemetry: false,
-        appInfo: { name: 'brand-admin-api' },
-        ...(host ? { host } : {}),
-        ...(port ? { port } : {}),
-        ...(protocol ? { protocol } : {}),
-      });
-    });
+    this.client ??= loadStripeClient(this.options);
     return this.client;
   }
 

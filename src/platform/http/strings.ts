@@ -43,3 +43,19 @@ export const safeString = () => refusing(false);
 
 /** A multi-line string: tab, LF and CR allowed; other control characters and lone surrogates refused. */
 export const text = () => refusing(true);
+
+/** Longest slug base before a numeric suffix is added. */
+export const MAX_SLUG_BASE_LENGTH = 80;
+
+/** A URL slug from a name: ASCII letters and digits joined by single hyphens; `fallback` if nothing is left. */
+export function slugify(name: string, fallback: string): string {
+  const base = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_SLUG_BASE_LENGTH)
+    .replace(/-+$/g, '');
+  return base || fallback;
+}

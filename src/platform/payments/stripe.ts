@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import { loadStripeClient, type StripeClientOptions } from '../stripe-client';
 import { ApiError } from '../http/errors';
 import { describeError, logLine } from '../log';
 import {
@@ -14,17 +15,7 @@ import {
   type TransferInput,
 } from './types';
 
-export interface StripeProcessorOptions {
-  /** STRIPE_SECRET_KEY: sk_live_... or sk_test_... (a restricted key needs write access to Prices). */
-  secretKey: string;
-  /** Where the API is; Stripe's own (https://api.stripe.com) unless a test points it at a stand-in. */
-  host?: string;
-  port?: number;
-  protocol?: 'http' | 'https';
-  /** Retries of network failures, 409s and 5xx (the client sends the same Idempotency-Key). Default 1. */
-  maxNetworkRetries?: number;
-  /** Whole-request timeout in milliseconds. Default 10 000. */
-  timeoutMs?: number;
+export interface StripeProcessorOptions extends StripeClientOptions {
   /**
    * The connected account (acct_...) withdrawals are transferred to. Per-clinic connected accounts
    * belong to the payouts-account issue (GET /stripe/connect/status); until then one destination can
@@ -67,19 +58,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
   constructor(private readonly options: StripeProcessorOptions) {}
 
   private stripe(): Promise<Stripe> {
-    this.client ??= import('stripe').then(({ default: StripeClient }) => {
-      const { secretKey, host, port, protocol } = this.options;
-      return new StripeClient(secretKey, {
-        httpClient: StripeClient.createFetchHttpClient(),
-        maxNetworkRetries: this.options.maxNetworkRetries ?? 1,
-        timeout: this.options.timeoutMs ?? 10_000,
-        telemetry: false,
-        appInfo: { name: 'brand-admin-api' },
-        ...(host ? { host } : {}),
-        ...(port ? { port } : {}),
-        ...(protocol ? { protocol } : {}),
-      });
-    });
+    this.client ??= loadStripeClient(this.options);
     return this.client;
   }
 
