@@ -3,10 +3,13 @@
 // Env: DATABASE_URL, DEV_DATABASE_PORT (54329), PORT (8787), JWT_SECRET.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { migrateDatabase } from '../drizzle/migrate';
 import { DEMO_LOGINS, DEMO_PASSWORD, seedDemoData } from '../drizzle/seed';
+import { STOREFRONT_SEED_OBJECTS } from '../drizzle/seed/storefront-pages';
 import { DEVELOPMENT_JWT_SECRET } from '../src/env';
 import { connect, ensureDatabase } from './lib/database';
 import { isPortFree, startEmbeddedPostgres, type RunningPostgres } from './lib/embedded-postgres';
@@ -124,6 +127,33 @@ async function prepareDatabase(): Promise<string> {
   return url;
 }
 
+/** The UPLOADS bucket of wrangler.toml. */
+const UPLOADS_BUCKET = 'brand-admin-uploads';
+
+/**
+ * The seeded storefront images (logos, heroes) into the local R2 bucket `wrangler dev --local` serves,
+ * so GET /api/v1/custom-website/logo-proxy streams real bytes for the demo clinics. Overwrites each
+ * run; a failure only warns (the API still runs; the proxy then answers 404 for those logos).
+ */
+function putSeedObjects(): void {
+  const dir = mkdtempSync(join(tmpdir(), 'brand-admin-seed-'));
+  try {
+    for (const object of STOREFRONT_SEED_OBJECTS) {
+      const file = join(dir, 'object');
+      writeFileSync(file, object.bytes);
+      execFileSync(process.execPath, [
+        join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
+        'r2', 'object', 'put', `${UPLOADS_BUCKET}/${object.key}`, '--local', '--file', file, '--content-type', object.contentType,
+      ], { cwd: root, stdio: 'ignore', env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_SEND_ERROR_REPORTS: 'false' } });
+    }
+    console.log(`[dev] ${STOREFRONT_SEED_OBJECTS.length} demo images stored in the local ${UPLOADS_BUCKET} bucket.`);
+  } catch (error) {
+    console.warn(`[dev] Could not store the demo images in the local bucket (${String(error)}); logo-proxy answers 404 for them.`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function startWrangler(databaseUrl: string): ChildProcess {
   const vars = {
     ENVIRONMENT: 'development',
@@ -214,6 +244,7 @@ try {
   }
   const databaseUrl = await prepareDatabase();
   if (!stopping) {
+    putSeedObjects();
     wrangler = startWrangler(databaseUrl);
     await waitForHealth(wrangler);
     printBanner();
