@@ -1,4 +1,4 @@
-import { desc, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { formGlobalProducts, globalProducts, questionnaires } from '../../../drizzle/schema';
 import type { Database, Queryable } from '../../platform/db/client';
 import { isUniqueViolation } from '../../platform/db/errors';
@@ -40,7 +40,7 @@ function selectLinks(db: Queryable) {
   return db
     .select(linkColumns)
     .from(formGlobalProducts)
-    .innerJoin(questionnaires, eq(questionnaires.id, formGlobalProducts.questionnaireId))
+    .innerJoin(questionnaires, and(eq(questionnaires.id, formGlobalProducts.questionnaireId), eq(questionnaires.clinicId, formGlobalProducts.clinicId)))
     .innerJoin(globalProducts, eq(globalProducts.id, formGlobalProducts.globalProductId));
 }
 
@@ -49,7 +49,7 @@ export async function listFormGlobalProducts(db: Database, clinicId: string, que
   const rows = await db
     .select({ ...linkColumns, total: totalCount() })
     .from(formGlobalProducts)
-    .innerJoin(questionnaires, eq(questionnaires.id, formGlobalProducts.questionnaireId))
+    .innerJoin(questionnaires, and(eq(questionnaires.id, formGlobalProducts.questionnaireId), eq(questionnaires.clinicId, formGlobalProducts.clinicId)))
     .innerJoin(globalProducts, eq(globalProducts.id, formGlobalProducts.globalProductId))
     .where(forClinic(db, clinicId).where(formGlobalProducts))
     .orderBy(desc(formGlobalProducts.createdAt), desc(formGlobalProducts.id))
@@ -71,7 +71,7 @@ export async function linkFormGlobalProduct(db: Database, clinicId: string, body
     const [form] = await tx
       .select({ id: questionnaires.id, linked: formGlobalProducts.id })
       .from(questionnaires)
-      .leftJoin(formGlobalProducts, eq(formGlobalProducts.questionnaireId, questionnaires.id))
+      .leftJoin(formGlobalProducts, and(eq(formGlobalProducts.questionnaireId, questionnaires.id), eq(formGlobalProducts.clinicId, questionnaires.clinicId)))
       .where(forClinic(tx, clinicId).where(questionnaires, eq(questionnaires.id, body.formId)))
       .limit(1);
     if (!form) throw notFound('Form');

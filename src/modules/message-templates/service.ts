@@ -88,7 +88,7 @@ async function stepsUsing(db: Queryable, clinicId: string, templateId: string, s
   return db
     .select({ sequenceId: sequences.id, name: sequences.name, status: sequences.status })
     .from(sequenceSteps)
-    .innerJoin(sequences, eq(sequences.id, sequenceSteps.sequenceId))
+    .innerJoin(sequences, and(eq(sequences.id, sequenceSteps.sequenceId), eq(sequences.clinicId, sequenceSteps.clinicId)))
     .where(and(eq(sequenceSteps.clinicId, clinicId), eq(sequenceSteps.templateId, templateId), inArray(sequences.status, statuses as never[])))
     .limit(5);
 }

@@ -57,7 +57,7 @@ const versionsOf = (): SQL<VersionRow[]> => sql<VersionRow[]>`(
     'version', v."version",
     'publishedAt', ${isoTimestamp(sql.raw('v."published_at"'))},
     'seoTitle', v."seo"->>'seoTitle') order by v."version" desc), '[]'::json)
-  from (select * from "page_versions" pv where pv."page_id" = "pages"."id" order by pv."version" desc limit ${PAGE_VERSIONS_LISTED}) v)`;
+  from (select * from "page_versions" pv where pv."page_id" = "pages"."id" and pv."clinic_id" = "pages"."clinic_id" order by pv."version" desc limit ${PAGE_VERSIONS_LISTED}) v)`;
 
 const pageColumns = { ...summaryColumns, draftContent: pages.draftContent, publishedContent: pages.publishedContent, versions: versionsOf() };
 type PageRow = SummaryRow & { draftContent: Record<string, unknown>; publishedContent: Record<string, unknown> | null; versions: VersionRow[] };
@@ -222,7 +222,7 @@ export async function publishPage(db: Database, clinicId: string, id: string, no
       .from(pageVersions)
       .where(and(eq(pageVersions.clinicId, clinicId), eq(pageVersions.pageId, id)));
     const version = Math.max(current.publishedVersion, latest?.version ?? 0) + 1;
-    await tx.insert(pageVersions).values({
+    const [inserted] = await tx.insert(pageVersions).values({
       clinicId,
       pageId: id,
       version,
@@ -234,7 +234,8 @@ export async function publishPage(db: Database, clinicId: string, id: string, no
         seoCanonical: current.seoCanonical,
       },
       publishedAt: now,
-    });
+    }).onConflictDoNothing().returning({ id: pageVersions.id });
+    if (!inserted) throw conflict('CONFLICT', `Version ${version} of the page already exists; publish again`);
     await tx
       .update(pages)
       .set({ status: 'published', publishedContent: current.draftContent, publishedVersion: version, publishedAt: now, updatedAt: now })

@@ -79,7 +79,7 @@ function loadDue(tx: Transaction, now: Date, limit: number, exclude: Set<string>
       sequenceId: e.sequenceId,
       patientId: e.patientId,
       position: e.nextStepPosition,
-      stepCount: sql<number>`(select count(*)::int from "sequence_steps" c where c."sequence_id" = "sequence_enrollments"."sequence_id")`,
+      stepCount: sql<number>`(select count(*)::int from "sequence_steps" c where c."sequence_id" = "sequence_enrollments"."sequence_id" and c."clinic_id" = "sequence_enrollments"."clinic_id")`,
       stepType: sequenceSteps.type,
       timeSeconds: sequenceSteps.timeSeconds,
       useCustomText: sequenceSteps.useCustomText,
@@ -99,10 +99,10 @@ function loadDue(tx: Transaction, now: Date, limit: number, exclude: Set<string>
       clinicName: clinics.name,
     })
     .from(e)
-    .innerJoin(sequences, and(eq(sequences.id, e.sequenceId), eq(sequences.status, 'active')))
+    .innerJoin(sequences, and(eq(sequences.id, e.sequenceId), eq(sequences.clinicId, e.clinicId), eq(sequences.status, 'active')))
     .innerJoin(clinics, and(eq(clinics.id, e.clinicId), eq(clinics.isActive, true)))
-    .innerJoin(patients, eq(patients.id, e.patientId))
-    .leftJoin(sequenceSteps, and(eq(sequenceSteps.sequenceId, e.sequenceId), eq(sequenceSteps.position, e.nextStepPosition)))
+    .innerJoin(patients, and(eq(patients.id, e.patientId), eq(patients.clinicId, e.clinicId)))
+    .leftJoin(sequenceSteps, and(eq(sequenceSteps.sequenceId, e.sequenceId), eq(sequenceSteps.clinicId, e.clinicId), eq(sequenceSteps.position, e.nextStepPosition)))
     .leftJoin(messageTemplates, and(eq(messageTemplates.id, sequenceSteps.templateId), eq(messageTemplates.clinicId, e.clinicId)))
     .where(and(...conditions))
     .orderBy(asc(e.nextRunAt))

@@ -43,7 +43,7 @@ const stepsJson = sql<SequenceStep[]>`(
     'id', st."id", 'position', st."position", 'type', st."type", 'timeSeconds', st."time_seconds",
     'useCustomText', st."use_custom_text", 'templateId', st."template_id", 'customText', st."custom_text",
     'customSubject', st."custom_subject") order by st."position"), '[]'::json)
-  from "sequence_steps" st where st."sequence_id" = "sequences"."id")`;
+  from "sequence_steps" st where st."sequence_id" = "sequences"."id" and st."clinic_id" = "sequences"."clinic_id")`;
 
 const enrollmentCounts = sql<Pick<SequenceAnalytics, 'enrolled' | 'active' | 'completed' | 'cancelled'>>`(
   select json_build_object(

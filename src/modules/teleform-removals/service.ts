@@ -57,7 +57,7 @@ function selectRemovals(db: Queryable, clinicId: string, ...conditions: (SQL | u
   return db
     .select(columns)
     .from(teleformRemovals)
-    .innerJoin(questionnaires, eq(questionnaires.id, teleformRemovals.questionnaireId))
+    .innerJoin(questionnaires, and(eq(questionnaires.id, teleformRemovals.questionnaireId), eq(questionnaires.clinicId, teleformRemovals.clinicId)))
     .where(forClinic(db, clinicId).where(teleformRemovals, ...conditions));
 }
 
@@ -66,7 +66,7 @@ export async function listTeleformRemovals(db: Database, clinicId: string, query
   const rows = await db
     .select({ ...columns, total: totalCount() })
     .from(teleformRemovals)
-    .innerJoin(questionnaires, eq(questionnaires.id, teleformRemovals.questionnaireId))
+    .innerJoin(questionnaires, and(eq(questionnaires.id, teleformRemovals.questionnaireId), eq(questionnaires.clinicId, teleformRemovals.clinicId)))
     .where(forClinic(db, clinicId).where(teleformRemovals, filter))
     .orderBy(desc(teleformRemovals.createdAt), desc(teleformRemovals.id))
     .limit(query.limit)

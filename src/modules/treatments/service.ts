@@ -188,7 +188,7 @@ function selectBrandTreatments(db: Queryable, clinicId: string, ...conditions: S
   return db
     .select(brandTreatmentColumns)
     .from(brandTreatments)
-    .innerJoin(treatments, eq(treatments.id, brandTreatments.treatmentId))
+    .innerJoin(treatments, and(eq(treatments.id, brandTreatments.treatmentId), eq(treatments.clinicId, brandTreatments.clinicId)))
     .innerJoin(clinics, eq(clinics.id, brandTreatments.clinicId))
     .where(forClinic(db, clinicId).where(brandTreatments, ...conditions));
 }
@@ -197,7 +197,7 @@ export async function listBrandTreatments(db: Database, clinicId: string, query:
   const rows = await db
     .select({ ...brandTreatmentColumns, total: totalCount() })
     .from(brandTreatments)
-    .innerJoin(treatments, eq(treatments.id, brandTreatments.treatmentId))
+    .innerJoin(treatments, and(eq(treatments.id, brandTreatments.treatmentId), eq(treatments.clinicId, brandTreatments.clinicId)))
     .innerJoin(clinics, eq(clinics.id, brandTreatments.clinicId))
     .where(forClinic(db, clinicId).where(brandTreatments))
     .orderBy(desc(brandTreatments.createdAt), desc(brandTreatments.id))
