@@ -1,7 +1,13 @@
 import { DEFAULT_COPILOT_MODEL, type AiBinding } from './platform/ai/workers-ai';
+import type { DomainsEnv } from './platform/domains/config';
 import { messagingConfigFrom, type MessagingConfig, type MessagingEnv } from './platform/messaging/config';
-/** Worker bindings and variables (wrangler.toml [vars], [[hyperdrive]] and `wrangler secret put`). */
-export interface Env extends MessagingEnv {
+import type { SmsEnv } from './platform/sms';
+/**
+ * Worker bindings and variables (wrangler.toml [vars], [[hyperdrive]] and `wrangler secret put`). The
+ * email/SMS senders' (MessagingEnv), the domain providers' (DomainsEnv) and SMS provisioning's (SmsEnv)
+ * variables are declared beside their readers.
+ */
+export interface Env extends MessagingEnv, DomainsEnv, SmsEnv {
   ENVIRONMENT?: string;
   /** Cloudflare Hyperdrive in front of PostgreSQL; when bound, it is how the Worker reaches the database. */
   HYPERDRIVE?: Pick<Hyperdrive, 'connectionString'>;

@@ -14,6 +14,7 @@ import { seedStorefrontPages } from './storefront-pages';
 import { seedBrandContent } from './brand-content';
 import { seedAnalytics } from './analytics';
 import { seedOrganization } from './organization';
+import { seedOrganizationSettings } from './organization-settings';
 import { seedTeamAndSupport } from './team-support';
 
 export type Seeder = (db: Database, now: Date) => Promise<void>;
@@ -32,7 +33,8 @@ export const SEEDERS: Seeder[] = [
   seedStorefrontPages, // pages, versions, navigation, custom website
   seedBrandContent, // treatments, forms, notifications, intake requests, teleform removals
   seedAnalytics, // after seedPrograms: form sessions and likes
-  seedOrganization, // organization profiles, fees, subscriptions, SMS, domains, onboarding
+  seedOrganization, // organization profiles, fees, subscriptions, payout accounts, onboarding
+  seedOrganizationSettings, // after seedOrganization: clinic profiles, SMS, custom and email domains
   seedTeamAndSupport, // team members, invitations, conversations, support tickets
 ];
 

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { safeString, text } from '../../platform/http/strings';
 import { storedImage } from '../uploads/schemas';
-import { imageFileField } from '../page-builder/image-upload';
+import { imageFileField } from '../uploads/multipart';
 import { isHttpsUrl, MAX_URL_LENGTH } from '../page-builder/links';
 
 /**

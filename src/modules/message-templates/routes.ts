@@ -1,12 +1,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../platform/http/envelope';
 import { idParam } from '../../platform/http/ids';
 import { pagedBody } from '../../platform/http/pagination';
 import { defineRoute } from '../../platform/http/route';
-import { imageUploadForm, MAX_IMAGE_BYTES, MULTIPART_FRAMING_ALLOWANCE_BYTES } from '../uploads/schemas';
-import { checkImage, imageTooLarge } from '../uploads/service';
+import { imageUploadForm, MAX_IMAGE_BYTES } from '../uploads/schemas';
+import { withDeclaredSizeCheck } from '../uploads/multipart';
+import { checkImage } from '../uploads/service';
 import {
   createMessageTemplateBody, deletedMessageTemplate, listMessageTemplatesQuery, messageTemplate, templateImageResult,
   updateMessageTemplateBody,
@@ -86,15 +86,6 @@ const duplicate = defineRoute(write, {
   responses: { 201: jsonContent(successBody(messageTemplate), 'The copy') },
 });
 
-/** Refuses a multipart body whose declared Content-Length is already over the image limit, before reading it. */
-const declaredSizeCheck: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if ((c.req.header('content-type') ?? '').trim().toLowerCase().startsWith('multipart/form-data')) {
-    const declared = Number(c.req.header('content-length'));
-    if (Number.isFinite(declared) && declared > MAX_IMAGE_BYTES + MULTIPART_FRAMING_ALLOWANCE_BYTES) throw imageTooLarge();
-  }
-  await next();
-};
-
 const uploadRoute = defineRoute(write, {
   method: 'post',
   path: '/api/v1/message-templates/upload-image',
@@ -113,13 +104,6 @@ const uploadRoute = defineRoute(write, {
     415: jsonContent(errorBody, 'UNSUPPORTED_MEDIA_TYPE: the body is not multipart/form-data.'),
   },
 });
-/** Appends the declared-size check to the route's middleware, after defineRoute's guard (so 401/403 come first). */
-function withDeclaredSizeCheck<R extends object>(route: R): R {
-  const target = route as { middleware?: MiddlewareHandler<AppEnv> | MiddlewareHandler<AppEnv>[] };
-  const existing = target.middleware ? ([] as MiddlewareHandler<AppEnv>[]).concat(target.middleware) : [];
-  target.middleware = [...existing, declaredSizeCheck];
-  return route;
-}
 withDeclaredSizeCheck(uploadRoute);
 
 export const messageTemplateRoutes = new OpenAPIHono<AppEnv>()

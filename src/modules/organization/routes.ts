@@ -1,5 +1,16 @@
+// The organization and clinic settings (docs/organization.md), mounted from src/app.ts. The SMS routes
+// come first: their fixed paths (/organization/sms/status, /release) must win over /{provider}.
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../platform/context';
+import { clinicRoutes } from './clinic';
+import { customDomainRoutes } from './custom-domain';
+import { emailDomainRoutes } from './email-domain';
+import { organizationSettingsRoutes } from './organization';
+import { smsRoutes } from './sms';
 
-// Being built (see the area's issue); mounted from src/app.ts.
-export const organizationRoutes = new OpenAPIHono<AppEnv>();
+export const organizationRoutes = new OpenAPIHono<AppEnv>()
+  .route('/', smsRoutes)
+  .route('/', organizationSettingsRoutes)
+  .route('/', customDomainRoutes)
+  .route('/', emailDomainRoutes)
+  .route('/', clinicRoutes);

@@ -3,7 +3,7 @@ import { PAGE_STATUSES } from '../../../drizzle/schema';
 import { safeString } from '../../platform/http/strings';
 import { storedImage } from '../uploads/schemas';
 import { contentProblem, MAX_CONTENT_BYTES, MAX_CONTENT_DEPTH } from './content';
-import { imageFileField } from './image-upload';
+import { imageFileField } from '../uploads/multipart';
 import { httpsUrl, linkUrl } from './links';
 
 // ---------------------------------------------------------------- pages

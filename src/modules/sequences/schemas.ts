@@ -15,8 +15,9 @@ export const MAX_STEPS = 50;
 /** A delay step waits at most this long (365 days). */
 export const MAX_DELAY_SECONDS = 365 * 86_400;
 
+// Lower-cased: PostgreSQL answers uuids in lower case, and lookups compare them as text.
 const uuidString = (description: string) =>
-  safeString().max(100).refine(isUuid, { message: 'must be a uuid' }).openapi({ format: 'uuid', description, example: '0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10' });
+  safeString().max(100).refine(isUuid, { message: 'must be a uuid' }).transform((id) => id.toLowerCase()).openapi({ format: 'uuid', description, example: '0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10' });
 
 const name = safeString().trim().min(1).max(MAX_SEQUENCE_NAME).openapi({ example: 'New patient welcome' });
 const description = text().trim().max(MAX_SEQUENCE_DESCRIPTION).nullable().openapi({ example: 'Three touches in the first week' });

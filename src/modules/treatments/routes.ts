@@ -1,13 +1,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../platform/http/envelope';
-import { ApiError, badRequest } from '../../platform/http/errors';
+import { badRequest } from '../../platform/http/errors';
 import { idParam } from '../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../platform/http/pagination';
 import { defineRoute } from '../../platform/http/route';
-import { MAX_IMAGE_BYTES, MULTIPART_FRAMING_ALLOWANCE_BYTES } from '../uploads/schemas';
-import { checkImage, imageTooLarge } from '../uploads/service';
+import { MAX_IMAGE_BYTES } from '../uploads/schemas';
+import { checkImageField, withDeclaredSizeCheck } from '../uploads/multipart';
 import {
   brandTreatment, brandTreatmentBody, createTreatmentBody, logoUploadForm, logoUploadQuery, removedBrandTreatment, treatment,
   treatmentLogoResult, updateTreatmentBody,
@@ -102,31 +101,6 @@ const removeBrand = defineRoute(write, {
   },
 });
 
-const isMultipart = (contentType: string | undefined) => (contentType ?? '').trim().toLowerCase().startsWith('multipart/form-data');
-
-/**
- * Refuses a multipart body whose declared Content-Length already exceeds the image limit (plus the
- * framing allowance) before it is read; after the guard, so 401/403 come first (as in src/modules/uploads).
- */
-const declaredSizeCheck: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (isMultipart(c.req.header('content-type'))) {
-    const declared = Number(c.req.header('content-length'));
-    if (Number.isFinite(declared) && declared > MAX_IMAGE_BYTES + MULTIPART_FRAMING_ALLOWANCE_BYTES) throw imageTooLarge();
-  }
-  await next();
-};
-
-/** checkImage, with its refusals naming this route's field (body.logo) instead of body.image. */
-async function checkLogo(file: Blob) {
-  try {
-    return await checkImage(file);
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 400) throw error;
-    const detail = (error.extra?.errors as { message: string }[] | undefined)?.[0]?.message ?? error.message;
-    throw new ApiError(400, 'VALIDATION_ERROR', `Invalid body: body.logo: ${detail}`, { errors: [{ field: 'body.logo', message: detail }] });
-  }
-}
-
 const uploadLogoRoute = defineRoute(write, {
   method: 'post',
   path: '/api/v1/treatment/{id}/upload-logo',
@@ -152,10 +126,7 @@ const uploadLogoRoute = defineRoute(write, {
     415: jsonContent(errorBody, 'UNSUPPORTED_MEDIA_TYPE: the body is not a form.'),
   },
 });
-{
-  const target = uploadLogoRoute as unknown as { middleware?: MiddlewareHandler<AppEnv> | MiddlewareHandler<AppEnv>[] };
-  target.middleware = [...([] as MiddlewareHandler<AppEnv>[]).concat(target.middleware ?? []), declaredSizeCheck];
-}
+withDeclaredSizeCheck(uploadLogoRoute);
 
 export const treatmentRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
@@ -199,7 +170,7 @@ export const treatmentRoutes = new OpenAPIHono<AppEnv>()
     const remove = (form.removeLogo ?? query.removeLogo) === 'true';
     if (form.logo) {
       if (remove) throw badRequest('Invalid body: send either a logo or removeLogo=true, not both');
-      const image = await checkLogo(form.logo);
+      const image = await checkImageField(form.logo, 'logo');
       return c.json(ok(await setTreatmentLogo({ db, storage, now }, clinicId, id, image), 'Treatment logo stored'), 200);
     }
     if (remove) return c.json(ok(await removeTreatmentLogo({ db, storage, now }, clinicId, id), 'Treatment logo removed'), 200);

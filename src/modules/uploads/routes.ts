@@ -1,5 +1,4 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../platform/context';
 import { errorBody, jsonContent, ok, successBody } from '../../platform/http/envelope';
 import { badRequest } from '../../platform/http/errors';
@@ -9,12 +8,12 @@ import {
   globalProductImageResult,
   imageUploadForm,
   MAX_IMAGE_BYTES,
-  MULTIPART_FRAMING_ALLOWANCE_BYTES,
   productImageResult,
   programImageResult,
   removeImageBody,
 } from './schemas';
-import { checkImage, imageTooLarge, removeProductImage, setGlobalProductImage, setProductImage, setProgramImage } from './service';
+import { isMultipart, withDeclaredSizeCheck } from './multipart';
+import { checkImage, removeProductImage, setGlobalProductImage, setProductImage, setProgramImage } from './service';
 
 const multipartBody = {
   content: { 'multipart/form-data': { schema: imageUploadForm } },
@@ -26,30 +25,6 @@ const uploadErrors = {
   413: jsonContent(errorBody, `PAYLOAD_TOO_LARGE: the image is over ${MAX_IMAGE_BYTES} bytes (5 MiB).`),
   415: jsonContent(errorBody, 'UNSUPPORTED_MEDIA_TYPE: the body is not multipart/form-data.'),
 };
-
-const isMultipart = (contentType: string | undefined) => (contentType ?? '').trim().toLowerCase().startsWith('multipart/form-data');
-
-/**
- * Refuses a multipart body whose declared Content-Length already exceeds the image limit (plus room
- * for the multipart framing) before it is read. After the route's guard, so 401/403 come first; the
- * actual size is checked again on the parsed file (a body without Content-Length is capped by the
- * app's 10 MB multipart limit while it is read).
- */
-const declaredSizeCheck: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (isMultipart(c.req.header('content-type'))) {
-    const declared = Number(c.req.header('content-length'));
-    if (Number.isFinite(declared) && declared > MAX_IMAGE_BYTES + MULTIPART_FRAMING_ALLOWANCE_BYTES) throw imageTooLarge();
-  }
-  await next();
-};
-
-/** Appends the declared-size check to a route's middleware (after defineRoute's guard). */
-function withDeclaredSizeCheck<R extends object>(route: R): R {
-  const target = route as { middleware?: MiddlewareHandler<AppEnv> | MiddlewareHandler<AppEnv>[] };
-  const existing = target.middleware ? ([] as MiddlewareHandler<AppEnv>[]).concat(target.middleware) : [];
-  target.middleware = [...existing, declaredSizeCheck];
-  return route;
-}
 
 const uploadProgramImage = withDeclaredSizeCheck(
   defineRoute({ auth: 'key', scope: 'write' }, {

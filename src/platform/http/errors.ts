@@ -47,7 +47,19 @@ export type ErrorCode =
   | 'IDENTITY_ALREADY_VERIFIED'
   | 'NAME_UNCHANGED'
   | 'SIGNATURE_NAME_MISMATCH'
-  | 'SIGNER_MISSING';
+  | 'SIGNER_MISSING'
+  // Organization (docs/organization.md)
+  | 'CUSTOM_DOMAIN_EXISTS'
+  | 'CUSTOM_DOMAIN_NOT_VERIFIED'
+  | 'EMAIL_DOMAIN_EXISTS'
+  | 'SMS_NOT_CONFIGURED'
+  | 'SMS_NUMBER_ACTIVE'
+  | 'SMS_NUMBER_NOT_ACTIVE'
+  | 'SMS_CREDENTIALS_REJECTED'
+  | 'SMS_PROVIDER_ERROR'
+  | 'SMS_PROVIDER_UNAVAILABLE'
+  | 'DOMAIN_PROVIDER_ERROR'
+  | 'DOMAIN_PROVIDER_UNAVAILABLE';
 
 /** The one error type handlers throw; app.onError renders it as the error envelope. */
 export class ApiError extends Error {

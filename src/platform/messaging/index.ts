@@ -1,5 +1,4 @@
 import type { AppConfig } from '../../env';
-import type { MessagingConfig } from './config';
 import { DevelopmentMessageSender } from './development';
 import { QueueingMessageSender } from './production';
 import { transportFor } from './providers';

@@ -1,6 +1,5 @@
-import { messages } from '../../../drizzle/schema';
 import type { Queryable } from '../db/client';
-import type { DevelopmentMessageSender } from './development';
+import { insertMessage, type DevelopmentMessageSender } from './development';
 import type { MessageTransport } from './transport';
 import type { MessageSender, OutgoingMessage, RecordedMessage } from './types';
 
@@ -27,22 +26,10 @@ export class QueueingMessageSender implements MessageSender {
   async send(db: Queryable, message: OutgoingMessage, now: Date): Promise<RecordedMessage> {
     const channel = this.transport[message.channel];
     if (!channel && this.fallback) return this.fallback.send(db, message, now);
-    const [row] = await db
-      .insert(messages)
-      .values({
-        clinicId: message.clinicId,
-        channel: message.channel,
-        kind: message.kind,
-        toAddress: message.to,
-        subject: message.subject ?? null,
-        body: message.body,
-        patientId: message.patientId ?? null,
-        status: channel ? 'queued' : 'failed',
-        provider: channel ? channel.provider : 'none',
-        error: channel ? null : `no ${message.channel === 'sms' ? 'SMS' : 'email'} provider configured`,
-        createdAt: now,
-      })
-      .returning({ id: messages.id, status: messages.status });
-    return { id: row!.id, status: row!.status };
+    return insertMessage(db, message, now, {
+      status: channel ? 'queued' : 'failed',
+      provider: channel ? channel.provider : 'none',
+      error: channel ? null : `no ${message.channel === 'sms' ? 'SMS' : 'email'} provider configured`,
+    });
   }
 }

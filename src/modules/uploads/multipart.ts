@@ -1,14 +1,13 @@
-// Multipart image uploads of the page builder and the custom website (docs/page-builder.md,
-// docs/custom-website.md). The checks themselves are the uploads area's (checkImage: type from the
-// bytes, 5 MiB); this file adds what those routes need around them: a file field of any name, the
-// declared-size refusal before the body is read, and errors that name the field actually sent.
+// What every multipart image route needs around the uploads area's checks (checkImage: type from the
+// bytes, 5 MiB): a file field of any name, the declared-size refusal before the body is read, and
+// errors that name the field actually sent. Used by every area that takes an image (docs/uploads.md).
 import { z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../platform/context';
 import { errorBody, jsonContent } from '../../platform/http/envelope';
 import { ApiError } from '../../platform/http/errors';
-import { MAX_IMAGE_BYTES, MULTIPART_FRAMING_ALLOWANCE_BYTES } from '../uploads/schemas';
-import { checkImage, imageTooLarge, type CheckedImage } from '../uploads/service';
+import { MAX_IMAGE_BYTES, MULTIPART_FRAMING_ALLOWANCE_BYTES } from './schemas';
+import { checkImage, imageTooLarge, type CheckedImage } from './service';
 
 export const IMAGE_RULES =
   'PNG, JPEG, WebP or GIF (the type is read from the bytes, not from the part\'s Content-Type or file name; SVG is refused), at most 5 MiB (5,242,880 bytes).';
@@ -33,7 +32,7 @@ export const imageUploadErrors = {
   415: jsonContent(errorBody, 'UNSUPPORTED_MEDIA_TYPE: the body is not multipart/form-data.'),
 };
 
-const isMultipart = (contentType: string | undefined) => (contentType ?? '').trim().toLowerCase().startsWith('multipart/form-data');
+export const isMultipart = (contentType: string | undefined) => (contentType ?? '').trim().toLowerCase().startsWith('multipart/form-data');
 
 /**
  * Refuses a multipart body whose declared Content-Length already exceeds the image limit plus the

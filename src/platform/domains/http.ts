@@ -1,0 +1,43 @@
+import { defaultFetch, errorJson, PROVIDER_TIMEOUT_MS, type FetchLike } from '../messaging/transport';
+import { DomainProviderError } from './types';
+
+export { defaultFetch, PROVIDER_TIMEOUT_MS, type FetchLike };
+
+/** An answer of a provider: its status and its body parsed as JSON ({} when it is not JSON). */
+export interface ProviderAnswer {
+  status: number;
+  ok: boolean;
+  body: Record<string, unknown>;
+}
+
+/**
+ * One HTTP call to a provider. A network failure or timeout is DomainProviderError 'unavailable'
+ * (the message never includes the request: it carries the credentials).
+ */
+export async function callProvider(
+  provider: string,
+  fetchImpl: FetchLike,
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<ProviderAnswer> {
+  let res: Response;
+  try {
+    res = await fetchImpl(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    const name = error instanceof Error ? error.name : 'Error';
+    const detail = name === 'TimeoutError' || name === 'AbortError' ? 'no answer in time' : `${name}: ${error instanceof Error ? error.message : String(error)}`;
+    throw new DomainProviderError(provider, 'unavailable', `${provider}: ${detail}`);
+  }
+  return { status: res.status, ok: res.ok, body: await errorJson(res) };
+}
+
+/** 429 and 5xx: the provider may answer later. */
+export const isRetryable = (status: number) => status === 429 || status >= 500;
+
+export const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+export const obj = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+export const arr = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/** At most 300 characters of a provider's message, for an error answer. */
+export const short = (text: string) => (text.length > 300 ? `${text.slice(0, 299)}…` : text);

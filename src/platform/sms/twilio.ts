@@ -1,0 +1,96 @@
+// Toll-free numbers through Twilio's REST API, on the clinic's own account (its SID and auth token,
+// HTTP basic auth), over fetch:
+//   GET    /2010-04-01/Accounts/{sid}/AvailablePhoneNumbers/US/TollFree.json?SmsEnabled=true&PageSize=5
+//          -> { available_phone_numbers: [{ phone_number, capabilities }] }
+//   POST   /2010-04-01/Accounts/{sid}/IncomingPhoneNumbers/TollFree.json   form PhoneNumber, FriendlyName
+//          -> 201 { sid: PN..., phone_number }
+//   DELETE /2010-04-01/Accounts/{sid}/IncomingPhoneNumbers/{PN sid}.json   -> 204
+// Errors: { code, message, more_info, status }. A number bought by someone else between the search and
+// the purchase (21422 and friends) is skipped for the next candidate.
+import { defaultFetch, errorJson, PROVIDER_TIMEOUT_MS, type FetchLike } from '../messaging/transport';
+import { SmsProviderError, type ProvisionedNumber, type SmsAccount, type SmsNumberProvider } from './types';
+
+export const TWILIO_API_BASE_URL = 'https://api.twilio.com';
+/** How many available numbers are asked for, and tried in order. */
+export const TWILIO_CANDIDATES = 5;
+
+interface Answer {
+  status: number;
+  ok: boolean;
+  body: Record<string, unknown>;
+}
+
+const str = (value: unknown) => (typeof value === 'string' ? value : null);
+
+export class TwilioSmsNumbers implements SmsNumberProvider {
+  readonly name = 'twilio';
+
+  constructor(
+    private readonly baseUrl: string = TWILIO_API_BASE_URL,
+    private readonly fetchImpl: FetchLike = defaultFetch,
+    private readonly timeoutMs = PROVIDER_TIMEOUT_MS,
+  ) {}
+
+  async provisionTollFreeNumber(input: { clinicId: string; account: SmsAccount }): Promise<ProvisionedNumber> {
+    const { account } = input;
+    const search = await this.call(account, 'GET', `/AvailablePhoneNumbers/US/TollFree.json?SmsEnabled=true&PageSize=${TWILIO_CANDIDATES}`);
+    if (!search.ok) this.fail(search, 'search toll-free numbers');
+    const candidates = (Array.isArray(search.body.available_phone_numbers) ? search.body.available_phone_numbers : [])
+      .map((n) => str((n as Record<string, unknown>)?.phone_number))
+      .filter((n): n is string => Boolean(n));
+    if (candidates.length === 0) throw new SmsProviderError(this.name, 'no_numbers', 'twilio: no SMS-capable toll-free number is available right now');
+    let last: Answer | null = null;
+    for (const phoneNumber of candidates) {
+      const form = new URLSearchParams({ PhoneNumber: phoneNumber, FriendlyName: `Brand Admin clinic ${input.clinicId}`.slice(0, 64) });
+      const bought = await this.call(account, 'POST', '/IncomingPhoneNumbers/TollFree.json', form);
+      if (bought.ok) {
+        const sid = str(bought.body.sid);
+        if (!sid) throw new SmsProviderError(this.name, 'refused', `twilio: HTTP ${bought.status} without a number sid`);
+        return { phoneNumber: str(bought.body.phone_number) ?? phoneNumber, providerNumberId: sid };
+      }
+      last = bought;
+      // Someone else bought it in between (or it cannot be bought): try the next one.
+      if (bought.status !== 400) break;
+    }
+    this.fail(last!, 'buy a toll-free number');
+  }
+
+  async releaseNumber(input: { account: SmsAccount; providerNumberId: string }): Promise<void> {
+    const answer = await this.call(input.account, 'DELETE', `/IncomingPhoneNumbers/${encodeURIComponent(input.providerNumberId)}.json`);
+    if (answer.ok || answer.status === 404) return;
+    this.fail(answer, 'release the number');
+  }
+
+  private async call(account: SmsAccount, method: string, path: string, form?: URLSearchParams): Promise<Answer> {
+    const url = `${this.baseUrl.replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(account.accountSid)}${path}`;
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, {
+        method,
+        headers: {
+          Authorization: `Basic ${btoa(`${account.accountSid}:${account.authToken}`)}`,
+          Accept: 'application/json',
+          'User-Agent': 'brand-admin-api',
+          ...(form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}),
+        },
+        body: form?.toString(),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      const name = error instanceof Error ? error.name : 'Error';
+      const detail = name === 'TimeoutError' || name === 'AbortError' ? 'no answer in time' : `${name}: ${error instanceof Error ? error.message : String(error)}`;
+      throw new SmsProviderError(this.name, 'unavailable', `twilio: ${detail}`);
+    }
+    return { status: res.status, ok: res.ok, body: res.status === 204 ? {} : await errorJson(res) };
+  }
+
+  private fail(answer: Answer, what: string): never {
+    const code = answer.body.code === undefined ? '' : ` error ${String(answer.body.code)}`;
+    const detail = str(answer.body.message);
+    const message = `twilio: ${what}: HTTP ${answer.status}${code}${detail ? `: ${detail.slice(0, 300)}` : ''}`;
+    if (answer.status === 401 || answer.status === 403) throw new SmsProviderError(this.name, 'credentials_rejected', message);
+    if (answer.status === 429 || answer.status >= 500) throw new SmsProviderError(this.name, 'unavailable', message);
+    throw new SmsProviderError(this.name, 'refused', message);
+  }
+}
