@@ -155,6 +155,8 @@ export const emailDomains = pgTable('email_domains', {
   updatedAt: updatedAt(),
 }, (t) => [
   uniqueIndex('email_domains_clinic_id_current_key').on(t.clinicId).where(sql`${t.status} <> 'removed'`),
+  // One brand at a time may authenticate a domain (a race of two starts ends in one 409).
+  uniqueIndex('email_domains_domain_current_key').on(t.domain).where(sql`${t.status} <> 'removed'`),
   check('email_domains_status_check', sql`${t.status} in ('pending', 'verified', 'removed')`),
 ]);
 

@@ -306,7 +306,7 @@ async function withProcessorFirst<T>(
       await db
         .update(platformSubscriptions)
         .set({ needsSync: true })
-        .where(eq(platformSubscriptions.id, appliedTo))
+        .where(and(eq(platformSubscriptions.id, appliedTo), eq(platformSubscriptions.clinicId, clinicId)))
         .catch((flagError: unknown) => logLine('error', 'could not flag the subscription needsSync', { clinicId, subscriptionId: appliedTo, error: describeError(flagError) }));
     }
     throw error;
@@ -349,7 +349,7 @@ export async function changePlan(db: Database, processorFor: ProcessorFor, clini
     const [updated] = await tx
       .update(platformSubscriptions)
       .set({ planId: newPlan.id, ...subscriptionUpdate(state, now) })
-      .where(eq(platformSubscriptions.id, subscription.id))
+      .where(and(eq(platformSubscriptions.id, subscription.id), eq(platformSubscriptions.clinicId, clinicId)))
       .returning();
     await tx.update(clinics).set({ planId: newPlan.id, updatedAt: now }).where(eq(clinics.id, clinicId));
     return {
@@ -381,7 +381,7 @@ export async function cancelSubscription(db: Database, processorFor: ProcessorFo
     const [updated] = await tx
       .update(platformSubscriptions)
       .set({ status: 'cancelled', cancelledAt: now, needsSync: false, updatedAt: now })
-      .where(eq(platformSubscriptions.id, subscription.id))
+      .where(and(eq(platformSubscriptions.id, subscription.id), eq(platformSubscriptions.clinicId, clinicId)))
       .returning();
     await tx
       .update(clinics)

@@ -11,7 +11,7 @@ import { isUniqueViolation } from '../../platform/db/errors';
 import { platformDomainOf, type CustomHostnameRecord } from '../../platform/domains';
 import { notFound } from '../../platform/http/errors';
 import { customHostnamesOf, domainsConfigOf, type OrganizationDeps } from './deps';
-import { fieldError, orgError, viaDomainProvider } from './errors';
+import { fieldError, orgError, viaDomainProvider, viaDomainProviderAbout } from './errors';
 import type { CustomDomainView } from './schemas';
 import { toCustomDomain, type CustomDomainRow } from './views';
 
@@ -122,15 +122,18 @@ async function transition(
     .returning();
   if (updated) return updated;
   // Another request moved it first: answer what it is now.
-  const [now] = await deps.db.select().from(customDomains).where(eq(customDomains.id, row.id)).limit(1);
+  const [now] = await deps.db.select().from(customDomains).where(and(eq(customDomains.id, row.id), eq(customDomains.clinicId, row.clinicId))).limit(1);
   return now ?? row;
 }
+
+const isStillCurrent = async (deps: OrganizationDeps, row: CustomDomainRow) =>
+  (await currentCustomDomain(deps.db, row.clinicId))?.id === row.id;
 
 export async function verifyCustomDomain(deps: OrganizationDeps, clinicId: string) {
   const row = await requireCurrent(deps, clinicId);
   if (row.status !== 'pending_verification') return { domain: toCustomDomain(row), verified: true, problems: [] as string[] };
   const provider = await customHostnamesOf(deps, row.providerHostnameId);
-  const check = await viaDomainProvider('hostname', () => provider.check(recordOf(row), { db: deps.db, now: deps.now }));
+  const check = await viaDomainProviderAbout('hostname', () => isStillCurrent(deps, row), () => provider.check(recordOf(row), { db: deps.db, now: deps.now }));
   if (!check.verified) return { domain: toCustomDomain(row), verified: false, problems: check.problems };
   const updated = await transition(deps, row, 'pending_verification', { status: 'verified', verifiedAt: deps.now });
   return { domain: toCustomDomain(updated), verified: updated.status !== 'pending_verification' && updated.status !== 'removed', problems: [] as string[] };
@@ -143,7 +146,7 @@ export async function finalizeCustomDomain(deps: OrganizationDeps, clinicId: str
     throw orgError(409, 'CUSTOM_DOMAIN_NOT_VERIFIED', `The custom domain ${row.hostname} is not verified yet; publish its DNS records and call POST /api/v1/clinic/custom-domain/verify until it answers verified: true`);
   }
   const provider = await customHostnamesOf(deps, row.providerHostnameId);
-  const check = await viaDomainProvider('hostname', () => provider.attach(recordOf(row), { db: deps.db, now: deps.now }));
+  const check = await viaDomainProviderAbout('hostname', () => isStillCurrent(deps, row), () => provider.attach(recordOf(row), { db: deps.db, now: deps.now }));
   if (!check.verified) {
     // It stopped validating since verify (DNS changed, certificate revoked): back to pending.
     await transition(deps, row, 'verified', { status: 'pending_verification', verifiedAt: null });

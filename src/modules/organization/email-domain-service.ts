@@ -12,7 +12,7 @@ import type { EmailDomainRecord } from '../../platform/domains';
 import { notFound } from '../../platform/http/errors';
 import { assertNotPlatformDomain } from './custom-domain-service';
 import { emailDomainsOf, type OrganizationDeps } from './deps';
-import { orgError, viaDomainProvider } from './errors';
+import { orgError, viaDomainProvider, viaDomainProviderAbout } from './errors';
 import type { EmailDomainView, EmailSenderView } from './schemas';
 import { emailDomainStatusOf, toEmailDomain, toEmailSender, toStoredDnsRecords, type EmailDomainRow } from './views';
 
@@ -124,14 +124,15 @@ export async function verifyEmailDomain(deps: OrganizationDeps, clinicId: string
   const row = await requireCurrent(deps, clinicId);
   if (row.status === 'verified') return { domain: toEmailDomain(row), verified: true, problems: [] as string[] };
   const provider = await emailDomainsOf(deps, row.providerDomainId);
-  const check = await viaDomainProvider('domain', () => provider.verify(recordOf(row), { db: deps.db, now: deps.now }));
+  const stillCurrent = async () => (await currentEmailDomain(deps.db, clinicId))?.id === row.id;
+  const check = await viaDomainProviderAbout('domain', stillCurrent, () => provider.verify(recordOf(row), { db: deps.db, now: deps.now }));
   if (!check.verified) return { domain: toEmailDomain(row), verified: false, problems: check.problems };
   const [updated] = await deps.db
     .update(emailDomains)
     .set({ status: 'verified', verifiedAt: deps.now, updatedAt: deps.now })
     .where(and(eq(emailDomains.id, row.id), eq(emailDomains.clinicId, clinicId), eq(emailDomains.status, 'pending')))
     .returning();
-  const now = updated ?? (await deps.db.select().from(emailDomains).where(eq(emailDomains.id, row.id)).limit(1))[0] ?? row;
+  const now = updated ?? (await deps.db.select().from(emailDomains).where(and(eq(emailDomains.id, row.id), eq(emailDomains.clinicId, clinicId))).limit(1))[0] ?? row;
   return { domain: toEmailDomain(now), verified: now.status === 'verified', problems: [] as string[] };
 }
 

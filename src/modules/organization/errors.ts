@@ -1,7 +1,7 @@
 // The organization area's error answers (docs/organization.md, "Errors"). Its own codes are in the
 // platform's ErrorCode union (src/platform/http/errors.ts); ORGANIZATION_ERROR_CODES lists them.
 import { DomainProviderError } from '../../platform/domains';
-import { ApiError, type ErrorCode } from '../../platform/http/errors';
+import { ApiError, notFound, type ErrorCode } from '../../platform/http/errors';
 import { SmsProviderError } from '../../platform/sms';
 
 export const ORGANIZATION_ERROR_CODES = [
@@ -68,6 +68,26 @@ export function smsProviderFailure(error: SmsProviderError): ApiError {
 }
 
 /** Runs a provider call, turning its errors into API errors. */
+/**
+ * viaDomainProvider for a call about the clinic's current record: a provider "not found" because a
+ * concurrent remove took the record away answers the 404 of no current domain, not a provider error.
+ */
+export async function viaDomainProviderAbout<T>(
+  what: 'hostname' | 'domain',
+  stillCurrent: () => Promise<boolean>,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof DomainProviderError && error.kind === 'not_found' && !(await stillCurrent())) {
+      throw notFound(what === 'hostname' ? 'Custom domain' : 'Email domain');
+    }
+    if (error instanceof DomainProviderError) throw domainProviderFailure(error, what);
+    throw error;
+  }
+}
+
 export async function viaDomainProvider<T>(what: 'hostname' | 'domain', work: () => Promise<T>, field?: string): Promise<T> {
   try {
     return await work();

@@ -149,9 +149,12 @@ export async function releaseSmsNumber(deps: OrganizationDeps, clinicId: string)
   const account = await accountOf(deps, row);
   const provider = smsNumbersOf(deps);
   await viaSmsProvider(() => provider.releaseNumber({ clinicId, account, providerNumberId: row.providerNumberId! }, { db: deps.db }));
-  await deps.db
+  const [released] = await deps.db
     .update(smsConfigs)
     .set({ status: 'released', phoneNumber: null, providerNumberId: null, releasedAt: deps.now, updatedAt: deps.now })
-    .where(and(eq(smsConfigs.clinicId, clinicId), eq(smsConfigs.status, 'active'), eq(smsConfigs.providerNumberId, row.providerNumberId)));
+    .where(and(eq(smsConfigs.clinicId, clinicId), eq(smsConfigs.status, 'active'), eq(smsConfigs.providerNumberId, row.providerNumberId)))
+    .returning({ clinicId: smsConfigs.clinicId });
+  // A concurrent release got there first: this one did not release anything.
+  if (!released) throw orgError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The toll-free number was already released by another request');
   return getSmsStatus(deps.db, clinicId, deps.now);
 }

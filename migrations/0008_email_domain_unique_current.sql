@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "email_domains_domain_current_key" ON "email_domains" USING btree ("domain") WHERE "email_domains"."status" <> 'removed';
