@@ -169,6 +169,7 @@ export type SmsConfigView = z.infer<typeof smsConfig>;
 export const updateSmsConfigBody = z
   .object({
     accountSid: safeString()
+      .max(100)
       .trim()
       .regex(/^AC[0-9a-fA-F]{32}$/, 'must be a Twilio account SID (AC followed by 32 hex digits)')
       .openapi({ example: 'AC0123456789abcdef0123456789abcdef' }),
@@ -178,6 +179,7 @@ export const updateSmsConfigBody = z
       .regex(/^\S+$/, 'must not contain spaces')
       .openapi({ description: 'Stored encrypted (AES-GCM); never returned.', example: '0123456789abcdef0123456789abcdef' }),
     phoneNumber: safeString()
+      .max(100)
       .trim()
       .regex(/^\+[1-9]\d{7,14}$/, 'must be an E.164 number such as +14155550123')
       .openapi({ description: 'E.164 number of the account the clinic sends from until a toll-free number is activated.', example: '+14155550123' }),
@@ -235,6 +237,7 @@ export const updateClinicBody = z
     slug: slugSchema(),
     description: text().trim().max(2000).nullable(),
     primaryColor: safeString()
+      .max(100)
       .trim()
       .regex(HEX_COLOR, 'must be a hex color: #RGB or #RRGGBB')
       .transform(toHexColor)

@@ -59,12 +59,13 @@ export const phoneSchema = () =>
 
 export const stateSchema = () =>
   safeString()
+    .max(100)
     .trim()
     .toUpperCase()
     .refine((v) => (US_STATE_CODES as readonly string[]).includes(v), { message: 'must be a two-letter US state code (CA, NY, DC, PR, ...)' })
     .openapi({ type: 'string', example: 'CA' });
 
-export const zipSchema = () => safeString().trim().regex(ZIP_CODE_PATTERN, 'must be a US ZIP code (12345 or 12345-6789)').openapi({ example: '94105' });
+export const zipSchema = () => safeString().max(100).trim().regex(ZIP_CODE_PATTERN, 'must be a US ZIP code (12345 or 12345-6789)').openapi({ example: '94105' });
 
 /**
  * A hostname as the custom-domain and email-domain routes take it: trimmed and lower-cased, one
