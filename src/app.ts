@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
+import { QSTASH_CALLBACK_PATH } from './env';
 import type { AppEnv } from './platform/context';
 import { onError, onNotFound, validationError } from './platform/http/error-handler';
 import { devSimulatorOnly } from './platform/http/dev-simulator';
@@ -27,10 +28,9 @@ import { customerRoutes } from './modules/customers/routes';
 import { titrationScheduleRoutes } from './modules/titration-schedule/routes';
 import { devSimulatorRoutes } from './modules/order-lifecycle/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
+import { kickDeliveries } from './modules/webhook-deliveries/engine';
 import { webhookDeliveryRoutes } from './modules/webhook-deliveries/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
-import { QSTASH_CALLBACK_PATH } from './env';
-import { kickDeliveries } from './modules/webhook-deliveries/engine';
 import { contactRoutes } from './modules/contacts/routes';
 import { tagRoutes } from './modules/tags/routes';
 import { messageTemplateRoutes } from './modules/message-templates/routes';

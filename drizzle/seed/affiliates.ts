@@ -12,11 +12,10 @@ import { affiliateCommissions, affiliatePayouts, affiliatePrograms, affiliates, 
 import { seedPatientId } from './catalog';
 import { seedOrderId, SEED_ORDERS_PER_CLINIC } from './orders';
 import { AFFILIATE_BLOCKS as A, DEMO, demoId } from './ids';
+import { refresh } from './upsert';
 
 const DAY = 86_400_000;
 const CLINIC = DEMO.clinics.demo;
-const refresh = (columns: string[]) =>
-  Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`)]));
 
 export const seedAffiliateId = (n: number) => demoId(A.affiliates, n);
 

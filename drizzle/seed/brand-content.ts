@@ -3,7 +3,7 @@
 // orders by id), intake requests in several states and teleform removals (scheduled, cancelled,
 // completed). Demo Clinic (plan with CRM Connect) also gets a HubSpot connection whose fake API key is
 // encrypted at seed time with the development data key; Harbor Clinic (no CRM Connect) gets none.
-import { inArray, sql } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../src/env';
 import { credentialHintFor, encryptCrmCredentials } from '../../src/modules/crm-connection/credentials';
 import type { Database } from '../../src/platform/db/client';
@@ -13,11 +13,10 @@ import {
 import { seedGlobalProductId, seedQuestionnaireId } from './catalog';
 import { CRM_BLOCKS, DEMO, demoId, LIVE_DEMO_CLINICS, STOREFRONT_BLOCKS as S } from './ids';
 import { seedOrderId } from './orders';
+import { refresh } from './upsert';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
-const refresh = (columns: string[]) =>
-  Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`)]));
 
 export const seedTreatmentId = (clinicIndex: number, n: number) => demoId(S.treatments, clinicIndex * 100 + n);
 const seedBrandTreatmentId = (clinicIndex: number, n: number) => demoId(S.brandTreatments, clinicIndex * 100 + n);

@@ -1,15 +1,14 @@
 // The platform's shared catalogues (pharmacies, global products and coverages, program templates,
 // titration protocols, form structures) and, per live demo clinic, its patients and questionnaires.
-import { sql } from 'drizzle-orm';
 import type { Database } from '../../src/platform/db/client';
 import {
   formStructures, globalProducts, patients, pharmacies, pharmacyCoverages, programTemplateProducts, programTemplates,
   questionnaires, titrationProtocols, type CoverageRole,
 } from '../schema';
 import { DEMO_BLOCKS as B, demoId, LIVE_DEMO_CLINICS } from './ids';
+import { refresh } from './upsert';
 
 /** Upsert by id: a re-seed puts the demo row back as written here. */
-const refresh = (columns: string[]) => Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`)]));
 
 export const SEED_PHARMACIES = [
   { id: demoId(B.pharmacies, 1), name: 'Northside Compounding', slug: 'northside-compounding' },

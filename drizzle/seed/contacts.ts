@@ -9,10 +9,9 @@ import { welcomeEmail } from '../../src/modules/contacts/service';
 import { clinics, messages, patients, patientTags, tags } from '../schema';
 import { seedPatientId } from './catalog';
 import { CRM_BLOCKS as B, demoId, LIVE_DEMO_CLINICS } from './ids';
+import { refresh } from './upsert';
 
 const DAY = 86_400_000;
-const refresh = (columns: string[]) =>
-  Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`)]));
 
 export const seedTagId = (clinicIndex: number, n: number) => demoId(B.tags, clinicIndex * 100 + n);
 export const seedWelcomeMessageId = (clinicIndex: number, n: number) => demoId(B.messages, clinicIndex * 1000 + n);

@@ -6,10 +6,9 @@ import type { Database } from '../../src/platform/db/client';
 import { couponRedemptions, coupons, priceChangeAlerts, programs } from '../schema';
 import { seedGlobalProductId, seedPatientId } from './catalog';
 import { DEMO_BLOCKS as B, demoId, LIVE_DEMO_CLINICS } from './ids';
+import { refresh } from './upsert';
 
 const DAY = 86_400_000;
-const refresh = (columns: string[]) =>
-  Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`)]));
 
 export const seedCouponId = (clinicIndex: number, n: number) => demoId(B.coupons, clinicIndex * 100 + n);
 export const seedProgramId = (clinicIndex: number, i: number) => demoId(B.programs, clinicIndex * 100 + i);

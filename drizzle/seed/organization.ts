@@ -9,12 +9,11 @@ import { and, eq, notInArray, sql } from 'drizzle-orm';
 import type { Database } from '../../src/platform/db/client';
 import { clinicFeeConfigs, onboarding, organizations, payoutAccounts, platformSubscriptions } from '../schema';
 import { DEMO, demoId, ORGANIZATION_BLOCKS } from './ids';
+import { refresh } from './upsert';
 
 const DAY = 86_400_000;
 
 /** Every column of `values` but the key, refreshed from the row being inserted. */
-const refresh = (columns: string[]) =>
-  Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`)]));
 
 export const SEED_SUBSCRIPTION_IDS = {
   demo: demoId(ORGANIZATION_BLOCKS.subscriptions, 1),

@@ -1,11 +1,11 @@
 // Each live demo clinic's own products (beside the shared global products), each with one pharmacy
 // coverage; the third is inactive. Tenant products are seeded by seedPrograms, not here.
 // Ids: product n of clinic c = demoId(products, c*100 + n); its coverage = demoId(products, c*100 + 50 + n).
-import { sql } from 'drizzle-orm';
 import type { Database } from '../../src/platform/db/client';
 import { productPharmacyCoverages, products } from '../schema';
 import { SEED_PHARMACIES } from './catalog';
 import { DEMO_BLOCKS as B, demoId, LIVE_DEMO_CLINICS } from './ids';
+import { refresh } from './upsert';
 
 export const seedProductId = (clinicIndex: number, n: number) => demoId(B.products, clinicIndex * 100 + n);
 const seedProductCoverageId = (clinicIndex: number, n: number) => demoId(B.products, clinicIndex * 100 + 50 + n);
@@ -17,8 +17,6 @@ const OWN_PRODUCTS: [number, string, string, string, number, string, boolean][] 
   [3, 'Lipo-C Booster', 'lipo-c-booster', 'weight_loss', 4_200, 'LIPOC-30', false],
 ];
 
-const refresh = (columns: string[]) =>
-  Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`)]));
 
 export async function seedProducts(db: Database): Promise<void> {
   for (const [c, clinicId] of LIVE_DEMO_CLINICS.entries()) {

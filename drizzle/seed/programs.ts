@@ -12,16 +12,15 @@
 // Ids: program i of clinic c = demoId(programs, c*100 + i); its k-th product demoId(programProducts,
 // c*1000 + i*10 + k); tenant product of global product n demoId(tenantProducts, c*100 + n); enrollment
 // of patient i demoId(enrollments, c*1000 + i).
-import { inArray, sql } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import type { Database } from '../../src/platform/db/client';
 import { priceProduct } from '../../src/modules/programs/pricing';
 import { enrollments, globalProducts, programProducts, programs, programTitrationProtocols, tenantProducts, type EnrollmentStatus, type ProgramState } from '../schema';
 import { SEED_TEMPLATES, SEED_TITRATION, seedGlobalProductId, seedPatientId } from './catalog';
 import { DEMO_BLOCKS as B, demoId, LIVE_DEMO_CLINICS } from './ids';
+import { refresh } from './upsert';
 
 const DAY = 86_400_000;
-const refresh = (columns: string[]) =>
-  Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`)]));
 
 export const seedProgramId = (clinicIndex: number, i: number) => demoId(B.programs, clinicIndex * 100 + i);
 export const seedTenantProductId = (clinicIndex: number, n: number) => demoId(B.tenantProducts, clinicIndex * 100 + n);

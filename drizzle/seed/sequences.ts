@@ -1,17 +1,16 @@
 // Per live demo clinic: message templates with merge fields (email and SMS), an active "New patient
 // welcome" sequence (contact_created) with steps and enrollments in every state (completed, waiting on
 // a delay) with their step runs and sent messages, and a draft "Win-back" sequence.
-import { and, inArray, notInArray, sql } from 'drizzle-orm';
+import { and, inArray, notInArray } from 'drizzle-orm';
 import { extractMergeFields, renderMergeFields } from '../../src/modules/message-templates/merge-fields';
 import type { Database } from '../../src/platform/db/client';
 import { clinics, messages, messageTemplates, patients, sequenceEnrollments, sequences, sequenceStepRuns, sequenceSteps } from '../schema';
 import { seedPatientId } from './catalog';
 import { CRM_BLOCKS as B, demoId, LIVE_DEMO_CLINICS } from './ids';
+import { refresh } from './upsert';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
-const refresh = (columns: string[]) =>
-  Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`)]));
 
 export const seedTemplateId = (clinicIndex: number, n: number) => demoId(B.templates, clinicIndex * 100 + n);
 export const seedSequenceId = (clinicIndex: number, n: number) => demoId(B.sequences, clinicIndex * 100 + n);

@@ -6,10 +6,9 @@ import { and, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import type { Database } from '../../src/platform/db/client';
 import { customWebsites, navigationMenus, pages, pageVersions, uploads } from '../schema';
 import { demoId, LIVE_DEMO_CLINICS, STOREFRONT_BLOCKS as S } from './ids';
+import { refresh } from './upsert';
 
 const DAY = 86_400_000;
-const refresh = (columns: string[]) =>
-  Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`)]));
 
 export const seedPageId = (clinicIndex: number, n: number) => demoId(S.pages, clinicIndex * 100 + n);
 const seedVersionId = (clinicIndex: number, page: number, version: number) => demoId(S.pageVersions, clinicIndex * 1000 + page * 10 + version);

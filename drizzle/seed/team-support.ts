@@ -12,11 +12,10 @@ import {
 } from '../schema';
 import { seedPatientId } from './catalog';
 import { DEMO_PASSWORD, demoId, LIVE_DEMO_CLINICS, ORGANIZATION_BLOCKS as B } from './ids';
+import { refresh } from './upsert';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
-const refresh = (columns: string[]) =>
-  Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`)]));
 
 const DOMAINS = ['demo-clinic.test', 'harbor-clinic.test'] as const;
 

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoData } from '../../drizzle/seed';
 import { DEMO } from '../../drizzle/seed/ids';
+import { rowsOf } from '../../src/platform/db/sql';
 import { useTestApp } from '../helpers/app';
 import { makeKey } from '../helpers/factories';
 
@@ -14,8 +15,8 @@ let demoKey: string;
 const counts = async () => {
   const out: Record<string, number> = {};
   for (const table of TABLES) {
-    const result = (await t.db.execute(sql.raw(`select clinic_id::text as clinic, count(*)::int as n from ${table} group by clinic_id`))) as unknown as { rows: { clinic: string; n: number }[] };
-    for (const row of result.rows) out[`${table} ${row.clinic === DEMO.clinics.demo ? 'demo' : row.clinic}`] = row.n;
+    const rows = await rowsOf<{ clinic: string; n: number }>(t.db, sql.raw(`select clinic_id::text as clinic, count(*)::int as n from ${table} group by clinic_id`));
+    for (const row of rows) out[`${table} ${row.clinic === DEMO.clinics.demo ? 'demo' : row.clinic}`] = row.n;
   }
   return out;
 };

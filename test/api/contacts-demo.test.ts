@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoData } from '../../drizzle/seed';
 import { seedTagId } from '../../drizzle/seed/contacts';
+import { rowsOf } from '../../src/platform/db/sql';
 import { DEMO } from '../../drizzle/seed/ids';
 import { useTestApp } from '../helpers/app';
 import { makeKey } from '../helpers/factories';
@@ -19,7 +20,7 @@ beforeAll(async () => {
   harborKey = (await makeKey(t.db, DEMO.clinics.harbor)).raw;
 });
 
-const rows = async <T>(query: ReturnType<typeof sql>) => ((await t.db.execute(query)) as unknown as { rows: T[] }).rows;
+const rows = <T>(query: ReturnType<typeof sql>) => rowsOf<T>(t.db, query);
 
 interface Contact {
   id: string;

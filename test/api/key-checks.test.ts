@@ -10,8 +10,6 @@ const t = useTestApp();
 beforeAll(() => {
   addProbeRoute(t.app, { auth: 'key', scope: 'read' }, 'get', '/api/v1/probe/read');
   addProbeRoute(t.app, { auth: 'key', scope: 'write' }, 'post', '/api/v1/probe/write', true);
-  addProbeRoute(t.app, { auth: 'key', scope: 'write' }, 'post', '/api/v1/refunds', true);
-  addProbeRoute(t.app, { auth: 'key', scope: 'read' }, 'get', '/api/v1/orders/{id}');
   addProbeRoute(t.app, { auth: 'key', scope: 'write', gate: 'affiliates' }, 'post', '/api/v1/probe/affiliates-gated', true);
   addProbeRoute(t.app, { auth: 'key', scope: 'read', gate: 'crm_connect' }, 'get', '/api/v1/probe/crm-gated');
   addProbeRoute(t.app, { auth: 'key', scope: 'read', aiConnector: true }, 'get', '/api/v1/probe/ai-allowed');

@@ -7,7 +7,7 @@ import { createApp, routeTable } from '../../src/app';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/platform/auth/jwt';
 import { useTestApp } from '../helpers/app';
 import { makeTenant, makeUser, TEST_PASSWORD } from '../helpers/factories';
-import { documentOf, findOperation } from '../helpers/strict-response';
+import { documentOf, findOperation, resolveSchema } from '../helpers/strict-response';
 
 const t = useTestApp();
 
@@ -34,21 +34,11 @@ const FIELD_NAMES = ['name', 'email', 'password', 'amount', 'id', 'nested', 'exp
 type Schema = Record<string, unknown>;
 type Document = ReturnType<typeof documentOf>;
 
-function resolve(document: Document, schema: Schema): Schema {
-  let current = schema;
-  for (let i = 0; typeof current.$ref === 'string' && i < 32; i++) {
-    let target: unknown = document;
-    for (const part of (current.$ref as string).slice(2).split('/')) target = (target as Record<string, unknown>)[part];
-    current = target as Schema;
-  }
-  return current;
-}
-
 const typesOf = (schema: Schema) => ([] as string[]).concat((schema.type as string | string[] | undefined) ?? []).filter((x) => x !== 'null');
 
 /** A plausible valid value for a schema: its example, else the first enum value, else one built from its type and limits. */
 function sample(document: Document, raw: Schema, depth = 0): unknown {
-  const schema = resolve(document, raw);
+  const schema = resolveSchema(document, raw);
   if (depth > 8) return null;
   if (schema.example !== undefined) return schema.example;
   if (Array.isArray(schema.enum)) return schema.enum[0];
@@ -56,7 +46,7 @@ function sample(document: Document, raw: Schema, depth = 0): unknown {
   if (Array.isArray(schema.allOf)) return Object.assign({}, ...(schema.allOf as Schema[]).map((s) => sample(document, s, depth + 1)));
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const branches = schema[keyword] as Schema[] | undefined;
-    if (branches) return sample(document, branches.find((b) => !typesOf(resolve(document, b)).length || typesOf(resolve(document, b))[0] !== 'null') ?? branches[0]!, depth + 1);
+    if (branches) return sample(document, branches.find((b) => !typesOf(resolveSchema(document, b)).length || typesOf(resolveSchema(document, b))[0] !== 'null') ?? branches[0]!, depth + 1);
   }
   const type = typesOf(schema)[0] ?? (schema.properties ? 'object' : 'string');
   switch (type) {
@@ -89,7 +79,7 @@ interface Leaf {
 
 /** Every scalar position of `value` (as sampled from `raw`) with its schema. */
 function leaves(document: Document, raw: Schema, value: unknown, path: (string | number)[] = [], depth = 0): Leaf[] {
-  const schema = resolve(document, raw);
+  const schema = resolveSchema(document, raw);
   if (depth > 8) return [];
   if (Array.isArray(schema.allOf)) return (schema.allOf as Schema[]).flatMap((s) => leaves(document, s, value, path, depth + 1));
   const branches = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
@@ -183,7 +173,7 @@ describe.each(ROUTES.map((route) => ({ ...route, name: `${route.method} ${route.
     const document = documentOf(t.app);
     const path = route.path.replace(/\{[^}]+\}/g, '00000000-0000-0000-0000-000000000000');
     const operation = findOperation(document, route.method, route.path)!.operation;
-    const parameters = ((operation.parameters ?? []) as Schema[]).map((p) => resolve(document, p)).filter((p) => p.in === 'query');
+    const parameters = ((operation.parameters ?? []) as Schema[]).map((p) => resolveSchema(document, p)).filter((p) => p.in === 'query');
     const bodySchema = ((operation.requestBody as Schema | undefined)?.content as Record<string, { schema?: Schema }> | undefined)?.['application/json']?.schema;
     const baseBody = bodySchema ? JSON.stringify(sample(document, bodySchema)) : undefined;
     // Query values: every declared parameter, and an undeclared one.

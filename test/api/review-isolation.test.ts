@@ -8,14 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import {
-  brandTreatments, formGlobalProducts, messages, pageVersions, patients, questionnaires, sequenceEnrollments, sequences,
+  brandTreatments, formGlobalProducts, messages, pageVersions, questionnaires, sequenceEnrollments, sequences,
   sequenceSteps, teleformRemovals, treatments,
 } from '../../drizzle/schema';
 import { runSequences } from '../../src/modules/sequences/runner';
 import { DevelopmentMessageSender } from '../../src/platform/messaging';
 import { useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
-import { makeGlobalProduct } from '../helpers/program-fixtures';
+import { makeGlobalProduct, makePatient } from '../helpers/program-fixtures';
 
 const t = useTestApp();
 const sender = new DevelopmentMessageSender();
@@ -31,10 +31,7 @@ async function world() {
   return { owner: await makeTenant(t.db), stranger: await makeTenant(t.db) };
 }
 
-async function patient(clinicId: string, email = `p-${unique()}@example.test`) {
-  const [row] = await t.db.insert(patients).values({ clinicId, firstName: 'Pat', lastName: 'Ient', email, phoneNumber: '+15550100000' }).returning();
-  return row!;
-}
+const patient = (clinicId: string, email = `p-${unique()}@example.test`) => makePatient(t.db, clinicId, { email, phoneNumber: '+15550100000' });
 
 /** An active manual sequence of the key's clinic with these steps. */
 async function activeSequence(key: string, steps: unknown[]) {

@@ -1,8 +1,8 @@
-import { DevelopmentMessageSender, type MessageSender } from '../../src/platform/messaging';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createApp, type App } from '../../src/app';
 import { DEVELOPMENT_JWT_SECRET, DEVELOPMENT_WEBHOOK_SECRET_KEY, type AppConfig } from '../../src/env';
 import { BackgroundTasks } from '../../src/platform/background';
+import { DevelopmentMessageSender, type MessageSender } from '../../src/platform/messaging';
 import type { Services } from '../../src/platform/context';
 import type { Database } from '../../src/platform/db/client';
 import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
@@ -89,6 +89,25 @@ export const testConfig = (databaseUrl: string): AppConfig => ({
   messaging: { email: null, sms: null },
 });
 
+/**
+ * The services a test app runs with: what the caller gives, and for the rest the Node defaults (a
+ * request-log writer of its own, in-memory storage, the development payment processor and message
+ * sender, no AI model). One place, so a service added to `Services` is added to every test app.
+ */
+export function testServices(
+  base: Pick<Services, 'config' | 'db' | 'rateLimiter' | 'background' | 'now'>,
+  extra: { requestLog?: RequestLogWriter; payments?: PaymentProcessor; ai?: AiProvider | null; messaging?: MessageSender } = {},
+): Services {
+  return {
+    ...base,
+    requestLog: extra.requestLog ?? new RequestLogWriter(),
+    storage: new MemoryStorage(),
+    payments: extra.payments ?? new DevelopmentPaymentProcessor(base.db),
+    ai: extra.ai ?? null,
+    messaging: extra.messaging ?? new DevelopmentMessageSender(),
+  };
+}
+
 export function buildTestApp(
   db: Database,
   databaseUrl: string,
@@ -98,18 +117,10 @@ export function buildTestApp(
   const config = testConfig(databaseUrl);
   const rateLimiter = options.rateLimiter ?? new MemoryRateLimiter(clock.now);
   const background = new BackgroundTasks();
-  const services: Services = {
-    config,
-    db,
-    rateLimiter,
-    requestLog: new RequestLogWriter(),
-    background: background.add,
-    now: () => new Date(clock.now()),
-    storage: new MemoryStorage(),
-    payments: options.payments ?? new DevelopmentPaymentProcessor(db),
-    ai: options.ai ?? null,
-    messaging: options.messaging ?? new DevelopmentMessageSender(),
-  };
+  const services = testServices(
+    { config, db, rateLimiter, background: background.add, now: () => new Date(clock.now()) },
+    { payments: options.payments, ai: options.ai, messaging: options.messaging },
+  );
   const app = createApp(async () => ({ services, finish() {} }));
   return {
     app,

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { apiKeys, clinics, plans, users, type Entitlement, type KeyKind, type KeyScope, type UserRole } from '../../drizzle/schema';
+import {
+  apiKeys, clinics, couponRedemptions, coupons, plans, priceChangeAlerts, users, type Entitlement, type KeyKind, type KeyScope, type UserRole,
+} from '../../drizzle/schema';
 import { generateApiKey } from '../../src/platform/auth/api-key-format';
 import { hashPassword } from '../../src/platform/auth/password';
 import type { Database } from '../../src/platform/db/client';
@@ -87,7 +89,6 @@ export async function makeTenant(db: Database, options: Parameters<typeof makeCl
 }
 
 // --- coupons and price-change alerts (issue 6) ---
-import { couponRedemptions, coupons, priceChangeAlerts } from '../../drizzle/schema';
 
 /** A coupon row as stored (discountValueHundredths: percent x 100 or cents); defaults: an active 10% coupon. */
 export async function makeCoupon(db: Database, clinicId: string, values: Partial<typeof coupons.$inferInsert> = {}) {

@@ -3,18 +3,15 @@
 // succeeded payment and its ledger entries (charge +total, each fee negative: net = brand amount).
 import { randomUUID } from 'node:crypto';
 import {
-  disputes, ledgerEntries, orders, patients, payments, payouts, refundRequests,
+  disputes, ledgerEntries, orders, payments, payouts, refundRequests,
   type FeeBreakdownCents, type LedgerEntryType, type OrderStatus,
 } from '../../drizzle/schema';
 import type { Database } from '../../src/platform/db/client';
+import { makePatient } from './program-fixtures';
+
+export { makePatient };
 
 const unique = () => randomUUID().slice(0, 8);
-
-export async function makePatient(db: Database, clinicId: string, values: Partial<typeof patients.$inferInsert> = {}) {
-  const u = unique();
-  const [row] = await db.insert(patients).values({ firstName: 'Pat', lastName: `Ient${u}`, email: `patient-${u}@example.test`, ...values, clinicId }).returning();
-  return row!;
-}
 
 /** A waterfall whose parts add up: total = pharmacy + doctor + processor + platform + brand (no tax or shipping). */
 export function feeBreakdown(totalCents: number, brandAmountCents: number): FeeBreakdownCents {
@@ -92,12 +89,6 @@ export async function makeOrder(db: Database, clinicId: string, options: OrderOp
 export async function addLedgerEntry(db: Database, clinicId: string, type: LedgerEntryType, amountCents: number, values: Partial<typeof ledgerEntries.$inferInsert> = {}) {
   const [row] = await db.insert(ledgerEntries).values({ ...values, clinicId, type, amountCents }).returning();
   return row!;
-}
-
-/** Sets the clinic's available balance to exactly `cents` by adding one entry (a charge or a payout). */
-export async function setAvailable(db: Database, clinicId: string, currentCents: number, cents: number) {
-  const delta = cents - currentCents;
-  if (delta !== 0) await addLedgerEntry(db, clinicId, delta > 0 ? 'charge' : 'payout', delta, { description: 'test adjustment' });
 }
 
 export async function makeRefundRequest(db: Database, clinicId: string, orderId: string, values: Partial<typeof refundRequests.$inferInsert> = {}) {

@@ -5,6 +5,7 @@ import {
   labLegs, orderEvents, orderItems, orders, payments, refundRequests, refunds, shipments, shippingAddresses, titrationSchedules,
   visits, type FeeBreakdownCents,
 } from '../../drizzle/schema';
+import { orderAmountColumns } from '../../src/modules/order-lifecycle/create';
 import type { Database } from '../../src/platform/db/client';
 import { makePatient } from './program-fixtures';
 
@@ -35,13 +36,7 @@ export async function makeOrder(db: Database, clinicId: string, values: OrderVal
     .values({
       orderNumber: `T-${unique()}`,
       status,
-      subtotalCents: fees.subtotal,
-      discountCents: fees.discount,
-      taxCents: fees.tax,
-      shippingCents: fees.shipping,
-      totalCents: fees.total,
-      brandAmountCents: fees.brandAmount,
-      feeBreakdown: fees,
+      ...orderAmountColumns(fees),
       shippingState: 'CA',
       paidAt: status === 'pending_payment' || status === 'payment_failed' ? null : new Date(),
       ...values,

@@ -3,9 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import {
   enrollments, globalProducts, patients, pharmacies, pharmacyCoverages, programProducts, programs, programTemplateProducts,
-  programTemplates, tenantProducts, titrationProtocols,
+  programTemplates, tenantProducts,
 } from '../../drizzle/schema';
 import type { Database } from '../../src/platform/db/client';
+
+export { makeTitrationProtocol } from './catalog-fixtures';
 
 const unique = () => randomUUID().slice(0, 8);
 
@@ -57,9 +59,9 @@ export async function makeProgram(db: Database, clinicId: string, values: Partia
   return program!;
 }
 
-export async function makePatient(db: Database, clinicId: string) {
+export async function makePatient(db: Database, clinicId: string, values: Partial<typeof patients.$inferInsert> = {}) {
   const suffix = unique();
-  const [patient] = await db.insert(patients).values({ clinicId, firstName: 'Pat', lastName: suffix, email: `pat-${suffix}@example.test` }).returning();
+  const [patient] = await db.insert(patients).values({ firstName: 'Pat', lastName: suffix, email: `pat-${suffix}@example.test`, ...values, clinicId }).returning();
   return patient!;
 }
 
@@ -69,14 +71,6 @@ export async function makeEnrollment(db: Database, clinicId: string, programId: 
   const [row] = await db
     .insert(enrollments)
     .values({ chargeAmountCents: 20_000, netAmountCents: 5_000, ...values, patientId, clinicId, programId })
-    .returning();
-  return row!;
-}
-
-export async function makeTitrationProtocol(db: Database) {
-  const [row] = await db
-    .insert(titrationProtocols)
-    .values({ name: `Protocol ${unique()}`, maxLevel: 2, levels: [{ level: 1, dose: '1 mg', weeks: 4 }, { level: 2, dose: '2 mg', weeks: 0 }] })
     .returning();
   return row!;
 }

@@ -62,24 +62,28 @@ export function schemaProblems(document: Document, schema: Schema, value: unknow
   return new Validator(document).check(value, schema, path, new Set());
 }
 
+/** The schema a local $ref (chain) points at, with the keywords written beside each $ref applied too (3.1 allows them). */
+export function resolveSchema(document: Document, schema: Schema): Schema {
+  let current = schema;
+  for (let i = 0; typeof current.$ref === 'string' && i < 32; i++) {
+    const ref = current.$ref as string;
+    if (!ref.startsWith('#/')) throw new Error(`strict-response: cannot follow ${ref}`);
+    let target: unknown = document;
+    for (const part of ref.slice(2).split('/')) {
+      target = (target as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    }
+    if (!target || typeof target !== 'object') throw new Error(`strict-response: ${ref} does not resolve`);
+    const { $ref: _ref, ...siblings } = current;
+    current = { ...(target as Schema), ...siblings };
+  }
+  return current;
+}
+
 class Validator {
   constructor(private readonly document: Document) {}
 
   resolve(schema: Schema): Schema {
-    let current = schema;
-    for (let i = 0; typeof current.$ref === 'string' && i < 32; i++) {
-      const ref = current.$ref as string;
-      if (!ref.startsWith('#/')) throw new Error(`strict-response: cannot follow ${ref}`);
-      let target: unknown = this.document;
-      for (const part of ref.slice(2).split('/')) {
-        target = (target as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-      }
-      if (!target || typeof target !== 'object') throw new Error(`strict-response: ${ref} does not resolve`);
-      // Sibling keywords next to $ref (3.1 allows them) apply too.
-      const { $ref: _ref, ...siblings } = current;
-      current = { ...(target as Schema), ...siblings };
-    }
-    return current;
+    return resolveSchema(this.document, schema);
   }
 
   /** Property names a schema declares, through $ref, allOf and every anyOf/oneOf branch. */

@@ -1,9 +1,7 @@
-import { DevelopmentMessageSender } from '../../src/platform/messaging';
 // The Neon serverless driver path (openDatabase(url, 'neon')) against a real PostgreSQL, through a local
 // WebSocket-to-TCP proxy standing in for Neon's. Covers plain queries, interactive transactions (the
 // reason the app uses the WebSocket Pool and not the HTTP driver) and the whole app with a database
 // opened and closed per request, the way workerServices does it in the Worker.
-import { neonConfig } from '@neondatabase/serverless';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -14,25 +12,17 @@ import { openDatabase, type DatabaseHandle } from '../../src/platform/db/client'
 import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
 import { RequestLogWriter } from '../../src/platform/request-log';
 import type { ServicesFactory } from '../../src/platform/services';
-import { testConfig } from '../helpers/app';
+import { testConfig, testServices } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { makeTenant } from '../helpers/factories';
-import { startNeonWsProxy, type NeonWsProxy } from '../tooling/neon-ws-proxy';
-import { MemoryStorage } from '../../src/platform/storage/memory';
-import { DevelopmentPaymentProcessor } from '../../src/platform/payments';
+import { startNeonWsProxy, useNeonWsProxy, type NeonWsProxy } from '../tooling/neon-ws-proxy';
 
 let proxy: NeonWsProxy;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 
 beforeAll(async () => {
   proxy = await startNeonWsProxy();
-  // neonConfig is module state of @neondatabase/serverless; openDatabase imports the same module.
-  neonConfig.webSocketConstructor = WebSocket;
-  neonConfig.wsProxy = proxy.wsProxy; // -> ws://127.0.0.1:<port>/v1?address=<pg host>:<pg port>
-  neonConfig.useSecureWebSocket = false; // plain ws:// to the local proxy
-  neonConfig.forceDisablePgSSL = true; // the local PostgreSQL has no TLS (this is the driver's default)
-  neonConfig.pipelineTLS = false;
-  neonConfig.pipelineConnect = false; // pipelining assumes cleartext password auth; wait for the server
+  useNeonWsProxy(proxy.wsProxy);
   database = await createTestDatabase();
 });
 
@@ -151,18 +141,16 @@ describe('the app on the Neon driver, one database handle per request', () => {
     opened++;
     const background = new BackgroundTasks();
     return {
-      services: {
-        config: { ...testConfig(database.url), database: { ...testConfig(database.url).database, driver: 'neon' } },
-        db: handle.db,
-        rateLimiter,
-        requestLog,
-        background: background.add,
-        now: () => new Date(),
-        storage: new MemoryStorage(),
-        payments: new DevelopmentPaymentProcessor(handle.db),
-        ai: null,
-        messaging: new DevelopmentMessageSender(),
-      },
+      services: testServices(
+        {
+          config: { ...testConfig(database.url), database: { ...testConfig(database.url).database, driver: 'neon' } },
+          db: handle.db,
+          rateLimiter,
+          background: background.add,
+          now: () => new Date(),
+        },
+        { requestLog },
+      ),
       finish() {
         finished.push(background.settled().finally(() => handle.close().then(() => void closed++)));
       },

@@ -4,12 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { globalProducts, processorPrices, tenantProducts } from '../../drizzle/schema';
+import { globalProducts, ledgerEntries, payouts, processorPrices, refunds as refundRows, tenantProducts } from '../../drizzle/schema';
 import { ConfigError, readConfig } from '../../src/env';
 import { ApiError } from '../../src/platform/http/errors';
-import { DevelopmentPaymentProcessor, paymentsFor, StripePaymentProcessor, type CreatePriceInput } from '../../src/platform/payments';
+import {
+  DevelopmentPaymentProcessor, paymentsFor, StripePaymentProcessor, type CreatePriceInput, type RefundInput, type TransferInput,
+} from '../../src/platform/payments';
 import { buildTestApp, testConfig, useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
+import { addLedgerEntry, makeOrder } from '../helpers/money-fixtures';
 import { startStripeStandIn, type StripeStandIn } from '../tooling/stripe-stand-in';
 
 const t = useTestApp();
@@ -19,14 +22,15 @@ beforeAll(async () => {
 });
 afterAll(() => stand?.close());
 
-const adapter = (options: { secretKey?: string; maxNetworkRetries?: number; port?: number } = {}) =>
+const adapter = (options: { secretKey?: string; maxNetworkRetries?: number; port?: number; transferDestination?: string } = {}) =>
   new StripePaymentProcessor({
-    secretKey: options.secretKey ?? stand.secretKey,
+    secretKey: stand.secretKey,
     host: stand.host,
-    port: options.port ?? stand.port,
+    port: stand.port,
     protocol: stand.protocol,
-    maxNetworkRetries: options.maxNetworkRetries ?? 0,
+    maxNetworkRetries: 0,
     timeoutMs: 3_000,
+    ...options,
   });
 
 const input = (overrides: Partial<CreatePriceInput> = {}): CreatePriceInput => ({
@@ -172,21 +176,6 @@ describe('choosing the payment processor', () => {
 });
 
 // --- refunds and transfers (payouts and refunds area) ---
-import { ledgerEntries, payouts, refunds as refundRows } from '../../drizzle/schema';
-import type { RefundInput, TransferInput } from '../../src/platform/payments';
-import { addLedgerEntry, makeOrder } from '../helpers/money-fixtures';
-
-const moneyAdapter = (options: { transferDestination?: string } = {}) =>
-  new StripePaymentProcessor({
-    secretKey: stand.secretKey,
-    host: stand.host,
-    port: stand.port,
-    protocol: stand.protocol,
-    maxNetworkRetries: 0,
-    timeoutMs: 3_000,
-    ...options,
-  });
-
 const refundInput = (overrides: Partial<RefundInput> = {}): RefundInput => ({
   clinicId: randomUUID(),
   processorPaymentId: `pi_${randomUUID().replace(/-/g, '')}`,
@@ -208,7 +197,7 @@ describe('StripePaymentProcessor refunds and transfers against the stand-in', ()
     const input = refundInput();
     stand.addCharge(input.processorPaymentId!, 12_000);
     const before = stand.requests.length;
-    const { processorRefundId } = await moneyAdapter().refund(input);
+    const { processorRefundId } = await adapter().refund(input);
     expect(processorRefundId).toMatch(/^re_[A-Za-z0-9]{24}$/);
     expect(stand.refunds.get(processorRefundId)).toMatchObject({ amount: 12_000, payment_intent: input.processorPaymentId, status: 'succeeded' });
     const sent = stand.requests.slice(before);
@@ -225,10 +214,10 @@ describe('StripePaymentProcessor refunds and transfers against the stand-in', ()
 
     // The same key again: the same refund, nothing new.
     const count = stand.refunds.size;
-    expect((await moneyAdapter().refund(input)).processorRefundId).toBe(processorRefundId);
+    expect((await adapter().refund(input)).processorRefundId).toBe(processorRefundId);
     expect(stand.refunds.size).toBe(count);
     // A new key for the same, fully refunded charge: Stripe refuses it.
-    const twice = await failure(moneyAdapter().refund({ ...input, idempotencyKey: `refund:${randomUUID()}` }));
+    const twice = await failure(adapter().refund({ ...input, idempotencyKey: `refund:${randomUUID()}` }));
     expect([twice.status, twice.code]).toEqual([502, 'PAYMENT_PROCESSOR_ERROR']);
     expect(twice.message).toContain('charge_already_refunded');
   });
@@ -236,28 +225,28 @@ describe('StripePaymentProcessor refunds and transfers against the stand-in', ()
   it('refund: a ch_ id is sent as charge; no payment id, a larger amount or an outage map like prices', async () => {
     const charge = refundInput({ processorPaymentId: 'ch_3Nabc', amountCents: 500 });
     const before = stand.requests.length;
-    await moneyAdapter().refund(charge);
+    await adapter().refund(charge);
     expect(stand.requests[before]!.form).toMatchObject({ charge: 'ch_3Nabc', amount: '500' });
 
-    const none = await failure(moneyAdapter().refund(refundInput({ processorPaymentId: null })));
+    const none = await failure(adapter().refund(refundInput({ processorPaymentId: null })));
     expect([none.status, none.code]).toEqual([502, 'PAYMENT_PROCESSOR_ERROR']);
 
     const big = refundInput({ amountCents: 10_001 });
     stand.addCharge(big.processorPaymentId!, 10_000);
-    const tooLarge = await failure(moneyAdapter().refund(big));
+    const tooLarge = await failure(adapter().refund(big));
     expect(tooLarge.message).toContain('amount_too_large');
 
     stand.failNext(500, { type: 'api_error', message: 'An unknown error occurred' });
-    const outage = await failure(moneyAdapter().refund(refundInput()));
+    const outage = await failure(adapter().refund(refundInput()));
     expect([outage.status, outage.code]).toEqual([503, 'PAYMENT_PROCESSOR_UNAVAILABLE']);
   });
 
   it('transfer: POST /v1/transfers to the configured connected account; without one, not connected', async () => {
     const input = transferInput();
     const before = stand.requests.length;
-    const adapter = moneyAdapter({ transferDestination: 'acct_1TestClinic' });
-    expect(adapter.payoutsConnected()).toBe(true);
-    const { processorTransferId } = await adapter.transfer(input);
+    const connected = adapter({ transferDestination: 'acct_1TestClinic' });
+    expect(connected.payoutsConnected()).toBe(true);
+    const { processorTransferId } = await connected.transfer(input);
     expect(processorTransferId).toMatch(/^tr_[A-Za-z0-9]{24}$/);
     const sent = stand.requests.slice(before);
     expect(sent).toHaveLength(1);
@@ -266,13 +255,13 @@ describe('StripePaymentProcessor refunds and transfers against the stand-in', ()
     expect(sent[0]!.form).toEqual({ amount: '2550', currency: 'usd', destination: 'acct_1TestClinic', 'metadata[clinic_id]': input.clinicId });
     expect(stand.transfers.get(processorTransferId)).toMatchObject({ amount: 2_550, destination: 'acct_1TestClinic' });
 
-    expect(moneyAdapter().payoutsConnected()).toBe(false);
-    const unconfigured = await failure(moneyAdapter().transfer(transferInput()));
+    expect(adapter().payoutsConnected()).toBe(false);
+    const unconfigured = await failure(adapter().transfer(transferInput()));
     expect([unconfigured.status, unconfigured.code]).toEqual([502, 'PAYMENT_PROCESSOR_ERROR']);
-    const wrong = await failure(moneyAdapter({ transferDestination: 'not-an-account' }).transfer(transferInput()));
+    const wrong = await failure(adapter({ transferDestination: 'not-an-account' }).transfer(transferInput()));
     expect(wrong.message).toContain('resource_missing');
     stand.failNext(429, { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests' });
-    const limited = await failure(adapter.transfer(transferInput()));
+    const limited = await failure(connected.transfer(transferInput()));
     expect([limited.status, limited.code]).toEqual([503, 'PAYMENT_PROCESSOR_UNAVAILABLE']);
   });
 
@@ -281,7 +270,7 @@ describe('StripePaymentProcessor refunds and transfers against the stand-in', ()
     await addLedgerEntry(t.db, clinic.id, 'charge', 50_000);
     const { order, payment } = await makeOrder(t.db, clinic.id, { totalCents: 8_800, brandAmountCents: 5_000 });
     stand.addCharge(payment!.processorPaymentId!, 8_800);
-    const app = buildTestApp(t.db, t.databaseUrl, { payments: moneyAdapter({ transferDestination: 'acct_1TestClinic' }) });
+    const app = buildTestApp(t.db, t.databaseUrl, { payments: adapter({ transferDestination: 'acct_1TestClinic' }) });
 
     const refunded = await app.request('/api/v1/refunds', { key, body: { orderId: order.id, reason: 'Wrong dose' } });
     expect(refunded.status).toBe(201);
@@ -308,7 +297,7 @@ describe('StripePaymentProcessor refunds and transfers against the stand-in', ()
 
     // Without a connected account: 409, nothing sent.
     const before = stand.requests.length;
-    const unconnected = await buildTestApp(t.db, t.databaseUrl, { payments: moneyAdapter() }).request('/api/v1/payouts/withdraw', { key, body: { amount: 1 } });
+    const unconnected = await buildTestApp(t.db, t.databaseUrl, { payments: adapter() }).request('/api/v1/payouts/withdraw', { key, body: { amount: 1 } });
     expect(unconnected.status).toBe(409);
     expect((await unconnected.json()).code).toBe('PAYOUT_ACCOUNT_NOT_CONNECTED');
     expect(stand.requests.length).toBe(before);

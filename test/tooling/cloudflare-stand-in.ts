@@ -13,15 +13,9 @@
 // publish(hostname) makes the brand's DNS "resolve" (hostname and certificate become active);
 // failNext(status, errors) queues error answers; delayNext(ms) holds the next answer.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { flatHeaders, readBody, sendJson as answer, startLocalServer, type RecordedJsonRequest } from './http-stand-in';
 
-export interface CloudflareRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-}
+export type CloudflareRequest = RecordedJsonRequest;
 
 export interface CloudflareHostname {
   id: string;
@@ -47,17 +41,6 @@ export interface CloudflareStandIn {
 const envelope = (result: unknown) => ({ success: true, errors: [], messages: [], result });
 const failure = (code: number, message: string) => ({ success: false, errors: [{ code, message }], messages: [], result: null });
 
-function answer(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 function view(h: CloudflareHostname) {
   return {
     id: h.id,
@@ -80,7 +63,7 @@ export async function startCloudflareStandIn(): Promise<CloudflareStandIn> {
   const failures: { status: number; errors: { code: number; message: string }[] }[] = [];
   let delay = 0;
 
-  const server = createServer(async (req, res) => {
+  const server = await startLocalServer(async (req, res) => {
     const raw = await readBody(req);
     const path = new URL(req.url ?? '/', 'http://stand-in').pathname;
     let body: Record<string, unknown> = {};
@@ -89,8 +72,7 @@ export async function startCloudflareStandIn(): Promise<CloudflareStandIn> {
     } catch {
       return answer(res, 400, failure(1400, 'Unable to decode the JSON request body.'));
     }
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
-    requests.push({ method: req.method ?? '', path, headers, body });
+    requests.push({ method: req.method ?? '', path, headers: flatHeaders(req), body });
     if (delay) {
       const wait = delay;
       delay = 0;
@@ -128,11 +110,9 @@ export async function startCloudflareStandIn(): Promise<CloudflareStandIn> {
     }
     return answer(res, 405, failure(10405, 'Method not allowed'));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
 
   return {
-    baseUrl: `http://127.0.0.1:${port}/client/v4`,
+    baseUrl: `${server.origin}/client/v4`,
     apiToken,
     zoneId,
     requests,
@@ -146,10 +126,6 @@ export async function startCloudflareStandIn(): Promise<CloudflareStandIn> {
     delayNext(ms) {
       delay = ms;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }

@@ -7,7 +7,8 @@
 // the other is closed too.
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { neonConfig } from '@neondatabase/serverless';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
 
 export interface NeonWsProxy {
   /** Port the proxy listens on (127.0.0.1). */
@@ -25,6 +26,20 @@ export interface NeonWsProxy {
 export interface NeonWsProxyOptions {
   /** Which database addresses may be reached. Default: loopback only. */
   allow?: (host: string, port: number) => boolean;
+}
+
+/**
+ * Points the Neon serverless driver at a proxy (neonConfig is module state of @neondatabase/serverless,
+ * shared with openDatabase): plain ws:// to the local proxy, no TLS to the local PostgreSQL (the
+ * driver's default), and no pipelining, which assumes cleartext password auth.
+ */
+export function useNeonWsProxy(wsProxy: string) {
+  neonConfig.webSocketConstructor = WebSocket;
+  neonConfig.wsProxy = wsProxy; // -> ws://127.0.0.1:<port>/v1?address=<pg host>:<pg port>
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.forceDisablePgSSL = true;
+  neonConfig.pipelineTLS = false;
+  neonConfig.pipelineConnect = false;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);

@@ -4,8 +4,9 @@
 // (an HS256 JWT in Upstash-Signature: iss Upstash, sub = the destination URL, body = base64url
 // SHA-256 of the body), honouring 2xx, 489 + Upstash-NonRetryable-Error, and retries otherwise.
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from './http-stand-in';
 
 export interface StandInMessage {
   messageId: string;
@@ -47,12 +48,6 @@ export function signLikeQStash(key: string, destination: string, body: string, n
   }));
   const signature = createHmac('sha256', key).update(`${header}.${payload}`).digest('base64url');
   return `${header}.${payload}.${signature}`;
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export async function startQStashStandIn(): Promise<QStashStandIn> {

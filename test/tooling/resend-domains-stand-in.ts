@@ -13,15 +13,9 @@
 // ("... has been registered already"); an unknown id 404 not_found. publish(name) makes the
 // brand's records visible; failNext(status, body) queues error answers.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { flatHeaders, readBody, sendJson as answer, startLocalServer, type RecordedJsonRequest } from './http-stand-in';
 
-export interface ResendRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-}
+export type ResendRequest = RecordedJsonRequest;
 
 export interface ResendDomain {
   id: string;
@@ -42,17 +36,6 @@ export interface ResendDomainsStandIn {
   close(): Promise<void>;
 }
 
-function answer(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 const error = (statusCode: number, name: string, message: string) => ({ statusCode, name, message });
 
 function records(d: ResendDomain) {
@@ -70,7 +53,7 @@ export async function startResendDomainsStandIn(): Promise<ResendDomainsStandIn>
   const domains = new Map<string, ResendDomain>();
   const failures: { status: number; body: Record<string, unknown> }[] = [];
 
-  const server = createServer(async (req, res) => {
+  const server = await startLocalServer(async (req, res) => {
     const raw = await readBody(req);
     const path = new URL(req.url ?? '/', 'http://stand-in').pathname;
     let body: Record<string, unknown> = {};
@@ -79,8 +62,7 @@ export async function startResendDomainsStandIn(): Promise<ResendDomainsStandIn>
     } catch {
       return answer(res, 422, error(422, 'validation_error', 'Invalid JSON body.'));
     }
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
-    requests.push({ method: req.method ?? '', path, headers, body });
+    requests.push({ method: req.method ?? '', path, headers: flatHeaders(req), body });
     const failing = failures.shift();
     if (failing) return answer(res, failing.status, failing.body);
     if (!req.headers.authorization) return answer(res, 401, error(401, 'missing_api_key', 'Missing API key in the authorization header.'));
@@ -115,11 +97,9 @@ export async function startResendDomainsStandIn(): Promise<ResendDomainsStandIn>
     }
     return answer(res, 405, error(405, 'method_not_allowed', 'Method is not allowed for the requested path.'));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: server.origin,
     apiKey,
     requests,
     domains,
@@ -129,10 +109,6 @@ export async function startResendDomainsStandIn(): Promise<ResendDomainsStandIn>
     failNext(status, body) {
       failures.push({ status, body });
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }

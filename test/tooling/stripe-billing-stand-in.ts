@@ -15,17 +15,7 @@
 //   true); other parameters: 400 idempotency_error.
 //   Errors shaped like Stripe's { error: { type, code?, param?, message } }; 401 for another key; failNext().
 // Every request is recorded (method, path, query, form, headers) so tests count and inspect calls.
-import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-export interface RecordedBillingRequest {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  form: Record<string, string>;
-  headers: Record<string, string>;
-}
+import { newSecretKey, startStripeServer, stripeError, stripeId, type StripeServer } from './stripe-http';
 
 export interface StandInAccount {
   id: string;
@@ -48,40 +38,22 @@ export interface StandInSubscription {
   lastUpdate: Record<string, string> | null;
 }
 
-export interface StripeBillingStandIn {
-  host: string;
-  port: number;
-  protocol: 'http';
+export interface StripeBillingStandIn extends StripeServer {
   secretKey: string;
-  requests: RecordedBillingRequest[];
   accounts: Map<string, StandInAccount>;
   subscriptions: Map<string, StandInSubscription>;
   addAccount(fields?: Partial<Omit<StandInAccount, 'requirements'>> & { currentlyDue?: string[]; pastDue?: string[] }): StandInAccount;
   addPrice(lookupKey: string, unitAmount: number): string;
   addSubscription(fields: { priceId: string; periodStart: Date; periodEnd: Date; status?: string }): StandInSubscription;
-  failNext(status: number, error: { type: string; code?: string; message: string }, times?: number): void;
-  close(): Promise<void>;
 }
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const stripeId = (prefix: string) => `${prefix}_${Array.from(randomBytes(24), (b) => ALPHABET[b % ALPHABET.length]).join('')}`;
-const stripeError = (type: string, message: string, extra: Record<string, string> = {}) => ({ error: { type, message, ...extra } });
 const missing = (what: string, id: string) => ({ status: 404, body: stripeError('invalid_request_error', `No such ${what}: '${id}'`, { code: 'resource_missing', param: 'id' }) });
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': stripeId('req'), ...headers });
-  res.end(text);
-}
-
 export async function startStripeBillingStandIn(options: { secretKey?: string } = {}): Promise<StripeBillingStandIn> {
-  const secretKey = options.secretKey ?? `sk_test_${randomBytes(12).toString('hex')}`;
-  const requests: RecordedBillingRequest[] = [];
+  const secretKey = options.secretKey ?? newSecretKey();
   const accounts = new Map<string, StandInAccount>();
   const subscriptions = new Map<string, StandInSubscription>();
   const prices = new Map<string, { id: string; lookup_key: string; unit_amount: number; active: boolean }>();
-  const idempotent = new Map<string, { fingerprint: string; status: number; body: unknown }>();
-  const failures: { status: number; error: { type: string; code?: string; message: string } }[] = [];
 
   const priceObject = (id: string) => {
     const p = prices.get(id)!;
@@ -153,49 +125,10 @@ export async function startStripeBillingStandIn(options: { secretKey?: string } 
     return { status: 404, body: stripeError('invalid_request_error', `Unrecognized request URL (${method}: ${path}).`) };
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
-    const query = Object.fromEntries(url.searchParams);
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
-    const method = req.method ?? 'GET';
-    requests.push({ method, path: url.pathname, query, form, headers });
-
-    const failure = failures.shift();
-    if (failure) return send(res, failure.status, { error: failure.error });
-    if (headers.authorization !== `Bearer ${secretKey}`) {
-      return send(res, 401, stripeError('invalid_request_error', 'Invalid API Key provided: ' + (headers.authorization ?? '').slice(7, 15) + '****'));
-    }
-    const key = method !== 'GET' ? headers['idempotency-key'] : undefined;
-    const fingerprint = `${method} ${url.pathname} ${new URLSearchParams(Object.entries(form).sort(([a], [b]) => a.localeCompare(b))).toString()}`;
-    if (key) {
-      const earlier = idempotent.get(key);
-      if (earlier && earlier.fingerprint !== fingerprint) {
-        return send(res, 400, stripeError('idempotency_error', 'Keys for idempotent requests can only be used with the same parameters they were first used with.'));
-      }
-      if (earlier) return send(res, earlier.status, earlier.body, { 'idempotent-replayed': 'true' });
-    }
-    const result = route(method, url.pathname, query, form);
-    if (key) idempotent.set(key, { fingerprint, ...result });
-    return send(res, result.status, result.body);
-  }
-
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => send(res, 500, stripeError('api_error', error instanceof Error ? error.message : 'stand-in failure')));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const server = await startStripeServer(secretKey, route);
   return {
-    host: '127.0.0.1',
-    port,
-    protocol: 'http',
+    ...server,
     secretKey,
-    requests,
     accounts,
     subscriptions,
     addAccount(fields = {}) {
@@ -231,13 +164,5 @@ export async function startStripeBillingStandIn(options: { secretKey?: string } 
       subscriptions.set(sub.id, sub);
       return sub;
     },
-    failNext(status, error, times = 1) {
-      for (let i = 0; i < times; i++) failures.push({ status, error });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
   };
 }

@@ -18,27 +18,14 @@
 //                     401 unknown key, 400 parameter_missing / parameter_invalid_integer, 404 unknown URL,
 //                     and whatever failNext() queues (500 api_error, 429 rate_limit...).
 //
-// Every request is recorded (method, path, headers, parsed form) so tests assert what was sent.
-import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// Every request is recorded (method, path, query, headers, parsed form) so tests assert what was sent;
+// the recording, key check, failNext and idempotent replays are stripe-http.ts's.
+import { newSecretKey, startStripeServer, stripeError, stripeId, type StripeAnswer, type StripeServer } from './stripe-http';
 
-export interface RecordedStripeRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  /** The form body as flat bracketed keys: { unit_amount: '1999', 'product_data[name]': 'X', ... }. */
-  form: Record<string, string>;
-}
-
-export interface StripeStandIn {
-  /** For StripePaymentProcessor: { host, port, protocol }. */
-  host: string;
-  port: number;
-  protocol: 'http';
+/** host, port and protocol are what StripePaymentProcessor takes. */
+export interface StripeStandIn extends StripeServer {
   /** The secret key the stand-in accepts. */
   secretKey: string;
-  requests: RecordedStripeRequest[];
   /** Prices created (replays excluded), by id. */
   prices: Map<string, Record<string, unknown>>;
   /** Refunds and transfers created (replays excluded), by id. */
@@ -46,26 +33,7 @@ export interface StripeStandIn {
   transfers: Map<string, Record<string, unknown>>;
   /** Registers a charge (pi_... or ch_...) of `amount` cents, so refunds beyond it are refused. */
   addCharge(id: string, amount: number): void;
-  /** Answer the next request(s) with this status and Stripe error instead of handling them. */
-  failNext(status: number, error: { type: string; code?: string; message: string }, times?: number): void;
-  close(): Promise<void>;
 }
-
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const stripeId = (prefix: string) => `${prefix}_${Array.from(randomBytes(24), (b) => ALPHABET[b % ALPHABET.length]).join('')}`;
-
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'request-id': stripeId('req'),
-    ...headers,
-  });
-  res.end(text);
-}
-
-const stripeError = (type: string, message: string, extra: Record<string, string> = {}) => ({ error: { type, message, ...extra } });
 
 /** metadata[a]=1&metadata[b]=2 -> { a: '1', b: '2' } for one prefix. */
 function nested(form: Record<string, string>, prefix: string): Record<string, string> {
@@ -78,17 +46,14 @@ function nested(form: Record<string, string>, prefix: string): Record<string, st
 }
 
 export async function startStripeStandIn(options: { secretKey?: string } = {}): Promise<StripeStandIn> {
-  const secretKey = options.secretKey ?? `sk_test_${randomBytes(12).toString('hex')}`;
-  const requests: RecordedStripeRequest[] = [];
+  const secretKey = options.secretKey ?? newSecretKey();
   const prices = new Map<string, Record<string, unknown>>();
   const refunds = new Map<string, Record<string, unknown>>();
   const transfers = new Map<string, Record<string, unknown>>();
   /** Charge id -> cents still refundable. */
   const charges = new Map<string, number>();
-  const idempotent = new Map<string, { fingerprint: string; status: number; body: unknown }>();
-  const failures: { status: number; error: { type: string; code?: string; message: string } }[] = [];
 
-  function createPrice(form: Record<string, string>): { status: number; body: unknown } {
+  function createPrice(form: Record<string, string>): StripeAnswer {
     const amount = form.unit_amount;
     if (amount === undefined) return { status: 400, body: stripeError('invalid_request_error', 'Missing required param: unit_amount.', { code: 'parameter_missing', param: 'unit_amount' }) };
     if (!/^\d+$/.test(amount) || Number(amount) > 99_999_999) {
@@ -127,7 +92,7 @@ export async function startStripeStandIn(options: { secretKey?: string } = {}): 
   const missing = (param: string) => ({ status: 400, body: stripeError('invalid_request_error', `Missing required param: ${param}.`, { code: 'parameter_missing', param }) });
   const badInteger = (param: string, value: string) => ({ status: 400, body: stripeError('invalid_request_error', 'Invalid integer: ' + value, { code: 'parameter_invalid_integer', param }) });
 
-  function createRefund(form: Record<string, string>): { status: number; body: unknown } {
+  function createRefund(form: Record<string, string>): StripeAnswer {
     const chargeId = form.payment_intent ?? form.charge;
     if (!chargeId) return missing('payment_intent');
     if (!/^(pi|ch)_/.test(chargeId)) {
@@ -160,7 +125,7 @@ export async function startStripeStandIn(options: { secretKey?: string } = {}): 
     return { status: 200, body: refund };
   }
 
-  function createTransfer(form: Record<string, string>): { status: number; body: unknown } {
+  function createTransfer(form: Record<string, string>): StripeAnswer {
     if (form.amount === undefined) return missing('amount');
     if (!/^\d+$/.test(form.amount) || Number(form.amount) < 1) return badInteger('amount', form.amount);
     if (!form.currency) return missing('currency');
@@ -185,71 +150,24 @@ export async function startStripeStandIn(options: { secretKey?: string } = {}): 
     return { status: 200, body: transfer };
   }
 
-  const HANDLERS: Record<string, (form: Record<string, string>) => { status: number; body: unknown }> = {
+  const HANDLERS: Record<string, (form: Record<string, string>) => StripeAnswer> = {
     '/v1/prices': createPrice,
     '/v1/refunds': createRefund,
     '/v1/transfers': createTransfer,
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const form = Object.fromEntries(new URLSearchParams(raw));
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
-    requests.push({ method: req.method ?? '', path: url.pathname, headers, form });
-
-    const failure = failures.shift();
-    if (failure) return send(res, failure.status, { error: failure.error });
-    if (headers.authorization !== `Bearer ${secretKey}`) {
-      return send(res, 401, stripeError('invalid_request_error', 'Invalid API Key provided: ' + (headers.authorization ?? '').slice(7, 15) + '****'));
-    }
-    const handler = req.method === 'POST' ? HANDLERS[url.pathname] : undefined;
-    if (!handler) {
-      return send(res, 404, stripeError('invalid_request_error', `Unrecognized request URL (${req.method}: ${url.pathname}).`));
-    }
-    const key = headers['idempotency-key'];
-    const fingerprint = new URLSearchParams(Object.entries(form).sort(([a], [b]) => a.localeCompare(b))).toString();
-    if (key) {
-      const earlier = idempotent.get(key);
-      if (earlier && earlier.fingerprint !== fingerprint) {
-        return send(res, 400, stripeError('idempotency_error', `Keys for idempotent requests can only be used with the same parameters they were first used with.`));
-      }
-      if (earlier) return send(res, earlier.status, earlier.body, { 'idempotent-replayed': 'true' });
-    }
-    const result = handler(form);
-    if (key) idempotent.set(key, { fingerprint, ...result });
-    return send(res, result.status, result.body);
-  }
-
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => send(res, 500, stripeError('api_error', error instanceof Error ? error.message : 'stand-in failure')));
+  const server = await startStripeServer(secretKey, (method, path, _query, form) => {
+    const handler = method === 'POST' ? HANDLERS[path] : undefined;
+    return handler ? handler(form) : { status: 404, body: stripeError('invalid_request_error', `Unrecognized request URL (${method}: ${path}).`) };
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    host: '127.0.0.1',
-    port,
-    protocol: 'http',
+    ...server,
     secretKey,
-    requests,
     prices,
     refunds,
     transfers,
     addCharge(id, amount) {
       charges.set(id, amount);
     },
-    failNext(status, error, times = 1) {
-      for (let i = 0; i < times; i++) failures.push({ status, error });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
   };
 }

@@ -11,8 +11,7 @@
 // available 400 21422; an unknown number sid 404 20404. takeBeforePurchase(n) lets "someone else"
 // buy the first n numbers between the search and the purchase; failNext(status, body) queues errors.
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { flatHeaders, readBody, sendJson as answer, startLocalServer } from './http-stand-in';
 
 export interface TwilioRequest {
   method: string;
@@ -36,22 +35,6 @@ export interface TwilioNumbersStandIn {
   close(): Promise<void>;
 }
 
-function answer(res: ServerResponse, status: number, body?: unknown) {
-  if (body === undefined) {
-    res.writeHead(status);
-    res.end();
-    return;
-  }
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 const error = (status: number, code: number, message: string) => ({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status });
 
 export async function startTwilioNumbersStandIn(): Promise<TwilioNumbersStandIn> {
@@ -63,12 +46,11 @@ export async function startTwilioNumbersStandIn(): Promise<TwilioNumbersStandIn>
   const failures: { status: number; body: Record<string, unknown> }[] = [];
   let stolen = 0;
 
-  const server = createServer(async (req, res) => {
+  const server = await startLocalServer(async (req, res) => {
     const raw = await readBody(req);
     const url = new URL(req.url ?? '/', 'http://stand-in');
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
     const form = Object.fromEntries(new URLSearchParams(raw));
-    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers, form });
+    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: flatHeaders(req), form });
     const failing = failures.shift();
     if (failing) return answer(res, failing.status, failing.body);
 
@@ -107,11 +89,9 @@ export async function startTwilioNumbersStandIn(): Promise<TwilioNumbersStandIn>
     }
     return answer(res, 404, error(404, 20404, 'The requested resource was not found'));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: server.origin,
     accountSid,
     authToken,
     requests,
@@ -123,10 +103,6 @@ export async function startTwilioNumbersStandIn(): Promise<TwilioNumbersStandIn>
     failNext(status, body) {
       failures.push({ status, body });
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }

@@ -6,7 +6,6 @@ import { sql } from 'drizzle-orm';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import pg from 'pg';
 import { DatabaseError } from 'pg-protocol';
-import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plans } from '../../drizzle/schema';
 import { withClient } from '../../scripts/lib/database';
@@ -14,7 +13,7 @@ import { freePort } from '../../scripts/lib/embedded-postgres';
 import { classifyDatabaseError } from '../../src/platform/db/errors';
 import { describeError } from '../../src/platform/log';
 import { createTestDatabase } from '../helpers/database';
-import { startNeonWsProxy, type NeonWsProxy } from '../tooling/neon-ws-proxy';
+import { startNeonWsProxy, useNeonWsProxy, type NeonWsProxy } from '../tooling/neon-ws-proxy';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let closedPort: number;
@@ -197,11 +196,7 @@ describe('classifyDatabaseError: the Neon serverless driver', () => {
   let proxy: NeonWsProxy;
   beforeAll(async () => {
     proxy = await startNeonWsProxy();
-    neonConfig.webSocketConstructor = WebSocket;
-    neonConfig.useSecureWebSocket = false;
-    neonConfig.forceDisablePgSSL = true;
-    neonConfig.pipelineTLS = false;
-    neonConfig.pipelineConnect = false;
+    useNeonWsProxy(proxy.wsProxy);
   });
   afterAll(() => proxy?.close());
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SLUG_BASE_LENGTH, nextSlug, rowsOf, slugify } from '../../src/modules/products/util';
+import { MAX_SLUG_BASE_LENGTH, nextSlug, slugify } from '../../src/modules/products/util';
 
 describe('slugify', () => {
   it('lowercases and joins ASCII letters and digits with single hyphens', () => {
@@ -26,12 +26,5 @@ describe('nextSlug', () => {
   it('numbers from 2 and fills the first gap', () => {
     expect(nextSlug('b12', new Set(['b12']))).toBe('b12-2');
     expect(nextSlug('b12', new Set(['b12', 'b12-2', 'b12-4']))).toBe('b12-3');
-  });
-});
-
-describe('rowsOf', () => {
-  it('reads { rows } and tolerates a result without them', () => {
-    expect(rowsOf<{ a: number }>({ rows: [{ a: 1 }] })).toEqual([{ a: 1 }]);
-    expect(rowsOf({})).toEqual([]);
   });
 });

@@ -5,10 +5,10 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { affiliateCommissions, affiliatePayouts, type AffiliatePayoutStatus } from '../../../drizzle/schema';
 import type { Database, Queryable, Transaction } from '../../platform/db/client';
 import { isoTimestamp, rowsOf } from '../../platform/db/sql';
-import { ApiError, conflict, notFound } from '../../platform/http/errors';
+import { ApiError, conflict, notFound, invalidField } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount } from '../../platform/http/money';
-import { pageOffset, pagination, type PageQuery } from '../../platform/http/pagination';
+import { pageOffset, paginate, pagination, type PageQuery } from '../../platform/http/pagination';
 import { bestTier, commissionCents, fromHundredths, lastCompletePeriod, resolveRate, type Tier } from './rules';
 import type { CommissionData, GenerateResult, PayoutData } from './schemas';
 import { ACTIVE_REFERRAL, programSettings } from './service';
@@ -60,7 +60,7 @@ function payoutSelect(clinicId: string, filter: SQL, limit: number, offset: numb
     order by p.created_at desc, p.id desc`;
 }
 
-function toPayout(row: PayoutRow): PayoutData {
+function toPayout(row: Omit<PayoutRow, 'total'>): PayoutData {
   return {
     id: row.id,
     affiliate: { id: row.affiliateId, firstName: row.firstName, lastName: row.lastName, email: row.email },
@@ -81,9 +81,9 @@ function toPayout(row: PayoutRow): PayoutData {
 export async function listPayouts(db: Database, clinicId: string, query: PageQuery & { status?: AffiliatePayoutStatus }) {
   const filter = query.status ? sql`p.status = ${query.status}` : sql`true`;
   const rows = await rowsOf<PayoutRow>(db, payoutSelect(clinicId, filter, query.limit, pageOffset(query)));
-  const total = rows[0]?.total
-    ?? (query.page > 1 ? await db.$count(affiliatePayouts, and(eq(affiliatePayouts.clinicId, clinicId), query.status ? eq(affiliatePayouts.status, query.status) : undefined)) : 0);
-  return { data: rows.map(toPayout), pagination: pagination(query, total) };
+  const page = await paginate(query, rows, () =>
+    db.$count(affiliatePayouts, and(eq(affiliatePayouts.clinicId, clinicId), query.status ? eq(affiliatePayouts.status, query.status) : undefined)));
+  return { data: page.rows.map(toPayout), pagination: page.pagination };
 }
 
 async function readPayouts(db: Queryable, clinicId: string, ids: string[]): Promise<PayoutData[]> {
@@ -413,8 +413,7 @@ export async function excludeCommissions(db: Database, clinicId: string, id: str
     const known = new Set(found.map((f) => f.id));
     const strangers = wanted.filter((c) => !known.has(c));
     if (strangers.length) {
-      const message = `not commissions of this payout: ${strangers.join(', ')}`;
-      throw new ApiError(400, 'VALIDATION_ERROR', `Invalid body: body.commissionIds: ${message}`, { errors: [{ field: 'body.commissionIds', message }] });
+      throw invalidField('body.commissionIds', `not commissions of this payout: ${strangers.join(', ')}`);
     }
     await tx
       .update(affiliateCommissions)

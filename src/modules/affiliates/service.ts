@@ -6,10 +6,10 @@ import {
 } from '../../../drizzle/schema';
 import type { Database, Queryable } from '../../platform/db/client';
 import { isoTimestamp, rowsOf } from '../../platform/db/sql';
-import { ApiError, conflict, notFound } from '../../platform/http/errors';
+import { conflict, invalidFields, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount } from '../../platform/http/money';
-import { pageOffset, pagination, type PageQuery } from '../../platform/http/pagination';
+import { pageOffset, paginate, type PageQuery } from '../../platform/http/pagination';
 import { computeFeeBreakdown } from '../order-lifecycle/fees';
 import { priceProduct } from '../programs/pricing';
 import { pricingInput, programProductsJson, type ProductRow } from '../programs/queries';
@@ -120,9 +120,7 @@ export async function programSettings(db: Queryable, clinicId: string, lock = fa
 }
 
 /** A 400 VALIDATION_ERROR shaped like a schema failure, for rules that need more than one field. */
-function invalid(errors: { field: string; message: string }[]): ApiError {
-  return new ApiError(400, 'VALIDATION_ERROR', `Invalid body: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
-}
+const invalid = invalidFields;
 
 /** Percent rates above 100 in percentage mode, as field problems. */
 function percentProblems(mode: AffiliateCommissionMode, rates: [field: string, hundredths: number | null | undefined][]) {
@@ -301,7 +299,7 @@ function affiliateSelect(clinicId: string, filter: SQL, limit: number, offset: n
     order by a.created_at desc, a.id desc`;
 }
 
-function toAffiliate(row: AffiliateRow): AffiliateData {
+function toAffiliate(row: Omit<AffiliateRow, 'total'>): AffiliateData {
   const orNull = (v: number | null) => (v === null ? null : fromHundredths(v));
   return {
     id: row.id,
@@ -327,8 +325,8 @@ function toAffiliate(row: AffiliateRow): AffiliateData {
 
 export async function listAffiliates(db: Database, clinicId: string, query: PageQuery) {
   const rows = await rowsOf<AffiliateRow>(db, affiliateSelect(clinicId, sql`true`, query.limit, pageOffset(query)));
-  const total = rows[0]?.total ?? (query.page > 1 ? await db.$count(affiliates, eq(affiliates.clinicId, clinicId)) : 0);
-  return { data: rows.map(toAffiliate), pagination: pagination(query, total) };
+  const page = await paginate(query, rows, () => db.$count(affiliates, eq(affiliates.clinicId, clinicId)));
+  return { data: page.rows.map(toAffiliate), pagination: page.pagination };
 }
 
 async function readAffiliate(db: Queryable, clinicId: string, id: string): Promise<AffiliateData> {

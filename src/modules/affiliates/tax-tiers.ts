@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../../platform/db/errors';
 import { isoTimestamp, rowsOf } from '../../platform/db/sql';
 import { ApiError, conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
-import { pageOffset, pagination, type PageQuery } from '../../platform/http/pagination';
+import { pageOffset, paginate, type PageQuery } from '../../platform/http/pagination';
 import { toHundredths } from './rules';
 import { MAX_TIERS, type TaxDocumentData, type TierData } from './schemas';
 import { toTier } from './service';
@@ -45,7 +45,7 @@ function taxDocumentSelect(clinicId: string, filter: SQL, limit: number, offset:
     limit ${limit} offset ${offset}`;
 }
 
-const toTaxDocument = (row: TaxDocumentRow): TaxDocumentData => ({
+const toTaxDocument = (row: Omit<TaxDocumentRow, 'total'>): TaxDocumentData => ({
   id: row.id,
   affiliate: { id: row.affiliateId, firstName: row.firstName, lastName: row.lastName, email: row.email },
   documentType: row.documentType,
@@ -60,11 +60,9 @@ const toTaxDocument = (row: TaxDocumentRow): TaxDocumentData => ({
 export async function listTaxDocuments(db: Database, clinicId: string, query: PageQuery & { status?: TaxDocumentStatus }) {
   const filter = query.status ? sql`d.status = ${query.status}` : sql`true`;
   const rows = await rowsOf<TaxDocumentRow>(db, taxDocumentSelect(clinicId, filter, query.limit, pageOffset(query)));
-  const total = rows[0]?.total
-    ?? (query.page > 1
-      ? await db.$count(affiliateTaxDocuments, and(eq(affiliateTaxDocuments.clinicId, clinicId), query.status ? eq(affiliateTaxDocuments.status, query.status) : undefined))
-      : 0);
-  return { data: rows.map(toTaxDocument), pagination: pagination(query, total) };
+  const page = await paginate(query, rows, () =>
+    db.$count(affiliateTaxDocuments, and(eq(affiliateTaxDocuments.clinicId, clinicId), query.status ? eq(affiliateTaxDocuments.status, query.status) : undefined)));
+  return { data: page.rows.map(toTaxDocument), pagination: page.pagination };
 }
 
 async function readTaxDocument(db: Queryable, clinicId: string, id: string) {

@@ -1,8 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { FORM_SESSION_STATUSES } from '../../../drizzle/schema';
+import { successBody } from '../../platform/http/envelope';
 import { pageQuery, paginationSchema } from '../../platform/http/pagination';
 import { pathId } from '../../platform/http/ids';
-import { checkWindow, GRANULARITIES, PERIODS, seriesQuery, windowFields, windowQuery } from '../dashboard/window';
+import { checkWindow, GRANULARITIES, seriesQuery, windowFields, windowQuery, windowSchema } from '../dashboard/window';
 
 // Intake-form analytics (form sessions) and product-like analytics (docs/analytics.md). No patient
 // data anywhere: sessions are listed by id, status, steps and times only.
@@ -12,11 +13,7 @@ const percent = (description: string) => z.number().nullable().openapi({ descrip
 
 /** A window, or null when none was asked (all time). */
 const optionalWindow = z
-  .object({
-    period: z.enum(PERIODS).nullable(),
-    startDate: z.string().datetime(),
-    endDate: z.string().datetime(),
-  })
+  .object(windowSchema.shape)
   .nullable()
   .openapi({ description: 'The window of sessions counted (by startedAt, inclusive); null: all sessions.' });
 
@@ -115,8 +112,7 @@ export const programFunnel = z
 export type ProgramFunnel = z.infer<typeof programFunnel>;
 
 /** A body with a page of sessions: the figures in data, the paging beside it (as every paged list). */
-export const pagedFunnelBody = <T extends z.ZodType>(data: T) =>
-  z.object({ success: z.literal(true), message: z.string(), data, pagination: paginationSchema });
+export const pagedFunnelBody = <T extends z.ZodType>(data: T) => successBody(data).extend({ pagination: paginationSchema });
 
 export const formIdParam = z.object({ formId: pathId('formId').openapi({ description: "A questionnaire (intake form) of the clinic." }) });
 export const programIdParam = z.object({
@@ -137,7 +133,7 @@ export const likesAnalytics = z
     uniquePatients: count('Distinct patients who like it (all time; a patient likes a product at most once).'),
     firstLikedAt: z.string().datetime().nullable(),
     lastLikedAt: z.string().datetime().nullable(),
-    window: z.object({ period: z.enum(PERIODS).nullable(), startDate: z.string().datetime(), endDate: z.string().datetime() }),
+    window: windowSchema,
     granularity: z.enum(GRANULARITIES),
     likesInWindow: count('Likes created in the window.'),
     uniquePatientsInWindow: count('Distinct patients who liked it in the window.'),

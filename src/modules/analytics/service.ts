@@ -5,7 +5,9 @@ import { notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { pageOffset, pagination, type Pagination } from '../../platform/http/pagination';
 import { num } from '../orders/sql';
-import { checkBuckets, resolveWindow, windowOut, type ResolvedWindow, type SeriesQuery, type WindowQuery } from '../dashboard/window';
+import {
+  at, bucketStarts, checkBuckets, GRANULARITY_SQL, resolveWindow, windowOut, type ResolvedWindow, type SeriesQuery, type WindowQuery,
+} from '../dashboard/window';
 import type {
   FormFunnel, FormSession, FormsAnalytics, LikeCounts, LikesAnalytics, ProgramFunnel, SessionsQuery,
 } from './schemas';
@@ -15,8 +17,6 @@ import type {
 // started_at) and (clinic_id, program_id, started_at) indexes; likes through (clinic_id,
 // tenant_product_id, created_at).
 
-const at = (d: Date): SQL => sql`${d.toISOString()}::timestamptz`;
-
 /** The window asked for, or null when none was (analytics default to every session). */
 function optionalWindow(q: WindowQuery, now: Date): ResolvedWindow | null {
   return q.period || q.startDate || q.endDate ? resolveWindow(q, now, '30d') : null;
@@ -24,6 +24,9 @@ function optionalWindow(q: WindowQuery, now: Date): ResolvedWindow | null {
 
 const inWindow = (w: ResolvedWindow | null, column: SQL): SQL =>
   w ? sql`and ${column} >= ${at(w.from)} and ${column} <= ${at(w.to)}` : sql``;
+
+/** A nullable SQL number (numeric arrives as a string) as a number or null. */
+const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 /** A percentage of two counts, one decimal; null when there is nothing to divide by. */
 const rate = (part: number, whole: number): number | null => (whole ? Math.round((part / whole) * 1000) / 10 : null);
@@ -57,8 +60,8 @@ function figures(r: SessionFiguresRow | null | undefined) {
     inProgress: num(r?.inProgress),
     completionRate: rate(completed, started),
     abandonmentRate: rate(abandoned, started),
-    averageStepsReached: r?.averageStepsReached === null || r?.averageStepsReached === undefined ? null : Number(r.averageStepsReached),
-    medianStepsReached: r?.medianStepsReached === null || r?.medianStepsReached === undefined ? null : Number(r.medianStepsReached),
+    averageStepsReached: numOrNull(r?.averageStepsReached),
+    medianStepsReached: numOrNull(r?.medianStepsReached),
   };
 }
 
@@ -92,7 +95,7 @@ export async function formsAnalytics(db: Queryable, clinicId: string, query: Win
       name: f.name,
       isActive: f.isActive,
       ...figures(f.f),
-      averageTotalSteps: f.f?.averageTotalSteps === null || f.f?.averageTotalSteps === undefined ? null : Number(f.f.averageTotalSteps),
+      averageTotalSteps: numOrNull(f.f?.averageTotalSteps),
       lastStartedAt: f.f?.lastStartedAt ?? null,
     })),
   };
@@ -107,11 +110,9 @@ interface FunnelRow {
   byForm?: { formId: string; name: string; started: number | string; completed: number | string; abandoned: number | string }[];
 }
 
-const SESSION_JSON = sql.raw(`json_build_object('id', id, 'formId', questionnaire_id, 'programId', program_id, 'status', status,
+const SESSION_JSON = sql`json_build_object('id', id, 'formId', questionnaire_id, 'programId', program_id, 'status', status,
   'lastStepReached', last_step_reached, 'totalSteps', total_steps,
-  'startedAt', to_char(started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-  'completedAt', to_char(completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-  'abandonedAt', to_char(abandoned_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`);
+  'startedAt', ${iso(sql`started_at`)}, 'completedAt', ${iso(sql`completed_at`)}, 'abandonedAt', ${iso(sql`abandoned_at`)})`;
 
 /**
  * The funnel of the sessions of one form or one program, in one statement: the owner row (no row:
@@ -239,8 +240,6 @@ export async function programFunnel(
   };
 }
 
-const GRANULARITY_SQL = { day: sql.raw(`'day'`), week: sql.raw(`'week'`), month: sql.raw(`'month'`) } as const;
-
 export async function likesAnalytics(db: Queryable, clinicId: string, tenantProductId: string, query: SeriesQuery, now: Date): Promise<LikesAnalytics> {
   if (!isUuid(tenantProductId)) throw notFound('Tenant product');
   const w = resolveWindow(query, now, '30d');
@@ -258,10 +257,7 @@ export async function likesAnalytics(db: Queryable, clinicId: string, tenantProd
       where tp.clinic_id = ${clinicId} and tp.id = ${tenantProductId}
     ),
     l as (select created_at, patient_id from product_likes where clinic_id = ${clinicId} and tenant_product_id = ${tenantProductId}),
-    b as (
-      select generate_series(date_trunc(${g}, ${at(w.from)} at time zone 'UTC'), date_trunc(${g}, ${at(w.to)} at time zone 'UTC'),
-        ('1 ' || ${g})::interval) as bucket
-    ),
+    b as (select ${bucketStarts(w, granularity)} as bucket),
     wl as (select date_trunc(${g}, created_at at time zone 'UTC') as bucket, count(*) as n from l where ${windowed} group by 1)
     select tp.id, tp.global_product_id as "globalProductId", tp.name,
       (select count(*) from l) as total,

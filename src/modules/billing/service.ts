@@ -4,14 +4,13 @@ import {
   clinics, onboarding, organizations, payoutAccounts, plans, platformSubscriptions,
   type Entitlement,
 } from '../../../drizzle/schema';
-import type { BillingProcessor, SubscriptionState } from '../../platform/billing';
+import { isDevelopmentBillingId, type BillingProcessor, type SubscriptionState } from '../../platform/billing';
 import type { Database, Queryable } from '../../platform/db/client';
 import { forClinic } from '../../platform/db/scoped';
-import { ApiError, notFound } from '../../platform/http/errors';
+import { ApiError, conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../platform/http/money';
 import { describeError, logLine } from '../../platform/log';
-import { billingError } from './errors';
 import { prorate } from './proration';
 import {
   ENTITLEMENT_FEATURES, TUTORIAL_STEPS,
@@ -111,12 +110,7 @@ export async function listPlans(db: Database, clinicId: string): Promise<PlanVie
     .where(eq(plans.isInviteOnly, false))
     .orderBy(asc(plans.monthlyPriceCents), asc(plans.code));
   return rows.map(({ plan, isCurrent }) => ({
-    id: plan.id,
-    code: plan.code,
-    name: plan.name,
-    monthlyPrice: centsToAmount(plan.monthlyPriceCents),
-    monthlyPriceCents: plan.monthlyPriceCents,
-    entitlements: [...plan.entitlements],
+    ...toPlanRef(plan),
     features: plan.entitlements.map((e) => ENTITLEMENT_FEATURES[e]),
     limits: {
       maxSelectedProducts: plan.maxSelectedProducts,
@@ -211,12 +205,11 @@ interface ChangeContext {
  */
 function checkChange(newPlan: PlanRow | null | undefined, subscription: SubscriptionRow | null | undefined, currentPlan: PlanRow | null | undefined, now: Date): ChangeContext {
   if (!newPlan) throw notFound('Plan');
-  if (newPlan.isInviteOnly) throw billingError(400, 'PLAN_INVITE_ONLY', `The plan ${newPlan.code} is by invitation only; ask platform support`);
+  if (newPlan.isInviteOnly) throw new ApiError(400, 'PLAN_INVITE_ONLY', `The plan ${newPlan.code} is by invitation only; ask platform support`);
   if (!subscription || !currentPlan) throw notFound('Subscription');
-  if (subscription.planId === newPlan.id) throw billingError(400, 'ALREADY_ON_PLAN', `The subscription is already on the plan ${newPlan.code}`);
+  if (subscription.planId === newPlan.id) throw new ApiError(400, 'ALREADY_ON_PLAN', `The subscription is already on the plan ${newPlan.code}`);
   if (subscription.status === 'expired' || subscription.needsSync || subscription.currentPeriodEnd.getTime() <= now.getTime()) {
-    throw billingError(
-      409,
+    throw conflict(
       'SUBSCRIPTION_SYNC_REQUIRED',
       'The subscription is expired or out of date and must be synced with the payment processor before its plan can change; contact platform support',
     );
@@ -334,7 +327,7 @@ export async function changePlan(db: Database, processorFor: ProcessorFor, clini
     const context = checkChange(found.find((p) => p.id === newPlanId), locked, found.find((p) => p.id === locked?.planId), now);
     const { subscription, newPlan, currentPlan } = context;
     const proration = previewOf(context, now);
-    if (!subscription.processorSubscriptionId) throw billingError(409, 'SUBSCRIPTION_SYNC_REQUIRED', 'The subscription has no processor record; contact platform support');
+    if (!subscription.processorSubscriptionId) throw conflict('SUBSCRIPTION_SYNC_REQUIRED', 'The subscription has no processor record; contact platform support');
     const state = await processorFor(subscription.processorSubscriptionId).changePlan(
       {
         clinicId,
@@ -423,7 +416,7 @@ export async function sweepPlatformSubscriptions(db: Database, now: Date): Promi
     .limit(SWEEP_BATCH);
   let changed = 0;
   for (const row of due) {
-    if (row.processorSubscriptionId?.startsWith('sub_dev_')) {
+    if (row.processorSubscriptionId && isDevelopmentBillingId(row.processorSubscriptionId)) {
       let start = row.currentPeriodStart;
       let end = row.currentPeriodEnd;
       while (end.getTime() <= now.getTime()) {

@@ -5,6 +5,7 @@ import type { Queryable } from '../../platform/db/client';
 import { notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../platform/http/money';
+import { toGlobalProduct, type GlobalProductPart, type ProductRow } from '../programs/queries';
 import type { FormStructure, ProgramTemplate, ProgramTemplateDetail, TemplateGlobalProduct, TitrationProtocol } from './schemas';
 
 const templateColumns = {
@@ -55,24 +56,8 @@ export async function listProgramTemplates(db: Queryable): Promise<ProgramTempla
   return rows.map(toTemplate);
 }
 
-interface TemplateProductJson {
-  globalProductId: string;
-  name: string;
-  slug: string;
-  categories: string[];
-  description: string | null;
-  imageUrl: string | null;
-  pharmacyBasePriceCents: number;
-  packDurationMonths: number;
-  vialsPerPack: number;
-  supplyDays: number;
-  requiresCooler: boolean;
-  allowPrepay: boolean;
-  isDiscontinued: boolean;
-  displayOrder: number;
-  isPatientVisible: boolean;
-  programBaseFeeCents: number | null;
-}
+/** A template product: the global product's fields and the template's display order, visibility and fee. */
+type TemplateProductJson = GlobalProductPart & Pick<ProductRow, 'displayOrder' | 'isPatientVisible' | 'programBaseFeeCents'>;
 
 /** The template's products as one json array, in display order (a correlated subquery: one round trip). */
 const templateProductsJson = sql<TemplateProductJson[]>`coalesce((
@@ -115,19 +100,7 @@ export async function getProgramTemplate(db: Queryable, id: string): Promise<Pro
 export async function listTemplateGlobalProducts(db: Queryable, id: string): Promise<TemplateGlobalProduct[]> {
   const row = await findTemplateWithProducts(db, id);
   return row.products.map((p) => ({
-    id: p.globalProductId,
-    name: p.name,
-    slug: p.slug,
-    categories: p.categories ?? [],
-    description: p.description,
-    imageUrl: p.imageUrl,
-    pharmacyBasePrice: centsToAmount(p.pharmacyBasePriceCents),
-    packDurationMonths: p.packDurationMonths,
-    vialsPerPack: p.vialsPerPack,
-    supplyDays: p.supplyDays,
-    requiresCooler: p.requiresCooler,
-    allowPrepay: p.allowPrepay,
-    isDiscontinued: p.isDiscontinued,
+    ...toGlobalProduct(p),
     displayOrder: p.displayOrder,
     isPatientVisible: p.isPatientVisible,
     programBaseFee: centsToAmountOrNull(p.programBaseFeeCents),

@@ -58,7 +58,4 @@ export function parseCsv(input: string): CsvRecord[] {
 
 const isEmptyRow = (row: string[]) => row.length === 1 && row[0] === '';
 
-/** The records one at a time (the import reads the header, then the rest). Files are at most 5 MiB. */
-export const readCsv = (input: string): IterableIterator<CsvRecord> => parseCsv(input)[Symbol.iterator]();
-
 export const isBlankRecord = (record: CsvRecord) => !record.error && record.fields.every((field) => field.trim() === '');

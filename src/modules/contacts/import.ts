@@ -1,9 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import type { Database, Queryable } from '../../platform/db/client';
-import { ApiError } from '../../platform/http/errors';
+import { rowsOf } from '../../platform/db/sql';
+import { ApiError, invalidField } from '../../platform/http/errors';
 import { findRefusedCharacter } from '../../platform/http/strings';
-import { isBlankRecord, readCsv, type CsvRecord } from './csv';
+import { isBlankRecord, parseCsv, type CsvRecord } from './csv';
 import { redactEmail } from './redact';
 import {
   E164_PATTERN, MAX_CSV_BYTES, MAX_EMAIL_LENGTH, MAX_IMPORT_ERRORS_LISTED, MAX_NAME_LENGTH, normalizePhone, type ImportResult,
@@ -19,8 +20,7 @@ const REQUIRED: Column[] = ['firstname', 'lastname', 'email'];
 /** "First Name", "first_name", "FIRSTNAME" and "first-name" all name firstname. */
 const normalizeHeader = (name: string) => name.trim().toLowerCase().replace(/[\s_-]+/g, '');
 
-const csvError = (detail: string) =>
-  new ApiError(400, 'VALIDATION_ERROR', `Invalid body: body.csv: ${detail}`, { errors: [{ field: 'body.csv', message: detail }] });
+const csvError = (detail: string) => invalidField('body.csv', detail);
 
 export const csvTooLarge = () => new ApiError(413, 'PAYLOAD_TOO_LARGE', `The CSV file exceeds ${MAX_CSV_BYTES} bytes (5 MiB)`);
 
@@ -107,7 +107,7 @@ function readRow(record: CsvRecord, columns: Map<Column, number>, width: number)
 async function insertBatch(tx: Queryable, clinicId: string, batch: ValidRow[], now: Date): Promise<number> {
   const column = (pick: (row: ValidRow) => string | null) => sql.param(batch.map(pick));
   const at = now.toISOString();
-  const result = await tx.execute(sql`
+  const [result] = await rowsOf<{ count: number }>(tx, sql`
     with inserted as (
       insert into "patients" ("clinic_id", "first_name", "last_name", "email", "phone_number", "created_at", "updated_at")
       select ${clinicId}::uuid, r.first_name, r.last_name, r.email, r.phone_number, ${at}::timestamptz, ${at}::timestamptz
@@ -119,34 +119,25 @@ async function insertBatch(tx: Queryable, clinicId: string, batch: ValidRow[], n
       returning 1
     )
     select count(*)::int as "count" from inserted`);
-  // node-postgres and the Neon driver both answer { rows }.
-  return (result as unknown as { rows: { count: number }[] }).rows[0]!.count;
+  return result!.count;
 }
 
 /**
  * Imports contacts from a CSV file (docs/crm-contacts.md, "CSV import"). The header is checked first
- * (400 for a missing column). Then, in one transaction, the records are read one at a time and the
- * valid rows inserted in batches of IMPORT_BATCH_SIZE rows per statement (insertBatch; memory stays
- * bounded by a batch, whatever the file holds). INSERT ... ON CONFLICT DO NOTHING on the unique
- * (clinic_id, email) index skips an email that is already a contact of the clinic, was taken by a concurrent request,
+ * (400 for a missing column); blank records are skipped everywhere. Then, in one transaction, the
+ * valid rows are inserted in batches of IMPORT_BATCH_SIZE rows per statement (insertBatch).
+ * INSERT ... ON CONFLICT DO NOTHING on the unique (clinic_id, email) index skips an email that is already a contact of the clinic, was taken by a concurrent request,
  * or appeared on an earlier row of the file (rows are inserted in file order, so the first one wins);
  * nothing about an existing contact changes. Imports send no welcome emails.
  */
 export async function importContacts(db: Database, clinicId: string, bytes: Uint8Array, now: Date): Promise<ImportResult> {
   if (bytes.byteLength > MAX_CSV_BYTES) throw csvTooLarge();
-  const records = readCsv(decodeCsv(bytes));
-  // next() by hand: leaving a for-of with break would close the iterator.
-  let header: CsvRecord | undefined;
-  for (let next = records.next(); !next.done; next = records.next()) {
-    if (isBlankRecord(next.value)) continue;
-    header = next.value;
-    break;
-  }
+  const [header, ...data] = parseCsv(decodeCsv(bytes)).filter((record) => !isBlankRecord(record));
   if (!header) throw csvError('the file is empty; its first line must be the header (firstname, lastname, email, optional phonenumber)');
   const columns = readHeader(header);
   const width = header.fields.length;
 
-  const result: ImportResult = { totalRows: 0, imported: 0, skipped: 0, failed: 0, errors: [] };
+  const result: ImportResult = { totalRows: data.length, imported: 0, skipped: 0, failed: 0, errors: [] };
   await db.transaction(async (tx) => {
     let batch: ValidRow[] = [];
     const flush = async () => {
@@ -156,11 +147,7 @@ export async function importContacts(db: Database, clinicId: string, bytes: Uint
       result.skipped += batch.length - inserted;
       batch = [];
     };
-    // The iterator goes on after the header.
-    for (let next = records.next(); !next.done; next = records.next()) {
-      const record = next.value;
-      if (isBlankRecord(record)) continue;
-      result.totalRows++;
+    for (const record of data) {
       const { row, reasons, rawEmail } = readRow(record, columns, width);
       if (!row) {
         result.failed++;

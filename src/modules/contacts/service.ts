@@ -1,8 +1,9 @@
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { clinics, patients } from '../../../drizzle/schema';
-import type { Database, Queryable } from '../../platform/db/client';
+import type { Database } from '../../platform/db/client';
 import { isUniqueViolation } from '../../platform/db/errors';
 import { forClinic } from '../../platform/db/scoped';
+import { isoTimestamp } from '../../platform/db/sql';
 import { conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { pageOffset, paginate, totalCount, type PageQuery } from '../../platform/http/pagination';
@@ -17,47 +18,39 @@ export const UNIQUE_EMAIL_INDEX = 'patients_clinic_id_email_key';
 const emailTaken = () => conflict('CONFLICT', 'A contact with this email already exists in the clinic (emails are compared ignoring case)');
 export const isDuplicateEmail = (error: unknown) => isUniqueViolation(error, UNIQUE_EMAIL_INDEX);
 
-/** A timestamp as the driver hands it over from raw SQL or JSON (Date or text), as ISO 8601 in UTC. */
-const iso = (value: Date | string | null | undefined): string | null => (value == null ? null : new Date(value).toISOString());
-
-interface TagJson {
-  id: string;
-  name: string;
-  description: string | null;
-  category: string | null;
-  color: string;
-  clinicId: string;
-  isActive: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
 /*
  * The subqueries are written with qualified names by hand: Drizzle leaves columns unqualified in a
  * select list, where "id" would be ambiguous. Both use an index starting with clinic_id:
- * patient_tags (clinic_id, patient_id) and messages (clinic_id, patient_id).
+ * patient_tags (clinic_id, patient_id) and messages (clinic_id, patient_id). Timestamps are formatted
+ * in SQL (isoTimestamp), so the tags arrive as the API's Tag and need no mapping.
  */
-const contactTags = sql<TagJson[]>`(
+const contactTags = sql<Tag[] | string>`(
   select coalesce(json_agg(json_build_object(
     'id', t."id", 'name', t."name", 'description', t."description", 'category', t."category", 'color', t."color",
-    'clinicId', t."clinic_id", 'isActive', t."is_active", 'createdAt', t."created_at", 'updatedAt', t."updated_at"
+    'clinicId', t."clinic_id", 'isActive', t."is_active",
+    'createdAt', ${isoTimestamp(sql`t."created_at"`)}, 'updatedAt', ${isoTimestamp(sql`t."updated_at"`)}
   ) order by lower(t."name"), t."id"), '[]'::json)
   from "patient_tags" pt join "tags" t on t."id" = pt."tag_id" and t."clinic_id" = pt."clinic_id"
   where pt."clinic_id" = "patients"."clinic_id" and pt."patient_id" = "patients"."id")`;
 
 /** The newest message recorded for the contact (any channel and status). */
-const lastContactDate = sql<Date | string | null>`(
-  select max(m."created_at") from "messages" m
+const lastContactDate = sql<string | null>`(
+  select ${isoTimestamp(sql`max(m."created_at")`)} from "messages" m
   where m."clinic_id" = "patients"."clinic_id" and m."patient_id" = "patients"."id")`;
 
-const contactColumns = {
-  id: patients.id,
+/** What a message to a contact needs: names, addresses and opt-outs (also read by the sequence runner). */
+export const contactReachColumns = {
   firstName: patients.firstName,
   lastName: patients.lastName,
   email: patients.email,
   phoneNumber: patients.phoneNumber,
   emailOptedOut: patients.emailOptedOut,
   smsOptedOut: patients.smsOptedOut,
+};
+
+const contactColumns = {
+  id: patients.id,
+  ...contactReachColumns,
   optOutDate: patients.optOutDate,
   createdAt: patients.createdAt,
   lastLoginAt: patients.lastLoginAt,
@@ -76,25 +69,12 @@ type ContactRow = {
   optOutDate: Date | null;
   createdAt: Date;
   lastLoginAt: Date | null;
-  lastContactDate: Date | string | null;
-  tags: TagJson[] | string;
+  lastContactDate: string | null;
+  tags: Tag[] | string;
 };
 
-const toTag = (t: TagJson): Tag => ({
-  id: t.id,
-  name: t.name,
-  description: t.description,
-  category: t.category,
-  color: t.color,
-  clinicId: t.clinicId,
-  isActive: t.isActive,
-  createdAt: iso(t.createdAt)!,
-  updatedAt: iso(t.updatedAt)!,
-});
-
 /** The API's contact, field by field. */
-export function toContact(row: ContactRow): Contact {
-  const tags = (typeof row.tags === 'string' ? JSON.parse(row.tags) : row.tags) as TagJson[];
+function toContact(row: ContactRow): Contact {
   return {
     id: row.id,
     firstName: row.firstName,
@@ -103,11 +83,11 @@ export function toContact(row: ContactRow): Contact {
     phoneNumber: row.phoneNumber,
     emailOptedOut: row.emailOptedOut,
     smsOptedOut: row.smsOptedOut,
-    optOutDate: iso(row.optOutDate),
-    createdAt: iso(row.createdAt)!,
-    lastLoginAt: iso(row.lastLoginAt),
-    lastContactDate: iso(row.lastContactDate),
-    tags: tags.map(toTag),
+    optOutDate: row.optOutDate?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    lastLoginAt: row.lastLoginAt?.toISOString() ?? null,
+    lastContactDate: row.lastContactDate,
+    tags: typeof row.tags === 'string' ? (JSON.parse(row.tags) as Tag[]) : row.tags,
   };
 }
 
@@ -123,18 +103,6 @@ export async function listContacts(db: Database, clinicId: string, query: PageQu
     .offset(pageOffset(query));
   const page = await paginate(query, rows, () => scope.count(patients));
   return { data: page.rows.map(toContact), pagination: page.pagination };
-}
-
-/** One contact of the clinic in full (404 for an unknown, malformed or another clinic's id). */
-export async function findContact(db: Queryable, clinicId: string, id: string, ...conditions: SQL[]): Promise<Contact> {
-  if (!isUuid(id)) throw notFound(RESOURCE);
-  const [row] = await db
-    .select(contactColumns)
-    .from(patients)
-    .where(forClinic(db, clinicId).where(patients, eq(patients.id, id), ...conditions))
-    .limit(1);
-  if (!row) throw notFound(RESOURCE);
-  return toContact(row);
 }
 
 /** The welcome email of a new contact, in the clinic's name. */
@@ -181,14 +149,15 @@ export async function createContact(deps: ContactDeps, clinicId: string, body: C
           createdAt: now,
           updatedAt: now,
         })
-        .returning({ id: patients.id });
+        .returning(contactColumns);
       const welcome = welcomeEmail(clinic?.name ?? 'our clinic', body.firstName);
       const message = await messaging.send(
         tx,
         { clinicId, channel: 'email', kind: 'welcome', to: body.email, subject: welcome.subject, body: welcome.body, patientId: created!.id },
         now,
       );
-      return { contact: await findContact(tx, clinicId, created!.id), message };
+      // A new contact has no tags yet, and its last contact is the welcome email just recorded (at now).
+      return { contact: { ...toContact(created!), lastContactDate: now.toISOString() }, message };
     });
   } catch (error) {
     if (isDuplicateEmail(error)) throw emailTaken();
@@ -232,11 +201,15 @@ export async function updateContact(db: Database, clinicId: string, id: string, 
       if (newlyOptedOut.length > 0) changes.optOutDate = now;
       else if (!emailOut && !smsOut) changes.optOutDate = null;
 
-      await tx.update(patients).set(changes).where(and(eq(patients.clinicId, clinicId), eq(patients.id, id)));
+      const [updated] = await tx
+        .update(patients)
+        .set(changes)
+        .where(and(eq(patients.clinicId, clinicId), eq(patients.id, id)))
+        .returning(contactColumns);
       if (newlyOptedOut.length > 0) {
         await recordOutboxEvent(tx, clinicId, 'contact.unsubscribed', { contactId: id, channels: newlyOptedOut.join(',') }, now);
       }
-      return findContact(tx, clinicId, id);
+      return toContact(updated!);
     });
   } catch (error) {
     if (isDuplicateEmail(error)) throw emailTaken();

@@ -1,5 +1,5 @@
 // The coupon rules that need more than one field, as pure functions (unit-tested rule by rule).
-import { ApiError } from '../../platform/http/errors';
+import { invalidFields } from '../../platform/http/errors';
 import type { CouponDiscountType, CouponInvalidReason } from './schemas';
 
 /** discountValue x 100 as stored (discount_value_hundredths): basis points or cents. */
@@ -41,7 +41,7 @@ export function couponTermProblems(terms: CouponTerms): FieldProblem[] {
 export function assertCouponTerms(terms: CouponTerms): void {
   const errors = couponTermProblems(terms);
   if (errors.length) {
-    throw new ApiError(400, 'VALIDATION_ERROR', `Invalid body: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+    throw invalidFields(errors);
   }
 }
 

@@ -228,14 +228,13 @@ export async function couponPerformance(db: Database, clinicId: string, id: stri
  * redeemed now, and if not why. One query on the unique (clinic_id, lower(code)) index.
  */
 export async function validateCoupon(db: Database, clinicId: string, code: string, now: Date): Promise<CouponValidation> {
-  const [found] = await db
+  const [row] = await db
     .select(withCount)
     .from(coupons)
     .where(live(db, clinicId, sql`lower(${coupons.code}) = lower(${code})`))
     .limit(1);
-  if (!found) throw notFound(RESOURCE);
-  const row = found;
-  const reasons = couponInvalidReasons(row, found.redemptionCount, now);
+  if (!row) throw notFound(RESOURCE);
+  const reasons = couponInvalidReasons(row, row.redemptionCount, now);
   return {
     valid: reasons.length === 0,
     reason: reasons[0] ?? null,
@@ -254,8 +253,8 @@ export async function validateCoupon(db: Database, clinicId: string, code: strin
       minOrderAmount: centsToAmountOrNull(row.minOrderAmountCents),
       perCustomerLimit: row.perCustomerLimit,
       maxRedemptions: row.maxRedemptions,
-      redemptionCount: found.redemptionCount,
-      remainingRedemptions: row.maxRedemptions === null ? null : Math.max(0, row.maxRedemptions - found.redemptionCount),
+      redemptionCount: row.redemptionCount,
+      remainingRedemptions: row.maxRedemptions === null ? null : Math.max(0, row.maxRedemptions - row.redemptionCount),
     },
   };
 }

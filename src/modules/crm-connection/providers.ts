@@ -42,5 +42,3 @@ export const PROVIDERS: Record<CrmProvider, ProviderInfo> = {
     extraParams: { access_type: 'offline', prompt: 'consent' },
   },
 };
-
-export const API_KEY_PROVIDERS = CRM_PROVIDERS.filter((p) => PROVIDERS[p].apiKey);

@@ -71,16 +71,10 @@ async function upsertWebsite(db: Queryable, clinicId: string, changes: WebsiteCh
     .onConflictDoUpdate({ target: customWebsites.clinicId, set: { ...changes, updatedAt: now } });
 }
 
-export interface WebsiteDeps {
-  db: Database;
-  storage: ObjectStorage;
-  now(): Date;
-}
-
-export const getWebsite = (deps: WebsiteDeps, clinicId: string) => readWebsite(deps.db, deps.storage, clinicId);
+export const getWebsite = (deps: UploadDeps, clinicId: string) => readWebsite(deps.db, deps.storage, clinicId);
 
 /** POST /custom-website: the fields sent change (socialMediaLinks is replaced as a whole). */
-export async function saveWebsite(deps: WebsiteDeps, clinicId: string, body: SaveWebsiteBody): Promise<CustomWebsite> {
+export async function saveWebsite(deps: UploadDeps, clinicId: string, body: SaveWebsiteBody): Promise<CustomWebsite> {
   const changes: WebsiteChanges = {};
   if (body.isActive !== undefined) changes.isActive = body.isActive;
   if (body.heroTitle !== undefined) changes.heroTitle = body.heroTitle;
@@ -95,19 +89,19 @@ export async function saveWebsite(deps: WebsiteDeps, clinicId: string, body: Sav
 }
 
 /** Changes isActive and nothing else. */
-export async function setWebsiteActive(deps: WebsiteDeps, clinicId: string, isActive: boolean): Promise<CustomWebsite> {
+export async function setWebsiteActive(deps: UploadDeps, clinicId: string, isActive: boolean): Promise<CustomWebsite> {
   await upsertWebsite(deps.db, clinicId, { isActive }, deps.now());
   return readWebsite(deps.db, deps.storage, clinicId);
 }
 
 /** footerColor and footerText back to their defaults; nothing else changes. */
-export async function resetFooter(deps: WebsiteDeps, clinicId: string): Promise<CustomWebsite> {
+export async function resetFooter(deps: UploadDeps, clinicId: string): Promise<CustomWebsite> {
   await upsertWebsite(deps.db, clinicId, { footerColor: WEBSITE_DEFAULTS.footerColor, footerText: WEBSITE_DEFAULTS.footerText }, deps.now());
   return readWebsite(deps.db, deps.storage, clinicId);
 }
 
 /** socialMediaLinks emptied; nothing else changes. */
-export async function resetSocialMedia(deps: WebsiteDeps, clinicId: string): Promise<CustomWebsite> {
+export async function resetSocialMedia(deps: UploadDeps, clinicId: string): Promise<CustomWebsite> {
   await upsertWebsite(deps.db, clinicId, { socialMediaLinks: {} }, deps.now());
   return readWebsite(deps.db, deps.storage, clinicId);
 }
@@ -162,7 +156,7 @@ export interface LogoFile {
  * id: an upload's object is never rewritten (every upload gets a new key), so the id names the bytes,
  * and a matching If-None-Match is answered without reading storage.
  */
-export async function findLogo(deps: WebsiteDeps, clinicId: string): Promise<LogoFile> {
+export async function findLogo(deps: UploadDeps, clinicId: string): Promise<LogoFile> {
   const [row] = await deps.db
     .select({ id: logo.id, objectKey: logo.objectKey, contentType: logo.contentType, createdAt: logo.createdAt })
     .from(customWebsites)

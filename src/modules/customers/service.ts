@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { centsToAmount } from '../../platform/http/money';
 import { pageOffset, pagination } from '../../platform/http/pagination';
-import { iso, num, rowsOf } from '../orders/sql';
+import { isoTimestamp as iso, rowsOf } from '../../platform/db/sql';
+import { num } from '../orders/sql';
 import type { Customer, ListCustomersQuery } from './schemas';
 
 /** Refunds that moved money back (as in the order stats). */

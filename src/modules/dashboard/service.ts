@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { isoTimestamp, rowsOf } from '../../platform/db/sql';
 import { centsToAmount } from '../../platform/http/money';
@@ -7,7 +7,7 @@ import type {
   ActivityItem, ActivitySource, EarningsReport, Metrics, Overview, ProjectedRevenue, RevenueChart,
 } from './schemas';
 import {
-  checkBuckets, DAY_MS, previousWindow, resolveWindow, windowOut, type Granularity, type SeriesQuery, type WindowQuery,
+  at, bucketStarts, checkBuckets, DAY_MS, GRANULARITY_SQL, previousWindow, resolveWindow, windowOut, type SeriesQuery, type WindowQuery,
 } from './window';
 
 // The dashboard's reads: one SQL statement each, every figure an SQL aggregate (docs/dashboard.md).
@@ -16,7 +16,6 @@ import {
 // with paid_at; refunds are the succeeded refunds of those orders. Ledger figures are sums over
 // ledger_entries as GET /payouts/balance reads them (docs/payouts-and-refunds.md).
 
-const at = (d: Date): SQL => sql`${d.toISOString()}::timestamptz`;
 const money = (cents: unknown) => centsToAmount(num(cents));
 
 /** Orders that are paid and on their way to the patient. */
@@ -297,19 +296,12 @@ export async function recentActivity(db: Queryable, clinicId: string, limit: num
 
 interface ChartPoint { bucket: string; orders: number; paid: number; gross: number; refunded: number }
 
-const GRANULARITY_SQL: Record<Granularity, SQL> = { day: sql.raw(`'day'`), week: sql.raw(`'week'`), month: sql.raw(`'month'`) };
-
 export async function revenueChart(db: Queryable, clinicId: string, query: SeriesQuery, now: Date): Promise<RevenueChart> {
   const w = resolveWindow(query, now, '30d');
   const granularity = checkBuckets(w, query.granularity);
   const g = GRANULARITY_SQL[granularity];
   const [row] = await rowsOf<{ series: ChartPoint[]; totals: Omit<ChartPoint, 'bucket'> }>(db, sql`
-    with b as (
-      select generate_series(
-        date_trunc(${g}, ${at(w.from)} at time zone 'UTC'),
-        date_trunc(${g}, ${at(w.to)} at time zone 'UTC'),
-        ('1 ' || ${g})::interval) as bucket
-    ),
+    with b as (select ${bucketStarts(w, granularity)} as bucket),
     o as (
       select date_trunc(${g}, o.created_at at time zone 'UTC') as bucket,
         count(*) as orders, count(*) filter (where o.paid_at is not null) as paid,

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { parseDateOrDateTime, toRange } from '../orders/schemas';
+import { sql, type SQL } from 'drizzle-orm';
+import { toRange, windowBound } from '../orders/schemas';
 import { badRequest } from '../../platform/http/errors';
-import { safeString } from '../../platform/http/strings';
 
 // The reporting windows of the dashboard and the analytics (docs/dashboard.md, "Windows"). A window is
 // either a named period ending now (period=7d|30d|90d|365d) or startDate and endDate, read exactly as
@@ -32,23 +32,10 @@ export const ignoredClinicId = z
   .transform(() => undefined)
   .openapi({ type: 'string', description: "Ignored: the clinic is always the API key's. Any value gives the same answer as none." });
 
-const windowBound = (description: string, example: string) =>
-  safeString()
-    .max(64)
-    .superRefine((value, ctx) => {
-      if (!parseDateOrDateTime(value)) ctx.addIssue({ code: 'custom', message: 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with a zone' });
-    })
-    .overwrite((value) => {
-      const parsed = parseDateOrDateTime(value);
-      return parsed?.kind === 'dateTime' ? parsed.date.toISOString() : value;
-    })
-    .optional()
-    .openapi({ description, example });
-
 export const windowFields = {
   period: z.enum(PERIODS).optional().openapi({ description: 'A window ending now: the last 7, 30, 90 or 365 days. Not together with startDate/endDate.' }),
-  startDate: windowBound('Window start, inclusive: a date (YYYY-MM-DD, from 00:00 UTC) or a date-time. Needs endDate.', '2030-01-01'),
-  endDate: windowBound('Window end, inclusive: a date (YYYY-MM-DD, through 23:59:59.999 UTC) or a date-time. Needs startDate.', '2030-01-31'),
+  startDate: windowBound('2030-01-01', 'Window start, inclusive: a date (YYYY-MM-DD, from 00:00 UTC) or a date-time. Needs endDate.'),
+  endDate: windowBound('2030-01-31', 'Window end, inclusive: a date (YYYY-MM-DD, through 23:59:59.999 UTC) or a date-time. Needs startDate.'),
   clinicId: ignoredClinicId,
 };
 
@@ -133,6 +120,18 @@ function bucketStart(d: Date, g: Granularity): Date {
   if (g === 'week') return new Date(day - ((new Date(day).getUTCDay() + 6) % 7) * DAY_MS);
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
 }
+
+/** An instant as a timestamptz parameter of a report's SQL. */
+export const at = (d: Date): SQL => sql`${d.toISOString()}::timestamptz`;
+
+/** A bucket size as the date_trunc / interval unit literal of a report's SQL. */
+export const GRANULARITY_SQL: Record<Granularity, SQL> = { day: sql.raw(`'day'`), week: sql.raw(`'week'`), month: sql.raw(`'month'`) };
+
+/** The start of every UTC bucket of size `g` the window touches, oldest first (a set-returning SQL expression). */
+export const bucketStarts = (w: { from: Date; to: Date }, g: Granularity): SQL => {
+  const unit = GRANULARITY_SQL[g];
+  return sql`generate_series(date_trunc(${unit}, ${at(w.from)} at time zone 'UTC'), date_trunc(${unit}, ${at(w.to)} at time zone 'UTC'), ('1 ' || ${unit})::interval)`;
+};
 
 /** How many buckets of size `g` the window touches (date arithmetic on the two bounds only). */
 export function bucketCount(w: { from: Date; to: Date }, g: Granularity): number {

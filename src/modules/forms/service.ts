@@ -1,6 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { formGlobalProducts, globalProducts, questionnaires } from '../../../drizzle/schema';
-import type { Database, Queryable } from '../../platform/db/client';
+import type { Database } from '../../platform/db/client';
 import { isUniqueViolation } from '../../platform/db/errors';
 import { forClinic } from '../../platform/db/scoped';
 import { conflict, notFound } from '../../platform/http/errors';
@@ -36,14 +36,6 @@ const toLink = (row: LinkRow): FormGlobalProduct => ({
   createdAt: row.createdAt.toISOString(),
 });
 
-function selectLinks(db: Queryable) {
-  return db
-    .select(linkColumns)
-    .from(formGlobalProducts)
-    .innerJoin(questionnaires, and(eq(questionnaires.id, formGlobalProducts.questionnaireId), eq(questionnaires.clinicId, formGlobalProducts.clinicId)))
-    .innerJoin(globalProducts, eq(globalProducts.id, formGlobalProducts.globalProductId));
-}
-
 /** The clinic's form -> global product links with both names, newest first, in one query. */
 export async function listFormGlobalProducts(db: Database, clinicId: string, query: PageQuery) {
   const rows = await db
@@ -69,29 +61,28 @@ const alreadyLinked = () =>
 export async function linkFormGlobalProduct(db: Database, clinicId: string, body: { formId: string; globalProductId: string }, now: Date) {
   return db.transaction(async (tx) => {
     const [form] = await tx
-      .select({ id: questionnaires.id, linked: formGlobalProducts.id })
+      .select({ id: questionnaires.id, name: questionnaires.name, linked: formGlobalProducts.id })
       .from(questionnaires)
       .leftJoin(formGlobalProducts, and(eq(formGlobalProducts.questionnaireId, questionnaires.id), eq(formGlobalProducts.clinicId, questionnaires.clinicId)))
       .where(forClinic(tx, clinicId).where(questionnaires, eq(questionnaires.id, body.formId)))
       .limit(1);
     if (!form) throw notFound('Form');
-    const [product] = await tx.select({ id: globalProducts.id }).from(globalProducts).where(eq(globalProducts.id, body.globalProductId)).limit(1);
+    const [product] = await tx.select({ id: globalProducts.id, name: globalProducts.name }).from(globalProducts).where(eq(globalProducts.id, body.globalProductId)).limit(1);
     if (!product) throw notFound('Global product');
     if (form.linked) throw alreadyLinked();
-    let id: string;
     try {
       const row = await forClinic(tx, clinicId).insert(formGlobalProducts, {
         questionnaireId: body.formId,
         globalProductId: body.globalProductId,
         createdAt: now,
       });
-      id = row.id;
+      return toLink({
+        id: row.id, formId: row.questionnaireId, formName: form.name, globalProductId: row.globalProductId, globalProductName: product.name, createdAt: row.createdAt,
+      });
     } catch (error) {
       if (isUniqueViolation(error, UNIQUE_FORM_INDEX)) throw alreadyLinked();
       throw error;
     }
-    const [link] = await selectLinks(tx).where(eq(formGlobalProducts.id, id)).limit(1);
-    return toLink(link!);
   });
 }
 

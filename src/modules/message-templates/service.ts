@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { messageTemplates, sequences, sequenceSteps } from '../../../drizzle/schema';
 import type { Database, Queryable } from '../../platform/db/client';
 import { forClinic } from '../../platform/db/scoped';
-import { ApiError, conflict, notFound } from '../../platform/http/errors';
+import { conflict, invalidFields, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../platform/http/pagination';
 import { storeImage, type CheckedImage, type UploadDeps } from '../uploads/service';
@@ -40,8 +40,7 @@ export function toMessageTemplate(row: TemplateRow): MessageTemplate {
 }
 
 const invalid = (problems: { path: string; message: string }[]) => {
-  const errors = problems.map((p) => ({ field: `body.${p.path}`, message: p.message }));
-  return new ApiError(400, 'VALIDATION_ERROR', `Invalid body: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+  return invalidFields(problems.map((p) => ({ field: `body.${p.path}`, message: p.message })));
 };
 
 export async function listMessageTemplates(db: Database, clinicId: string, query: ListMessageTemplatesQuery) {

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { notifications } from '../../../drizzle/schema';
 import type { Database } from '../../platform/db/client';
+import { isoTimestamp, rowsOf } from '../../platform/db/sql';
 import { pageOffset } from '../../platform/http/pagination';
 import type { ListNotificationsQuery, Notification, NotificationList } from './schemas';
 
@@ -16,9 +17,6 @@ interface ListRow {
   created_at: string | null;
 }
 
-/** ISO 8601 in UTC with milliseconds, as every timestamp of the API (formatted by PostgreSQL, whatever the driver's type parsers). */
-const ISO_FORMAT = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
-
 /**
  * One page of the clinic's notifications (newest first) with its total and unread count, in one
  * statement: the counts come from a CTE over the clinic's rows, the page is joined to it laterally,
@@ -26,22 +24,21 @@ const ISO_FORMAT = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
  */
 export async function listNotifications(db: Database, clinicId: string, query: ListNotificationsQuery): Promise<NotificationList> {
   const unreadOnly = query.unreadOnly === 'true';
-  const result = await db.execute(sql`
+  const rows = await rowsOf<ListRow>(db, sql`
     with counts as (
       select count(*)::int as total, (count(*) filter (where ${notifications.readAt} is null))::int as unread_count
       from ${notifications} where ${notifications.clinicId} = ${clinicId}
     )
     select counts.total, counts.unread_count, n.id, n.type, n.title, n.body, n.data,
-      to_char(n.read_at at time zone 'UTC', ${ISO_FORMAT}) as read_at, to_char(n.created_at at time zone 'UTC', ${ISO_FORMAT}) as created_at
+      ${isoTimestamp(sql`n.read_at`)} as read_at, ${isoTimestamp(sql`n.created_at`)} as created_at
     from counts
     left join lateral (
-      select id, type, title, body, data, read_at, created_at, created_at as sort_at from ${notifications}
+      select id, type, title, body, data, read_at, created_at from ${notifications}
       where clinic_id = ${clinicId} ${unreadOnly ? sql`and read_at is null` : sql``}
       order by created_at desc, id desc
       limit ${query.limit} offset ${pageOffset(query)}
     ) n on true
-    order by n.sort_at desc nulls last, n.id desc`);
-  const rows = (result as unknown as { rows: ListRow[] }).rows;
+    order by n.created_at desc nulls last, n.id desc`);
   const first = rows[0];
   const list: Notification[] = rows
     .filter((r) => r.id !== null)

@@ -3,9 +3,8 @@ import {
   clinics, goLiveRequests, onboarding, organizations, plans, platformSubscriptions, type OnboardingStep,
 } from '../../../drizzle/schema';
 import type { Database, Queryable } from '../../platform/db/client';
-import { notFound } from '../../platform/http/errors';
+import { ApiError, conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
-import { onboardingError } from './errors';
 import { ONBOARDING_WORK_STEPS, type BusinessDetailsBody, type OnboardingStatusView, type OnboardingWorkStep } from './schemas';
 import { comparableName } from './validation';
 
@@ -103,7 +102,7 @@ async function lockOnboarding(tx: Queryable, clinicId: string): Promise<Onboardi
 }
 
 const wrongStep = (row: OnboardingRow, action: string, allowed: OnboardingStep[]) =>
-  onboardingError(409, 'WRONG_ONBOARDING_STEP', `${action} is possible only at the ${allowed.join(' or ')} step; onboarding is at ${row.currentStep}`);
+  conflict('WRONG_ONBOARDING_STEP', `${action} is possible only at the ${allowed.join(' or ')} step; onboarding is at ${row.currentStep}`);
 
 /**
  * POST /onboarding/request-name-change: the signer's name, once, before identity verification
@@ -114,13 +113,13 @@ export async function requestNameChange(db: Database, clinicId: string, body: { 
   return db.transaction(async (tx) => {
     const row = await lockOnboarding(tx, clinicId);
     if (row.identityVerifiedAt || stepIndex(row.currentStep) > stepIndex('identity_verification')) {
-      throw onboardingError(409, 'IDENTITY_ALREADY_VERIFIED', "The signer's identity is already verified; the name can no longer change");
+      throw conflict('IDENTITY_ALREADY_VERIFIED', "The signer's identity is already verified; the name can no longer change");
     }
     if (row.nameChangeRequestedAt) {
-      throw onboardingError(409, 'NAME_CHANGE_ALREADY_USED', `The signer's name was already changed once (${row.nameChangeRequestedAt.toISOString()}); it can change only once`);
+      throw conflict('NAME_CHANGE_ALREADY_USED', `The signer's name was already changed once (${row.nameChangeRequestedAt.toISOString()}); it can change only once`);
     }
     if (row.signerFirstName === body.firstName && row.signerLastName === body.lastName) {
-      throw onboardingError(400, 'NAME_UNCHANGED', 'The new name is the current one; nothing to change');
+      throw new ApiError(400, 'NAME_UNCHANGED', 'The new name is the current one; nothing to change');
     }
     await tx
       .update(onboarding)
@@ -139,10 +138,10 @@ export async function confirmSignatureDeclaration(db: Database, clinicId: string
     const row = await lockOnboarding(tx, clinicId);
     if (row.currentStep !== 'agreement') throw wrongStep(row, 'The signature declaration', ['agreement']);
     if (!row.signerFirstName || !row.signerLastName) {
-      throw onboardingError(409, 'SIGNER_MISSING', 'Onboarding has no signer; request go-live (POST /api/v1/sandbox/go-live) with the signer first');
+      throw conflict('SIGNER_MISSING', 'Onboarding has no signer; request go-live (POST /api/v1/sandbox/go-live) with the signer first');
     }
     if (comparableName(typedName) !== comparableName(`${row.signerFirstName} ${row.signerLastName}`)) {
-      throw onboardingError(400, 'SIGNATURE_NAME_MISMATCH', "typedName must be the signer's full name (first and last name, as shown in GET /api/v1/onboarding/status)");
+      throw new ApiError(400, 'SIGNATURE_NAME_MISMATCH', "typedName must be the signer's full name (first and last name, as shown in GET /api/v1/onboarding/status)");
     }
     await tx
       .update(onboarding)
@@ -214,7 +213,7 @@ export async function recordPlanPaid(tx: Queryable, clinicId: string, payment: P
   if (row.currentStep !== 'plan_payment') throw wrongStep(row, 'Plan payment', ['plan_payment']);
   const [plan] = isUuid(payment.planId) ? await tx.select().from(plans).where(eq(plans.id, payment.planId)).limit(1) : [];
   if (!plan) throw notFound('Plan');
-  if (plan.isInviteOnly) throw onboardingError(400, 'PLAN_INVITE_ONLY', `The plan ${plan.code} is by invitation only`);
+  if (plan.isInviteOnly) throw new ApiError(400, 'PLAN_INVITE_ONLY', `The plan ${plan.code} is by invitation only`);
   await tx.update(onboarding).set({ planPaidAt: now, updatedAt: now }).where(eq(onboarding.clinicId, clinicId));
   await completeOnboarding(tx, clinicId, { ...payment, planId: plan.id }, now);
   return getOnboardingStatus(tx, clinicId);

@@ -23,7 +23,6 @@ export const BUSINESS_TYPES = [
   'professional_corporation',
   'nonprofit',
 ] as const;
-export type BusinessType = (typeof BUSINESS_TYPES)[number];
 
 /** A North American Numbering Plan number: area code and exchange both start with 2-9. */
 const NANP = /^[2-9]\d{2}[2-9]\d{6}$/;

@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { labLegs, orderEvents, orderItems, orders, payments, shippingAddresses, visits, type FeeBreakdownCents } from '../../../drizzle/schema';
 import type { Queryable } from '../../platform/db/client';
+import { rowsOf } from '../../platform/db/sql';
 import type { ActorType } from './events';
 import { computeFeeBreakdown, type FeeInput, type FeeItem } from './fees';
 import { writeLifecycleOutboxEvent } from './outbox';
@@ -52,6 +53,19 @@ export function orderNumberPrefix(slug: string): string {
   return letters.length > 0 ? letters : 'ORD';
 }
 
+/** The order's money columns (integer cents) and its stored fee waterfall, from one fee breakdown. */
+export function orderAmountColumns(fees: FeeBreakdownCents) {
+  return {
+    subtotalCents: fees.subtotal,
+    discountCents: fees.discount,
+    taxCents: fees.tax,
+    shippingCents: fees.shipping,
+    totalCents: fees.total,
+    brandAmountCents: fees.brandAmount,
+    feeBreakdown: fees,
+  };
+}
+
 /** 404-free checks: the caller passes ids of its own clinic; a foreign one is a programming error. */
 class ForeignRowError extends Error {}
 
@@ -62,13 +76,13 @@ class ForeignRowError extends Error {}
  */
 async function nextOrderNumber(tx: Queryable, clinicId: string): Promise<string> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`order_number:${clinicId}`}, 0))`);
-  const [clinic] = ((await tx.execute(sql`select slug from clinics where id = ${clinicId}`)) as unknown as { rows: { slug: string }[] }).rows;
+  const [clinic] = await rowsOf<{ slug: string }>(tx, sql`select slug from clinics where id = ${clinicId}`);
   if (!clinic) throw new ForeignRowError(`clinic ${clinicId} does not exist`);
   const prefix = orderNumberPrefix(clinic.slug);
-  const [latest] = ((await tx.execute(sql`
+  const [latest] = await rowsOf<{ orderNumber: string }>(tx, sql`
     select order_number as "orderNumber" from orders
     where clinic_id = ${clinicId} and order_number like ${`${prefix}-%`} and order_number ~ '^[A-Z]{3}-[0-9]{7}$'
-    order by order_number desc limit 1`)) as unknown as { rows: { orderNumber: string }[] }).rows;
+    order by order_number desc limit 1`);
   const last = latest ? Number(latest.orderNumber.slice(prefix.length + 1)) : FIRST_ORDER_SEQUENCE - 1;
   return `${prefix}-${String(last + 1).padStart(7, '0')}`;
 }
@@ -95,13 +109,7 @@ export async function createOrder(tx: Queryable, clinicId: string, input: Create
     enrollmentId: input.enrollmentId ?? null,
     couponId: input.couponId ?? null,
     status: 'pending_payment',
-    subtotalCents: fees.subtotal,
-    discountCents: fees.discount,
-    taxCents: fees.tax,
-    shippingCents: fees.shipping,
-    totalCents: fees.total,
-    brandAmountCents: fees.brandAmount,
-    feeBreakdown: fees,
+    ...orderAmountColumns(fees),
     billingIntervalMonths: input.billingIntervalMonths ?? 1,
     fulfillmentType: input.fulfillmentType ?? 'shipping',
     shippingState: state,
@@ -152,8 +160,8 @@ async function assertOwnRows(tx: Queryable, clinicId: string, input: CreateOrder
     wanted.map(([name, table, id]) => sql`exists (select 1 from ${sql.identifier(table)} where id = ${id} and clinic_id = ${clinicId}) as ${sql.identifier(name)}`),
     sql`, `,
   );
-  const result = (await tx.execute(sql`select ${columns}`)) as unknown as { rows: Record<string, boolean>[] };
+  const [row] = await rowsOf<Record<string, boolean>>(tx, sql`select ${columns}`);
   for (const [name] of wanted) {
-    if (!result.rows[0]?.[name]) throw new ForeignRowError(`createOrder: the ${name} is not one of clinic ${clinicId}'s`);
+    if (!row?.[name]) throw new ForeignRowError(`createOrder: the ${name} is not one of clinic ${clinicId}'s`);
   }
 }

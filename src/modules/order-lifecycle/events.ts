@@ -7,7 +7,6 @@ import { safeString, text } from '../../platform/http/strings';
 
 /** What a shipment can be; 'delivered' is set only by order.delivered. */
 export const SHIPMENT_STATUSES = ['label_created', 'in_transit', 'out_for_delivery', 'delivered', 'exception', 'returned'] as const;
-export type ShipmentStatus = (typeof SHIPMENT_STATUSES)[number];
 
 /** Who caused an order event (order_events.actor_type). */
 export const ACTOR_TYPES = ['patient', 'doctor', 'pharmacy', 'lab', 'carrier', 'processor', 'brand', 'system'] as const;
@@ -28,7 +27,7 @@ export const PLATFORM_EVENT = z.discriminatedUnion('event', [
   only('order.sent_to_pharmacy'),
   only('order.shipped').extend({ ...carrierFields, trackingUrl: trackingUrl() }).strict(),
   only('shipment.updated').extend({
-    status: z.enum(['label_created', 'in_transit', 'out_for_delivery', 'exception', 'returned']),
+    status: z.enum(SHIPMENT_STATUSES).exclude(['delivered']),
     carrier: label().optional(),
     trackingNumber: label().optional(),
     trackingUrl: trackingUrl(),

@@ -2,6 +2,7 @@
 // and shipment, its lab leg and visit (null when it has none). Money in dollars, like the API.
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
+import { rowsOf } from '../../platform/db/sql';
 import { centsToAmount } from '../../platform/http/money';
 
 const iso = (value: string | Date | null) => (value === null ? null : new Date(value).toISOString());
@@ -29,7 +30,7 @@ interface Row {
 
 /** One query (the order and its parts as json objects); null when the order is not the clinic's. */
 export async function readLifecycleState(db: Queryable, clinicId: string, orderId: string) {
-  const result = (await db.execute(sql`
+  const [row] = await rowsOf<Row>(db, sql`
     select o.id, o.order_number as "orderNumber", o.status, o.approved_by_doctor as "approvedByDoctor",
       o.total_cents as "totalCents", o.brand_amount_cents as "brandAmountCents",
       o.paid_at as "paidAt", o.shipped_at as "shippedAt", o.delivered_at as "deliveredAt", o.cancelled_at as "cancelledAt",
@@ -47,8 +48,7 @@ export async function readLifecycleState(db: Queryable, clinicId: string, orderI
          from lab_legs l where l.order_id = o.id and l.clinic_id = o.clinic_id) as "labLeg",
       (select json_build_object('status', v.status, 'bookingRequired', v.booking_required, 'scheduledAt', v.scheduled_at, 'lastSyncedAt', v.last_synced_at)
          from visits v where v.order_id = o.id and v.clinic_id = o.clinic_id) as visit
-    from orders o where o.id = ${orderId} and o.clinic_id = ${clinicId}`)) as unknown as { rows: Row[] };
-  const row = result.rows[0];
+    from orders o where o.id = ${orderId} and o.clinic_id = ${clinicId}`);
   if (!row) return null;
   const { payment, shipment, labLeg, visit } = row;
   return {
@@ -80,5 +80,3 @@ export async function readLifecycleState(db: Queryable, clinicId: string, orderI
     visit: visit && { status: visit.status, bookingRequired: visit.bookingRequired, scheduledAt: iso(visit.scheduledAt), lastSyncedAt: iso(visit.lastSyncedAt) },
   };
 }
-
-export type LifecycleState = NonNullable<Awaited<ReturnType<typeof readLifecycleState>>>;

@@ -2,7 +2,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { centsToAmount } from '../../platform/http/money';
 import { toRange, type NeedsAttention, type OrderStats, type OrderSummary, type WindowQuery } from './schemas';
-import { iso, num, rowsOf } from './sql';
+import { isoTimestamp as iso, rowsOf } from '../../platform/db/sql';
+import { num } from './sql';
 
 // Aggregates over a clinic's orders (stats, the anonymous summary) and the failed-payment queue.
 // One statement each. A window filters orders by created_at (inclusive bounds, see toRange).

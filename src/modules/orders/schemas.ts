@@ -153,8 +153,10 @@ export function parseDateOrDateTime(value: string): { kind: 'date'; date: Date }
   return 'date' in parsed ? { kind: 'dateTime', date: parsed.date } : null;
 }
 
-const windowBound = (example: string, description: string) =>
+/** An optional window bound: a date (YYYY-MM-DD) or a date-time with a zone (date-times normalised to UTC). */
+export const windowBound = (example: string, description: string) =>
   safeString()
+    .max(64)
     .superRefine((value, ctx) => {
       if (!parseDateOrDateTime(value)) ctx.addIssue({ code: 'custom', message: 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with a zone' });
     })

@@ -6,7 +6,8 @@ import { centsToAmount } from '../../platform/http/money';
 import { pageOffset, pagination, type PageQuery } from '../../platform/http/pagination';
 import type { FeeBreakdownCents } from '../../../drizzle/schema';
 import type { OrderDetail, OrderListItem } from './schemas';
-import { feeBreakdownToAmounts, iso, num, rowsOf } from './sql';
+import { isoTimestamp as iso, rowsOf } from '../../platform/db/sql';
+import { feeBreakdownToAmounts, num } from './sql';
 
 // The list, the detail and the events of a clinic's orders: one statement each.
 

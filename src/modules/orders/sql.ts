@@ -1,15 +1,8 @@
-import { sql, type SQL } from 'drizzle-orm';
-import type { Queryable } from '../../platform/db/client';
 import { centsToAmount } from '../../platform/http/money';
 import type { FeeBreakdownCents } from '../../../drizzle/schema';
-import { rowsOf, isoTimestamp as iso } from '../../platform/db/sql';
 
-export { rowsOf, iso };
-
-// SQL pieces the order, customer and titration reads share. Timestamps are formatted in SQL (ISO 8601,
-// UTC, milliseconds) because nested rows come back as json; one statement answers each read.
-
-
+// Pieces the order, customer and titration reads share (their SQL uses rowsOf and isoTimestamp from
+// src/platform/db/sql.ts: timestamps are formatted in SQL because nested rows come back as json).
 
 /** Count from SQL (bigint arrives as a string) to a number. */
 export const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));

@@ -4,7 +4,7 @@ import type { Queryable } from '../../platform/db/client';
 import { notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import type { LabStatus, VisitStatusBody } from './schemas';
-import { iso, rowsOf } from './sql';
+import { isoTimestamp as iso, rowsOf } from '../../platform/db/sql';
 
 // Lab status and visit status of an order: one statement each, then pure rules (unit-tested rule by
 // rule in test/unit/orders-status.test.ts). Both answer 200 for every order of the clinic.

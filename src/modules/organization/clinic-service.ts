@@ -3,10 +3,9 @@ import { and, eq } from 'drizzle-orm';
 import { clinics, customDomains } from '../../../drizzle/schema';
 import type { Database } from '../../platform/db/client';
 import { isUniqueViolation } from '../../platform/db/errors';
-import { notFound } from '../../platform/http/errors';
+import { ApiError, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { storeImage, type CheckedImage, type UploadDeps } from '../uploads/service';
-import { orgError } from './errors';
 import type { ClinicProfileView, UpdateClinicBody } from './schemas';
 import { isReservedSlug } from './validation';
 import { iso } from './views';
@@ -42,12 +41,12 @@ export async function getClinic(db: Database, clinicId: string): Promise<ClinicP
   };
 }
 
-const slugTaken = (slug: string) => orgError(409, 'CONFLICT', `The slug "${slug}" is already taken`);
+const slugTaken = (slug: string) => new ApiError(409, 'CONFLICT', `The slug "${slug}" is already taken`);
 
 /** PUT /clinic/{id}: `id` must be the key's clinic (anything else, malformed included, is the same 404). */
 export async function updateClinic(db: Database, clinicId: string, id: string, body: UpdateClinicBody, now: Date): Promise<ClinicProfileView> {
   if (!isUuid(id) || id.toLowerCase() !== clinicId.toLowerCase()) throw notFound(RESOURCE);
-  if (body.slug !== undefined && isReservedSlug(body.slug)) throw orgError(409, 'CONFLICT', `The slug "${body.slug}" is reserved by the platform`);
+  if (body.slug !== undefined && isReservedSlug(body.slug)) throw new ApiError(409, 'CONFLICT', `The slug "${body.slug}" is reserved by the platform`);
   const changes: Partial<typeof clinics.$inferInsert> = { updatedAt: now };
   if (body.name !== undefined) changes.name = body.name;
   if (body.slug !== undefined) changes.slug = body.slug;

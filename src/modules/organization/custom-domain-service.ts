@@ -9,9 +9,9 @@ import { customDomains } from '../../../drizzle/schema';
 import type { Queryable, Transaction } from '../../platform/db/client';
 import { isUniqueViolation } from '../../platform/db/errors';
 import { platformDomainOf, type CustomHostnameRecord } from '../../platform/domains';
-import { notFound } from '../../platform/http/errors';
+import { ApiError, notFound } from '../../platform/http/errors';
 import { customHostnamesOf, domainsConfigOf, type OrganizationDeps } from './deps';
-import { fieldError, orgError, viaDomainProvider, viaDomainProviderAbout } from './errors';
+import { fieldError, viaDomainProvider, viaDomainProviderAbout } from './errors';
 import type { CustomDomainView } from './schemas';
 import { toCustomDomain, type CustomDomainRow } from './views';
 
@@ -42,8 +42,8 @@ export function assertNotPlatformDomain(deps: OrganizationDeps, name: string, fi
 }
 
 const domainExists = (row: CustomDomainRow) =>
-  orgError(409, 'CUSTOM_DOMAIN_EXISTS', `The clinic already has the custom domain ${row.hostname} (${row.status}); remove it first with POST /api/v1/clinic/custom-domain/remove`);
-const hostnameTaken = (hostname: string) => orgError(409, 'CONFLICT', `The hostname ${hostname} is already in use by another brand`);
+  new ApiError(409, 'CUSTOM_DOMAIN_EXISTS', `The clinic already has the custom domain ${row.hostname} (${row.status}); remove it first with POST /api/v1/clinic/custom-domain/remove`);
+const hostnameTaken = (hostname: string) => new ApiError(409, 'CONFLICT', `The hostname ${hostname} is already in use by another brand`);
 
 /**
  * Registers `hostname` at the provider and records it (pending_verification). `inTransaction` runs in
@@ -143,18 +143,18 @@ export async function finalizeCustomDomain(deps: OrganizationDeps, clinicId: str
   const row = await requireCurrent(deps, clinicId);
   if (row.status === 'active') return toCustomDomain(row);
   if (row.status === 'pending_verification') {
-    throw orgError(409, 'CUSTOM_DOMAIN_NOT_VERIFIED', `The custom domain ${row.hostname} is not verified yet; publish its DNS records and call POST /api/v1/clinic/custom-domain/verify until it answers verified: true`);
+    throw new ApiError(409, 'CUSTOM_DOMAIN_NOT_VERIFIED', `The custom domain ${row.hostname} is not verified yet; publish its DNS records and call POST /api/v1/clinic/custom-domain/verify until it answers verified: true`);
   }
   const provider = await customHostnamesOf(deps, row.providerHostnameId);
   const check = await viaDomainProviderAbout('hostname', () => isStillCurrent(deps, row), () => provider.attach(recordOf(row), { db: deps.db, now: deps.now }));
   if (!check.verified) {
     // It stopped validating since verify (DNS changed, certificate revoked): back to pending.
     await transition(deps, row, 'verified', { status: 'pending_verification', verifiedAt: null });
-    throw orgError(409, 'CUSTOM_DOMAIN_NOT_VERIFIED', `The custom domain ${row.hostname} no longer validates (${check.problems.join('; ')}); verify it again`);
+    throw new ApiError(409, 'CUSTOM_DOMAIN_NOT_VERIFIED', `The custom domain ${row.hostname} no longer validates (${check.problems.join('; ')}); verify it again`);
   }
   const updated = await transition(deps, row, 'verified', { status: 'active', activatedAt: deps.now });
   if (updated.status !== 'active') {
-    throw orgError(409, 'CUSTOM_DOMAIN_NOT_VERIFIED', `The custom domain ${row.hostname} changed state (${updated.status}) during the request; read it again`);
+    throw new ApiError(409, 'CUSTOM_DOMAIN_NOT_VERIFIED', `The custom domain ${row.hostname} changed state (${updated.status}) during the request; read it again`);
   }
   return toCustomDomain(updated);
 }

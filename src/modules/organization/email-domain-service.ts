@@ -9,10 +9,10 @@ import { clinics, emailDomains, organizations } from '../../../drizzle/schema';
 import type { Database, Queryable } from '../../platform/db/client';
 import { isUniqueViolation } from '../../platform/db/errors';
 import type { EmailDomainRecord } from '../../platform/domains';
-import { notFound } from '../../platform/http/errors';
+import { ApiError, notFound } from '../../platform/http/errors';
 import { assertNotPlatformDomain } from './custom-domain-service';
 import { emailDomainsOf, type OrganizationDeps } from './deps';
-import { orgError, viaDomainProvider, viaDomainProviderAbout } from './errors';
+import { viaDomainProvider, viaDomainProviderAbout } from './errors';
 import type { EmailDomainView, EmailSenderView } from './schemas';
 import { emailDomainStatusOf, toEmailDomain, toEmailSender, toStoredDnsRecords, type EmailDomainRow } from './views';
 
@@ -65,8 +65,8 @@ export async function updateEmailSender(
 }
 
 const domainExists = (row: EmailDomainRow) =>
-  orgError(409, 'EMAIL_DOMAIN_EXISTS', `The clinic already has the email domain ${row.domain} (${row.status}); remove it first with POST /api/v1/clinic/email-domain/remove`);
-const domainTaken = (domain: string) => orgError(409, 'CONFLICT', `The domain ${domain} is already in use by another brand`);
+  new ApiError(409, 'EMAIL_DOMAIN_EXISTS', `The clinic already has the email domain ${row.domain} (${row.status}); remove it first with POST /api/v1/clinic/email-domain/remove`);
+const domainTaken = (domain: string) => new ApiError(409, 'CONFLICT', `The domain ${domain} is already in use by another brand`);
 
 export async function startEmailDomain(deps: OrganizationDeps, clinicId: string, body: { domain: string; fromLocalPart: string }): Promise<EmailDomainView> {
   assertNotPlatformDomain(deps, body.domain, 'body.domain');

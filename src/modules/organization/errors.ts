@@ -1,37 +1,17 @@
 // The organization area's error answers (docs/organization.md, "Errors"). Its own codes are in the
-// platform's ErrorCode union (src/platform/http/errors.ts); ORGANIZATION_ERROR_CODES lists them.
+// platform's ErrorCode union (src/platform/http/errors.ts).
 import { DomainProviderError } from '../../platform/domains';
-import { ApiError, notFound, type ErrorCode } from '../../platform/http/errors';
+import { ApiError, notFound, type ErrorCode, invalidField } from '../../platform/http/errors';
 import { SmsProviderError } from '../../platform/sms';
-
-export const ORGANIZATION_ERROR_CODES = [
-  'CUSTOM_DOMAIN_EXISTS',
-  'CUSTOM_DOMAIN_NOT_VERIFIED',
-  'EMAIL_DOMAIN_EXISTS',
-  'SMS_NOT_CONFIGURED',
-  'SMS_NUMBER_ACTIVE',
-  'SMS_NUMBER_NOT_ACTIVE',
-  'SMS_CREDENTIALS_REJECTED',
-  'SMS_PROVIDER_ERROR',
-  'SMS_PROVIDER_UNAVAILABLE',
-  'DOMAIN_PROVIDER_ERROR',
-  'DOMAIN_PROVIDER_UNAVAILABLE',
-] as const satisfies readonly ErrorCode[];
-export type OrganizationErrorCode = (typeof ORGANIZATION_ERROR_CODES)[number];
 
 /** Seconds a caller should wait after a provider did not answer. */
 export const PROVIDER_RETRY_AFTER_SECONDS = 5;
 
-export const orgError = (status: ApiError['status'], code: OrganizationErrorCode | ErrorCode, message: string, extra?: Record<string, unknown>, headers?: Record<string, string>) =>
-  new ApiError(status, code, message, extra, headers);
-
 /** A 400 naming one body field, shaped like the validation errors (errors: [{ field, message }]). */
-export function fieldError(field: string, message: string): ApiError {
-  return new ApiError(400, 'VALIDATION_ERROR', `Invalid body: ${field}: ${message}`, { errors: [{ field, message }] });
-}
+export const fieldError = invalidField;
 
-const unavailable = (code: OrganizationErrorCode, message: string) =>
-  orgError(503, code, message, { retryAfterSeconds: PROVIDER_RETRY_AFTER_SECONDS }, { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) });
+const unavailable = (code: ErrorCode, message: string) =>
+  new ApiError(503, code, message, { retryAfterSeconds: PROVIDER_RETRY_AFTER_SECONDS }, { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) });
 
 /**
  * A domain provider's refusal as the API answers it. `field` names the body field the name came from
@@ -40,11 +20,11 @@ const unavailable = (code: OrganizationErrorCode, message: string) =>
 export function domainProviderFailure(error: DomainProviderError, what: 'hostname' | 'domain', field?: string): ApiError {
   switch (error.kind) {
     case 'duplicate':
-      return orgError(409, 'CONFLICT', `This ${what} is already registered by another brand`);
+      return new ApiError(409, 'CONFLICT', `This ${what} is already registered by another brand`);
     case 'invalid':
-      return field ? fieldError(field, `the provider refuses this ${what} (${error.message})`) : orgError(502, 'DOMAIN_PROVIDER_ERROR', error.message);
+      return field ? fieldError(field, `the provider refuses this ${what} (${error.message})`) : new ApiError(502, 'DOMAIN_PROVIDER_ERROR', error.message);
     case 'not_found':
-      return orgError(502, 'DOMAIN_PROVIDER_ERROR', `The provider no longer knows this ${what}; remove it and start again (${error.message})`);
+      return new ApiError(502, 'DOMAIN_PROVIDER_ERROR', `The provider no longer knows this ${what}; remove it and start again (${error.message})`);
     case 'unavailable':
       // provider 'none': this deployment has no provider configured (production without its variables).
       return unavailable(
@@ -52,22 +32,21 @@ export function domainProviderFailure(error: DomainProviderError, what: 'hostnam
         error.provider === 'none' ? error.message : `The ${what} provider did not answer; nothing was changed (${error.message})`,
       );
     default:
-      return orgError(502, 'DOMAIN_PROVIDER_ERROR', `The ${what} provider refused the request; nothing was changed (${error.message})`);
+      return new ApiError(502, 'DOMAIN_PROVIDER_ERROR', `The ${what} provider refused the request; nothing was changed (${error.message})`);
   }
 }
 
 export function smsProviderFailure(error: SmsProviderError): ApiError {
   switch (error.kind) {
     case 'credentials_rejected':
-      return orgError(409, 'SMS_CREDENTIALS_REJECTED', `The SMS provider refused the stored account SID and auth token; store the right ones with PUT /api/v1/organization/sms/twilio (${error.message})`);
+      return new ApiError(409, 'SMS_CREDENTIALS_REJECTED', `The SMS provider refused the stored account SID and auth token; store the right ones with PUT /api/v1/organization/sms/twilio (${error.message})`);
     case 'unavailable':
       return unavailable('SMS_PROVIDER_UNAVAILABLE', `The SMS provider did not answer; nothing was changed (${error.message})`);
     default:
-      return orgError(502, 'SMS_PROVIDER_ERROR', `The SMS provider refused the request; nothing was changed (${error.message})`);
+      return new ApiError(502, 'SMS_PROVIDER_ERROR', `The SMS provider refused the request; nothing was changed (${error.message})`);
   }
 }
 
-/** Runs a provider call, turning its errors into API errors. */
 /**
  * viaDomainProvider for a call about the clinic's current record: a provider "not found" because a
  * concurrent remove took the record away answers the 404 of no current domain, not a provider error.
@@ -88,6 +67,7 @@ export async function viaDomainProviderAbout<T>(
   }
 }
 
+/** Runs a provider call, turning its errors into API errors. */
 export async function viaDomainProvider<T>(what: 'hostname' | 'domain', work: () => Promise<T>, field?: string): Promise<T> {
   try {
     return await work();

@@ -9,7 +9,7 @@ import { DEFAULT_DOCTOR_FEE_CENTS, PROCESSOR_FEE_FIXED_CENTS, PROCESSOR_FEE_RATE
 import { currentCustomDomain, startCustomDomain } from './custom-domain-service';
 import type { OrganizationDeps } from './deps';
 import type { FeeConfigView, OrganizationSettingsView, UpdateOrganizationBody } from './schemas';
-import { emailDomainStatusOf, iso, toCustomDomain, toEmailSender } from './views';
+import { iso, toCustomDomain, toEmailSender } from './views';
 
 /** The timezone of a clinic that never set one (the column's default). */
 export const DEFAULT_TIMEZONE = 'America/New_York';
@@ -56,7 +56,7 @@ export async function getOrganization(db: Queryable, clinicId: string): Promise<
         fromAddress: sender.fromAddress,
         replyTo: sender.replyTo,
         domain: sender.domain,
-        domainStatus: emailDomainStatusOf(email),
+        domainStatus: sender.domainStatus,
       },
       sms: {
         enabled: sms?.status === 'active',

@@ -7,10 +7,10 @@ import { and, count, eq, gte, isNull, lt, ne, sql } from 'drizzle-orm';
 import { clinics, messages, smsConfigs } from '../../../drizzle/schema';
 import { decrypt, encrypt, SecretBoxError } from '../../platform/crypto/secret-box';
 import type { Database, Queryable } from '../../platform/db/client';
-import { notFound } from '../../platform/http/errors';
+import { ApiError, notFound } from '../../platform/http/errors';
 import type { SmsProviderName } from '../../platform/sms';
 import { smsNumbersOf, type OrganizationDeps } from './deps';
-import { orgError, viaSmsProvider } from './errors';
+import { viaSmsProvider } from './errors';
 import type { SmsConfigView, SmsStatusView } from './schemas';
 import { monthOf, toSmsConfig, toSmsStatus, type SmsConfigRow } from './views';
 
@@ -31,7 +31,7 @@ export async function getSmsConfig(db: Database, clinicId: string, provider: Sms
 }
 
 const numberActive = (row: SmsConfigRow, what: string) =>
-  orgError(409, 'SMS_NUMBER_ACTIVE', `The toll-free number ${row.phoneNumber} is active; ${what}`);
+  new ApiError(409, 'SMS_NUMBER_ACTIVE', `The toll-free number ${row.phoneNumber} is active; ${what}`);
 
 /**
  * Stores the account. While a number is active only the auth token may change (the same account SID
@@ -115,7 +115,7 @@ async function accountOf(deps: OrganizationDeps, row: SmsConfigRow) {
     return { accountSid: row.accountSid, authToken: await decryptSmsAuthToken(row.encryptedAuthToken, row.clinicId, deps.config.webhookSecretKey) };
   } catch (error) {
     if (error instanceof SecretBoxError) {
-      throw orgError(409, 'SMS_NOT_CONFIGURED', 'The stored SMS credentials cannot be read (the data key changed); store them again with PUT /api/v1/organization/sms/twilio');
+      throw new ApiError(409, 'SMS_NOT_CONFIGURED', 'The stored SMS credentials cannot be read (the data key changed); store them again with PUT /api/v1/organization/sms/twilio');
     }
     throw error;
   }
@@ -123,7 +123,7 @@ async function accountOf(deps: OrganizationDeps, row: SmsConfigRow) {
 
 export async function activateSmsNumber(deps: OrganizationDeps, clinicId: string): Promise<SmsStatusView> {
   const row = await configOf(deps.db, clinicId);
-  if (!row) throw orgError(409, 'SMS_NOT_CONFIGURED', 'No SMS provider is configured; store the account with PUT /api/v1/organization/sms/twilio first');
+  if (!row) throw new ApiError(409, 'SMS_NOT_CONFIGURED', 'No SMS provider is configured; store the account with PUT /api/v1/organization/sms/twilio first');
   if (row.status === 'active') throw numberActive(row, 'release it before activating another');
   const account = await accountOf(deps, row);
   const provider = smsNumbersOf(deps);
@@ -136,7 +136,7 @@ export async function activateSmsNumber(deps: OrganizationDeps, clinicId: string
   if (!updated) {
     // Another request changed the config meanwhile: give the number back rather than leave it billed.
     await provider.releaseNumber({ clinicId, account, providerNumberId: bought.providerNumberId }, { db: deps.db }).catch(() => {});
-    throw orgError(409, 'SMS_NUMBER_ACTIVE', 'The SMS config changed during activation (another activation or a new account); read it again');
+    throw new ApiError(409, 'SMS_NUMBER_ACTIVE', 'The SMS config changed during activation (another activation or a new account); read it again');
   }
   return getSmsStatus(deps.db, clinicId, deps.now);
 }
@@ -144,7 +144,7 @@ export async function activateSmsNumber(deps: OrganizationDeps, clinicId: string
 export async function releaseSmsNumber(deps: OrganizationDeps, clinicId: string): Promise<SmsStatusView> {
   const row = await configOf(deps.db, clinicId);
   if (!row || row.status !== 'active' || !row.providerNumberId) {
-    throw orgError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The clinic has no active toll-free number to release');
+    throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The clinic has no active toll-free number to release');
   }
   const account = await accountOf(deps, row);
   const provider = smsNumbersOf(deps);
@@ -155,6 +155,6 @@ export async function releaseSmsNumber(deps: OrganizationDeps, clinicId: string)
     .where(and(eq(smsConfigs.clinicId, clinicId), eq(smsConfigs.status, 'active'), eq(smsConfigs.providerNumberId, row.providerNumberId)))
     .returning({ clinicId: smsConfigs.clinicId });
   // A concurrent release got there first: this one did not release anything.
-  if (!released) throw orgError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The toll-free number was already released by another request');
+  if (!released) throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The toll-free number was already released by another request');
   return getSmsStatus(deps.db, clinicId, deps.now);
 }

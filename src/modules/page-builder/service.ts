@@ -4,7 +4,7 @@ import type { Database, Queryable, Transaction } from '../../platform/db/client'
 import { isUniqueViolation } from '../../platform/db/errors';
 import { forClinic } from '../../platform/db/scoped';
 import { isoTimestamp, rowsOf } from '../../platform/db/sql';
-import { ApiError, badRequest, conflict, notFound } from '../../platform/http/errors';
+import { ApiError, badRequest, conflict, invalidFields, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { pageOffset, paginate, totalCount, type PageQuery } from '../../platform/http/pagination';
 import type { CheckedImage, UploadDeps } from '../uploads/service';
@@ -113,12 +113,6 @@ async function clearHomepage(tx: Transaction, clinicId: string, keepId: string |
     .where(live(tx, clinicId, eq(pages.isHomepage, true), ...(keepId ? [ne(pages.id, keepId)] : [])));
 }
 
-async function readPage(db: Queryable, clinicId: string, id: string): Promise<Page> {
-  const [row] = await db.select(pageColumns).from(pages).where(live(db, clinicId, eq(pages.id, id))).limit(1);
-  if (!row) throw notFound(RESOURCE);
-  return toPage(row as PageRow);
-}
-
 export async function listPages(db: Database, clinicId: string, query: PageQuery) {
   const rows = await db
     .select({ ...summaryColumns, total: totalCount() })
@@ -133,7 +127,9 @@ export async function listPages(db: Database, clinicId: string, query: PageQuery
 
 export async function getPage(db: Database, clinicId: string, id: string): Promise<Page> {
   if (!isUuid(id)) throw notFound(RESOURCE);
-  return readPage(db, clinicId, id);
+  const [row] = await db.select(pageColumns).from(pages).where(live(db, clinicId, eq(pages.id, id))).limit(1);
+  if (!row) throw notFound(RESOURCE);
+  return toPage(row as PageRow);
 }
 
 export async function createPage(db: Database, clinicId: string, body: CreatePageBody, now: Date): Promise<Page> {
@@ -169,8 +165,7 @@ export async function updatePage(db: Database, clinicId: string, id: string, bod
   if (body.draftContent !== undefined) assertContentSize(body.draftContent);
   try {
     return await db.transaction(async (tx) => {
-      const [current] = await tx.select({ id: pages.id }).from(pages).where(live(tx, clinicId, eq(pages.id, id))).for('update');
-      if (!current) throw notFound(RESOURCE);
+      // An unknown page rolls the homepage change back with the 404 below.
       if (body.isHomepage === true) await clearHomepage(tx, clinicId, id, now);
       const changes: Partial<typeof pages.$inferInsert> = { updatedAt: now };
       if (body.slug !== undefined) changes.slug = body.slug;
@@ -181,8 +176,9 @@ export async function updatePage(db: Database, clinicId: string, id: string, bod
       if (body.seoDescription !== undefined) changes.seoDescription = body.seoDescription;
       if (body.seoOgImage !== undefined) changes.seoOgImage = body.seoOgImage;
       if (body.seoCanonical !== undefined) changes.seoCanonical = body.seoCanonical;
-      await tx.update(pages).set(changes).where(and(eq(pages.clinicId, clinicId), eq(pages.id, id)));
-      return readPage(tx, clinicId, id);
+      const [row] = await tx.update(pages).set(changes).where(live(tx, clinicId, eq(pages.id, id))).returning(pageColumns);
+      if (!row) throw notFound(RESOURCE);
+      return toPage(row as PageRow);
     });
   } catch (error) {
     throw conflictFrom(error, body.slug) ?? error;
@@ -236,11 +232,12 @@ export async function publishPage(db: Database, clinicId: string, id: string, no
       publishedAt: now,
     }).onConflictDoNothing().returning({ id: pageVersions.id });
     if (!inserted) throw conflict('CONFLICT', `Version ${version} of the page already exists; publish again`);
-    await tx
+    const [row] = await tx
       .update(pages)
       .set({ status: 'published', publishedContent: current.draftContent, publishedVersion: version, publishedAt: now, updatedAt: now })
-      .where(and(eq(pages.clinicId, clinicId), eq(pages.id, id)));
-    return readPage(tx, clinicId, id);
+      .where(and(eq(pages.clinicId, clinicId), eq(pages.id, id)))
+      .returning(pageColumns);
+    return toPage(row as PageRow);
   });
 }
 
@@ -324,8 +321,7 @@ export async function saveNavigation(db: Database, clinicId: string, body: Navig
     const missing = references.filter((r) => !(r.pageId in slugs));
     if (missing.length) {
       const detail = 'is not one of the clinic\'s pages (unknown, deleted or another clinic\'s)';
-      const errors = missing.map((r) => ({ field: r.field, message: detail }));
-      throw new ApiError(400, 'VALIDATION_ERROR', `Invalid body: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+      throw invalidFields(missing.map((r) => ({ field: r.field, message: detail })));
     }
   }
   const headerMenu = body.headerMenu.map(toStored);

@@ -1,9 +1,9 @@
-import { isoTimestamp } from '../../platform/db/sql';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../platform/db/client';
+import { isoTimestamp, rowsOf } from '../../platform/db/sql';
 import { centsToAmount } from '../../platform/http/money';
 import type { MoneyMovements } from '../../platform/payments';
-import { availableSum, ORDER_INCOME_TYPES, rowsOf } from './ledger-sums';
+import { availableSum, ORDER_INCOME_TYPES } from './ledger-sums';
 import type { BalanceData, DisputesData } from './schemas';
 
 const RECENT_ACTIVITY = 10;

@@ -1,8 +1,6 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { rowsOf } from '../../platform/db/sql';
-
-export { rowsOf };
 
 // The clinic's money as sums over ledger_entries (docs/payouts-and-refunds.md, "The ledger").
 // amount_cents is the effect on the clinic's available money (credit > 0): charges and fees of
@@ -10,7 +8,6 @@ export { rowsOf };
 // releases (> 0, back), disputes (< 0) and their reversals (> 0). A reserve_forfeit (< 0) is reserve
 // money the platform keeps: it left the available money when it was held, so it only shrinks the
 // reserve and is not part of the available sum.
-
 
 /** Order-income types: what the clinic received for its orders (the brand amounts). */
 export const ORDER_INCOME_TYPES = ['charge', 'pharmacy_cost', 'doctor_fee', 'processor_fee', 'platform_fee'] as const;

@@ -2,13 +2,11 @@
 // discontinued products still in use. One query per call.
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
+import { isoTimestamp, rowsOf } from '../../platform/db/sql';
 import { notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../platform/http/money';
 import type { CatalogItem, DiscontinuedInUse, PharmacyCoverage, TenantProduct } from './schemas';
-import { rowsOf } from './util';
-
-const iso = (value: Date | string) => new Date(value).toISOString();
 
 interface CatalogRow {
   id: string;
@@ -31,7 +29,7 @@ interface CatalogRow {
  * active tenant product, discontinued ones left out, by name.
  */
 export async function listCatalog(db: Queryable, clinicId: string): Promise<CatalogItem[]> {
-  const rows = rowsOf<CatalogRow>(await db.execute(sql`
+  const rows = await rowsOf<CatalogRow>(db, sql`
     select g.id, g.name, g.slug, g.categories, coalesce(o.image_url, g.image_url) as "imageUrl", g.description,
       g.requires_cooler as "requiresCooler", g.pharmacy_base_price_cents as "pharmacyPriceCents",
       tp.facilitation_fee_cents as "facilitationFeeCents", tp.price_cents as "priceCents",
@@ -44,7 +42,7 @@ export async function listCatalog(db: Queryable, clinicId: string): Promise<Cata
       where pc.global_product_id = g.id order by (pc.role = 'primary') desc, pc.created_at, pc.id limit 1
     ) cov on true
     where tp.clinic_id = ${clinicId} and tp.is_active and not g.is_discontinued
-    order by g.name, g.id`));
+    order by g.name, g.id`);
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
@@ -80,7 +78,7 @@ const coverageObject = (alias: string) =>
  */
 export async function listPharmacyCoverages(db: Queryable, clinicId: string, productId: string): Promise<PharmacyCoverage[]> {
   if (!isUuid(productId)) throw notFound('Product');
-  const [row] = rowsOf<{ coverages: CoverageJson[] }>(await db.execute(sql`
+  const [row] = await rowsOf<{ coverages: CoverageJson[] }>(db, sql`
     select coalesce((select json_agg(${coverageObject('c')} order by (c.role = 'primary') desc, ph.name, c.id)
         from product_pharmacy_coverages c join pharmacies ph on ph.id = c.pharmacy_id
         where c.product_id = p.id and c.clinic_id = p.clinic_id), '[]'::json) as coverages
@@ -90,7 +88,7 @@ export async function listPharmacyCoverages(db: Queryable, clinicId: string, pro
         from pharmacy_coverages pc join pharmacies ph on ph.id = pc.pharmacy_id
         where pc.global_product_id = g.id), '[]'::json)
       from global_products g where g.id = ${productId}
-    limit 1`));
+    limit 1`);
   if (!row) throw notFound('Product');
   return row.coverages.map((c) => ({
     id: c.id,
@@ -110,8 +108,8 @@ interface TenantProductRow {
   processorPriceId: string | null;
   isActive: boolean;
   questionnaireIds: string[] | null;
-  createdAt: Date | string;
-  updatedAt: Date | string;
+  createdAt: string;
+  updatedAt: string;
   name: string;
   slug: string;
   categories: string[] | null;
@@ -124,11 +122,11 @@ interface TenantProductRow {
 
 /** Tenant products of the clinic (one, when `id` is given) in the GET /tenant-products shape, one query. */
 async function queryTenantProducts(db: Queryable, clinicId: string, id?: string): Promise<TenantProduct[]> {
-  const rows = rowsOf<TenantProductRow>(await db.execute(sql`
+  const rows = await rowsOf<TenantProductRow>(db, sql`
     select tp.id, tp.global_product_id as "globalProductId", tp.facilitation_fee_cents as "facilitationFeeCents",
       tp.price_cents as "priceCents", tp.placeholder_fee_cents as "placeholderFeeCents",
       tp.processor_price_id as "processorPriceId", tp.is_active as "isActive",
-      tp.created_at as "createdAt", tp.updated_at as "updatedAt",
+      ${isoTimestamp(sql`tp.created_at`)} as "createdAt", ${isoTimestamp(sql`tp.updated_at`)} as "updatedAt",
       coalesce((select array_agg(s.questionnaire_id::text order by s.created_at, s.questionnaire_id)
         from tenant_product_selections s where s.tenant_product_id = tp.id and s.clinic_id = tp.clinic_id), '{}'::text[]) as "questionnaireIds",
       g.name, g.slug, g.categories, coalesce(o.image_url, g.image_url) as "imageUrl",
@@ -138,7 +136,7 @@ async function queryTenantProducts(db: Queryable, clinicId: string, id?: string)
     join global_products g on g.id = tp.global_product_id
     left join global_product_image_overrides o on o.clinic_id = tp.clinic_id and o.global_product_id = g.id
     where tp.clinic_id = ${clinicId} ${id ? sql`and tp.id = ${id}` : sql``}
-    order by g.name, tp.id`));
+    order by g.name, tp.id`);
   return rows.map((r) => ({
     id: r.id,
     globalProductId: r.globalProductId,
@@ -148,8 +146,8 @@ async function queryTenantProducts(db: Queryable, clinicId: string, id?: string)
     processorPriceId: r.processorPriceId,
     isActive: r.isActive,
     questionnaireIds: r.questionnaireIds ?? [],
-    createdAt: iso(r.createdAt),
-    updatedAt: iso(r.updatedAt),
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
     globalProduct: {
       id: r.globalProductId,
       name: r.name,
@@ -180,8 +178,9 @@ export async function findTenantProduct(db: Queryable, clinicId: string, id: str
  * active or not) to a program of the clinic that is not retired, each with those programs.
  */
 export async function listDiscontinuedInUse(db: Queryable, clinicId: string): Promise<DiscontinuedInUse[]> {
-  const rows = rowsOf<{ id: string; name: string; slug: string; programs: { id: string; name: string; state: string }[] }>(
-    await db.execute(sql`
+  const rows = await rowsOf<{ id: string; name: string; slug: string; programs: { id: string; name: string; state: string }[] }>(
+    db,
+    sql`
       select g.id, g.name, g.slug,
         json_agg(json_build_object('id', p.id, 'name', p.name, 'state', p.state) order by p.name, p.id) as programs
       from program_products pp
@@ -189,7 +188,7 @@ export async function listDiscontinuedInUse(db: Queryable, clinicId: string): Pr
       join global_products g on g.id = pp.global_product_id and g.is_discontinued
       where pp.clinic_id = ${clinicId}
       group by g.id, g.name, g.slug
-      order by g.name, g.id`),
+      order by g.name, g.id`,
   );
   return rows.map((r) => ({
     globalProductId: r.id,

@@ -7,10 +7,11 @@ import { forClinic } from '../../platform/db/scoped';
 import { conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount } from '../../platform/http/money';
-import { pageOffset, paginate, type PageQuery } from '../../platform/http/pagination';
+import { pageOffset, paginate, totalCount, type PageQuery } from '../../platform/http/pagination';
 import type { CreateProductBody, Product, UpdateProductBody } from './schemas';
 import { isUniqueViolation } from '../../platform/db/errors';
-import { nextSlug, rowsOf, slugify } from './util';
+import { rowsOf } from '../../platform/db/sql';
+import { nextSlug, slugify } from './util';
 
 interface ProductRow {
   id: string;
@@ -93,17 +94,17 @@ const ORDER = sql.raw(`order by u.rank, case when u.rank = 0 then u."createdAt" 
 
 /** GET /products: the whole list (own plus platform), not paged (GET /products-management pages it). */
 export async function listProducts(db: Queryable, clinicId: string): Promise<Product[]> {
-  const rows = rowsOf<ProductRow>(await db.execute(sql`select u.* from (${productUnion(clinicId)}) u ${ORDER}`));
+  const rows = await rowsOf<ProductRow>(db, sql`select u.* from (${productUnion(clinicId)}) u ${ORDER}`);
   return rows.map(toProduct);
 }
 
 /** GET /products-management: the same list, paged, with its total in the same query. */
 export async function listProductsPage(db: Queryable, clinicId: string, query: PageQuery) {
-  const rows = rowsOf<ProductRow & { total: number }>(await db.execute(sql`
-    select u.*, count(*) over()::int as total from (${productUnion(clinicId)}) u ${ORDER}
-    limit ${query.limit} offset ${pageOffset(query)}`));
+  const rows = await rowsOf<ProductRow & { total: number }>(db, sql`
+    select u.*, ${totalCount()} as total from (${productUnion(clinicId)}) u ${ORDER}
+    limit ${query.limit} offset ${pageOffset(query)}`);
   const page = await paginate(query, rows, async () => {
-    const [row] = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from (${productUnion(clinicId)}) u`));
+    const [row] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from (${productUnion(clinicId)}) u`);
     return row?.n ?? 0;
   });
   return { products: page.rows.map(toProduct), pagination: page.pagination };
@@ -112,7 +113,7 @@ export async function listProductsPage(db: Queryable, clinicId: string, query: P
 /** A product id of the clinic or a global product id; anything else is the same 404. */
 export async function getProduct(db: Queryable, clinicId: string, id: string): Promise<Product> {
   if (!isUuid(id)) throw notFound('Product');
-  const [row] = rowsOf<ProductRow>(await db.execute(sql`select u.* from (${productUnion(clinicId, id)}) u ${ORDER} limit 1`));
+  const [row] = await rowsOf<ProductRow>(db, sql`select u.* from (${productUnion(clinicId, id)}) u ${ORDER} limit 1`);
   if (!row) throw notFound('Product');
   return toProduct(row);
 }

@@ -14,9 +14,3 @@ export function nextSlug(base: string, taken: ReadonlySet<string>): string {
     if (!taken.has(candidate)) return candidate;
   }
 }
-
-/** Rows of a raw `db.execute` result (node-postgres and the Neon driver both answer { rows }). */
-export function rowsOf<T>(result: unknown): T[] {
-  return ((result as { rows?: T[] }).rows ?? []) as T[];
-}
-

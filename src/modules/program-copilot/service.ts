@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
+import { rowsOf } from '../../platform/db/sql';
 import { priceProduct } from '../programs/pricing';
 import type { Suggestion, SuggestionType } from './schemas';
 
@@ -53,7 +54,7 @@ const RANK: Record<SuggestionType, number> = {
  */
 export async function listSuggestions(db: Queryable, clinicId: string, now: Date): Promise<Suggestion[]> {
   const staleBefore = new Date(now.getTime() - STALE_DRAFT_DAYS * 86_400_000);
-  const result = await db.execute(sql`
+  const rows = await rowsOf<{ row: PricedProductRow | (Partial<SuggestionRow> & { type: SuggestionType }) }>(db, sql`
     with p as (
       select id, name, state, created_at from programs
       where clinic_id = ${clinicId} and state <> 'retired'
@@ -90,10 +91,9 @@ export async function listSuggestions(db: Queryable, clinicId: string, now: Date
       where e.clinic_id = ${clinicId} and e.program_id = p.id and e.status in ('active', 'paused')
     )
   `);
-  const rows = (result as unknown as { rows: { row: PricedProductRow | (Partial<SuggestionRow> & { type: SuggestionType }) }[] }).rows.map((r) => r.row);
   const suggestions: SuggestionRow[] = [];
   const unpriced = new Map<string, SuggestionRow>();
-  for (const row of rows) {
+  for (const { row } of rows) {
     if (row.type !== 'product') {
       suggestions.push({ global_product_id: null, product_name: null, count: 1, ...row } as SuggestionRow);
       continue;

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../platform/db/client';
-import { globalProductJsonFields, pricingInput, rowsOf, type ProductRow } from './queries';
+import { rowsOf } from '../../platform/db/sql';
+import { pricingInput, programProductJoins, programProductJson, type ProductRow } from './queries';
 import { priceProduct } from './pricing';
 import type { Overview } from './schemas';
 
@@ -61,15 +62,8 @@ export async function programsOverview(db: Database, clinicId: string): Promise<
       (select coalesce(json_agg(json_build_object(
         'programId', prog.id, 'programName', prog.name,
         'products', (
-          select coalesce(json_agg(json_build_object(
-            'id', pp.id, 'displayOrder', pp.display_order, 'isPatientVisible', pp.is_patient_visible, 'isActive', pp.is_active,
-            'linkSource', pp.link_source, 'programBaseFeeCents', pp.program_base_fee_cents, 'clinicFeeOverrideCents', pp.clinic_fee_override_cents,
-            ${globalProductJsonFields}
-          ) order by pp.display_order, pp.id), '[]'::json)
-          from program_products pp
-          join global_products gp on gp.id = pp.global_product_id
-          left join tenant_products tp on tp.clinic_id = pp.clinic_id and tp.global_product_id = pp.global_product_id
-          left join global_product_image_overrides io on io.clinic_id = pp.clinic_id and io.global_product_id = pp.global_product_id
+          select coalesce(json_agg(${programProductJson} order by pp.display_order, pp.id), '[]'::json)
+          from program_products pp ${programProductJoins}
           where pp.program_id = prog.id and pp.clinic_id = ${clinicId}
         )
       ) order by prog.name, prog.id), '[]'::json) from prog) as "programProducts",

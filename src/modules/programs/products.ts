@@ -5,7 +5,8 @@ import { badRequest, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../platform/http/money';
 import { NON_MEDICAL_SERVICE_FEE_INCLUDED_IN_DISPLAY_PRICE, priceProduct } from './pricing';
-import { globalProductJsonFields, pricingInput, rowsOf, toGlobalProduct, toPricedProduct, type ProductRow, type ProgramRow } from './queries';
+import { rowsOf } from '../../platform/db/sql';
+import { globalProductJsonFields, pricingInput, programProductJoins, programProductJson, toGlobalProduct, toPricedProduct, type ProductRow, type ProgramRow } from './queries';
 import type { poolProduct, PricingRead, replaceProductsBody } from './schemas-products';
 import { lockProgram, requireProgram } from './service';
 
@@ -143,13 +144,16 @@ const PROGRAM_PRODUCT = 'Program product';
  */
 async function setProductFlag(db: Database, clinicId: string, id: string, productId: string, column: 'is_active' | 'is_patient_visible', value: boolean, now: Date) {
   if (!isUuid(id) || !isUuid(productId)) throw notFound(PROGRAM_PRODUCT);
-  const updated = await rowsOf<{ id: string }>(db, sql`
-    update program_products set ${sql.raw(column)} = ${value}, updated_at = ${now}
-    where program_id = ${id} and clinic_id = ${clinicId} and global_product_id = ${productId}
-    returning id`);
-  if (!updated.length) throw notFound(PROGRAM_PRODUCT);
-  const program = await requireProgram(db, clinicId, id);
-  return program.products.find((product) => product.globalProductId === productId.toLowerCase())!;
+  // The updated row comes back from the same statement: nothing is read again.
+  const [row] = await rowsOf<{ product: ProductRow }>(db, sql`
+    with pp as (
+      update program_products set ${sql.raw(column)} = ${value}, updated_at = ${now}
+      where program_id = ${id} and clinic_id = ${clinicId} and global_product_id = ${productId}
+      returning *
+    )
+    select ${programProductJson} as product from pp ${programProductJoins}`);
+  if (!row) throw notFound(PROGRAM_PRODUCT);
+  return row.product;
 }
 
 export async function activateProduct(db: Database, clinicId: string, id: string, productId: string, isActive: boolean, now: Date) {

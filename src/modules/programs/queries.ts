@@ -1,16 +1,12 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { centsToAmount, centsToAmountOrNull } from '../../platform/http/money';
 import { countProducts, priceProduct, type PricingInput } from './pricing';
 import type { Program } from './schemas';
 import { rowsOf, isoTimestamp as iso } from '../../platform/db/sql';
 
-export { rowsOf, iso };
-
 // The SQL every program read shares, and the mappers from its rows to responses. Timestamps are
 // formatted in SQL (ISO 8601, UTC) and nested rows come back as json, so one statement answers a read.
-
-
 
 /** One product of a program with everything the pricing rules and the responses read. */
 export interface ProductRow {
@@ -48,17 +44,23 @@ export const globalProductJsonFields = sql`
   'placeholderFeeCents', tp.placeholder_fee_cents, 'facilitationFeeCents', tp.facilitation_fee_cents,
   'hasCoverage', exists (select 1 from pharmacy_coverages pc where pc.global_product_id = gp.id)`;
 
-/** The products of program `p` (an alias in the outer query) as a json array in display order. */
-export const programProductsJson = sql`(
-  select coalesce(json_agg(json_build_object(
+/** One program product `pp` as a json ProductRow; the query joins programProductJoins after `pp`. */
+export const programProductJson = sql`json_build_object(
     'id', pp.id, 'displayOrder', pp.display_order, 'isPatientVisible', pp.is_patient_visible, 'isActive', pp.is_active,
     'linkSource', pp.link_source, 'programBaseFeeCents', pp.program_base_fee_cents, 'clinicFeeOverrideCents', pp.clinic_fee_override_cents,
     ${globalProductJsonFields}
-  ) order by pp.display_order, pp.created_at, pp.id), '[]'::json)
-  from program_products pp
+  )`;
+
+/** What programProductJson reads besides `pp`: the global product, the clinic's tenant product and image override. */
+export const programProductJoins = sql`
   join global_products gp on gp.id = pp.global_product_id
   left join tenant_products tp on tp.clinic_id = pp.clinic_id and tp.global_product_id = pp.global_product_id
-  left join global_product_image_overrides io on io.clinic_id = pp.clinic_id and io.global_product_id = pp.global_product_id
+  left join global_product_image_overrides io on io.clinic_id = pp.clinic_id and io.global_product_id = pp.global_product_id`;
+
+/** The products of program `p` (an alias in the outer query) as a json array in display order. */
+export const programProductsJson = sql`(
+  select coalesce(json_agg(${programProductJson} order by pp.display_order, pp.created_at, pp.id), '[]'::json)
+  from program_products pp ${programProductJoins}
   where pp.program_id = p.id and pp.clinic_id = p.clinic_id
 )`;
 
@@ -107,7 +109,14 @@ export function pricingInput(row: ProductRow): PricingInput {
   };
 }
 
-export function toGlobalProduct(row: ProductRow) {
+/** The global product's own fields of a product row (a template product has them too). */
+export type GlobalProductPart = Pick<
+  ProductRow,
+  'globalProductId' | 'name' | 'slug' | 'categories' | 'description' | 'imageUrl' | 'pharmacyBasePriceCents' |
+  'packDurationMonths' | 'vialsPerPack' | 'supplyDays' | 'requiresCooler' | 'allowPrepay' | 'isDiscontinued'
+>;
+
+export function toGlobalProduct(row: GlobalProductPart) {
   return {
     id: row.globalProductId,
     name: row.name,

@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
-import { databaseErrorState } from '../../platform/db/errors';
+import { databaseErrorState, isUniqueViolation } from '../../platform/db/errors';
 import type { Database, Queryable } from '../../platform/db/client';
 import { ApiError, badRequest, conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
-import { pageOffset, pagination } from '../../platform/http/pagination';
-import { programColumns, readProgram, rowsOf, toProgram, type ProgramRow } from './queries';
+import { pageOffset, paginate, totalCount } from '../../platform/http/pagination';
+import { rowsOf } from '../../platform/db/sql';
+import { programColumns, readProgram, toProgram, type ProgramRow } from './queries';
 import type { z } from '@hono/zod-openapi';
 import type { CreateProgramBody, listProgramsQuery, Program, UpdateProgramBody } from './schemas';
 
@@ -12,15 +13,13 @@ import type { CreateProgramBody, listProgramsQuery, Program, UpdateProgramBody }
 
 const PROGRAM = 'Program';
 
-
 const slugTaken = () => conflict('CONFLICT', 'body.customSlug: another program of this clinic already uses this slug');
 
 async function withSlugCheck<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    const state = databaseErrorState(error);
-    if (state.code === '23505' && state.constraint === 'programs_clinic_id_custom_slug_key') throw slugTaken();
+    if (isUniqueViolation(error, 'programs_clinic_id_custom_slug_key')) throw slugTaken();
     throw error;
   }
 }
@@ -52,17 +51,16 @@ export async function getProgram(db: Database, clinicId: string, id: string): Pr
 export async function listPrograms(db: Database, clinicId: string, query: z.infer<typeof listProgramsQuery>) {
   const stateFilter = query.state ? sql`p.state = ${query.state}` : sql`p.state <> 'retired'`;
   const rows = await rowsOf<ProgramRow & { total: number }>(db, sql`
-    select ${programColumns}, cast(count(*) over() as integer) as total
+    select ${programColumns}, ${totalCount()} as total
     from programs p
     where p.clinic_id = ${clinicId} and ${stateFilter}
     order by p.created_at desc, p.id desc
     limit ${query.limit} offset ${pageOffset(query)}`);
-  let total = rows[0]?.total ?? 0;
-  if (!rows.length && query.page > 1) {
+  const page = await paginate(query, rows, async () => {
     const [count] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from programs p where p.clinic_id = ${clinicId} and ${stateFilter}`);
-    total = count?.n ?? 0;
-  }
-  return { data: rows.map(toProgram), pagination: pagination(query, total) };
+    return count?.n ?? 0;
+  });
+  return { data: page.rows.map(toProgram), pagination: page.pagination };
 }
 
 export async function createProgram(db: Database, clinicId: string, body: CreateProgramBody, now: Date): Promise<Program> {
@@ -189,7 +187,9 @@ export async function deleteProgram(db: Database, clinicId: string, id: string, 
     await tx.execute(sql`
       update programs set state = 'retired', is_active = false, retired_at = coalesce(retired_at, ${now}), updated_at = ${now}
       where id = ${id} and clinic_id = ${clinicId}`);
-    return { outcome: 'retired', program: toProgram((await readProgram(tx, clinicId, id))!) };
+    // The row read above with what the update changed (the products are untouched): no second read.
+    const retired: ProgramRow = { ...before, state: 'retired', isActive: false, updatedAt: now.toISOString() };
+    return { outcome: 'retired', program: toProgram(retired) };
   });
 }
 

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database, Queryable } from '../../platform/db/client';
 import { conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
-import { rowsOf } from './queries';
+import { rowsOf } from '../../platform/db/sql';
 import type { SyncResult } from './schemas-products';
 import { lockProgram } from './service';
 

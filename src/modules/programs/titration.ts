@@ -3,7 +3,7 @@ import type { Database } from '../../platform/db/client';
 import { badRequest, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount } from '../../platform/http/money';
-import { iso, rowsOf } from './queries';
+import { isoTimestamp as iso, rowsOf } from '../../platform/db/sql';
 import type { AttachTitrationBody, TitrationAttachment, UpdateTitrationBody } from './schemas-products';
 import { lockProgram } from './service';
 

@@ -5,10 +5,11 @@ import { isoTimestamp } from '../../platform/db/sql';
 import { conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount } from '../../platform/http/money';
-import { pagination } from '../../platform/http/pagination';
+import { pageOffset, paginate } from '../../platform/http/pagination';
 import type { MoneyMovements } from '../../platform/payments';
-import { lockClinic, rowsOf } from '../payouts/ledger-sums';
-import { REFUND_REQUEST_STATUSES, type RefundData, type RefundRequestData } from './schemas';
+import { rowsOf } from '../../platform/db/sql';
+import { lockClinic } from '../payouts/ledger-sums';
+import { REFUND_REQUEST_STATUSES, type RefundData, type RefundRequestData, type RefundRequestQuery } from './schemas';
 import { inRefundTransaction, issueRefund, REFUND_WINDOW_MS } from './service';
 
 const iso = (column: string) => isoTimestamp(sql.raw(column));
@@ -49,7 +50,7 @@ const requestSelect = (clinicId: string, where: SQL) => sql`
   left join refunds rf on rf.refund_request_id = rr.id and rf.clinic_id = rr.clinic_id
   where rr.clinic_id = ${clinicId} and ${where}`;
 
-function toRequest(row: RequestRow): RefundRequestData {
+function toRequest(row: Omit<RequestRow, 'total'>): RefundRequestData {
   const status = (REFUND_REQUEST_STATUSES as readonly string[]).includes(row.status) ? (row.status as RefundRequestData['status']) : 'pending';
   return {
     id: row.id,
@@ -71,23 +72,15 @@ function toRequest(row: RequestRow): RefundRequestData {
   };
 }
 
-export interface RefundRequestQuery {
-  page: number;
-  limit: number;
-  status?: (typeof REFUND_REQUEST_STATUSES)[number];
-}
-
 /** Paged, one statement. With a status filter: newest first. Without: pending ones first, then decided ones, newest first within each. */
 export async function listRefundRequests(db: Database, clinicId: string, query: RefundRequestQuery) {
   const where = query.status ? sql`rr.status = ${query.status}` : sql`true`;
   const rows = await rowsOf<RequestRow>(db, sql`${requestSelect(clinicId, where)}
     order by (rr.status = 'pending') desc, rr.created_at desc, rr.id desc
-    limit ${query.limit} offset ${(query.page - 1) * query.limit}`);
-  let total = rows[0]?.total;
-  if (total === undefined) {
-    total = query.page > 1 ? await db.$count(refundRequests, and(eq(refundRequests.clinicId, clinicId), query.status ? eq(refundRequests.status, query.status) : undefined)) : 0;
-  }
-  return { data: rows.map(toRequest), pagination: pagination(query, Number(total)) };
+    limit ${query.limit} offset ${pageOffset(query)}`);
+  const page = await paginate(query, rows, () =>
+    db.$count(refundRequests, and(eq(refundRequests.clinicId, clinicId), query.status ? eq(refundRequests.status, query.status) : undefined)));
+  return { data: page.rows.map(toRequest), pagination: page.pagination };
 }
 
 async function readRequest(db: Queryable, clinicId: string, id: string): Promise<RefundRequestData> {

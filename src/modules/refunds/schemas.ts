@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { safeString, text } from '../../platform/http/strings';
 import { pathId } from '../../platform/http/ids';
+import { pageQuery } from '../../platform/http/pagination';
 
 const iso = () => z.string().datetime();
 const uuidText = () => safeString().max(100);
@@ -31,11 +32,10 @@ export type RefundData = z.infer<typeof refundBody>;
 
 export const REFUND_REQUEST_STATUSES = ['pending', 'approved', 'denied'] as const;
 
-export const refundRequestQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({ example: 1 }),
-  limit: z.coerce.number().int().min(1).max(200).default(25).openapi({ example: 25 }),
+export const refundRequestQuery = pageQuery.extend({
   status: z.enum(REFUND_REQUEST_STATUSES).optional().openapi({ description: 'Only requests in this status. Without it: pending first, then the rest, newest first within each.' }),
 });
+export type RefundRequestQuery = z.infer<typeof refundRequestQuery>;
 
 export const refundRequestRow = z
   .object({

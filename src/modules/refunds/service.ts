@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { orderEvents, orders, payments, refunds } from '../../../drizzle/schema';
 import type { Database, Transaction } from '../../platform/db/client';
-import { databaseErrorState } from '../../platform/db/errors';
+import { isUniqueViolation } from '../../platform/db/errors';
 import { ApiError, conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount } from '../../platform/http/money';
@@ -14,7 +14,6 @@ import type { RefundData } from './schemas';
 /** Refunds are possible until 30 days (30 × 24 h) after the order was created, that instant included. */
 export const REFUND_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 const REFUNDS_ORDER_KEY = 'refunds_order_id_key';
-
 
 const alreadyRefunded = () => conflict('ALREADY_REFUNDED', 'This order has already been refunded');
 
@@ -116,8 +115,7 @@ export async function inRefundTransaction<T>(db: Database, work: (tx: Transactio
   try {
     return await db.transaction(work);
   } catch (error) {
-    const state = databaseErrorState(error);
-    if (state.code === '23505' && state.constraint === REFUNDS_ORDER_KEY) throw alreadyRefunded();
+    if (isUniqueViolation(error, REFUNDS_ORDER_KEY)) throw alreadyRefunded();
     throw error;
   }
 }

@@ -3,10 +3,10 @@ import type { AppEnv } from '../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../platform/http/envelope';
 import { defineRoute } from '../../platform/http/route';
 import { goLiveBody, goLiveStatus } from './schemas';
-import { requestGoLive, sandboxKeyRequired } from './service';
+import { requestGoLive } from './service';
 
 const goLive = defineRoute(
-  { auth: 'key', scope: 'write', sandbox: true },
+  { auth: 'key', scope: 'write', sandbox: 'only' },
   {
     method: 'post',
     path: '/api/v1/sandbox/go-live',
@@ -28,7 +28,6 @@ const goLive = defineRoute(
 
 export const sandboxRoutes = new OpenAPIHono<AppEnv>().openapi(goLive, async (c) => {
   const key = c.get('apiKey');
-  if (!key.isSandbox) throw sandboxKeyRequired();
   const { db, messaging, now } = c.get('services');
   const result = await requestGoLive(db, messaging, key.clinicId, c.req.valid('json'), now());
   return c.json(ok(result, 'Go-live requested'), 202);

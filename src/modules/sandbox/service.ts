@@ -1,18 +1,10 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { clinics, goLiveRequests, invitations, onboarding, users } from '../../../drizzle/schema';
 import type { Database, Transaction } from '../../platform/db/client';
-import { ApiError, conflict, type ErrorCode } from '../../platform/http/errors';
+import { conflict } from '../../platform/http/errors';
 import type { MessageSender } from '../../platform/messaging/types';
 import { expireStaleInvitations, issueInvitation } from '../team/invitations';
 import type { GoLiveBody, GoLiveStatus } from './schemas';
-
-/**
- * 403 for a key that is not a sandbox key. The code is not in the platform's ErrorCode list yet
- * (src/platform/http/errors.ts is not this area's); the lead is asked to add it there.
- */
-export const SANDBOX_KEY_REQUIRED: ErrorCode = 'SANDBOX_KEY_REQUIRED';
-export const sandboxKeyRequired = () =>
-  new ApiError(403, SANDBOX_KEY_REQUIRED, 'POST /sandbox/go-live needs a sandbox key (svc_test_); live keys belong to a clinic that is already live');
 
 /** The brand portal's onboarding page, for a signer who is already a member (no invitation to accept). */
 const ONBOARDING_PORTAL_URL = 'https://portal.example.com/onboarding';

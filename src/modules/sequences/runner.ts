@@ -7,8 +7,10 @@ import {
 } from '../../../drizzle/schema';
 import type { Sweep } from '../../platform/cron';
 import type { Database, Transaction } from '../../platform/db/client';
+import { rowsOf } from '../../platform/db/sql';
 import { describeError, logLine } from '../../platform/log';
 import { messagingFor, type MessageSender } from '../../platform/messaging';
+import { contactReachColumns } from '../contacts/service';
 import { renderMergeFields, type MergeValues } from '../message-templates/merge-fields';
 
 /** Enrollments loaded and advanced per transaction. */
@@ -36,8 +38,6 @@ const add = (into: SequenceRunStats, from: SequenceRunStats) => {
   for (const key of Object.keys(into) as (keyof SequenceRunStats)[]) into[key] += from[key];
 };
 
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
-
 /**
  * Enrolls contacts of active and paused sequences triggered by contact_created (patients created)
  * and tag_added (the tag assigned) since the trigger started, looking back at most TRIGGER_LOOKBACK_MS.
@@ -56,14 +56,14 @@ async function enrollTriggered(db: Database, now: Date): Promise<number> {
     limit ${TRIGGER_ENROLLMENTS_PER_SWEEP}
     on conflict ("sequence_id", "patient_id") do nothing
     returning 1`;
-  const created = await db.execute(insert(sql`
+  const created = await rowsOf(db, insert(sql`
     select p."id" as patient_id from "patients" p
     where s."trigger_event" = 'contact_created' and p."clinic_id" = s."clinic_id" and p."created_at" >= ${from} and p."created_at" <= ${at}`));
-  const tagged = await db.execute(insert(sql`
+  const tagged = await rowsOf(db, insert(sql`
     select pt."patient_id" as patient_id from "patient_tags" pt
     where s."trigger_event" = 'tag_added' and pt."clinic_id" = s."clinic_id"
       and pt."tag_id" = (s."trigger_config"->>'tagId')::uuid and pt."created_at" >= ${from} and pt."created_at" <= ${at}`));
-  return rowsOf(created).length + rowsOf(tagged).length;
+  return created.length + tagged.length;
 }
 
 /** Due enrollments with everything their next step needs, locked (SKIP LOCKED: parallel sweeps share the work). */
@@ -90,12 +90,7 @@ function loadDue(tx: Transaction, now: Date, limit: number, exclude: Set<string>
       templateSubject: messageTemplates.subject,
       templateBody: messageTemplates.body,
       templateDeletedAt: messageTemplates.deletedAt,
-      firstName: patients.firstName,
-      lastName: patients.lastName,
-      email: patients.email,
-      phoneNumber: patients.phoneNumber,
-      emailOptedOut: patients.emailOptedOut,
-      smsOptedOut: patients.smsOptedOut,
+      ...contactReachColumns,
       clinicName: clinics.name,
     })
     .from(e)

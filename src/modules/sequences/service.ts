@@ -5,7 +5,8 @@ import {
 } from '../../../drizzle/schema';
 import type { Database, Queryable, Transaction } from '../../platform/db/client';
 import { forClinic } from '../../platform/db/scoped';
-import { ApiError, conflict, notFound } from '../../platform/http/errors';
+import { rowsOf } from '../../platform/db/sql';
+import { conflict, invalidField, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../platform/http/pagination';
 import type {
@@ -101,8 +102,7 @@ export function toSequence(row: SequenceRow, steps: SequenceStep[], analytics: S
 const fromDetails = (r: { sequence: SequenceRow; steps: SequenceStep[]; enrollments: object; runs: object }) =>
   toSequence(r.sequence, r.steps, { ...ZERO_ANALYTICS, ...r.enrollments, ...r.runs });
 
-const invalid = (field: string, message: string) =>
-  new ApiError(400, 'VALIDATION_ERROR', `Invalid body: ${field}: ${message}`, { errors: [{ field, message }] });
+const invalid = invalidField;
 
 export async function listSequences(db: Database, clinicId: string, query: ListSequencesQuery) {
   const filters: SQL[] = query.status ? [eq(sequences.status, query.status)] : [];
@@ -312,7 +312,7 @@ export async function triggerManually(db: Database, clinicId: string, body: Manu
     if (!isUuid(tagId)) throw notFound('Tag');
     if ((await forClinic(tx, clinicId).count(tags, eq(tags.id, tagId))) === 0) throw notFound('Tag');
     // One statement: the tag's contacts, and those of them not enrolled yet inserted.
-    const result = await tx.execute(sql`
+    const [row] = await rowsOf<{ targets: number; enrolled: number }>(tx, sql`
       with targets as (
         select pt."patient_id" as patient_id
         from ${patientTags} pt
@@ -326,7 +326,6 @@ export async function triggerManually(db: Database, clinicId: string, body: Manu
         returning 1
       )
       select (select count(*) from targets)::int as targets, (select count(*) from inserted)::int as enrolled`);
-    const row = (result as unknown as { rows: { targets: number; enrolled: number }[] }).rows[0]!;
-    return { sequenceId: current.id, enrolled: row.enrolled, alreadyEnrolled: row.targets - row.enrolled };
+    return { sequenceId: current.id, enrolled: row!.enrolled, alreadyEnrolled: row!.targets - row!.enrolled };
   });
 }

@@ -5,20 +5,17 @@ import { forClinic } from '../../platform/db/scoped';
 import { notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import type { Conversation, ConversationMessage, PostConversationMessageBody, PostedConversationMessage } from './schemas';
+import { apiKeyMessageFields, iso, isoOrNull, messageFields, type MessageJson } from './views';
 
 const RESOURCE = 'Conversation';
 
-const iso = (d: Date | string) => new Date(d).toISOString();
-const isoOrNull = (d: Date | string | null) => (d ? iso(d) : null);
-
-interface MessageJson extends Omit<ConversationMessage, 'createdAt'> { createdAt: string }
 
 /**
  * The conversation, its patient's name and every message (with its author's name) in one query:
  * the conversation by id and clinic, the patient joined by id and clinic, the messages as a correlated
  * json_agg on conversation_messages_conversation_id_created_at_idx.
  */
-async function readConversation(db: Queryable, clinicId: string, id: string): Promise<Conversation> {
+export async function getConversation(db: Queryable, clinicId: string, id: string): Promise<Conversation> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [row] = await db
     .select({
@@ -32,7 +29,7 @@ async function readConversation(db: Queryable, clinicId: string, id: string): Pr
       patientId: patients.id,
       patientFirstName: patients.firstName,
       patientLastName: patients.lastName,
-      messages: sql<MessageJson[]>`coalesce((
+      messages: sql<(MessageJson & Pick<ConversationMessage, 'isInternalNote'>)[]>`coalesce((
         select json_agg(json_build_object(
           'id', m."id", 'authorType', m."author_type", 'authorUserId', m."author_user_id",
           'authorName', case
@@ -58,19 +55,9 @@ async function readConversation(db: Queryable, clinicId: string, id: string): Pr
     resolvedAt: isoOrNull(row.resolvedAt),
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
-    messages: row.messages.map((m) => ({
-      id: m.id,
-      authorType: m.authorType,
-      authorUserId: m.authorUserId,
-      authorName: m.authorName,
-      message: m.message,
-      isInternalNote: m.isInternalNote,
-      createdAt: iso(m.createdAt),
-    })),
+    messages: row.messages.map((m) => ({ ...messageFields(m), isInternalNote: m.isInternalNote })),
   };
 }
-
-export const getConversation = (db: Database, clinicId: string, id: string) => readConversation(db, clinicId, id);
 
 /**
  * Adds a message written through the API (authorType api_key). A reply (not an internal note) moves
@@ -111,17 +98,7 @@ export async function postConversationMessage(
         .set({ lastMessageAt: now, updatedAt: now, status: 'open', resolvedAt: null })
         .where(eq(conversations.id, current.id));
     }
-    return {
-      id: message!.id,
-      conversationId: current.id,
-      conversationStatus: status,
-      authorType: 'api_key',
-      authorUserId: null,
-      authorName: null,
-      message: message!.body,
-      isInternalNote: message!.isInternalNote,
-      createdAt: iso(message!.createdAt),
-    };
+    return { ...apiKeyMessageFields(message!), isInternalNote: message!.isInternalNote, conversationId: current.id, conversationStatus: status };
   });
 }
 
@@ -133,6 +110,6 @@ export async function resolveConversation(db: Database, clinicId: string, id: st
       .update(conversations)
       .set({ status: 'resolved', resolvedAt: now, updatedAt: now })
       .where(forClinic(tx, clinicId).where(conversations, eq(conversations.id, id), eq(conversations.status, 'open')));
-    return readConversation(tx, clinicId, id);
+    return getConversation(tx, clinicId, id);
   });
 }

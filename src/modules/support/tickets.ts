@@ -6,14 +6,11 @@ import { badRequest, conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../platform/http/pagination';
 import type {
-  AssignableUser, CreateTicketBody, ListTicketsQuery, PostedTicketMessage, PostTicketMessageBody, Ticket, TicketMessage, TicketSummary,
-  UpdateTicketBody,
+  AssignableUser, CreateTicketBody, ListTicketsQuery, PostedTicketMessage, PostTicketMessageBody, Ticket, TicketSummary, UpdateTicketBody,
 } from './schemas';
+import { apiKeyMessageFields, iso, isoOrNull, messageFields, type MessageJson } from './views';
 
 const RESOURCE = 'Support ticket';
-
-const iso = (d: Date | string) => new Date(d).toISOString();
-const isoOrNull = (d: Date | string | null) => (d ? iso(d) : null);
 
 // Correlated subqueries on support_ticket_messages_ticket_id_created_at_idx (qualified by hand: Drizzle
 // leaves a single table's columns unqualified in a select list).
@@ -21,7 +18,6 @@ const ofThisTicket = sql.raw(`m."ticket_id" = "support_tickets"."id" and m."clin
 const messageCount = sql<number>`(select count(*)::int from "support_ticket_messages" m where ${ofThisTicket})`;
 const lastMessageAt = sql<string | null>`(select max(m."created_at") from "support_ticket_messages" m where ${ofThisTicket})`;
 
-interface MessageJson extends Omit<TicketMessage, 'createdAt'> { createdAt: string }
 const messagesJson = sql<MessageJson[]>`coalesce((
   select json_agg(json_build_object(
     'id', m."id", 'authorType', m."author_type", 'authorUserId', m."author_user_id",
@@ -97,7 +93,8 @@ export async function listTickets(db: Database, clinicId: string, query: ListTic
   return { data: page.rows.map((r) => toSummary(r)), pagination: page.pagination };
 }
 
-async function readTicket(db: Queryable, clinicId: string, id: string): Promise<Ticket> {
+/** One ticket with its messages, in one query. */
+export async function getTicket(db: Queryable, clinicId: string, id: string): Promise<Ticket> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [row] = await db
     .select({ ...summaryColumns, messages: messagesJson })
@@ -106,21 +103,8 @@ async function readTicket(db: Queryable, clinicId: string, id: string): Promise<
     .where(forClinic(db, clinicId).where(supportTickets, eq(supportTickets.id, id)))
     .limit(1);
   if (!row) throw notFound(RESOURCE);
-  return {
-    ...toSummary(row),
-    messages: row.messages.map((m) => ({
-      id: m.id,
-      authorType: m.authorType,
-      authorUserId: m.authorUserId,
-      authorName: m.authorName,
-      message: m.message,
-      createdAt: iso(m.createdAt),
-    })),
-  };
+  return { ...toSummary(row), messages: row.messages.map(messageFields) };
 }
-
-/** One ticket with its messages, in one query. */
-export const getTicket = (db: Database, clinicId: string, id: string) => readTicket(db, clinicId, id);
 
 /** Addition to the spec: the clinic opens a ticket (status open). */
 export async function createTicket(db: Database, clinicId: string, body: CreateTicketBody, now: Date): Promise<Ticket> {
@@ -132,24 +116,12 @@ export async function createTicket(db: Database, clinicId: string, body: CreateT
     createdAt: now,
     updatedAt: now,
   });
-  return {
-    id: row.id,
-    title: row.title,
-    description: row.description,
-    status: row.status,
-    assignedTeam: row.assignedTeam,
-    assignedUser: null,
-    messageCount: 0,
-    lastMessageAt: null,
-    resolvedAt: null,
-    createdAt: iso(row.createdAt),
-    updatedAt: iso(row.updatedAt),
-    messages: [],
-  };
+  const summary = toSummary({ ...row, assignedUserId: null, assignedFirstName: null, assignedLastName: null, messageCount: 0, lastMessageAt: null });
+  return { ...summary, messages: [] };
 }
 
+/** The ticket, locked; callers have checked the id is a uuid. */
 async function lockTicket(tx: Queryable, clinicId: string, id: string) {
-  if (!isUuid(id)) throw notFound(RESOURCE);
   const [current] = await tx
     .select()
     .from(supportTickets)
@@ -183,16 +155,7 @@ export async function postTicketMessage(db: Database, clinicId: string, id: stri
       .update(supportTickets)
       .set({ status, updatedAt: now, ...(status !== 'resolved' ? { resolvedAt: null } : {}) })
       .where(eq(supportTickets.id, current.id));
-    return {
-      id: message!.id,
-      ticketId: current.id,
-      ticketStatus: status,
-      authorType: 'api_key',
-      authorUserId: null,
-      authorName: null,
-      message: message!.body,
-      createdAt: iso(message!.createdAt),
-    };
+    return { ...apiKeyMessageFields(message!), ticketId: current.id, ticketStatus: status };
   });
 }
 
@@ -224,7 +187,7 @@ export async function updateTicket(db: Database, clinicId: string, id: string, b
       else if (body.status !== 'closed') changes.resolvedAt = null;
     }
     await tx.update(supportTickets).set(changes).where(eq(supportTickets.id, current.id));
-    return readTicket(tx, clinicId, id);
+    return getTicket(tx, clinicId, id);
   });
 }
 

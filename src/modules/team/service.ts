@@ -1,6 +1,6 @@
 import { and, eq, lte, ne, sql } from 'drizzle-orm';
 import { clinics, invitations, supportTickets, users } from '../../../drizzle/schema';
-import type { Database } from '../../platform/db/client';
+import type { Database, Transaction } from '../../platform/db/client';
 import { isUniqueViolation } from '../../platform/db/errors';
 import { forClinic } from '../../platform/db/scoped';
 import { conflict, notFound } from '../../platform/http/errors';
@@ -143,7 +143,7 @@ export async function cancelInvitation(db: Database, clinicId: string, invitatio
   return toInvitation(outcome.invitation);
 }
 
-async function lockMember(tx: Parameters<Parameters<Database['transaction']>[0]>[0], clinicId: string, userId: string): Promise<UserRow> {
+async function lockMember(tx: Transaction, clinicId: string, userId: string): Promise<UserRow> {
   const [user] = await tx.select().from(users).where(and(eq(users.clinicId, clinicId), eq(users.id, userId))).for('update');
   if (!user) throw notFound(MEMBER);
   return user;

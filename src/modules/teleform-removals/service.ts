@@ -1,7 +1,8 @@
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { questionnaires, teleformRemovals, type TeleformRemovalStatus } from '../../../drizzle/schema';
-import type { Database, Queryable } from '../../platform/db/client';
+import type { Database } from '../../platform/db/client';
 import { forClinic } from '../../platform/db/scoped';
+import { rowsOf } from '../../platform/db/sql';
 import { conflict, notFound } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../platform/http/pagination';
@@ -53,14 +54,6 @@ const toRemoval = (row: Row): TeleformRemoval => ({
   updatedAt: row.updatedAt.toISOString(),
 });
 
-function selectRemovals(db: Queryable, clinicId: string, ...conditions: (SQL | undefined)[]) {
-  return db
-    .select(columns)
-    .from(teleformRemovals)
-    .innerJoin(questionnaires, and(eq(questionnaires.id, teleformRemovals.questionnaireId), eq(questionnaires.clinicId, teleformRemovals.clinicId)))
-    .where(forClinic(db, clinicId).where(teleformRemovals, ...conditions));
-}
-
 export async function listTeleformRemovals(db: Database, clinicId: string, query: ListTeleformRemovalsQuery) {
   const filter = query.status ? eq(teleformRemovals.status, query.status) : undefined;
   const rows = await db
@@ -83,19 +76,20 @@ export async function cancelTeleformRemoval(db: Database, clinicId: string, id: 
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const [current] = await tx
-      .select({ status: teleformRemovals.status })
+      .select(columns)
       .from(teleformRemovals)
+      .innerJoin(questionnaires, and(eq(questionnaires.id, teleformRemovals.questionnaireId), eq(questionnaires.clinicId, teleformRemovals.clinicId)))
       .where(forClinic(tx, clinicId).where(teleformRemovals, eq(teleformRemovals.id, id)))
-      .for('update');
+      .for('update', { of: teleformRemovals });
     if (!current) throw notFound(RESOURCE);
     if (current.status === 'cancelled') throw conflict('CONFLICT', 'The teleform removal is already cancelled');
     if (current.status === 'completed') throw conflict('CONFLICT', 'The teleform removal is already completed and cannot be cancelled');
+    const changes = { status: 'cancelled' as const, cancelReason: reason, cancelledAt: now, updatedAt: now };
     await tx
       .update(teleformRemovals)
-      .set({ status: 'cancelled', cancelReason: reason, cancelledAt: now, updatedAt: now })
+      .set(changes)
       .where(and(eq(teleformRemovals.clinicId, clinicId), eq(teleformRemovals.id, id)));
-    const [row] = await selectRemovals(tx, clinicId, eq(teleformRemovals.id, id)).limit(1);
-    return toRemoval(row as Row);
+    return toRemoval({ ...(current as Row), ...changes });
   });
 }
 
@@ -104,7 +98,7 @@ export async function cancelTeleformRemoval(db: Database, clinicId: string, id: 
  * and deactivates its form (questionnaires.is_active = false), in one statement. Returns how many.
  */
 export async function completeDueTeleformRemovals(db: Database, now: Date): Promise<number> {
-  const result = await db.execute(sql`
+  const [row] = await rowsOf<{ completed: number }>(db, sql`
     with due as (
       update ${teleformRemovals}
       set status = 'completed', completed_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz
@@ -116,7 +110,7 @@ export async function completeDueTeleformRemovals(db: Database, now: Date): Prom
       returning q.id
     )
     select count(*)::int as completed from due`);
-  return ((result as unknown as { rows: { completed: number }[] }).rows[0]?.completed) ?? 0;
+  return row?.completed ?? 0;
 }
 
 /** The sweep in the shape of src/platform/cron.ts's Sweep. */

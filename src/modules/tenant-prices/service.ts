@@ -1,12 +1,12 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { clinics, globalProducts, plans, questionnaires, tenantProducts, tenantProductSelections } from '../../../drizzle/schema';
-import type { Database, Queryable } from '../../platform/db/client';
+import type { Database } from '../../platform/db/client';
 import { forClinic } from '../../platform/db/scoped';
-import { ApiError, badRequest, notFound } from '../../platform/http/errors';
+import { ApiError, badRequest, notFound, invalidFields } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import { centsToAmount } from '../../platform/http/money';
 import type { PaymentProcessor } from '../../platform/payments';
-import { findTenantProduct } from '../products/catalog-service';
+import { findTenantProduct } from '../products/catalog-service'; // the tenant product as GET /tenant-products shows it
 import type { PricedTenantProduct, SelectionResult, UpdatePriceBody, UpdateSelectionBody } from './schemas';
 
 export const PRICE_CURRENCY = 'usd';
@@ -83,7 +83,7 @@ export async function updateTenantProductPrice(
         .set({ priceCents: input.price, processorPriceId: created.processorPriceId, updatedAt: now })
         .where(and(eq(tenantProducts.clinicId, clinicId), eq(tenantProducts.id, row.id)));
     }
-    return readTenantProduct(tx, clinicId, row.id);
+    return findTenantProduct(tx, clinicId, row.id);
   });
 }
 
@@ -134,8 +134,7 @@ export async function replaceSelection(db: Database, clinicId: string, input: Up
       }
     });
     if (errors.length) {
-      const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-      throw new ApiError(400, 'VALIDATION_ERROR', `Invalid body: ${summary}`, { errors });
+      throw invalidFields(errors);
     }
 
     const pairs = new Map<string, { productId: string; questionnaireId: string }>();
@@ -171,6 +170,3 @@ export async function replaceSelection(db: Database, clinicId: string, input: Up
     };
   });
 }
-
-/** The tenant product as GET /tenant-products shows it (the products area owns that read). */
-const readTenantProduct = (db: Queryable, clinicId: string, id: string): Promise<PricedTenantProduct> => findTenantProduct(db, clinicId, id);

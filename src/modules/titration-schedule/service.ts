@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { pageOffset, pagination, type PageQuery } from '../../platform/http/pagination';
-import { iso, num, rowsOf } from '../orders/sql';
+import { isoTimestamp as iso, rowsOf } from '../../platform/db/sql';
+import { num } from '../orders/sql';
 import type { HeldSchedule } from './schemas';
 
 const DAY_MS = 86_400_000;

@@ -5,7 +5,7 @@ import { z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../platform/context';
 import { errorBody, jsonContent } from '../../platform/http/envelope';
-import { ApiError } from '../../platform/http/errors';
+import { ApiError, invalidFields, type FieldProblem } from '../../platform/http/errors';
 import { MAX_IMAGE_BYTES, MULTIPART_FRAMING_ALLOWANCE_BYTES } from './schemas';
 import { checkImage, imageTooLarge, type CheckedImage } from './service';
 
@@ -64,11 +64,10 @@ export async function checkImageField(file: Blob, field: string): Promise<Checke
     return await checkImage(file);
   } catch (error) {
     if (field === 'image' || !(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR') throw error;
-    const errors = ((error.extra?.errors as { field: string; message: string }[] | undefined) ?? []).map((e) => ({
+    const errors = ((error.extra?.errors as FieldProblem[] | undefined) ?? []).map((e) => ({
       field: e.field === 'body.image' ? `body.${field}` : e.field,
       message: e.message,
     }));
-    const message = errors.length ? `Invalid body: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` : error.message;
-    throw new ApiError(400, 'VALIDATION_ERROR', message, { errors });
+    throw errors.length ? invalidFields(errors) : error;
   }
 }

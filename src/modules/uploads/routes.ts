@@ -4,27 +4,11 @@ import { errorBody, jsonContent, ok, successBody } from '../../platform/http/env
 import { badRequest } from '../../platform/http/errors';
 import { idParam } from '../../platform/http/ids';
 import { defineRoute } from '../../platform/http/route';
-import {
-  globalProductImageResult,
-  imageUploadForm,
-  MAX_IMAGE_BYTES,
-  productImageResult,
-  programImageResult,
-  removeImageBody,
-} from './schemas';
-import { isMultipart, withDeclaredSizeCheck } from './multipart';
+import { globalProductImageResult, imageUploadForm, productImageResult, programImageResult, removeImageBody } from './schemas';
+import { imageUploadErrors, isMultipart, multipartImageBody, withDeclaredSizeCheck } from './multipart';
 import { checkImage, removeProductImage, setGlobalProductImage, setProductImage, setProgramImage } from './service';
 
-const multipartBody = {
-  content: { 'multipart/form-data': { schema: imageUploadForm } },
-  required: true,
-  description: 'multipart/form-data with one file field, image.',
-};
-
-const uploadErrors = {
-  413: jsonContent(errorBody, `PAYLOAD_TOO_LARGE: the image is over ${MAX_IMAGE_BYTES} bytes (5 MiB).`),
-  415: jsonContent(errorBody, 'UNSUPPORTED_MEDIA_TYPE: the body is not multipart/form-data.'),
-};
+const multipartBody = multipartImageBody(imageUploadForm, 'image');
 
 const uploadProgramImage = withDeclaredSizeCheck(
   defineRoute({ auth: 'key', scope: 'write' }, {
@@ -39,7 +23,7 @@ const uploadProgramImage = withDeclaredSizeCheck(
     request: { params: idParam(), body: multipartBody },
     responses: {
       200: jsonContent(successBody(programImageResult), 'Stored; data.imageUrl is the new heroImageUrl'),
-      ...uploadErrors,
+      ...imageUploadErrors,
     },
   }),
 );
@@ -64,7 +48,7 @@ const uploadProductImage = withDeclaredSizeCheck(
     },
     responses: {
       200: jsonContent(successBody(productImageResult), 'Stored (or removed); data.imageUrl is the product\'s imageUrl now'),
-      ...uploadErrors,
+      ...imageUploadErrors,
       415: jsonContent(errorBody, 'UNSUPPORTED_MEDIA_TYPE: the body is neither multipart/form-data nor JSON.'),
     },
   }),
@@ -83,7 +67,7 @@ const uploadGlobalProductImage = withDeclaredSizeCheck(
     request: { params: idParam(), body: multipartBody },
     responses: {
       200: jsonContent(successBody(globalProductImageResult), "Stored; data.imageUrl is this clinic's image for the product"),
-      ...uploadErrors,
+      ...imageUploadErrors,
     },
   }),
 );

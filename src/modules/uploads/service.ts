@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { globalProductImageOverrides, globalProducts, products, programs, uploads } from '../../../drizzle/schema';
 import type { Database, Transaction } from '../../platform/db/client';
 import { forClinic } from '../../platform/db/scoped';
-import { ApiError, notFound } from '../../platform/http/errors';
+import { ApiError, notFound, invalidField } from '../../platform/http/errors';
 import { isUuid } from '../../platform/http/ids';
 import type { ObjectStorage } from '../../platform/storage/types';
 import { detectImageType, type ImageType } from './image-type';
@@ -25,10 +25,7 @@ export interface CheckedImage {
 export const imageTooLarge = () =>
   new ApiError(413, 'PAYLOAD_TOO_LARGE', `The image exceeds ${MAX_IMAGE_BYTES} bytes (5 MiB)`);
 
-const unsupportedImage = (detail: string) => {
-  const message = `body.image: ${detail}`;
-  return new ApiError(400, 'VALIDATION_ERROR', `Invalid body: ${message}`, { errors: [{ field: 'body.image', message: detail }] });
-};
+const unsupportedImage = (detail: string) => invalidField('body.image', detail);
 
 /**
  * Reads an uploaded file and checks it: at most MAX_IMAGE_BYTES (413), and a PNG, JPEG, WebP or GIF

@@ -11,9 +11,6 @@ import { attemptDeliveryDetailed, type DeliveryOptions } from '../../platform/we
 import { verifyQStashSignature, type DeliveryQueue } from '../../platform/webhooks/qstash';
 import { deliveryOptions, deliveryQueueFor } from './engine';
 
-/** QStash does not retry a message answered with 489 and this header. */
-export const QSTASH_NON_RETRYABLE_STATUS = 489;
-
 export type CallbackAnswer =
   | { status: 200; result: 'succeeded' | 'retry_scheduled' | 'in_progress' }
   | { status: 489; result: 'done' | 'endpoint_off' | 'unknown_delivery' };
@@ -53,6 +50,7 @@ export async function handleDeliveryCallback(db: Database, now: Date, deliveryId
   }
 }
 
+/** QStash does not retry a message answered with 489 and the upstash-nonretryable-error header. */
 function answer(outcome: CallbackAnswer): Response {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (outcome.status === 489) headers['upstash-nonretryable-error'] = 'true';

@@ -20,9 +20,3 @@ export const webhookDelivery = z
   })
   .openapi('WebhookDelivery');
 export type WebhookDeliveryView = z.infer<typeof webhookDelivery>;
-
-export const flushResult = z.object({
-  attempted: z.number().int(),
-  succeeded: z.number().int(),
-  failed: z.number().int(),
-});

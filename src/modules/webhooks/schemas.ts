@@ -58,7 +58,6 @@ export const rotateSecretBody = z
   })
   .strict()
   .openapi('RotateWebhookSecretRequest');
-export type RotateSecretBody = z.infer<typeof rotateSecretBody>;
 
 export const webhookEndpoint = z
   .object({

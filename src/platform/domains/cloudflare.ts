@@ -8,7 +8,7 @@
 // fallback origin, Cloudflare validates it by itself, so the brand publishes two records only (the
 // CNAME and the ownership TXT).
 import type { CloudflareConfig } from './config';
-import { arr, callProvider, defaultFetch, isRetryable, obj, PROVIDER_TIMEOUT_MS, short, str, type FetchLike, type ProviderAnswer } from './http';
+import { arr, callProvider, defaultFetch, isRetryableStatus, obj, PROVIDER_TIMEOUT_MS, short, str, type FetchLike, type ProviderAnswer } from './http';
 import {
   DomainProviderError,
   type CreatedCustomHostname, type CustomHostnameProvider, type CustomHostnameRecord, type DomainCheck,
@@ -72,22 +72,8 @@ export class CloudflareCustomHostnames implements CustomHostnameProvider {
 
   private call(method: string, path: string, body?: unknown): Promise<ProviderAnswer> {
     const base = this.config.baseUrl.replace(/\/+$/, '');
-    return callProvider(
-      this.name,
-      this.fetchImpl,
-      `${base}/zones/${encodeURIComponent(this.config.zoneId)}/custom_hostnames${path}`,
-      {
-        method,
-        headers: {
-          Authorization: `Bearer ${this.config.apiToken}`,
-          Accept: 'application/json',
-          'User-Agent': 'brand-admin-api',
-          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      },
-      this.timeoutMs,
-    );
+    const url = `${base}/zones/${encodeURIComponent(this.config.zoneId)}/custom_hostnames${path}`;
+    return callProvider(this.name, this.fetchImpl, url, { method, bearerToken: this.config.apiToken, body }, this.timeoutMs);
   }
 
   private fail(answer: ProviderAnswer, what: string): never {
@@ -98,7 +84,7 @@ export class CloudflareCustomHostnames implements CustomHostnameProvider {
     if (answer.status === 409 || codes.includes(DUPLICATE_CODE)) throw new DomainProviderError(this.name, 'duplicate', message);
     if (answer.status === 404) throw new DomainProviderError(this.name, 'not_found', message);
     if (codes.some((code) => INVALID_HOSTNAME_CODES.has(code))) throw new DomainProviderError(this.name, 'invalid', message);
-    if (isRetryable(answer.status)) throw new DomainProviderError(this.name, 'unavailable', message);
+    if (isRetryableStatus(answer.status)) throw new DomainProviderError(this.name, 'unavailable', message);
     throw new DomainProviderError(this.name, 'refused', message);
   }
 }

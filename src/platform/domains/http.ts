@@ -1,7 +1,7 @@
-import { defaultFetch, errorJson, PROVIDER_TIMEOUT_MS, type FetchLike } from '../messaging/transport';
+import { defaultFetch, errorJson, isRetryableStatus, PROVIDER_TIMEOUT_MS, type FetchLike } from '../messaging/transport';
 import { DomainProviderError } from './types';
 
-export { defaultFetch, PROVIDER_TIMEOUT_MS, type FetchLike };
+export { defaultFetch, isRetryableStatus, PROVIDER_TIMEOUT_MS, type FetchLike };
 
 /** An answer of a provider: its status and its body parsed as JSON ({} when it is not JSON). */
 export interface ProviderAnswer {
@@ -11,19 +11,32 @@ export interface ProviderAnswer {
 }
 
 /**
- * One HTTP call to a provider. A network failure or timeout is DomainProviderError 'unavailable'
- * (the message never includes the request: it carries the credentials).
+ * One JSON call to a provider with a bearer token (`body`, when given, is sent as JSON). A network
+ * failure or timeout is DomainProviderError 'unavailable' (the message never includes the request:
+ * it carries the credentials).
  */
 export async function callProvider(
   provider: string,
   fetchImpl: FetchLike,
   url: string,
-  init: RequestInit,
+  request: { method: string; bearerToken: string; body?: unknown },
   timeoutMs: number,
 ): Promise<ProviderAnswer> {
+  const { method, bearerToken, body } = request;
   let res: Response;
   try {
-    res = await fetchImpl(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetchImpl(url, {
+      method,
+      headers: {
+        Authorization: `Bearer ${bearerToken}`,
+        Accept: 'application/json',
+        'User-Agent': 'brand-admin-api',
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (error) {
     const name = error instanceof Error ? error.name : 'Error';
     const detail = name === 'TimeoutError' || name === 'AbortError' ? 'no answer in time' : `${name}: ${error instanceof Error ? error.message : String(error)}`;
@@ -31,9 +44,6 @@ export async function callProvider(
   }
   return { status: res.status, ok: res.ok, body: await errorJson(res) };
 }
-
-/** 429 and 5xx: the provider may answer later. */
-export const isRetryable = (status: number) => status === 429 || status >= 500;
 
 export const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 export const obj = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});

@@ -6,7 +6,7 @@
 // Authorization: Bearer <API key> (a full-access key: sending-only keys cannot manage domains).
 // Errors: { statusCode, name, message }.
 import type { ResendDomainsConfig } from './config';
-import { arr, callProvider, defaultFetch, isRetryable, obj, PROVIDER_TIMEOUT_MS, short, str, type FetchLike, type ProviderAnswer } from './http';
+import { arr, callProvider, defaultFetch, isRetryableStatus, obj, PROVIDER_TIMEOUT_MS, short, str, type FetchLike, type ProviderAnswer } from './http';
 import {
   DomainProviderError,
   type CreatedEmailDomain, type DnsRecord, type DnsRecordPurpose, type DomainCheck, type EmailDomainProvider, type EmailDomainRecord,
@@ -89,22 +89,8 @@ export class ResendEmailDomains implements EmailDomainProvider {
   }
 
   private call(method: string, path: string, body?: unknown): Promise<ProviderAnswer> {
-    return callProvider(
-      this.name,
-      this.fetchImpl,
-      `${this.config.baseUrl.replace(/\/+$/, '')}${path}`,
-      {
-        method,
-        headers: {
-          Authorization: `Bearer ${this.config.apiKey}`,
-          Accept: 'application/json',
-          'User-Agent': 'brand-admin-api',
-          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      },
-      this.timeoutMs,
-    );
+    const url = `${this.config.baseUrl.replace(/\/+$/, '')}${path}`;
+    return callProvider(this.name, this.fetchImpl, url, { method, bearerToken: this.config.apiKey, body }, this.timeoutMs);
   }
 
   private fail(answer: ProviderAnswer, what: string): never {
@@ -114,7 +100,7 @@ export class ResendEmailDomains implements EmailDomainProvider {
     if (answer.status === 409 || /already|registered/i.test(detail)) throw new DomainProviderError(this.name, 'duplicate', message);
     if (answer.status === 404) throw new DomainProviderError(this.name, 'not_found', message);
     if (answer.status === 422 || answer.status === 400) throw new DomainProviderError(this.name, 'invalid', message);
-    if (isRetryable(answer.status)) throw new DomainProviderError(this.name, 'unavailable', message);
+    if (isRetryableStatus(answer.status)) throw new DomainProviderError(this.name, 'unavailable', message);
     throw new DomainProviderError(this.name, 'refused', message);
   }
 }

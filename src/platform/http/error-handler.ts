@@ -4,7 +4,7 @@ import type { ZodError } from 'zod';
 import type { AppEnv } from '../context';
 import { classifyDatabaseError, databaseRefusedInput, databaseUnavailable } from '../db/errors';
 import { describeError, logLine } from '../log';
-import { ApiError, type ErrorCode } from './errors';
+import { ApiError, type ErrorCode, invalidFields } from './errors';
 
 function render(c: Context<AppEnv>, error: ApiError) {
   const body = { success: false as const, message: error.message, code: error.code, ...error.extra };
@@ -62,6 +62,5 @@ export function validationError(error: ZodError, target: string): ApiError {
     field: [where, ...issue.path.map(String)].join('.'),
     message: issue.message,
   }));
-  const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-  return new ApiError(400, 'VALIDATION_ERROR', `Invalid ${where}: ${summary}`, { errors });
+  return invalidFields(errors, where);
 }

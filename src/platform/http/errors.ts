@@ -81,5 +81,21 @@ export const forbidden = (code: ErrorCode, message: string) => new ApiError(403,
 /** Same body for unknown, malformed and other-clinic ids, so none can be told apart. */
 export const notFound = (resource = 'Resource') => new ApiError(404, 'NOT_FOUND', `${resource} not found`);
 export const badRequest = (message: string) => new ApiError(400, 'VALIDATION_ERROR', message);
+
+/** One field's problem in a 400: `{ field: "body.name", message: "Required" }`. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * 400 VALIDATION_ERROR naming each field, exactly as schema failures are rendered ("Invalid body:
+ * body.name: Required"), for rules a schema cannot check (foreign ids, fields that depend on each other).
+ */
+export const invalidFields = (errors: FieldProblem[], where = 'body'): ApiError =>
+  new ApiError(400, 'VALIDATION_ERROR', `Invalid ${where}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+
+/** invalidFields for one field. */
+export const invalidField = (field: string, message: string): ApiError => invalidFields([{ field, message }]);
 export const conflict = (code: ErrorCode, message: string, extra?: Record<string, unknown>) =>
   new ApiError(409, code, message, extra);

@@ -17,8 +17,11 @@ export type RouteAccess =
       publishable?: boolean;
       /** On the AI-connector key's read-only allowlist (docs/api-keys.md). */
       aiConnector?: boolean;
-      /** Whether sandbox keys may call it; by default decided from the path (see SANDBOX_BLOCKED_PREFIXES). */
-      sandbox?: boolean;
+      /**
+       * Whether sandbox keys may call it; by default decided from the path (see SANDBOX_BLOCKED_PREFIXES).
+       * 'only': sandbox keys only (POST /sandbox/go-live); a live key answers 403 SANDBOX_KEY_REQUIRED.
+       */
+      sandbox?: boolean | 'only';
       /** Plan entitlement required (AFFILIATES_TIER_REQUIRED / CRM_TIER_REQUIRED otherwise). */
       gate?: Entitlement;
       /** The operation records outbox events: a successful call kicks webhook delivery right after the response. */
@@ -54,6 +57,9 @@ export function checkKeyAccess(key: KeyPrincipal, access: Extract<RouteAccess, {
   }
   if (access.scope === 'write' && !key.scopes.includes('write')) {
     throw forbidden('INSUFFICIENT_SCOPE', 'This operation requires an API key with the write scope');
+  }
+  if (access.sandbox === 'only' && !key.isSandbox) {
+    throw forbidden('SANDBOX_KEY_REQUIRED', `${path} needs a sandbox key (svc_test_); live keys belong to a clinic that is already live`);
   }
   if (access.gate && !key.entitlements.includes(access.gate)) {
     const { code, message } = GATE_CODES[access.gate];

@@ -1,10 +1,8 @@
 import { and, asc, eq, inArray, notInArray, type SQL } from 'drizzle-orm';
 import { clinics, messages, type MessageChannel } from '../../../drizzle/schema';
-import type { AppConfig } from '../../env';
 import type { Sweep } from '../cron';
 import type { Database } from '../db/client';
 import { describeError, logLine } from '../log';
-import type { MessagingConfig } from './config';
 import { QueueingMessageSender } from './production';
 import { transportFor } from './providers';
 import type { MessageTransport } from './transport';
@@ -137,18 +135,12 @@ export function deliverSoon(
   );
 }
 
-/** The messaging configuration, once env.ts carries it as AppConfig.messaging (docs/messaging.md, "Wiring"). */
-export const messagingConfigOf = (config: AppConfig): MessagingConfig | null | undefined =>
-  (config as AppConfig & { messaging?: MessagingConfig | null }).messaging;
-
 /**
  * The cron sweep: every queued message (oldest first, DELIVERY_BATCH_LIMIT per run) to its provider.
  * Does nothing without a provider (development). The lead adds it to SWEEPS in src/platform/cron.ts.
  */
 export const deliverQueuedMessagesSweep: Sweep = async function messageDelivery(db, now, config) {
-  const messaging = messagingConfigOf(config);
-  if (!messaging) return;
-  const transport = transportFor(messaging);
+  const transport = transportFor(config.messaging);
   if (!transport.email && !transport.sms) return;
   await deliverQueuedMessages(db, now, transport);
 };

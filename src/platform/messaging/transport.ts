@@ -42,12 +42,19 @@ export const truncateError = (text: string) => (text.length > MAX_ERROR ? `${tex
 /** 429 and 5xx are worth retrying; other 4xx are not. */
 export const isRetryableStatus = (status: number) => status === 429 || status >= 500;
 
-/** A network failure or timeout: always retryable. Never includes the request (it carries the credentials). */
-export function networkFailure(provider: string, error: unknown): DeliveryResult {
+/**
+ * What a failed provider fetch says: "no answer in time" for a timeout or abort, else the error's name
+ * and message. Never the request (it carries the credentials). Shared by every provider adapter.
+ */
+export function networkErrorDetail(error: unknown): string {
   const name = error instanceof Error ? error.name : 'Error';
-  const timedOut = name === 'TimeoutError' || name === 'AbortError';
-  const detail = timedOut ? 'no answer in time' : `${name}: ${error instanceof Error ? error.message : String(error)}`;
-  return { ok: false, retry: true, error: truncateError(`${provider}: ${detail}`) };
+  if (name === 'TimeoutError' || name === 'AbortError') return 'no answer in time';
+  return `${name}: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** A network failure or timeout: always retryable. */
+export function networkFailure(provider: string, error: unknown): DeliveryResult {
+  return { ok: false, retry: true, error: truncateError(`${provider}: ${networkErrorDetail(error)}`) };
 }
 
 /** The body of an error answer as an object (providers answer JSON), or {} when it is not JSON. */

@@ -5,9 +5,6 @@ import type { Database } from '../db/client';
 /** Outbox rows fanned out per transaction. */
 export const DISPATCH_BATCH = 500;
 
-/** The stable idempotency key of an event for an endpoint (also the Standard Webhooks webhook-id). */
-export const idempotencyKeyOf = (outboxEventId: string, endpointId: string) => `evt_${outboxEventId}_${endpointId}`;
-
 /**
  * Fans undispatched outbox events out into one pending delivery per active, not-deleted endpoint of
  * the event's clinic subscribed to its name, due at once, and marks the events dispatched. One
@@ -28,6 +25,7 @@ export async function dispatchOutbox(db: Database, now: Date, batchSize = DISPAT
       if (batch.length === 0) return { events: 0, inserted: 0 };
       const ids = batch.map((row) => row.id);
       const idList = sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+      // idempotency_key evt_<event>_<endpoint>: stable across retries and replays (also the webhook-id).
       const result = await tx.execute(sql`
         insert into webhook_deliveries (clinic_id, endpoint_id, outbox_event_id, event_type, idempotency_key, status, next_attempt_at)
         select o.clinic_id, e.id, o.id, o.event_type, 'evt_' || o.id || '_' || e.id, 'pending', ${now.toISOString()}::timestamptz
