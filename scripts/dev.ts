@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { migrateDatabase } from '../drizzle/migrate';
-import { DEMO_LOGINS, DEMO_PASSWORD, seedDemoData } from '../drizzle/seed';
-import { STOREFRONT_SEED_OBJECTS } from '../drizzle/seed/storefront-pages';
-import { DEVELOPMENT_JWT_SECRET } from '../src/env';
+import { migrateDatabase } from './lib/migrations';
+import { DEMO_LOGINS, DEMO_PASSWORD, seedDemoData } from './seed';
+import { STOREFRONT_SEED_OBJECTS } from './seed/storefront-pages';
+import { DEVELOPMENT_JWT_SECRET } from '../src/config/index';
 import { connect, ensureDatabase } from './lib/database';
 import { isPortFree, startEmbeddedPostgres, type RunningPostgres } from './lib/embedded-postgres';
 

@@ -1,5 +1,5 @@
 // npm run db:migrate — applies migrations/ to DATABASE_URL (Neon or any PostgreSQL).
-import { migrateDatabase } from '../drizzle/migrate';
+import { migrateDatabase } from './lib/migrations';
 
 const url = process.env.DATABASE_URL;
 if (!url) {

@@ -10,12 +10,12 @@
 // unless --force. Development only.
 import pg from 'pg';
 import { createApp } from '../src/app';
-import { isLoopbackHost } from '../src/env';
+import { isLoopbackHost } from '../src/config/index';
 import { generateApiKey } from '../src/platform/auth/api-key-format';
 import { workerServices } from '../src/platform/services';
-import { listCustomers } from '../src/modules/customers/service';
-import { needsAttention, orderStats, orderSummary } from '../src/modules/orders/reports';
-import { listOrders } from '../src/modules/orders/service';
+import { listCustomers } from '../src/modules/orders/customers/service';
+import { needsAttention, orderStats, orderSummary } from '../src/modules/orders/orders/reports';
+import { listOrders } from '../src/modules/orders/orders/service';
 import { connect } from './lib/database';
 
 const BATCH = 50_000;

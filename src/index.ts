@@ -1,5 +1,5 @@
 import { createApp } from './app';
-import type { Env } from './env';
+import type { Env } from './config/index';
 import { runScheduled } from './platform/cron';
 import { workerServices } from './platform/services';
 

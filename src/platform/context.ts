@@ -1,13 +1,13 @@
 import type { Entitlement, KeyKind, KeyScope, UserRole } from '../../drizzle/schema';
-import type { AppConfig, Env } from '../env';
+import type { AppConfig, Env } from '../config/index';
 import type { Database } from './db/client';
 import type { RuleOutcome } from './rate-limit/policy';
 import type { RateLimiter } from './rate-limit/types';
 import type { RequestLogWriter } from './request-log';
-import type { ObjectStorage } from './storage/types';
-import type { AiProvider } from './ai/types';
-import type { PaymentProcessor } from './payments/types';
-import type { MessageSender } from './messaging/types';
+import type { ObjectStorage } from './providers/storage/types';
+import type { AiProvider } from './providers/ai/types';
+import type { PaymentProcessor } from './providers/payments/types';
+import type { MessageSender } from './providers/messaging/types';
 
 /** What a request may use. Built per request in the Worker; fixed by the harness in tests. */
 export interface Services {

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { configFor, type AppConfig } from '../env';
+import { configFor, type AppConfig } from '../config/index';
 import { BackgroundTasks } from './background';
 import type { AppEnv, Services } from './context';
 import { openDatabase } from './db/client';
@@ -8,10 +8,10 @@ import { MemoryRateLimiter } from './rate-limit/memory';
 import type { RateLimiter } from './rate-limit/types';
 import { UpstashRateLimiter } from './rate-limit/upstash';
 import { RequestLogWriter } from './request-log';
-import { storageFor } from './storage';
-import { aiFor } from './ai';
-import { paymentsFor } from './payments';
-import { messagingFor } from './messaging';
+import { storageFor } from './providers/storage';
+import { aiFor } from './providers/ai';
+import { paymentsFor } from './providers/payments';
+import { messagingFor } from './providers/messaging';
 
 /** Services for one request, and what to do once the response is on its way. */
 export interface RequestServices {

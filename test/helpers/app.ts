@@ -1,17 +1,17 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createApp, type App } from '../../src/app';
-import { DEVELOPMENT_JWT_SECRET, DEVELOPMENT_WEBHOOK_SECRET_KEY, type AppConfig } from '../../src/env';
+import { DEVELOPMENT_JWT_SECRET, DEVELOPMENT_WEBHOOK_SECRET_KEY, type AppConfig } from '../../src/config/index';
 import { BackgroundTasks } from '../../src/platform/background';
-import { DevelopmentMessageSender, type MessageSender } from '../../src/platform/messaging';
+import { DevelopmentMessageSender, type MessageSender } from '../../src/platform/providers/messaging';
 import type { Services } from '../../src/platform/context';
 import type { Database } from '../../src/platform/db/client';
 import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
 import type { RateLimiter } from '../../src/platform/rate-limit/types';
 import { RequestLogWriter } from '../../src/platform/request-log';
-import { MemoryStorage } from '../../src/platform/storage/memory';
-import type { AiProvider } from '../../src/platform/ai/types';
-import { DEFAULT_COPILOT_MODEL } from '../../src/platform/ai/workers-ai';
-import { DevelopmentPaymentProcessor, type PaymentProcessor } from '../../src/platform/payments';
+import { MemoryStorage } from '../../src/platform/providers/storage/development';
+import type { AiProvider } from '../../src/platform/providers/ai/types';
+import { DEFAULT_COPILOT_MODEL } from '../../src/platform/providers/ai/workers-ai';
+import { DevelopmentPaymentProcessor, type PaymentProcessor } from '../../src/platform/providers/payments';
 import { createTestDatabase } from './database';
 import { assertDeclaredResponse } from './strict-response';
 

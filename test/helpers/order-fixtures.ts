@@ -5,7 +5,7 @@ import {
   labLegs, orderEvents, orderItems, orders, payments, refundRequests, refunds, shipments, shippingAddresses, titrationSchedules,
   visits, type FeeBreakdownCents,
 } from '../../drizzle/schema';
-import { orderAmountColumns } from '../../src/modules/order-lifecycle/create';
+import { orderAmountColumns } from '../../src/modules/orders/orders/lifecycle/create';
 import type { Database } from '../../src/platform/db/client';
 import { makePatient } from './program-fixtures';
 

@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clinics, payoutAccounts, plans, platformSubscriptions } from '../../drizzle/schema';
-import { ConfigError } from '../../src/env';
+import { ConfigError } from '../../src/config/index';
 import {
   billingFor, bindBillingProcessor, DevelopmentBillingProcessor, planLookupKey, StripeBillingProcessor,
-} from '../../src/platform/billing';
+} from '../../src/platform/providers/billing';
 import { ApiError } from '../../src/platform/http/errors';
 import { testConfig, useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';

@@ -4,8 +4,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customDomains } from '../../drizzle/schema';
-import { CloudflareCustomHostnames, DomainProviderError } from '../../src/platform/domains';
-import { withEnv } from '../api/organization-fixtures';
+import { CloudflareCustomHostnames, DomainProviderError } from '../../src/platform/providers/domains';
+import { withEnv } from '../api/organization/organization-fixtures';
 import { buildTestApp, useTestApp } from '../helpers/app';
 import { makeKey, makeTenant } from '../helpers/factories';
 import { startCloudflareStandIn, type CloudflareStandIn } from '../tooling/cloudflare-stand-in';

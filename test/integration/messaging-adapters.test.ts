@@ -6,11 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../drizzle/schema';
-import type { AppConfig } from '../../src/env';
+import type { AppConfig } from '../../src/config/index';
 import {
   deliverQueuedMessages, deliverQueuedMessagesSweep, DevelopmentMessageSender, MESSAGE_MAX_AGE_MS, QueueingMessageSender, ResendEmailTransport,
   TwilioSmsTransport, type MessageTransport, type MessagingConfig, type OutgoingMessage,
-} from '../../src/platform/messaging';
+} from '../../src/platform/providers/messaging';
 import { buildTestApp, useTestApp } from '../helpers/app';
 import { makeClinic, makeTenant } from '../helpers/factories';
 import { startMessagingStandIn, type MessagingStandIn } from './messaging-stand-in';

@@ -4,8 +4,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailDomains } from '../../drizzle/schema';
-import { DomainProviderError, recordsFromResend, ResendEmailDomains } from '../../src/platform/domains';
-import { withEnv } from '../api/organization-fixtures';
+import { DomainProviderError, recordsFromResend, ResendEmailDomains } from '../../src/platform/providers/domains';
+import { withEnv } from '../api/organization/organization-fixtures';
 import { useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
 import { startResendDomainsStandIn, type ResendDomainsStandIn } from '../tooling/resend-domains-stand-in';

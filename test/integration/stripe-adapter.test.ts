@@ -5,11 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { globalProducts, ledgerEntries, payouts, processorPrices, refunds as refundRows, tenantProducts } from '../../drizzle/schema';
-import { ConfigError, readConfig } from '../../src/env';
+import { ConfigError, readConfig } from '../../src/config/index';
 import { ApiError } from '../../src/platform/http/errors';
 import {
   DevelopmentPaymentProcessor, paymentsFor, StripePaymentProcessor, type CreatePriceInput, type RefundInput, type TransferInput,
-} from '../../src/platform/payments';
+} from '../../src/platform/providers/payments';
 import { buildTestApp, testConfig, useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
 import { addLedgerEntry, makeOrder } from '../helpers/money-fixtures';

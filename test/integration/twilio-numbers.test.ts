@@ -5,8 +5,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smsConfigs } from '../../drizzle/schema';
-import { SmsProviderError, TwilioSmsNumbers } from '../../src/platform/sms';
-import { withEnv } from '../api/organization-fixtures';
+import { SmsProviderError, TwilioSmsNumbers } from '../../src/platform/providers/sms';
+import { withEnv } from '../api/organization/organization-fixtures';
 import { useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
 import { startTwilioNumbersStandIn, type TwilioNumbersStandIn } from '../tooling/twilio-numbers-stand-in';

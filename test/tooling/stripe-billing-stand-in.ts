@@ -1,5 +1,5 @@
 // A small local stand-in for the part of Stripe's REST API the billing processor uses
-// (src/platform/billing/stripe.ts: the official `stripe` client on its fetch HTTP client), in the manner
+// (src/platform/providers/billing/stripe.ts: the official `stripe` client on its fetch HTTP client), in the manner
 // of stripe-stand-in.ts, so the adapter is tested end to end without the network. It speaks:
 //
 //   GET    /v1/accounts/{id}        a Connect account (charges_enabled, payouts_enabled, details_submitted,

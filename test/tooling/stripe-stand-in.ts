@@ -1,5 +1,5 @@
 // A small local stand-in for the part of Stripe's REST API this project uses, so the production
-// payment processor (src/platform/payments/stripe.ts, the official `stripe` client on its fetch HTTP
+// payment processor (src/platform/providers/payments/stripe.ts, the official `stripe` client on its fetch HTTP
 // client) is tested end to end without the network. It speaks:
 //
 //   POST /v1/prices   form-encoded (unit_amount, currency, product or product_data[name], metadata[...],

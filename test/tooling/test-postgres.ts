@@ -1,6 +1,6 @@
 // The PostgreSQL server a test project runs on: the one at TEST_DATABASE_URL, or an embedded
 // PostgreSQL 17 of its own (data folder and port unique to the run).
-import { migrateDatabase } from '../../drizzle/migrate';
+import { migrateDatabase } from '../../scripts/lib/migrations';
 import { databaseUrl, withClient } from '../../scripts/lib/database';
 import { freePort, startEmbeddedPostgres } from '../../scripts/lib/embedded-postgres';
 

@@ -1,10 +1,10 @@
 // The pure rules of billing and onboarding: proration arithmetic, month arithmetic, Stripe mappings,
 // phone numbers and typed names.
 import { describe, expect, it } from 'vitest';
-import { divideRoundHalfUp, prorate } from '../../src/modules/billing/proration';
-import { addMonthUtc } from '../../src/modules/billing/service';
-import { comparableName, toE164 } from '../../src/modules/onboarding/validation';
-import { accountStateFromStripe, subscriptionStatusFromStripe } from '../../src/platform/billing';
+import { divideRoundHalfUp, prorate } from '../../src/modules/organization/billing/proration';
+import { addMonthUtc } from '../../src/modules/organization/billing/service';
+import { comparableName, toE164 } from '../../src/modules/organization/onboarding/validation';
+import { accountStateFromStripe, subscriptionStatusFromStripe } from '../../src/platform/providers/billing';
 
 const utc = (s: string) => new Date(s);
 

@@ -1,9 +1,9 @@
 // The checkout area's pure rules: effective status, embed URL, token shape, the items of a checkout.
 import { describe, expect, it } from 'vitest';
-import { checkoutItems } from '../../src/modules/checkout/complete';
-import { createSessionBody } from '../../src/modules/checkout/schemas';
-import { DEFAULT_CHECKOUT_EMBED_BASE_URL, effectiveStatus, embedUrlFor, generateSessionToken } from '../../src/modules/checkout/service';
-import type { ProductRow } from '../../src/modules/programs/queries';
+import { checkoutItems } from '../../src/modules/webhooks-checkout/checkout/complete-session';
+import { createSessionBody } from '../../src/modules/webhooks-checkout/checkout/schemas';
+import { DEFAULT_CHECKOUT_EMBED_BASE_URL, effectiveStatus, embedUrlFor, generateSessionToken } from '../../src/modules/webhooks-checkout/checkout/service';
+import type { ProductRow } from '../../src/modules/catalog/programs/queries';
 
 describe('effectiveStatus', () => {
   const expiresAt = new Date('2030-01-01T00:30:00.000Z');

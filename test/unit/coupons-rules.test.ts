@@ -1,6 +1,6 @@
 // The coupon rules that span fields, rule by rule.
 import { describe, expect, it } from 'vitest';
-import { assertCouponTerms, couponInvalidReasons, couponTermProblems, fromHundredths, toHundredths } from '../../src/modules/coupons/rules';
+import { assertCouponTerms, couponInvalidReasons, couponTermProblems, fromHundredths, toHundredths } from '../../src/modules/catalog/coupons/rules';
 import { ApiError } from '../../src/platform/http/errors';
 
 const at = (iso: string) => new Date(iso);

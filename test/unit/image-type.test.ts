@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectImageType } from '../../src/modules/uploads/image-type';
+import { detectImageType } from '../../src/modules/catalog/uploads/image-type';
 import { IMAGES, NOT_IMAGES } from '../helpers/images';
 
 describe('detectImageType (from the bytes)', () => {

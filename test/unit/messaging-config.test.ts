@@ -1,10 +1,10 @@
 // messagingConfigFrom (the messaging variables: all of a provider's or none, formats, email required in
 // production) and messagingFor (which sender a configuration gives).
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/env';
+import { ConfigError } from '../../src/config/index';
 import {
   DevelopmentMessageSender, isValidEmailFrom, messagingConfigFrom, messagingFor, QueueingMessageSender, RESEND_API_BASE_URL, TWILIO_API_BASE_URL,
-} from '../../src/platform/messaging';
+} from '../../src/platform/providers/messaging';
 
 const RESEND = { RESEND_API_KEY: 're_123abc_DEF', EMAIL_FROM: 'Brand Admin <no-reply@mail.example.com>' };
 const TWILIO = { TWILIO_ACCOUNT_SID: `AC${'a1'.repeat(16)}`, TWILIO_AUTH_TOKEN: 'token123', TWILIO_FROM_NUMBER: '+15550100000' };

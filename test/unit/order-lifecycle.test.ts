@@ -1,10 +1,10 @@
 // The fee waterfall and the state machine's tables, rule by rule (docs/order-lifecycle.md).
 import { describe, expect, it } from 'vitest';
 import { ORDER_STATUSES } from '../../drizzle/schema';
-import { PLATFORM_EVENT, PLATFORM_EVENT_NAMES } from '../../src/modules/order-lifecycle/events';
-import { chargeLedgerMovements, computeFeeBreakdown, DEFAULT_DOCTOR_FEE_CENTS, feeBreakdownAddsUp, processorFeeCents, roundHalfUpRatio } from '../../src/modules/order-lifecycle/fees';
-import { nextLabStage, nextOrderStatus, nextVisitStatus, ORDER_TRANSITIONS } from '../../src/modules/order-lifecycle/machine';
-import { orderNumberPrefix } from '../../src/modules/order-lifecycle/create';
+import { PLATFORM_EVENT, PLATFORM_EVENT_NAMES } from '../../src/modules/orders/orders/lifecycle/events';
+import { chargeLedgerMovements, computeFeeBreakdown, DEFAULT_DOCTOR_FEE_CENTS, feeBreakdownAddsUp, processorFeeCents, roundHalfUpRatio } from '../../src/modules/orders/orders/lifecycle/fees';
+import { nextLabStage, nextOrderStatus, nextVisitStatus, ORDER_TRANSITIONS } from '../../src/modules/orders/orders/lifecycle/machine';
+import { orderNumberPrefix } from '../../src/modules/orders/orders/lifecycle/create';
 
 const item = (unitPriceCents: number, quantity = 1, pharmacyCostCents = 0, facilitationFeeCents = 0) => ({ unitPriceCents, quantity, pharmacyCostCents, facilitationFeeCents });
 

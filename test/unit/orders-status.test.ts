@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { LAB_STAGES } from '../../drizzle/schema';
-import { parseDateOrDateTime, toRange, windowQuery } from '../../src/modules/orders/schemas';
-import { feeBreakdownToAmounts } from '../../src/modules/orders/sql';
-import { buildLabStatus, buildVisitStatus, type LabLegRow } from '../../src/modules/orders/status';
-import { likePattern } from '../../src/modules/customers/service';
-import { daysOverdue } from '../../src/modules/titration-schedule/service';
+import { parseDateOrDateTime, toRange, windowQuery } from '../../src/modules/orders/orders/schemas';
+import { feeBreakdownToAmounts } from '../../src/modules/orders/orders/fee-breakdown';
+import { buildLabStatus, buildVisitStatus, type LabLegRow } from '../../src/modules/orders/orders/status';
+import { likePattern } from '../../src/modules/orders/customers/service';
+import { daysOverdue } from '../../src/modules/orders/titration-schedule/service';
 
 const leg = (values: Partial<LabLegRow>): LabLegRow => ({
   isLabGated: true, stage: 'requisition_created', requisitionCreatedAt: 'R', deliveredToPatientAt: 'D', receivedByLabAt: 'L', resultsAvailableAt: 'X',

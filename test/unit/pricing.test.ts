@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   countProducts, NON_MEDICAL_SERVICE_FEE_INCLUDED_IN_DISPLAY_PRICE, priceProduct, resolveFee, type PricingInput,
-} from '../../src/modules/programs/pricing';
+} from '../../src/modules/catalog/programs/pricing';
 
 const base: PricingInput = {
   clinicFeeOverrideCents: null,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SLUG_BASE_LENGTH, nextSlug, slugify } from '../../src/modules/products/util';
+import { MAX_SLUG_BASE_LENGTH, nextSlug, slugify } from '../../src/modules/catalog/products/slugs';
 
 describe('slugify', () => {
   it('lowercases and joins ASCII letters and digits with single hyphens', () => {

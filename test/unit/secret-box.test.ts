@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEVELOPMENT_WEBHOOK_SECRET_KEY, readWebhookSecretKey } from '../../src/env';
+import { DEVELOPMENT_WEBHOOK_SECRET_KEY, readWebhookSecretKey } from '../../src/config/index';
 import { base64ToBytes, bytesToBase64, decrypt, encrypt, SecretBoxError } from '../../src/platform/crypto/secret-box';
-import { generateSigningSecret } from '../../src/modules/webhooks/secrets';
+import { generateSigningSecret } from '../../src/modules/webhooks-checkout/webhooks/secrets';
 
 const KEY = bytesToBase64(new Uint8Array(32).map((_, i) => i * 7));
 const OTHER_KEY = bytesToBase64(new Uint8Array(32).fill(9));

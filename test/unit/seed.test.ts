@@ -1,7 +1,7 @@
 // The demo data loads on a fresh database and loads again over itself (npm run dev seeds on every start).
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemoData } from '../../drizzle/seed';
+import { seedDemoData } from '../../scripts/seed';
 import { createTestDatabase } from '../helpers/database';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, type Env } from '../../src/env';
-import { MemoryStorage, R2Storage, storageFor } from '../../src/platform/storage';
-import { publicUrlBuilder } from '../../src/platform/storage/public-url';
+import { ConfigError, type Env } from '../../src/config/index';
+import { MemoryStorage, R2Storage, storageFor } from '../../src/platform/providers/storage';
+import { publicUrlBuilder } from '../../src/platform/providers/storage/public-url';
 
 const KEY = 'clinics/5b0c1f0e-9a51-4a34-8a5f-0e6f3f4b9e21/program_image/0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10.png';
 

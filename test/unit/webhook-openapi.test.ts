@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { openApiDocument } from '../../src/platform/http/openapi';
-import { deliveryBody } from '../../src/platform/webhooks/deliver';
-import { WEBHOOK_EVENTS } from '../../src/platform/webhooks/events';
+import { deliveryBody } from '../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
+import { WEBHOOK_EVENTS } from '../../src/platform/events/names';
 
 const document = openApiDocument(createApp(() => Promise.reject(new Error('the document needs no services')))) as unknown as {
   webhooks: Record<string, { post: { operationId: string; requestBody: { content: { 'application/json': { schema: { properties: Record<string, { properties?: Record<string, unknown>; enum?: string[] }>; required?: string[] } } } } } }>;

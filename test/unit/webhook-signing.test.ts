@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { MAX_ATTEMPTS, MAX_RETRY_AFTER_MS, nextAttemptAt, parseRetryAfter, RETRY_SCHEDULE_MS } from '../../src/platform/webhooks/schedule';
-import { deliveryHeaders, serviceSignature, serviceSignatureHeader, standardSignature, standardSignatureHeader } from '../../src/platform/webhooks/signing';
-import { verifyStandardWebhook, verifyWebhook } from '../../src/platform/webhooks/verify';
+import { MAX_ATTEMPTS, MAX_RETRY_AFTER_MS, nextAttemptAt, parseRetryAfter, RETRY_SCHEDULE_MS } from '../../src/modules/webhooks-checkout/webhooks/deliveries/schedule';
+import { deliveryHeaders, serviceSignature, serviceSignatureHeader, standardSignature, standardSignatureHeader } from '../../src/modules/webhooks-checkout/webhooks/deliveries/signing';
+import { verifyStandardWebhook, verifyWebhook } from '../../src/modules/webhooks-checkout/webhooks/deliveries/verify';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'; // Standard Webhooks' documented example secret
 const OTHER = `whsec_${Buffer.from('b'.repeat(32)).toString('base64')}`;

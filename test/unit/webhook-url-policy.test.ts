@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH, refusedIpv4, refusedIpv6 } from '../../src/modules/webhooks/url-policy';
+import { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH, refusedIpv4, refusedIpv6 } from '../../src/modules/webhooks-checkout/webhooks/url-policy';
 
 /** Hostile URLs and the words the refusal must contain. */
 const REFUSED: [string, string][] = [

@@ -1,7 +1,7 @@
 // The webhook-secret encryption (WebCrypto AES-GCM) inside workerd, where the delivery engine decrypts.
 import { describe, expect, it } from 'vitest';
-import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../src/env';
-import { generateSigningSecret } from '../../src/modules/webhooks/secrets';
+import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../src/config/index';
+import { generateSigningSecret } from '../../src/modules/webhooks-checkout/webhooks/secrets';
 import { decrypt, encrypt } from '../../src/platform/crypto/secret-box';
 
 describe('secret-box in workerd', () => {

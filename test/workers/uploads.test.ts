@@ -6,7 +6,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { globalProductImageOverrides, globalProducts, uploads } from '../../drizzle/schema';
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db/client';
-import { R2Storage } from '../../src/platform/storage/r2';
+import { R2Storage } from '../../src/platform/providers/storage/r2';
 import { IMAGES } from '../helpers/images';
 
 const seeded = inject('workersDatabase');

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { applyCheckoutCors } from '../../modules/checkout/cors';
+import { applyCheckoutCors } from '../../modules/webhooks-checkout/checkout/cors';
 import { classifyApiKey } from '../auth/api-key-format';
 import { findKeyPrincipal } from '../auth/key-auth';
 import type { AppEnv } from '../context';

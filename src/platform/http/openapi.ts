@@ -51,7 +51,7 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>) {
 /**
  * The renderer /docs loads from jsDelivr: one exact file of one exact version, checked by Subresource
  * Integrity (jsDelivr's /npm/ serves the package tarball's files byte for byte). The same version is an
- * exact devDependency, and test/api/docs-page.test.ts recomputes the hash from node_modules, so a bump
+ * exact devDependency, and test/api/platform/docs-page.test.ts recomputes the hash from node_modules, so a bump
  * of either without the other (or without the new hash) fails. To upgrade: `npm install -D --save-exact
  * @scalar/api-reference@X`, set `version` here, run that test and paste the hash it prints.
  * The renderer is never bundled into the Worker.

@@ -1,0 +1,60 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../../../platform/context';
+import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
+import { idParam } from '../../../platform/http/ids';
+import { pagedBody, pageQuery } from '../../../platform/http/pagination';
+import { defineRoute } from '../../../platform/http/route';
+import { createdKey, createKeyBody, keyMetadata } from './schemas';
+import { createApiKey, listApiKeys, revokeApiKey } from './service';
+
+const tags = ['Auth and key management'];
+
+const createKey = defineRoute({ auth: 'jwt' }, {
+  method: 'post',
+  path: '/api-keys',
+  operationId: 'createApiKey',
+  tags,
+  summary: 'Create an API key (the raw key is returned once, in data.apiKey)',
+  request: { body: jsonBody(createKeyBody) },
+  responses: {
+    201: secretJsonContent(successBody(createdKey), 'Created (Cache-Control: no-store: the body holds the raw key)'),
+    409: jsonContent(errorBody, 'ACTIVE_KEY_LIMIT_REACHED: the brand already has 5 active keys'),
+  },
+});
+
+const listKeys = defineRoute({ auth: 'jwt' }, {
+  method: 'get',
+  path: '/api-keys',
+  operationId: 'listApiKeys',
+  tags,
+  summary: "List the brand's API keys (metadata only, never a secret)",
+  request: { query: pageQuery },
+  responses: { 200: jsonContent(pagedBody(keyMetadata), 'Key metadata, newest first') },
+});
+
+const revokeKey = defineRoute({ auth: 'jwt' }, {
+  method: 'delete',
+  path: '/api-keys/{id}',
+  operationId: 'revokeApiKey',
+  tags,
+  summary: 'Revoke an API key immediately',
+  request: { params: idParam() },
+  responses: { 200: jsonContent(successBody(keyMetadata), 'Revoked') },
+});
+
+export const apiKeyRoutes = new OpenAPIHono<AppEnv>()
+  .openapi(createKey, async (c) => {
+    const { db, now } = c.get('services');
+    const user = c.get('user');
+    const key = await createApiKey(db, user.clinicId, user.userId, c.req.valid('json'), now());
+    return c.json(ok(key, 'API key created; store it now, it is not shown again'), 201, NO_STORE_HEADERS);
+  })
+  .openapi(listKeys, async (c) => {
+    const { data, pagination } = await listApiKeys(c.get('services').db, c.get('user').clinicId, c.req.valid('query'));
+    return c.json({ ...ok(data), pagination }, 200);
+  })
+  .openapi(revokeKey, async (c) => {
+    const { db, now } = c.get('services');
+    const key = await revokeApiKey(db, c.get('user').clinicId, c.req.valid('param').id, now());
+    return c.json(ok(key, 'API key revoked'), 200);
+  });

@@ -1,0 +1,154 @@
+// Shared catalogues: platform-wide rows (no clinic_id), read by every clinic. One query per call.
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { formStructures, programTemplates, titrationProtocols, type TitrationLevel } from '../../../../drizzle/schema';
+import type { Queryable } from '../../../platform/db/client';
+import { notFound } from '../../../platform/http/errors';
+import { isUuid } from '../../../platform/http/ids';
+import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
+import { toGlobalProduct, type GlobalProductPart, type ProductRow } from '../programs/queries';
+import type { FormStructure, ProgramTemplate, ProgramTemplateDetail, TemplateGlobalProduct, TitrationProtocol } from './schemas';
+
+const templateColumns = {
+  id: programTemplates.id,
+  name: programTemplates.name,
+  slug: programTemplates.slug,
+  description: programTemplates.description,
+  nonMedicalServiceFeeCents: programTemplates.nonMedicalServiceFeeCents,
+  version: programTemplates.version,
+  createdAt: programTemplates.createdAt,
+  updatedAt: programTemplates.updatedAt,
+  productCount: sql<number>`(select count(*)::int from program_template_products tp where tp.template_id = program_templates.id)`,
+};
+
+type TemplateRow = {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  nonMedicalServiceFeeCents: number;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+  productCount: number;
+};
+
+function toTemplate(row: TemplateRow): ProgramTemplate {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    nonMedicalServiceFee: centsToAmount(row.nonMedicalServiceFeeCents),
+    version: row.version,
+    productCount: Number(row.productCount),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** Active templates, by name. Inactive templates are hidden everywhere (list, get, global-products). */
+export async function listProgramTemplates(db: Queryable): Promise<ProgramTemplate[]> {
+  const rows = await db
+    .select(templateColumns)
+    .from(programTemplates)
+    .where(eq(programTemplates.isActive, true))
+    .orderBy(asc(programTemplates.name), asc(programTemplates.id));
+  return rows.map(toTemplate);
+}
+
+/** A template product: the global product's fields and the template's display order, visibility and fee. */
+type TemplateProductJson = GlobalProductPart & Pick<ProductRow, 'displayOrder' | 'isPatientVisible' | 'programBaseFeeCents'>;
+
+/** The template's products as one json array, in display order (a correlated subquery: one round trip). */
+const templateProductsJson = sql<TemplateProductJson[]>`coalesce((
+  select json_agg(json_build_object(
+    'globalProductId', g.id, 'name', g.name, 'slug', g.slug, 'categories', g.categories, 'description', g.description,
+    'imageUrl', g.image_url, 'pharmacyBasePriceCents', g.pharmacy_base_price_cents, 'packDurationMonths', g.pack_duration_months,
+    'vialsPerPack', g.vials_per_pack, 'supplyDays', g.supply_days, 'requiresCooler', g.requires_cooler,
+    'allowPrepay', g.allow_prepay, 'isDiscontinued', g.is_discontinued, 'displayOrder', tp.display_order,
+    'isPatientVisible', tp.is_patient_visible, 'programBaseFeeCents', tp.program_base_fee_cents
+  ) order by tp.display_order, g.name, g.id)
+  from program_template_products tp join global_products g on g.id = tp.global_product_id
+  where tp.template_id = program_templates.id
+), '[]'::json)`;
+
+async function findTemplateWithProducts(db: Queryable, id: string) {
+  if (!isUuid(id)) throw notFound('Program template');
+  const [row] = await db
+    .select({ ...templateColumns, products: templateProductsJson })
+    .from(programTemplates)
+    .where(and(eq(programTemplates.id, id), eq(programTemplates.isActive, true)))
+    .limit(1);
+  if (!row) throw notFound('Program template');
+  return row;
+}
+
+export async function getProgramTemplate(db: Queryable, id: string): Promise<ProgramTemplateDetail> {
+  const row = await findTemplateWithProducts(db, id);
+  return {
+    ...toTemplate(row),
+    products: row.products.map((p) => ({
+      globalProductId: p.globalProductId,
+      name: p.name,
+      displayOrder: p.displayOrder,
+      isPatientVisible: p.isPatientVisible,
+      programBaseFee: centsToAmountOrNull(p.programBaseFeeCents),
+    })),
+  };
+}
+
+export async function listTemplateGlobalProducts(db: Queryable, id: string): Promise<TemplateGlobalProduct[]> {
+  const row = await findTemplateWithProducts(db, id);
+  return row.products.map((p) => ({
+    ...toGlobalProduct(p),
+    displayOrder: p.displayOrder,
+    isPatientVisible: p.isPatientVisible,
+    programBaseFee: centsToAmountOrNull(p.programBaseFeeCents),
+  }));
+}
+
+/** All shared protocols, by name. */
+export async function listTitrationProtocols(db: Queryable): Promise<TitrationProtocol[]> {
+  const rows = await db
+    .select({
+      id: titrationProtocols.id,
+      name: titrationProtocols.name,
+      description: titrationProtocols.description,
+      levels: titrationProtocols.levels,
+      maxLevel: titrationProtocols.maxLevel,
+      createdAt: titrationProtocols.createdAt,
+    })
+    .from(titrationProtocols)
+    .orderBy(asc(titrationProtocols.name), asc(titrationProtocols.id));
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    levels: (row.levels ?? []).map((l: TitrationLevel) => ({ level: l.level, dose: l.dose, weeks: l.weeks })),
+    maxLevel: row.maxLevel,
+    createdAt: row.createdAt.toISOString(),
+  }));
+}
+
+/** All shared form structures, by category then name. */
+export async function listFormStructures(db: Queryable): Promise<FormStructure[]> {
+  const rows = await db
+    .select({
+      id: formStructures.id,
+      name: formStructures.name,
+      slug: formStructures.slug,
+      category: formStructures.category,
+      structure: formStructures.structure,
+      createdAt: formStructures.createdAt,
+    })
+    .from(formStructures)
+    .orderBy(asc(formStructures.category), asc(formStructures.name), asc(formStructures.id));
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    category: row.category,
+    structure: row.structure ?? {},
+    createdAt: row.createdAt.toISOString(),
+  }));
+}

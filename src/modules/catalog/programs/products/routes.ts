@@ -1,0 +1,178 @@
+import { OpenAPIHono, z } from '@hono/zod-openapi';
+import type { AppEnv } from '../../../../platform/context';
+import { jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
+import { idParam } from '../../../../platform/http/ids';
+import { defineRoute } from '../../../../platform/http/route';
+import { activateProduct, activationStatus, getPricing, globalProductPool, replaceProducts, setProductVisibility, visibilityStatus } from './service';
+import { services } from '../request';
+import { programAndAttachmentParams, programAndProductParams } from '../schemas';
+import {
+  activateBody, activationStatus as activationStatusSchema, attachTitrationBody, poolProduct, pricingRead, productActivation,
+  productVisibility, replaceProductsBody, titrationAttachment, updateTitrationBody, visibilityBody, visibilityStatus as visibilityStatusSchema,
+} from './schemas';
+import { attachProtocol, detachProtocol, listAttachments, updateAttachment } from '../titration-protocols/service';
+
+const tags = ['Programs'];
+const read = { auth: 'key', scope: 'read' } as const;
+const write = { auth: 'key', scope: 'write' } as const;
+
+const globalProducts = defineRoute(read, {
+  method: 'get',
+  path: '/api/v1/programs/{id}/global-products',
+  operationId: 'listProgramGlobalProducts',
+  tags,
+  summary: 'The fee-adjusted pool of global products the program has or can add',
+  request: { params: idParam() },
+  responses: { 200: jsonContent(successBody(z.array(poolProduct)), 'Global products, by name') },
+});
+
+const pricing = defineRoute(read, {
+  method: 'get',
+  path: '/api/v1/programs/{id}/products',
+  operationId: 'getProgramPricing',
+  tags,
+  summary: "The program's products with their resolved prices (the pricing read)",
+  request: { params: idParam() },
+  responses: { 200: jsonContent(successBody(pricingRead), 'Pricing read') },
+});
+
+const replace = defineRoute(write, {
+  method: 'put',
+  path: '/api/v1/programs/{id}/products',
+  operationId: 'replaceProgramProducts',
+  tags,
+  summary: 'Replace the product set (global product ids, in display order); products that stay keep their fees',
+  request: { params: idParam(), body: jsonBody(replaceProductsBody) },
+  responses: { 200: jsonContent(successBody(pricingRead), 'The pricing read after the change') },
+});
+
+const activation = defineRoute(read, {
+  method: 'get',
+  path: '/api/v1/programs/{id}/products/activation-status',
+  operationId: 'getProgramProductActivationStatus',
+  tags,
+  summary: 'Per-product activation state',
+  request: { params: idParam() },
+  responses: { 200: jsonContent(successBody(activationStatusSchema), 'Activation state of each product') },
+});
+
+const visibility = defineRoute(read, {
+  method: 'get',
+  path: '/api/v1/programs/{id}/products/visibility-status',
+  operationId: 'getProgramProductVisibilityStatus',
+  tags,
+  summary: 'Per-product patient visibility',
+  request: { params: idParam() },
+  responses: { 200: jsonContent(successBody(visibilityStatusSchema), 'Visibility of each product') },
+});
+
+const activate = defineRoute(write, {
+  method: 'patch',
+  path: '/api/v1/programs/{id}/products/{productId}/activate',
+  operationId: 'setProgramProductActive',
+  tags,
+  summary: 'Activate or deactivate a product of the program (productId: its global product id)',
+  request: { params: programAndProductParams, body: jsonBody(activateBody) },
+  responses: { 200: jsonContent(successBody(productActivation), 'The product after the change') },
+});
+
+const setVisibility = defineRoute(write, {
+  method: 'patch',
+  path: '/api/v1/programs/{id}/products/{productId}/visibility',
+  operationId: 'setProgramProductVisibility',
+  tags,
+  summary: 'Show or hide a product of the program to patients (productId: its global product id)',
+  request: { params: programAndProductParams, body: jsonBody(visibilityBody) },
+  responses: { 200: jsonContent(successBody(productVisibility), 'The product after the change') },
+});
+
+const listTitration = defineRoute(read, {
+  method: 'get',
+  path: '/api/v1/programs/{id}/titration-protocols',
+  operationId: 'listProgramTitrationProtocols',
+  tags,
+  summary: 'Titration protocols attached to the program, by position',
+  request: { params: idParam() },
+  responses: { 200: jsonContent(successBody(z.array(titrationAttachment)), 'Attachments') },
+});
+
+const attach = defineRoute(write, {
+  method: 'post',
+  path: '/api/v1/programs/{id}/titration-protocols',
+  operationId: 'attachProgramTitrationProtocol',
+  tags,
+  summary: 'Attach a shared titration protocol to the program',
+  request: { params: idParam(), body: jsonBody(attachTitrationBody) },
+  responses: { 201: jsonContent(successBody(titrationAttachment), 'Attached') },
+});
+
+const updateTitration = defineRoute(write, {
+  method: 'put',
+  path: '/api/v1/programs/{id}/titration-protocols/{attachmentId}',
+  operationId: 'updateProgramTitrationProtocol',
+  tags,
+  summary: "Change an attachment's flat fee, billing months or position",
+  request: { params: programAndAttachmentParams, body: jsonBody(updateTitrationBody) },
+  responses: { 200: jsonContent(successBody(titrationAttachment), 'Updated') },
+});
+
+const detach = defineRoute(write, {
+  method: 'delete',
+  path: '/api/v1/programs/{id}/titration-protocols/{attachmentId}',
+  operationId: 'detachProgramTitrationProtocol',
+  tags,
+  summary: 'Detach a titration protocol from the program',
+  request: { params: programAndAttachmentParams },
+  responses: { 200: jsonContent(successBody(titrationAttachment), 'Detached (the attachment as it was)') },
+});
+
+/** Static sub-paths (activation-status, visibility-status) are distinct from /products/{productId}/... by depth. */
+export const programProductRoutes = new OpenAPIHono<AppEnv>()
+  .openapi(globalProducts, async (c) => {
+    const { db, clinicId } = services(c);
+    return c.json(ok(await globalProductPool(db, clinicId, c.req.valid('param').id)), 200);
+  })
+  .openapi(pricing, async (c) => {
+    const { db, clinicId } = services(c);
+    return c.json(ok(await getPricing(db, clinicId, c.req.valid('param').id)), 200);
+  })
+  .openapi(replace, async (c) => {
+    const { db, clinicId, now } = services(c);
+    return c.json(ok(await replaceProducts(db, clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Products replaced'), 200);
+  })
+  .openapi(activation, async (c) => {
+    const { db, clinicId } = services(c);
+    return c.json(ok(await activationStatus(db, clinicId, c.req.valid('param').id)), 200);
+  })
+  .openapi(visibility, async (c) => {
+    const { db, clinicId } = services(c);
+    return c.json(ok(await visibilityStatus(db, clinicId, c.req.valid('param').id)), 200);
+  })
+  .openapi(activate, async (c) => {
+    const { db, clinicId, now } = services(c);
+    const { id, productId } = c.req.valid('param');
+    return c.json(ok(await activateProduct(db, clinicId, id, productId, c.req.valid('json').isActive, now()), 'Product updated'), 200);
+  })
+  .openapi(setVisibility, async (c) => {
+    const { db, clinicId, now } = services(c);
+    const { id, productId } = c.req.valid('param');
+    return c.json(ok(await setProductVisibility(db, clinicId, id, productId, c.req.valid('json').isPatientVisible, now()), 'Product updated'), 200);
+  })
+  .openapi(listTitration, async (c) => {
+    const { db, clinicId } = services(c);
+    return c.json(ok(await listAttachments(db, clinicId, c.req.valid('param').id)), 200);
+  })
+  .openapi(attach, async (c) => {
+    const { db, clinicId, now } = services(c);
+    return c.json(ok(await attachProtocol(db, clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Titration protocol attached'), 201);
+  })
+  .openapi(updateTitration, async (c) => {
+    const { db, clinicId } = services(c);
+    const { id, attachmentId } = c.req.valid('param');
+    return c.json(ok(await updateAttachment(db, clinicId, id, attachmentId, c.req.valid('json')), 'Attachment updated'), 200);
+  })
+  .openapi(detach, async (c) => {
+    const { db, clinicId } = services(c);
+    const { id, attachmentId } = c.req.valid('param');
+    return c.json(ok(await detachProtocol(db, clinicId, id, attachmentId), 'Titration protocol detached'), 200);
+  });

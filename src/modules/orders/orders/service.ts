@@ -1,0 +1,169 @@
+import { sql } from 'drizzle-orm';
+import type { Queryable } from '../../../platform/db/client';
+import { notFound } from '../../../platform/http/errors';
+import { isUuid } from '../../../platform/http/ids';
+import { centsToAmount } from '../../../platform/http/money';
+import { pageOffset, pagination, type PageQuery } from '../../../platform/http/pagination';
+import type { FeeBreakdownCents } from '../../../../drizzle/schema';
+import type { OrderDetail, OrderListItem } from './schemas';
+import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
+import { feeBreakdownToAmounts, num } from './fee-breakdown';
+
+// The list, the detail and the events of a clinic's orders: one statement each.
+
+/** The order columns both the list and the detail answer, as json_build_object arguments (alias o). */
+const orderJsonFields = sql`
+  'id', o.id, 'orderNumber', o.order_number, 'status', o.status,
+  'totalCents', o.total_cents, 'subtotalCents', o.subtotal_cents, 'discountCents', o.discount_cents,
+  'taxCents', o.tax_cents, 'shippingCents', o.shipping_cents, 'brandAmountCents', o.brand_amount_cents,
+  'billingInterval', o.billing_interval_months, 'createdAt', ${iso(sql`o.created_at`)},
+  'shippedAt', ${iso(sql`o.shipped_at`)}, 'deliveredAt', ${iso(sql`o.delivered_at`)}, 'paidAt', ${iso(sql`o.paid_at`)},
+  'fulfillmentType', o.fulfillment_type, 'approvedByDoctor', o.approved_by_doctor, 'feeBreakdown', o.fee_breakdown`;
+
+interface OrderJson {
+  id: string;
+  orderNumber: string;
+  status: string;
+  totalCents: number;
+  subtotalCents: number;
+  discountCents: number;
+  taxCents: number;
+  shippingCents: number;
+  brandAmountCents: number;
+  billingInterval: number;
+  createdAt: string;
+  shippedAt: string | null;
+  deliveredAt: string | null;
+  paidAt: string | null;
+  fulfillmentType: string;
+  approvedByDoctor: boolean;
+  feeBreakdown: FeeBreakdownCents;
+}
+
+function orderFields(o: OrderJson) {
+  return {
+    id: o.id,
+    orderNumber: o.orderNumber,
+    status: o.status,
+    totalAmount: centsToAmount(o.totalCents),
+    subtotalAmount: centsToAmount(o.subtotalCents),
+    discountAmount: centsToAmount(o.discountCents),
+    taxAmount: centsToAmount(o.taxCents),
+    shippingAmount: centsToAmount(o.shippingCents),
+    brandAmount: centsToAmount(o.brandAmountCents),
+    billingInterval: o.billingInterval,
+    createdAt: o.createdAt,
+    shippedAt: o.shippedAt,
+    deliveredAt: o.deliveredAt,
+    fulfillmentType: o.fulfillmentType,
+    approvedByDoctor: o.approvedByDoctor,
+    feeBreakdown: feeBreakdownToAmounts(o.feeBreakdown),
+  };
+}
+
+type ListRow = OrderJson & {
+  user: { id: string; firstName: string; lastName: string; email: string };
+  program: { id: string; name: string } | null;
+};
+
+/**
+ * Newest first (created_at desc, id desc). The page is chosen on the index (clinic_id, created_at, id)
+ * alone — an index-only scan that skips `offset` entries without reading their rows — and only the
+ * page's rows are then read and joined (a deferred join), so a deep page costs little more than the
+ * first. The total is counted in the same statement, so a page past the end still has it.
+ */
+export async function listOrders(db: Queryable, clinicId: string, query: PageQuery) {
+  const [row] = await rowsOf<{ total: number | string; items: ListRow[] }>(db, sql`
+    with page as (
+      select id, created_at from orders
+      where clinic_id = ${clinicId}
+      order by created_at desc, id desc
+      limit ${query.limit} offset ${pageOffset(query)}
+    )
+    select
+      (select count(*) from orders where clinic_id = ${clinicId}) as total,
+      (select coalesce(json_agg(json_build_object(
+        ${orderJsonFields},
+        'user', json_build_object('id', pt.id, 'firstName', pt.first_name, 'lastName', pt.last_name, 'email', pt.email),
+        'program', case when pr.id is null then null else json_build_object('id', pr.id, 'name', pr.name) end
+      ) order by page.created_at desc, page.id desc), '[]'::json)
+      from page
+      join orders o on o.id = page.id
+      join patients pt on pt.id = o.patient_id
+      left join programs pr on pr.id = o.program_id) as items`);
+  const data: OrderListItem[] = row!.items.map((o) => ({ ...orderFields(o), paidAt: o.paidAt, user: o.user, program: o.program }));
+  return { data, pagination: pagination(query, num(row!.total)) };
+}
+
+type DetailRow = OrderJson & {
+  user: OrderDetail['user'];
+  orderItems: { id: string; quantity: number; unitPriceCents: number; totalPriceCents: number; productId: string | null; productName: string }[];
+  payment: OrderDetail['payment'];
+  shippingAddress: OrderDetail['shippingAddress'];
+  shippingOrders: OrderDetail['shippingOrders'];
+};
+
+export async function getOrder(db: Queryable, clinicId: string, id: string): Promise<OrderDetail> {
+  if (!isUuid(id)) throw notFound('Order');
+  const [row] = await rowsOf<{ order: DetailRow }>(db, sql`
+    select json_build_object(
+      ${orderJsonFields},
+      'user', json_build_object('id', pt.id, 'firstName', pt.first_name, 'lastName', pt.last_name, 'email', pt.email, 'phoneNumber', pt.phone_number),
+      'orderItems', (select coalesce(json_agg(json_build_object(
+          'id', oi.id, 'quantity', oi.quantity, 'unitPriceCents', oi.unit_price_cents, 'totalPriceCents', oi.total_price_cents,
+          'productId', oi.global_product_id, 'productName', oi.product_name
+        ) order by oi.product_name, oi.id), '[]'::json)
+        from order_items oi where oi.clinic_id = o.clinic_id and oi.order_id = o.id),
+      'payment', (select json_build_object('status', p.status, 'paymentMethod', p.payment_method)
+        from payments p where p.clinic_id = o.clinic_id and p.order_id = o.id
+        order by p.created_at desc, p.id desc limit 1),
+      'shippingAddress', (select json_build_object('address', a.address, 'city', a.city, 'state', a.state, 'zipCode', a.zip_code, 'country', a.country)
+        from shipping_addresses a where a.clinic_id = o.clinic_id and a.order_id = o.id),
+      'shippingOrders', (select coalesce(json_agg(json_build_object(
+          'id', s.id, 'status', s.status, 'trackingNumber', s.tracking_number, 'trackingUrl', s.tracking_url
+        ) order by s.created_at, s.id), '[]'::json)
+        from shipments s where s.clinic_id = o.clinic_id and s.order_id = o.id)
+    ) as order
+    from orders o
+    join patients pt on pt.id = o.patient_id
+    where o.clinic_id = ${clinicId} and o.id = ${id}`);
+  if (!row) throw notFound('Order');
+  const o = row.order;
+  return {
+    ...orderFields(o),
+    user: o.user,
+    orderItems: o.orderItems.map((item) => ({
+      id: item.id,
+      quantity: item.quantity,
+      unitPrice: centsToAmount(item.unitPriceCents),
+      totalPrice: centsToAmount(item.totalPriceCents),
+      product: { id: item.productId, name: item.productName },
+    })),
+    payment: o.payment,
+    shippingAddress: o.shippingAddress,
+    shippingOrders: o.shippingOrders,
+  };
+}
+
+/** The order's events, oldest first (created_at, then insertion order for events of one transaction). */
+export async function getOrderEvents(db: Queryable, clinicId: string, id: string) {
+  if (!isUuid(id)) throw notFound('Order');
+  const [row] = await rowsOf<{ hasPdf: boolean; events: { id: string; eventType: string; actorType: string; createdAt: string; metadata: Record<string, unknown> }[] }>(db, sql`
+    select o.prescription_pdf_key is not null as "hasPdf",
+      (select coalesce(json_agg(json_build_object(
+          'id', e.id, 'eventType', e.event_type, 'actorType', e.actor_type, 'createdAt', ${iso(sql`e.created_at`)}, 'metadata', e.metadata
+        ) order by e.created_at, e.seq), '[]'::json)
+        from order_events e where e.clinic_id = o.clinic_id and e.order_id = o.id) as events
+    from orders o where o.clinic_id = ${clinicId} and o.id = ${id}`);
+  if (!row) throw notFound('Order');
+  return {
+    events: row.events.map((e) => ({
+      id: e.id,
+      eventType: e.eventType,
+      actorType: e.actorType,
+      createdAt: e.createdAt,
+      metadata: e.metadata && typeof e.metadata === 'object' && !Array.isArray(e.metadata) ? e.metadata : {},
+    })),
+    hasPrescriptionPdf: row.hasPdf,
+  };
+}

@@ -1,0 +1,52 @@
+// Development simulator (DEV_SIMULATOR="true" only; src/app.ts answers every /api/v1/_dev path with the
+// generic 404 otherwise): POST /api/v1/_dev/payout-account sets the state of the clinic's payout account
+// as the processor would report it, creating a development account (acct_dev_...) when the clinic has
+// none. Plain Hono, not an API operation: it is not in the OpenAPI document (docs/billing.md).
+import { z } from '@hono/zod-openapi';
+import { sql } from 'drizzle-orm';
+import type { Hono } from 'hono';
+import { PAYOUT_ACCOUNT_STATUSES, payoutAccounts, type PayoutAccountStatus } from '../../../../drizzle/schema';
+import { developmentBillingId, type PayoutAccountState } from '../../../platform/providers/billing';
+import type { AppEnv } from '../../../platform/context';
+import { devSimulatorBody } from '../../../platform/http/dev-simulator';
+import { validationError } from '../../../platform/http/error-handler';
+import { ok } from '../../../platform/http/envelope';
+import { checkKeyAccess } from '../../../platform/http/route';
+import { safeString } from '../../../platform/http/strings';
+
+const body = z
+  .object({
+    status: z.enum(PAYOUT_ACCOUNT_STATUSES),
+    requirementsDue: z.array(safeString().trim().min(1).max(100)).max(20).optional(),
+  })
+  .strict();
+
+/** What the processor reports for each status (requirementsDue may be given instead of the default). */
+const STATES: Record<PayoutAccountStatus, PayoutAccountState> = {
+  not_connected: { status: 'not_connected', chargesEnabled: false, payoutsEnabled: false, detailsSubmitted: false, requirementsDue: [] },
+  pending: { status: 'pending', chargesEnabled: false, payoutsEnabled: false, detailsSubmitted: false, requirementsDue: ['business_profile.url', 'external_account', 'representative.verification.document'] },
+  restricted: { status: 'restricted', chargesEnabled: true, payoutsEnabled: false, detailsSubmitted: true, requirementsDue: ['external_account'] },
+  active: { status: 'active', chargesEnabled: true, payoutsEnabled: true, detailsSubmitted: true, requirementsDue: [] },
+};
+
+export function registerPayoutAccountSimulator(app: Hono<AppEnv>) {
+  app.post('/api/v1/_dev/payout-account', async (c) => {
+    const key = c.get('apiKey');
+    checkKeyAccess(key, { auth: 'key', scope: 'write' }, c.req.path);
+    const parsed = body.safeParse(await devSimulatorBody(c));
+    if (!parsed.success) throw validationError(parsed.error, 'json');
+    const { db, now } = c.get('services');
+    const state = { ...STATES[parsed.data.status] };
+    if (parsed.data.requirementsDue) state.requirementsDue = parsed.data.requirementsDue;
+    const at = now();
+    const [row] = await db
+      .insert(payoutAccounts)
+      .values({ clinicId: key.clinicId, processorAccountId: developmentBillingId('acct'), ...state, statusCheckedAt: null })
+      .onConflictDoUpdate({
+        target: payoutAccounts.clinicId,
+        set: { ...state, updatedAt: at, processorAccountId: sql`${payoutAccounts.processorAccountId}` },
+      })
+      .returning({ processorAccountId: payoutAccounts.processorAccountId, status: payoutAccounts.status });
+    return c.json(ok({ processorAccountId: row!.processorAccountId, status: row!.status }, `Payout account ${row!.status}`), 200);
+  });
+}

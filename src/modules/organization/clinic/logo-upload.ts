@@ -1,0 +1,17 @@
+// The multipart logo upload both logo routes share (field `logo`), on the uploads area's checks
+// (src/modules/catalog/uploads/multipart.ts: type from the bytes, 5 MiB, the declared-size refusal).
+import { checkImageField, imageUploadErrors, withDeclaredSizeCheck } from '../../catalog/uploads/multipart';
+import type { CheckedImage } from '../../catalog/uploads/service';
+import { logoUploadForm } from '../organization/schemas';
+
+export const logoMultipartBody = {
+  content: { 'multipart/form-data': { schema: logoUploadForm } },
+  required: true,
+  description: 'multipart/form-data with one file field, logo.',
+};
+
+export const logoUploadErrors = imageUploadErrors;
+export { withDeclaredSizeCheck };
+
+/** checkImage with its 400 naming body.logo instead of body.image. */
+export const checkLogo = (file: Blob): Promise<CheckedImage> => checkImageField(file, 'logo');

@@ -1,0 +1,160 @@
+// The clinic's SMS provider account and its toll-free number (docs/organization.md, "SMS provider").
+//   PUT      -> configured (credentials stored; the auth token sealed with AES-GCM, never returned)
+//   activate -> active     (a billable toll-free number bought on the account)
+//   release  -> released   (the number given back; activate may be called again)
+//   DELETE   -> no config  (refused while a number is active: release it first)
+import { and, count, eq, gte, isNull, lt, ne, sql } from 'drizzle-orm';
+import { clinics, messages, smsConfigs } from '../../../../../drizzle/schema';
+import { decrypt, encrypt, SecretBoxError } from '../../../../platform/crypto/secret-box';
+import type { Database, Queryable } from '../../../../platform/db/client';
+import { ApiError, notFound } from '../../../../platform/http/errors';
+import type { SmsProviderName } from '../../../../platform/providers/sms';
+import { smsNumbersOf, type OrganizationDeps } from '../deps';
+import { viaSmsProvider } from '../errors';
+import type { SmsConfigView, SmsStatusView } from '../schemas';
+import { monthOf, toSmsConfig, toSmsStatus, type SmsConfigRow } from '../views';
+
+/** Associated data of the sealed token: a ciphertext copied to another clinic's row does not decrypt. */
+const tokenContext = (clinicId: string) => `sms-auth-token:${clinicId}`;
+
+export const encryptSmsAuthToken = (token: string, clinicId: string, keyBase64: string) => encrypt(token, keyBase64, tokenContext(clinicId));
+export const decryptSmsAuthToken = (ciphertext: string, clinicId: string, keyBase64: string) => decrypt(ciphertext, keyBase64, tokenContext(clinicId));
+
+async function configOf(db: Queryable, clinicId: string, options: { lock?: boolean } = {}): Promise<SmsConfigRow | null> {
+  const query = db.select().from(smsConfigs).where(eq(smsConfigs.clinicId, clinicId)).limit(1);
+  const [row] = options.lock ? await query.for('update') : await query;
+  return row ?? null;
+}
+
+export async function getSmsConfig(db: Database, clinicId: string, provider: SmsProviderName): Promise<SmsConfigView> {
+  return toSmsConfig(provider, await configOf(db, clinicId));
+}
+
+const numberActive = (row: SmsConfigRow, what: string) =>
+  new ApiError(409, 'SMS_NUMBER_ACTIVE', `The toll-free number ${row.phoneNumber} is active; ${what}`);
+
+/**
+ * Stores the account. While a number is active only the auth token may change (the same account SID
+ * and the active number): another account would orphan the number bought on this one.
+ */
+export async function putSmsConfig(
+  deps: OrganizationDeps,
+  clinicId: string,
+  provider: SmsProviderName,
+  body: { accountSid: string; authToken: string; phoneNumber: string },
+): Promise<SmsConfigView> {
+  const sealed = await encryptSmsAuthToken(body.authToken, clinicId, deps.config.webhookSecretKey);
+  const row = await deps.db.transaction(async (tx) => {
+    const existing = await configOf(tx, clinicId, { lock: true });
+    if (existing?.status === 'active') {
+      if (existing.provider !== provider || existing.accountSid !== body.accountSid || existing.phoneNumber !== body.phoneNumber) {
+        throw numberActive(existing, 'while it is, only the auth token may change (same accountSid, phoneNumber the active number); release it first to change the account');
+      }
+      const [updated] = await tx
+        .update(smsConfigs)
+        .set({ encryptedAuthToken: sealed, updatedAt: deps.now })
+        .where(eq(smsConfigs.clinicId, clinicId))
+        .returning();
+      return updated!;
+    }
+    const values = {
+      provider,
+      accountSid: body.accountSid,
+      encryptedAuthToken: sealed,
+      phoneNumber: body.phoneNumber,
+      providerNumberId: null,
+      status: 'configured' as const,
+      updatedAt: deps.now,
+    };
+    const [saved] = await tx
+      .insert(smsConfigs)
+      .values({ clinicId, ...values, createdAt: deps.now })
+      .onConflictDoUpdate({ target: smsConfigs.clinicId, set: values })
+      .returning();
+    return saved!;
+  });
+  return toSmsConfig(provider, row);
+}
+
+export async function deleteSmsConfig(deps: OrganizationDeps, clinicId: string, provider: SmsProviderName): Promise<SmsConfigView> {
+  return deps.db.transaction(async (tx) => {
+    const existing = await configOf(tx, clinicId, { lock: true });
+    if (!existing || existing.provider !== provider) throw notFound('SMS provider config');
+    if (existing.status === 'active') throw numberActive(existing, 'release it first with DELETE /api/v1/organization/sms/release');
+    await tx.delete(smsConfigs).where(eq(smsConfigs.clinicId, clinicId));
+    return toSmsConfig(provider, null);
+  });
+}
+
+/** GET /organization/sms/status: the config and this month's SMS count, in one query. */
+export async function getSmsStatus(db: Database, clinicId: string, now: Date): Promise<SmsStatusView> {
+  const period = monthOf(now);
+  const sent = db
+    .select({ n: count() })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.clinicId, clinicId),
+        eq(messages.channel, 'sms'),
+        ne(messages.status, 'failed'),
+        gte(messages.createdAt, period.start),
+        lt(messages.createdAt, period.end),
+      ),
+    );
+  const [row] = await db
+    .select({ config: smsConfigs, sent: sql<number>`(${sent})::int` })
+    .from(clinics)
+    .leftJoin(smsConfigs, eq(smsConfigs.clinicId, clinics.id))
+    .where(eq(clinics.id, clinicId))
+    .limit(1);
+  return toSmsStatus(row?.config ?? null, row?.sent ?? 0, period);
+}
+
+async function accountOf(deps: OrganizationDeps, row: SmsConfigRow) {
+  try {
+    return { accountSid: row.accountSid, authToken: await decryptSmsAuthToken(row.encryptedAuthToken, row.clinicId, deps.config.webhookSecretKey) };
+  } catch (error) {
+    if (error instanceof SecretBoxError) {
+      throw new ApiError(409, 'SMS_NOT_CONFIGURED', 'The stored SMS credentials cannot be read (the data key changed); store them again with PUT /api/v1/organization/sms/twilio');
+    }
+    throw error;
+  }
+}
+
+export async function activateSmsNumber(deps: OrganizationDeps, clinicId: string): Promise<SmsStatusView> {
+  const row = await configOf(deps.db, clinicId);
+  if (!row) throw new ApiError(409, 'SMS_NOT_CONFIGURED', 'No SMS provider is configured; store the account with PUT /api/v1/organization/sms/twilio first');
+  if (row.status === 'active') throw numberActive(row, 'release it before activating another');
+  const account = await accountOf(deps, row);
+  const provider = smsNumbersOf(deps);
+  const bought = await viaSmsProvider(() => provider.provisionTollFreeNumber({ clinicId, account }, { db: deps.db }));
+  const [updated] = await deps.db
+    .update(smsConfigs)
+    .set({ status: 'active', phoneNumber: bought.phoneNumber, providerNumberId: bought.providerNumberId, activatedAt: deps.now, updatedAt: deps.now })
+    .where(and(eq(smsConfigs.clinicId, clinicId), eq(smsConfigs.status, row.status), eq(smsConfigs.accountSid, row.accountSid), isNull(smsConfigs.providerNumberId)))
+    .returning({ clinicId: smsConfigs.clinicId });
+  if (!updated) {
+    // Another request changed the config meanwhile: give the number back rather than leave it billed.
+    await provider.releaseNumber({ clinicId, account, providerNumberId: bought.providerNumberId }, { db: deps.db }).catch(() => {});
+    throw new ApiError(409, 'SMS_NUMBER_ACTIVE', 'The SMS config changed during activation (another activation or a new account); read it again');
+  }
+  return getSmsStatus(deps.db, clinicId, deps.now);
+}
+
+export async function releaseSmsNumber(deps: OrganizationDeps, clinicId: string): Promise<SmsStatusView> {
+  const row = await configOf(deps.db, clinicId);
+  if (!row || row.status !== 'active' || !row.providerNumberId) {
+    throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The clinic has no active toll-free number to release');
+  }
+  const account = await accountOf(deps, row);
+  const provider = smsNumbersOf(deps);
+  await viaSmsProvider(() => provider.releaseNumber({ clinicId, account, providerNumberId: row.providerNumberId! }, { db: deps.db }));
+  const [released] = await deps.db
+    .update(smsConfigs)
+    .set({ status: 'released', phoneNumber: null, providerNumberId: null, releasedAt: deps.now, updatedAt: deps.now })
+    .where(and(eq(smsConfigs.clinicId, clinicId), eq(smsConfigs.status, 'active'), eq(smsConfigs.providerNumberId, row.providerNumberId)))
+    .returning({ clinicId: smsConfigs.clinicId });
+  // A concurrent release got there first: this one did not release anything.
+  if (!released) throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The toll-free number was already released by another request');
+  return getSmsStatus(deps.db, clinicId, deps.now);
+}

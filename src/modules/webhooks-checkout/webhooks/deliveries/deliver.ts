@@ -1,0 +1,257 @@
+// One delivery function for every path (the local dispatcher, the dev flush, and later QStash's
+// callback): load, sign fresh, POST, record the attempt, schedule the next one (docs/webhooks.md).
+import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
+import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
+import type { Database, Queryable } from '../../../../platform/db/client';
+import { dispatchOutbox } from './dispatch';
+import { nextAttemptAt, parseRetryAfter } from './schedule';
+import { deliveryHeaders } from './signing';
+
+/** A receiver must answer 2xx within this long. */
+export const DELIVERY_TIMEOUT_MS = 5_000;
+/** At this many consecutive failed attempts the endpoint is turned off (spec, "Limits"). */
+export const ENDPOINT_FAILURE_CUTOFF = 10;
+/** An attempt in progress holds its delivery this long, so a second dispatcher does not send it too. */
+export const ATTEMPT_LEASE_MS = 60_000;
+/** Deliveries attempted at the same time by one dispatcher run. */
+export const DELIVERY_CONCURRENCY = 10;
+
+/** The endpoint's decrypted active signing secrets, newest first. */
+export type SigningSecrets = (db: Queryable, clinicId: string, endpointId: string, now: Date) => Promise<string[]>;
+
+export interface DeliveryOptions {
+  secrets: SigningSecrets;
+  fetchImpl?: typeof fetch;
+  /** Jitter source in [0, 1); Math.random by default. */
+  random?: () => number;
+  /** Attempt even when next_attempt_at is in the future (the dev flush). */
+  ignoreSchedule?: boolean;
+  timeoutMs?: number;
+}
+
+export type AttemptOutcome =
+  | 'succeeded'
+  /** Failed; another attempt is scheduled. */
+  | 'retrying'
+  /** Failed and the schedule is exhausted (or the endpoint was deleted). */
+  | 'failed'
+  /** Not attempted: unknown, done already, not due, held by another dispatcher, or the endpoint is off. */
+  | 'skipped';
+
+/** The body every attempt of a delivery sends: ids only, byte for byte the same across attempts. */
+export function deliveryBody(event: { id: string; eventType: string; createdAt: Date; payload: Record<string, unknown> }): string {
+  return JSON.stringify({ id: event.id, type: event.eventType, createdAt: event.createdAt.toISOString(), data: event.payload });
+}
+
+interface SendResult {
+  status: number | null;
+  error: string | null;
+  retryAfterMs: number | null;
+  durationMs: number;
+}
+
+async function send(fetchImpl: typeof fetch, url: string, headers: Record<string, string>, body: string, timeoutMs: number, now: Date): Promise<SendResult> {
+  const started = performance.now();
+  try {
+    // Redirects are not followed: a 3xx is a failure, and a redirect cannot lead past the URL checks.
+    const res = await fetchImpl(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    await res.body?.cancel().catch(() => undefined);
+    const ok = res.status >= 200 && res.status < 300;
+    return {
+      status: res.status,
+      error: ok ? null : `HTTP ${res.status}`,
+      retryAfterMs: ok ? null : parseRetryAfter(res.headers.get('retry-after'), now),
+      durationMs: Math.round(performance.now() - started),
+    };
+  } catch (error) {
+    const name = (error as { name?: string }).name;
+    const message = name === 'TimeoutError' || name === 'AbortError' ? `timeout after ${timeoutMs} ms` : `network error: ${(error as Error).message ?? String(error)}`;
+    return { status: null, error: message.slice(0, 500), retryAfterMs: null, durationMs: Math.round(performance.now() - started) };
+  }
+}
+
+/** Why an attempt was not made. */
+export type SkipReason = 'not_found' | 'not_pending' | 'endpoint_off' | 'not_due' | 'claimed';
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  /** Set when outcome is skipped. */
+  skipReason?: SkipReason;
+  /** Attempts made so far and when the next one is due (pending deliveries), after this call. */
+  attempts: number;
+  nextAttemptAt: Date | null;
+}
+
+/** attemptDeliveryDetailed's outcome alone (the local dispatcher and the flush need no more). */
+export async function attemptDelivery(db: Database, deliveryId: string, now: Date, options: DeliveryOptions): Promise<AttemptOutcome> {
+  return (await attemptDeliveryDetailed(db, deliveryId, now, options)).outcome;
+}
+
+/**
+ * Attempts one delivery now. Skips it when it is not pending, not due (unless ignoreSchedule), or its
+ * endpoint is off (it stays pending and goes out once the endpoint is on again); a delivery of a
+ * deleted endpoint is closed as failed. Otherwise signs fresh (new X-Service-Delivery-Id, new
+ * timestamp), POSTs with a 5 s timeout, records a webhook_attempts row and updates the delivery and
+ * the endpoint's health in one transaction.
+ */
+export async function attemptDeliveryDetailed(db: Database, deliveryId: string, now: Date, options: DeliveryOptions): Promise<AttemptResult> {
+  const [row] = await db
+    .select({
+      id: webhookDeliveries.id,
+      clinicId: webhookDeliveries.clinicId,
+      endpointId: webhookDeliveries.endpointId,
+      status: webhookDeliveries.status,
+      attempts: webhookDeliveries.attempts,
+      nextAttemptAt: webhookDeliveries.nextAttemptAt,
+      idempotencyKey: webhookDeliveries.idempotencyKey,
+      url: webhookEndpoints.url,
+      isActive: webhookEndpoints.isActive,
+      deletedAt: webhookEndpoints.deletedAt,
+      eventId: outboxEvents.id,
+      eventType: outboxEvents.eventType,
+      payload: outboxEvents.payload,
+      eventCreatedAt: outboxEvents.createdAt,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .innerJoin(outboxEvents, eq(outboxEvents.id, webhookDeliveries.outboxEventId))
+    .where(eq(webhookDeliveries.id, deliveryId))
+    .limit(1);
+  if (!row) return { outcome: 'skipped', skipReason: 'not_found', attempts: 0, nextAttemptAt: null };
+  const skipped = (skipReason: SkipReason): AttemptResult => ({ outcome: 'skipped', skipReason, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt });
+  if (row.status !== 'pending') return skipped('not_pending');
+  if (row.deletedAt) {
+    await db
+      .update(webhookDeliveries)
+      .set({ status: 'failed', nextAttemptAt: null, lastError: 'endpoint deleted' })
+      .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.status, 'pending')));
+    return { outcome: 'failed', attempts: row.attempts, nextAttemptAt: null };
+  }
+  if (!row.isActive) return skipped('endpoint_off');
+  if (!options.ignoreSchedule && row.nextAttemptAt && row.nextAttemptAt.getTime() > now.getTime()) return skipped('not_due');
+
+  // Claim: only the dispatcher that moves next_attempt_at from the value it read sends this attempt.
+  const claimed = await db
+    .update(webhookDeliveries)
+    .set({ nextAttemptAt: new Date(now.getTime() + ATTEMPT_LEASE_MS) })
+    .where(and(
+      eq(webhookDeliveries.id, row.id),
+      eq(webhookDeliveries.status, 'pending'),
+      eq(webhookDeliveries.attempts, row.attempts),
+      row.nextAttemptAt ? eq(webhookDeliveries.nextAttemptAt, row.nextAttemptAt) : isNull(webhookDeliveries.nextAttemptAt),
+    ))
+    .returning({ id: webhookDeliveries.id });
+  if (claimed.length === 0) return skipped('claimed');
+
+  const attemptNumber = row.attempts + 1;
+  const attemptId = crypto.randomUUID();
+  const body = deliveryBody({ id: row.eventId, eventType: row.eventType, createdAt: row.eventCreatedAt, payload: row.payload });
+  const secrets = await options.secrets(db, row.clinicId, row.endpointId, now);
+  const result: SendResult = secrets.length === 0
+    ? { status: null, error: 'no active signing secret', retryAfterMs: null, durationMs: 0 }
+    : await send(
+        options.fetchImpl ?? fetch,
+        row.url,
+        await deliveryHeaders({ secrets, body, eventType: row.eventType, attemptId, idempotencyKey: row.idempotencyKey, timestamp: Math.floor(now.getTime() / 1000) }),
+        body,
+        options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+        now,
+      );
+  const succeeded = result.error === null;
+  const next = succeeded ? null : nextAttemptAt(attemptNumber, now, result.retryAfterMs, options.random);
+
+  await db.transaction(async (tx) => {
+    await tx.insert(webhookAttempts).values({
+      id: attemptId, clinicId: row.clinicId, deliveryId: row.id, attemptNumber,
+      responseStatus: result.status, durationMs: result.durationMs, error: result.error, createdAt: now,
+    });
+    await tx
+      .update(webhookDeliveries)
+      .set({
+        status: succeeded ? 'succeeded' : next ? 'pending' : 'failed',
+        attempts: attemptNumber,
+        lastAttemptAt: now,
+        lastResponseStatus: result.status,
+        lastError: result.error,
+        nextAttemptAt: next,
+        ...(succeeded ? { succeededAt: now } : {}),
+      })
+      .where(eq(webhookDeliveries.id, row.id));
+    await tx
+      .update(webhookEndpoints)
+      .set(succeeded
+        ? { consecutiveFailures: 0, lastTriggeredAt: now, updatedAt: now }
+        : {
+            consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
+            lastTriggeredAt: now,
+            isActive: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} then false else ${webhookEndpoints.isActive} end`,
+            disabledAt: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} and ${webhookEndpoints.isActive} then ${now.toISOString()}::timestamptz else ${webhookEndpoints.disabledAt} end`,
+            updatedAt: now,
+          })
+      .where(eq(webhookEndpoints.id, row.endpointId));
+  });
+  return { outcome: succeeded ? 'succeeded' : next ? 'retrying' : 'failed', attempts: attemptNumber, nextAttemptAt: next };
+}
+
+export interface RunSummary {
+  dispatched: number;
+  attempted: number;
+  succeeded: number;
+  failed: number;
+}
+
+/** Runs attempts `DELIVERY_CONCURRENCY` at a time and counts what happened. */
+async function attemptAll(db: Database, ids: string[], now: Date, options: DeliveryOptions): Promise<Omit<RunSummary, 'dispatched'>> {
+  const summary = { attempted: 0, succeeded: 0, failed: 0 };
+  let next = 0;
+  const worker = async () => {
+    while (next < ids.length) {
+      const outcome = await attemptDelivery(db, ids[next++]!, now, options);
+      if (outcome === 'skipped') continue;
+      summary.attempted++;
+      if (outcome === 'succeeded') summary.succeeded++;
+      else summary.failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, ids.length) }, worker));
+  return summary;
+}
+
+const deliverable = () => and(
+  eq(webhookDeliveries.status, 'pending'),
+  eq(webhookEndpoints.isActive, true),
+  isNull(webhookEndpoints.deletedAt),
+);
+
+/**
+ * The local dispatcher (development and the cron trigger): fans the outbox out, then attempts up to
+ * `limit` due pending deliveries of active endpoints, oldest due first.
+ */
+export async function runDueDeliveries(db: Database, now: Date, limit: number, options: DeliveryOptions): Promise<RunSummary> {
+  const dispatched = await dispatchOutbox(db, now);
+  const due = await db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(and(deliverable(), lte(webhookDeliveries.nextAttemptAt, now)))
+    .orderBy(asc(webhookDeliveries.nextAttemptAt))
+    .limit(limit);
+  return { dispatched, ...(await attemptAll(db, due.map((r) => r.id), now, options)) };
+}
+
+/** Deliveries one flush attempts at most. */
+export const FLUSH_LIMIT = 1_000;
+
+/** The dev flush: every pending delivery of the clinic's active endpoints, now, ignoring the schedule. */
+export async function flushClinicDeliveries(db: Database, clinicId: string, now: Date, options: DeliveryOptions): Promise<RunSummary> {
+  const dispatched = await dispatchOutbox(db, now);
+  const pending = await db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(and(eq(webhookDeliveries.clinicId, clinicId), deliverable()))
+    .orderBy(asc(webhookDeliveries.createdAt))
+    .limit(FLUSH_LIMIT);
+  return { dispatched, ...(await attemptAll(db, pending.map((r) => r.id), now, { ...options, ignoreSchedule: true })) };
+}
+

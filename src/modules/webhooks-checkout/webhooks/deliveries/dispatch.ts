@@ -1,0 +1,45 @@
+import { asc, isNull, sql } from 'drizzle-orm';
+import { outboxEvents } from '../../../../../drizzle/schema';
+import type { Database } from '../../../../platform/db/client';
+
+/** Outbox rows fanned out per transaction. */
+export const DISPATCH_BATCH = 500;
+
+/**
+ * Fans undispatched outbox events out into one pending delivery per active, not-deleted endpoint of
+ * the event's clinic subscribed to its name, due at once, and marks the events dispatched. One
+ * transaction per batch; rows another dispatcher holds are skipped (SKIP LOCKED), and the unique
+ * (endpoint, event) index makes a second fan-out of the same event a no-op. Returns the deliveries created.
+ */
+export async function dispatchOutbox(db: Database, now: Date, batchSize = DISPATCH_BATCH): Promise<number> {
+  let created = 0;
+  for (;;) {
+    const { events, inserted } = await db.transaction(async (tx) => {
+      const batch = await tx
+        .select({ id: outboxEvents.id })
+        .from(outboxEvents)
+        .where(isNull(outboxEvents.dispatchedAt))
+        .orderBy(asc(outboxEvents.createdAt))
+        .limit(batchSize)
+        .for('update', { skipLocked: true });
+      if (batch.length === 0) return { events: 0, inserted: 0 };
+      const ids = batch.map((row) => row.id);
+      const idList = sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+      // idempotency_key evt_<event>_<endpoint>: stable across retries and replays (also the webhook-id).
+      const result = await tx.execute(sql`
+        insert into webhook_deliveries (clinic_id, endpoint_id, outbox_event_id, event_type, idempotency_key, status, next_attempt_at)
+        select o.clinic_id, e.id, o.id, o.event_type, 'evt_' || o.id || '_' || e.id, 'pending', ${now.toISOString()}::timestamptz
+        from outbox_events o
+        join webhook_endpoints e
+          on e.clinic_id = o.clinic_id and e.is_active and e.deleted_at is null and o.event_type = any(e.events)
+        where o.id in (${idList})
+        on conflict (endpoint_id, outbox_event_id) where replay_of is null do nothing
+        returning id`);
+      await tx.execute(sql`update outbox_events set dispatched_at = ${now.toISOString()}::timestamptz where id in (${idList})`);
+      const rows = (result as unknown as { rows?: unknown[] }).rows ?? (result as unknown as unknown[]);
+      return { events: batch.length, inserted: Array.isArray(rows) ? rows.length : 0 };
+    });
+    created += inserted;
+    if (events < batchSize) return created;
+  }
+}

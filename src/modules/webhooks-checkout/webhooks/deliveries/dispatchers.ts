@@ -1,0 +1,82 @@
+import { and, asc, eq, isNull, lte } from 'drizzle-orm';
+import { webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
+import type { AppConfig } from '../../../../config/index';
+import type { Services } from '../../../../platform/context';
+import type { Database } from '../../../../platform/db/client';
+import { runDueDeliveries, type DeliveryOptions } from './deliver';
+import { dispatchOutbox } from './dispatch';
+import { QStashDeliveryQueue, type DeliveryQueue, type QueuedAttempt } from '../../../../platform/providers/queue/qstash';
+import { signingSecretsFor } from '../secrets';
+
+/** Deliveries one dispatcher run (cron sweep, post-request kick) attempts or publishes at most. */
+export const DISPATCH_LIMIT = 200;
+/** A due attempt QStash has not called back for this long is published again by the cron sweep. */
+export const QSTASH_OVERDUE_MS = 2 * 60_000;
+
+/** The delivery options of this deployment: secrets decrypted with WEBHOOK_SECRET_KEY, global fetch. */
+export const deliveryOptions = (config: AppConfig): DeliveryOptions => ({ secrets: signingSecretsFor(config.webhookSecretKey) });
+
+/** QStash when configured (production), else null: the local dispatcher delivers. */
+export const deliveryQueueFor = (config: AppConfig): DeliveryQueue | null => (config.qstash ? new QStashDeliveryQueue(config.qstash) : null);
+
+/** The local dispatcher's run: fan out the outbox, then attempt what is due. */
+export const runLocalDispatcher = (db: Database, now: Date, config: AppConfig) => runDueDeliveries(db, now, DISPATCH_LIMIT, deliveryOptions(config));
+
+/**
+ * The QStash dispatcher's run: fan out the outbox, then publish every due pending delivery of an
+ * active endpoint. A first attempt is published under the delivery id (QStash drops a second
+ * publication of it); with `republishOverdue` (the cron safety net) an attempt overdue by more than
+ * QSTASH_OVERDUE_MS is published again under a fresh id, since its message was lost or stopped (the
+ * endpoint was off when QStash called).
+ */
+export async function publishDueDeliveries(
+  db: Database,
+  now: Date,
+  queue: DeliveryQueue,
+  options: { republishOverdue: boolean },
+): Promise<{ dispatched: number; published: number }> {
+  const dispatched = await dispatchOutbox(db, now);
+  const due = await db
+    .select({ id: webhookDeliveries.id, attempts: webhookDeliveries.attempts, nextAttemptAt: webhookDeliveries.nextAttemptAt })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(and(
+      eq(webhookDeliveries.status, 'pending'),
+      eq(webhookEndpoints.isActive, true),
+      isNull(webhookEndpoints.deletedAt),
+      lte(webhookDeliveries.nextAttemptAt, now),
+    ))
+    .orderBy(asc(webhookDeliveries.nextAttemptAt))
+    .limit(DISPATCH_LIMIT);
+  const overdueBefore = now.getTime() - QSTASH_OVERDUE_MS;
+  const attempts: QueuedAttempt[] = [];
+  for (const row of due) {
+    const overdue = row.nextAttemptAt!.getTime() < overdueBefore;
+    if (overdue && options.republishOverdue) {
+      attempts.push({ deliveryId: row.id, attempts: row.attempts, notBefore: null, republishTag: `r${Math.floor(now.getTime() / 60_000)}` });
+    } else if (!overdue && row.attempts === 0) {
+      attempts.push({ deliveryId: row.id, attempts: 0, notBefore: null });
+    }
+  }
+  await queue.publish(attempts);
+  return { dispatched, published: attempts.length };
+}
+
+/** The cron sweep: the QStash safety net when QStash is configured, else the local dispatcher. */
+export async function runScheduledDeliveries(db: Database, now: Date, config: AppConfig): Promise<void> {
+  const queue = deliveryQueueFor(config);
+  if (queue) await publishDueDeliveries(db, now, queue, { republishOverdue: true });
+  else await runLocalDispatcher(db, now, config);
+}
+
+/**
+ * After a request that recorded events (or queued a replay), in ctx.waitUntil: with QStash, fan out
+ * and publish the new deliveries; in development, run the local dispatcher. Tests (no QStash,
+ * ENVIRONMENT=test) drive the dispatcher themselves with a simulated clock.
+ */
+export function kickDeliveries(services: Services): void {
+  const { config, db } = services;
+  const queue = deliveryQueueFor(config);
+  if (queue) services.background(publishDueDeliveries(db, services.now(), queue, { republishOverdue: false }));
+  else if (config.environment === 'development') services.background(runLocalDispatcher(db, services.now(), config));
+}

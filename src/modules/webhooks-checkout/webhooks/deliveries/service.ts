@@ -1,0 +1,109 @@
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
+import type { Database } from '../../../../platform/db/client';
+import { notFound } from '../../../../platform/http/errors';
+import { isUuid } from '../../../../platform/http/ids';
+import { pageOffset, pagination, type PageQuery } from '../../../../platform/http/pagination';
+import type { WebhookDeliveryView } from './schemas';
+
+type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toDeliveryView(row: Pick<DeliveryRow, 'id' | 'eventType' | 'status' | 'attempts' | 'lastResponseStatus' | 'createdAt' | 'lastAttemptAt' | 'nextAttemptAt' | 'succeededAt' | 'idempotencyKey' | 'replayOf'>): WebhookDeliveryView {
+  return {
+    id: row.id,
+    event: row.eventType,
+    status: row.status,
+    attempts: row.attempts,
+    lastResponseStatus: row.lastResponseStatus,
+    createdAt: row.createdAt.toISOString(),
+    lastAttemptAt: iso(row.lastAttemptAt),
+    nextAttemptAt: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
+    succeededAt: iso(row.succeededAt),
+    idempotencyKey: row.idempotencyKey,
+    replayOf: row.replayOf,
+  };
+}
+
+const ENDPOINT = 'Webhook endpoint';
+const endpointOf = (clinicId: string, endpointId: string) =>
+  and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.clinicId, clinicId), isNull(webhookEndpoints.deletedAt));
+
+/**
+ * The endpoint's deliveries, newest first, in one query: the endpoint row left-joined to its
+ * deliveries, so "no such endpoint" (no row) and "no deliveries" (one row of nulls) differ. Only a
+ * page past the end needs a second query, to tell those apart.
+ */
+export async function listDeliveries(db: Database, clinicId: string, endpointId: string, query: PageQuery) {
+  if (!isUuid(endpointId)) throw notFound(ENDPOINT);
+  const rows = await db
+    .select({
+      id: webhookDeliveries.id,
+      eventType: webhookDeliveries.eventType,
+      status: webhookDeliveries.status,
+      attempts: webhookDeliveries.attempts,
+      lastResponseStatus: webhookDeliveries.lastResponseStatus,
+      createdAt: webhookDeliveries.createdAt,
+      lastAttemptAt: webhookDeliveries.lastAttemptAt,
+      nextAttemptAt: webhookDeliveries.nextAttemptAt,
+      succeededAt: webhookDeliveries.succeededAt,
+      idempotencyKey: webhookDeliveries.idempotencyKey,
+      replayOf: webhookDeliveries.replayOf,
+      total: sql<number>`cast(count(${webhookDeliveries.id}) over() as integer)`,
+    })
+    .from(webhookEndpoints)
+    .leftJoin(webhookDeliveries, and(eq(webhookDeliveries.endpointId, webhookEndpoints.id), eq(webhookDeliveries.clinicId, clinicId)))
+    .where(endpointOf(clinicId, endpointId))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(query.limit)
+    .offset(pageOffset(query));
+  if (rows.length === 0) {
+    if (query.page === 1) throw notFound(ENDPOINT);
+    const [found] = await db
+      .select({ total: sql<number>`cast(count(${webhookDeliveries.id}) as integer)` })
+      .from(webhookEndpoints)
+      .leftJoin(webhookDeliveries, eq(webhookDeliveries.endpointId, webhookEndpoints.id))
+      .where(endpointOf(clinicId, endpointId))
+      .groupBy(webhookEndpoints.id);
+    if (!found) throw notFound(ENDPOINT);
+    return { data: [], pagination: pagination(query, found.total) };
+  }
+  const deliveries = rows.filter((row): row is typeof row & { id: string } => row.id !== null);
+  return {
+    data: deliveries.map((row) => toDeliveryView(row as Parameters<typeof toDeliveryView>[0])),
+    pagination: pagination(query, rows[0]!.total),
+  };
+}
+
+/**
+ * A new pending delivery of the same outbox event to the same endpoint, due now, with the same
+ * idempotency key, replay_of pointing at the original. Any status may be replayed; the endpoint must
+ * be the clinic's and not deleted (an endpoint that is off keeps the replay pending until it is on).
+ */
+export async function replayDelivery(db: Database, clinicId: string, endpointId: string, deliveryId: string, now: Date): Promise<WebhookDeliveryView> {
+  if (!isUuid(endpointId) || !isUuid(deliveryId)) throw notFound('Webhook delivery');
+  const [original] = await db
+    .select({ delivery: webhookDeliveries })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.clinicId, clinicId), endpointOf(clinicId, endpointId)))
+    .limit(1);
+  if (!original) throw notFound('Webhook delivery');
+  const source = original.delivery;
+  const [created] = await db
+    .insert(webhookDeliveries)
+    .values({
+      clinicId,
+      endpointId: source.endpointId,
+      outboxEventId: source.outboxEventId,
+      eventType: source.eventType,
+      idempotencyKey: source.idempotencyKey,
+      status: 'pending',
+      nextAttemptAt: now,
+      replayOf: source.id,
+      createdAt: now,
+    })
+    .returning();
+  return toDeliveryView(created!);
+}

@@ -1,0 +1,123 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv, Services } from '../../../platform/context';
+import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
+import { idParam } from '../../../platform/http/ids';
+import { pagedBody, pageQuery } from '../../../platform/http/pagination';
+import { defineRoute } from '../../../platform/http/route';
+import {
+  createdWebhook, createWebhookBody, DEFAULT_GRACE_PERIOD_SECONDS, deletedWebhook, rotatedSecret, rotateSecretBody, updateWebhookBody,
+  webhookEndpoint,
+} from './schemas';
+import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook, type WebhookSettings } from './service';
+
+const tags = ['Webhooks'];
+const read = { auth: 'key', scope: 'read' } as const;
+const write = { auth: 'key', scope: 'write' } as const;
+
+const settingsOf = ({ config }: Services): WebhookSettings => ({
+  secretKey: config.webhookSecretKey,
+  allowInsecureLocalhost: config.webhookAllowInsecureLocalhost,
+});
+
+const list = defineRoute(read, {
+  method: 'get',
+  path: '/api/v1/webhooks',
+  operationId: 'listWebhooks',
+  tags,
+  summary: "List the clinic's webhook endpoints (never a secret), newest first",
+  request: { query: pageQuery },
+  responses: { 200: jsonContent(pagedBody(webhookEndpoint), 'Webhook endpoints (deleted ones are not listed)') },
+});
+
+const create = defineRoute(write, {
+  method: 'post',
+  path: '/api/v1/webhooks',
+  operationId: 'createWebhook',
+  tags,
+  summary: 'Register a webhook endpoint (its signing secret is returned once, in data.secret)',
+  request: { body: jsonBody(createWebhookBody) },
+  responses: {
+    201: secretJsonContent(successBody(createdWebhook), 'Created (Cache-Control: no-store: the body holds the signing secret)'),
+    409: jsonContent(errorBody, 'WEBHOOK_ENDPOINT_LIMIT_REACHED: the clinic already has 20 endpoints'),
+  },
+});
+
+const get = defineRoute(read, {
+  method: 'get',
+  path: '/api/v1/webhooks/{id}',
+  operationId: 'getWebhook',
+  tags,
+  summary: 'Get a webhook endpoint (never its secret)',
+  request: { params: idParam() },
+  responses: { 200: jsonContent(successBody(webhookEndpoint), 'The endpoint') },
+});
+
+const update = defineRoute(write, {
+  method: 'patch',
+  path: '/api/v1/webhooks/{id}',
+  operationId: 'updateWebhook',
+  tags,
+  summary: 'Change url or events, or turn the endpoint off or back on (isActive: true resets consecutiveFailures; pending deliveries then go out)',
+  request: { params: idParam(), body: jsonBody(updateWebhookBody) },
+  responses: { 200: jsonContent(successBody(webhookEndpoint), 'Updated') },
+});
+
+const remove = defineRoute(write, {
+  method: 'delete',
+  path: '/api/v1/webhooks/{id}',
+  operationId: 'deleteWebhook',
+  tags,
+  summary: 'Delete a webhook endpoint (its pending deliveries stop)',
+  request: { params: idParam() },
+  responses: { 200: jsonContent(successBody(deletedWebhook), 'Deleted') },
+});
+
+const rotate = defineRoute(write, {
+  method: 'post',
+  path: '/api/v1/webhooks/{id}/rotate-secret',
+  operationId: 'rotateWebhookSecret',
+  tags,
+  summary: 'Replace the signing secret (the new one is returned once); the previous one keeps signing for the grace period',
+  request: {
+    params: idParam(),
+    body: { content: { 'application/json': { schema: rotateSecretBody } }, required: false },
+  },
+  responses: {
+    200: secretJsonContent(successBody(rotatedSecret), 'Rotated (Cache-Control: no-store: the body holds the new signing secret)'),
+  },
+});
+
+export const webhookRoutes = new OpenAPIHono<AppEnv>()
+  .openapi(list, async (c) => {
+    const { data, pagination } = await listWebhooks(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    return c.json({ ...ok(data), pagination }, 200);
+  })
+  .openapi(create, async (c) => {
+    const services = c.get('services');
+    const created = await createWebhook(services.db, c.get('apiKey').clinicId, c.req.valid('json'), settingsOf(services), services.now());
+    return c.json(ok(created, 'Webhook endpoint created; store the secret now, it is not shown again'), 201, NO_STORE_HEADERS);
+  })
+  .openapi(get, async (c) => {
+    const endpoint = await getWebhook(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id);
+    return c.json(ok(endpoint), 200);
+  })
+  .openapi(update, async (c) => {
+    const services = c.get('services');
+    const endpoint = await updateWebhook(
+      services.db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), settingsOf(services), services.now(),
+    );
+    return c.json(ok(endpoint, 'Webhook endpoint updated'), 200);
+  })
+  .openapi(remove, async (c) => {
+    const { db, now } = c.get('services');
+    const deleted = await deleteWebhook(db, c.get('apiKey').clinicId, c.req.valid('param').id, now());
+    return c.json(ok(deleted, 'Webhook endpoint deleted'), 200);
+  })
+  .openapi(rotate, async (c) => {
+    const services = c.get('services');
+    const grace = c.req.valid('json').gracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
+    const rotated = await rotateWebhookSecret(
+      services.db, c.get('apiKey').clinicId, c.req.valid('param').id, grace, settingsOf(services), services.now(),
+    );
+    return c.json(ok(rotated, 'Signing secret rotated; store the new secret now, it is not shown again'), 200, NO_STORE_HEADERS);
+  });

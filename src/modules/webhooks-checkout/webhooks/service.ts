@@ -1,0 +1,177 @@
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import { clinics, webhookDeliveries, webhookEndpoints, webhookSecrets } from '../../../../drizzle/schema';
+import type { Database } from '../../../platform/db/client';
+import { forClinic } from '../../../platform/db/scoped';
+import { badRequest, conflict, notFound } from '../../../platform/http/errors';
+import { isUuid } from '../../../platform/http/ids';
+import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
+import type { WebhookEvent } from '../../../platform/events/names';
+import type { CreateWebhookBody, UpdateWebhookBody, WebhookEndpoint } from './schemas';
+import { insertSigningSecret, retireCurrentSecrets } from './secrets';
+import { checkWebhookUrl } from './url-policy';
+
+/** Endpoints a clinic may have at once (not deleted); each event fans out to every subscribed one. */
+export const MAX_ENDPOINTS_PER_CLINIC = 20;
+
+export interface WebhookSettings {
+  /** config.webhookSecretKey */
+  secretKey: string;
+  /** config.webhookAllowInsecureLocalhost */
+  allowInsecureLocalhost: boolean;
+}
+
+const RESOURCE = 'Webhook endpoint';
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+const endpointColumns = {
+  id: webhookEndpoints.id,
+  url: webhookEndpoints.url,
+  events: webhookEndpoints.events,
+  isActive: webhookEndpoints.isActive,
+  lastTriggeredAt: webhookEndpoints.lastTriggeredAt,
+  consecutiveFailures: webhookEndpoints.consecutiveFailures,
+  createdAt: webhookEndpoints.createdAt,
+};
+
+/** The endpoint's public fields, one by one (never a secret, never clinic or deletion columns). */
+export function toEndpoint(row: Pick<EndpointRow, keyof typeof endpointColumns>): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events as WebhookEvent[],
+    isActive: row.isActive,
+    lastTriggeredAt: row.lastTriggeredAt ? row.lastTriggeredAt.toISOString() : null,
+    consecutiveFailures: row.consecutiveFailures,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+function checkedUrl(url: string, settings: WebhookSettings): string {
+  const result = checkWebhookUrl(url, { allowInsecureLocalhost: settings.allowInsecureLocalhost });
+  if (!result.ok) throw badRequest(`body.url: ${result.reason}`);
+  return result.url;
+}
+
+/** Duplicates dropped, first occurrence order kept (names were validated by the schema). */
+const uniqueEvents = (events: string[]) => [...new Set(events)];
+
+const notDeleted = (id: string) => and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.deletedAt));
+
+/** The clinic's endpoints that are not deleted, newest first, paged; one query. */
+export async function listWebhooks(db: Database, clinicId: string, query: PageQuery) {
+  const scoped = forClinic(db, clinicId);
+  const rows = await db
+    .select({ ...endpointColumns, total: totalCount() })
+    .from(webhookEndpoints)
+    .where(scoped.where(webhookEndpoints, isNull(webhookEndpoints.deletedAt)))
+    .orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id))
+    .limit(query.limit)
+    .offset(pageOffset(query));
+  const page = await paginate(query, rows, () => scoped.count(webhookEndpoints, isNull(webhookEndpoints.deletedAt)));
+  return { data: page.rows.map(toEndpoint), pagination: page.pagination };
+}
+
+export async function getWebhook(db: Database, clinicId: string, id: string): Promise<WebhookEndpoint> {
+  if (!isUuid(id)) throw notFound(RESOURCE);
+  const [row] = await db
+    .select(endpointColumns)
+    .from(webhookEndpoints)
+    .where(forClinic(db, clinicId).where(webhookEndpoints, notDeleted(id)))
+    .limit(1);
+  if (!row) throw notFound(RESOURCE);
+  return toEndpoint(row);
+}
+
+/**
+ * Creates the endpoint and its first signing secret in one transaction. The clinic row is locked
+ * first so concurrent creations cannot pass the per-clinic limit together.
+ */
+export async function createWebhook(db: Database, clinicId: string, input: CreateWebhookBody, settings: WebhookSettings, now: Date) {
+  const url = checkedUrl(input.url, settings);
+  return db.transaction(async (tx) => {
+    await tx.select({ id: clinics.id }).from(clinics).where(eq(clinics.id, clinicId)).for('update');
+    const scoped = forClinic(tx, clinicId);
+    if ((await scoped.count(webhookEndpoints, isNull(webhookEndpoints.deletedAt))) >= MAX_ENDPOINTS_PER_CLINIC) {
+      throw conflict('WEBHOOK_ENDPOINT_LIMIT_REACHED', `A clinic may have at most ${MAX_ENDPOINTS_PER_CLINIC} webhook endpoints; delete one first`);
+    }
+    const row = await scoped.insert(webhookEndpoints, { url, events: uniqueEvents(input.events), createdAt: now, updatedAt: now });
+    const secret = await insertSigningSecret(tx, clinicId, row.id, settings.secretKey, now);
+    return { ...toEndpoint(row), secret };
+  });
+}
+
+/**
+ * Changes url, events or isActive. Turning an inactive endpoint on resets consecutiveFailures and
+ * disabledAt and makes its pending deliveries due now, so they go out on the next dispatch.
+ * Turning it off keeps every pending delivery (nothing is sent until it is on again).
+ */
+export async function updateWebhook(db: Database, clinicId: string, id: string, input: UpdateWebhookBody, settings: WebhookSettings, now: Date) {
+  if (!isUuid(id)) throw notFound(RESOURCE);
+  const url = input.url === undefined ? undefined : checkedUrl(input.url, settings);
+  return db.transaction(async (tx) => {
+    const scoped = forClinic(tx, clinicId);
+    const [current] = await tx
+      .select({ isActive: webhookEndpoints.isActive })
+      .from(webhookEndpoints)
+      .where(scoped.where(webhookEndpoints, notDeleted(id)))
+      .for('update');
+    if (!current) throw notFound(RESOURCE);
+    const turnedOn = input.isActive === true && !current.isActive;
+    const turnedOff = input.isActive === false && current.isActive;
+    const row = await scoped.updateById(webhookEndpoints, id, {
+      ...(url !== undefined ? { url } : {}),
+      ...(input.events !== undefined ? { events: uniqueEvents(input.events) } : {}),
+      ...(turnedOn ? { isActive: true, consecutiveFailures: 0, disabledAt: null } : {}),
+      ...(turnedOff ? { isActive: false, disabledAt: now } : {}),
+      updatedAt: now,
+    }, RESOURCE);
+    if (turnedOn) {
+      await tx
+        .update(webhookDeliveries)
+        .set({ nextAttemptAt: now })
+        .where(and(eq(webhookDeliveries.clinicId, clinicId), eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.status, 'pending')));
+    }
+    return toEndpoint(row);
+  });
+}
+
+/**
+ * Soft delete (deleted_at): the endpoint disappears from the API and its pending deliveries end as
+ * failed ("endpoint deleted"); its secrets are deleted. Deleting it again answers 404.
+ */
+export async function deleteWebhook(db: Database, clinicId: string, id: string, now: Date): Promise<{ id: string }> {
+  if (!isUuid(id)) throw notFound(RESOURCE);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({ deletedAt: now, isActive: false, updatedAt: now })
+      .where(forClinic(tx, clinicId).where(webhookEndpoints, notDeleted(id)))
+      .returning({ id: webhookEndpoints.id });
+    if (!row) throw notFound(RESOURCE);
+    await tx
+      .update(webhookDeliveries)
+      .set({ status: 'failed', nextAttemptAt: null, lastError: 'endpoint deleted' })
+      .where(and(eq(webhookDeliveries.clinicId, clinicId), eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.status, 'pending')));
+    await tx.delete(webhookSecrets).where(and(eq(webhookSecrets.clinicId, clinicId), eq(webhookSecrets.endpointId, id)));
+    return { id: row.id };
+  });
+}
+
+/**
+ * A new current secret, returned once. The previous current secret keeps signing until now + grace
+ * (0: it is expired at once); older ones still in a grace period end no later than that.
+ */
+export async function rotateWebhookSecret(db: Database, clinicId: string, id: string, graceSeconds: number, settings: WebhookSettings, now: Date) {
+  if (!isUuid(id)) throw notFound(RESOURCE);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .select(endpointColumns)
+      .from(webhookEndpoints)
+      .where(forClinic(tx, clinicId).where(webhookEndpoints, notDeleted(id)))
+      .for('update');
+    if (!row) throw notFound(RESOURCE);
+    const previousUntil = await retireCurrentSecrets(tx, clinicId, id, now, new Date(now.getTime() + graceSeconds * 1000));
+    const secret = await insertSigningSecret(tx, clinicId, id, settings.secretKey, now);
+    return { ...toEndpoint(row), secret, previousSecretExpiresAt: previousUntil ? previousUntil.toISOString() : null };
+  });
+}

@@ -1,0 +1,63 @@
+import type { ResendConfig } from '../../../config/messaging';
+import {
+  defaultFetch, errorJson, isRetryableStatus, networkFailure, PROVIDER_TIMEOUT_MS, stringOr, truncateError,
+  type ChannelTransport, type DeliverableMessage, type DeliveryResult, type FetchLike,
+} from './transport';
+
+/** Resend error names (409) that mean "the same request is still being processed": try again. */
+const RETRYABLE_NAMES = new Set(['concurrent_idempotent_requests', 'rate_limit_exceeded', 'internal_server_error', 'application_error']);
+
+/**
+ * Email through Resend's HTTP API: POST https://api.resend.com/emails with the API key as a Bearer
+ * token, JSON { from, to: [address], subject, text }, and Idempotency-Key message-<messages.id>, so a
+ * row sent again after a crash between the provider's answer and the commit is not delivered twice
+ * (Resend keeps keys 24 hours, as long as a row may stay queued). 200 { id } is success.
+ */
+export class ResendEmailTransport implements ChannelTransport {
+  readonly provider = 'resend';
+
+  constructor(
+    private readonly config: ResendConfig,
+    private readonly fetchImpl: FetchLike = defaultFetch,
+    private readonly timeoutMs = PROVIDER_TIMEOUT_MS,
+  ) {}
+
+  async deliver(message: DeliverableMessage): Promise<DeliveryResult> {
+    let res: Response;
+    try {
+      res = await this.fetchImpl(`${this.config.baseUrl.replace(/\/+$/, '')}/emails`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${this.config.apiKey}`,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': `message-${message.id}`,
+          'User-Agent': 'brand-admin-api',
+        },
+        body: JSON.stringify({
+          from: this.config.from,
+          to: [message.to],
+          subject: message.subject ?? '',
+          text: message.body,
+        }),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      return networkFailure(this.provider, error);
+    }
+    if (res.ok) {
+      const body = await errorJson(res);
+      const id = stringOr(body.id);
+      if (!id) return { ok: false, retry: false, error: `resend: HTTP ${res.status} without an email id` };
+      return { ok: true, providerMessageId: id };
+    }
+    const body = await errorJson(res);
+    const name = stringOr(body.name, 'error');
+    const detail = stringOr(body.message);
+    return {
+      ok: false,
+      retry: isRetryableStatus(res.status) || RETRYABLE_NAMES.has(name),
+      error: truncateError(`resend: HTTP ${res.status} ${name}${detail ? `: ${detail}` : ''}`),
+    };
+  }
+}

@@ -1,0 +1,71 @@
+import { desc, eq } from 'drizzle-orm';
+import { describe, expect, it, vi } from 'vitest';
+import { apiKeys, requestLogs } from '../../../drizzle/schema';
+import { buildTestApp, useTestApp } from '../../helpers/app';
+import { makeKey, makeTenant } from '../../helpers/factories';
+
+const t = useTestApp();
+
+describe('request logging', () => {
+  it('logs every request made with a key: route pattern, status, duration, request id; updates lastUsedAt', async () => {
+    const { clinic, key, keyRow } = await makeTenant(t.db);
+    const publishable = await makeKey(t.db, clinic.id, { kind: 'publishable' });
+    const ok = await t.request('/api/v1/me', { key });
+    await t.request('/api/v1/me', { key: publishable.raw });
+    await t.request('/api/v1/none', { key });
+    await t.flush();
+    const rows = await t.db.select().from(requestLogs).where(eq(requestLogs.clinicId, clinic.id)).orderBy(requestLogs.id);
+    expect(rows.map((r) => [r.method, r.route, r.status])).toEqual([
+      ['GET', '/api/v1/me', 200],
+      ['GET', '/api/v1/me', 403],
+      ['GET', 'unmatched', 404],
+    ]);
+    expect(rows[0]!.apiKeyId).toBe(keyRow.id);
+    expect(rows[0]!.requestId).toBe(ok.headers.get('x-request-id'));
+    expect(rows[0]!.durationMs).toBeGreaterThanOrEqual(0);
+    const [stored] = await t.db.select().from(apiKeys).where(eq(apiKeys.id, keyRow.id));
+    expect(stored!.lastUsedAt).not.toBeNull();
+  });
+
+  it('moves lastUsedAt at most once a minute', async () => {
+    const { key, keyRow } = await makeTenant(t.db);
+    const lastUsed = async () => (await t.db.select().from(apiKeys).where(eq(apiKeys.id, keyRow.id)))[0]!.lastUsedAt;
+    await t.request('/api/v1/me', { key });
+    await t.flush();
+    const first = await lastUsed();
+    await t.request('/api/v1/me', { key });
+    await t.flush();
+    expect(await lastUsed()).toEqual(first);
+    const twoMinutesAgo = new Date(Date.now() - 120_000);
+    await t.db.update(apiKeys).set({ lastUsedAt: twoMinutesAgo }).where(eq(apiKeys.id, keyRow.id));
+    await t.request('/api/v1/me', { key });
+    await t.flush();
+    expect((await lastUsed())!.getTime()).toBeGreaterThan(twoMinutesAgo.getTime() + 60_000);
+  });
+
+  it('logs requests refused by the rate limiter, and nothing for requests without a valid key', async () => {
+    const { clinic } = await makeTenant(t.db);
+    const { raw } = await makeKey(t.db, clinic.id, { rateLimitPerMin: 1 });
+    t.clock.freezeAtWindowStart(60);
+    await t.request('/api/v1/me', { key: raw });
+    await t.request('/api/v1/me', { key: raw });
+    await t.request('/api/v1/me', { key: 'svc_live_unknown' });
+    await t.flush();
+    const rows = await t.db.select().from(requestLogs).where(eq(requestLogs.clinicId, clinic.id)).orderBy(desc(requestLogs.id));
+    expect(rows.map((r) => r.status)).toEqual([429, 200]);
+  });
+
+  it('never blocks or fails the response when the log cannot be written', async () => {
+    const { key } = await makeTenant(t.db);
+    // A second app whose background work fails: the log insert is made to throw.
+    const failing = buildTestApp(t.db, t.databaseUrl);
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const spy = vi.spyOn(t.db, 'execute').mockRejectedValueOnce(new Error('database went away'));
+    const res = await failing.request('/api/v1/me', { key });
+    expect(res.status).toBe(200);
+    await failing.flush();
+    expect(logged.mock.calls.some(([line]) => String(line).includes('request log write failed'))).toBe(true);
+    spy.mockRestore();
+    logged.mockRestore();
+  });
+});
