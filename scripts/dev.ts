@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { migrateDatabase } from './lib/migrations';
 import { DEMO_LOGINS, DEMO_PASSWORD, seedDemoData } from './seed';
 import { STOREFRONT_SEED_OBJECTS } from './seed/storefront-pages';
-import { DEVELOPMENT_JWT_SECRET } from '../src/config/index';
+import { DEVELOPMENT_JWT_SECRET } from '../src/config';
 import { connect, ensureDatabase } from './lib/database';
 import { isPortFree, startEmbeddedPostgres, type RunningPostgres } from './lib/embedded-postgres';
 

@@ -10,12 +10,10 @@
 // unless --force. Development only.
 import pg from 'pg';
 import { createApp } from '../src/app';
-import { isLoopbackHost } from '../src/config/index';
+import { isLoopbackHost } from '../src/config';
 import { generateApiKey } from '../src/platform/auth/api-key-format';
 import { workerServices } from '../src/platform/services';
-import { listCustomers } from '../src/modules/orders/customers/service';
-import { needsAttention, orderStats, orderSummary } from '../src/modules/orders/orders/reports';
-import { listOrders } from '../src/modules/orders/orders/service';
+import { listCustomers, listOrders, needsAttention, orderStats, orderSummary } from '../src/modules/orders';
 import { connect } from './lib/database';
 
 const BATCH = 50_000;

@@ -1,6 +1,6 @@
 import { createApp } from './app';
-import type { Env } from './config/index';
-import { runScheduled } from './platform/cron';
+import type { Env } from './config';
+import { runScheduled } from './scheduled';
 import { workerServices } from './platform/services';
 
 const app = createApp(workerServices);

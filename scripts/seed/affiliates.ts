@@ -6,8 +6,7 @@
 // fixed id, referrals keep their first values, and generate is idempotent per period.
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../src/platform/db/client';
-import { generatePayouts } from '../../src/modules/crm/affiliate-program/payouts';
-import { lastCompletePeriod } from '../../src/modules/crm/affiliate-program/rules';
+import { generatePayouts, lastCompletePeriod } from '../../src/modules/crm';
 import { affiliateCommissions, affiliatePayouts, affiliatePrograms, affiliates, affiliateTaxDocuments, affiliateTiers } from '../../drizzle/schema';
 import { seedPatientId } from './catalog';
 import { seedOrderId, SEED_ORDERS_PER_CLINIC } from './orders';

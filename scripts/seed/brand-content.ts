@@ -4,8 +4,8 @@
 // completed). Demo Clinic (plan with CRM Connect) also gets a HubSpot connection whose fake API key is
 // encrypted at seed time with the development data key; Harbor Clinic (no CRM Connect) gets none.
 import { inArray } from 'drizzle-orm';
-import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../src/config/index';
-import { credentialHintFor, encryptCrmCredentials } from '../../src/modules/crm/connection/credentials';
+import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../src/config';
+import { credentialHintFor, encryptCrmCredentials } from '../../src/modules/crm';
 import type { Database } from '../../src/platform/db/client';
 import {
   brandTreatments, crmConnections, formGlobalProducts, intakeRequests, notifications, teleformRemovals, treatments,

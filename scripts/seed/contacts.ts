@@ -5,7 +5,7 @@
 // (c * 1000 + n); the sequences seed takes other numbers of that block.
 import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Database } from '../../src/platform/db/client';
-import { welcomeEmail } from '../../src/modules/crm/contacts/service';
+import { welcomeEmail } from '../../src/modules/crm';
 import { clinics, messages, patients, patientTags, tags } from '../../drizzle/schema';
 import { seedPatientId } from './catalog';
 import { CRM_BLOCKS as B, demoId, LIVE_DEMO_CLINICS } from './ids';

@@ -11,11 +11,7 @@
 // visits get random ids from the lifecycle service (guarded by the first order's existence).
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../src/platform/db/client';
-import { appendLedgerEntries } from '../../src/modules/orders/ledger/entries';
-import { applyPlatformEvent } from '../../src/modules/orders/orders/lifecycle/apply';
-import { createOrder } from '../../src/modules/orders/orders/lifecycle/create';
-import type { PlatformEvent } from '../../src/modules/orders/orders/lifecycle/events';
-import { computeFeeBreakdown } from '../../src/modules/orders/orders/lifecycle/fees';
+import { appendLedgerEntries, applyPlatformEvent, computeFeeBreakdown, createOrder, type PlatformEvent } from '../../src/modules/orders';
 import { disputes, orderEvents, orders, payments, payouts, refundRequests, refunds, titrationSchedules } from '../../drizzle/schema';
 import { SEED_TITRATION, seedPatientId } from './catalog';
 import { DEMO_BLOCKS, demoId, LIVE_DEMO_CLINICS, ORDER_BLOCKS as O } from './ids';

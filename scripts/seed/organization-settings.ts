@@ -8,11 +8,11 @@
 // Runs after seedOrganization (which owns the organization rows, sender settings included).
 // All provider ids are development ids (dev_..., and Twilio-shaped PN sids): nothing reaches a real provider.
 import { and, eq, inArray, ne, notInArray, or, sql } from 'drizzle-orm';
-import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../src/config/index';
+import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../src/config';
 import type { Database } from '../../src/platform/db/client';
-import { developmentEmailRecords, DEVELOPMENT_CNAME_TARGET } from '../../src/platform/providers/domains';
-import { encryptSmsAuthToken } from '../../src/modules/organization/organization/sms/service';
-import { toStoredDnsRecords } from '../../src/modules/organization/organization/views';
+import { DEVELOPMENT_CNAME_TARGET } from '../../src/config';
+import { developmentEmailRecords } from '../../src/platform/providers/domains';
+import { encryptSmsAuthToken, toStoredDnsRecords } from '../../src/modules/organization';
 import { clinics, customDomains, emailDomains, smsConfigs } from '../../drizzle/schema';
 import { DEMO, demoId, ORGANIZATION_BLOCKS } from './ids';
 

@@ -14,7 +14,7 @@
 // of patient i demoId(enrollments, c*1000 + i).
 import { inArray } from 'drizzle-orm';
 import type { Database } from '../../src/platform/db/client';
-import { priceProduct } from '../../src/modules/catalog/programs/pricing';
+import { priceProduct } from '../../src/modules/catalog';
 import { enrollments, globalProducts, programProducts, programs, programTitrationProtocols, tenantProducts, type EnrollmentStatus, type ProgramState } from '../../drizzle/schema';
 import { SEED_TEMPLATES, SEED_TITRATION, seedGlobalProductId, seedPatientId } from './catalog';
 import { DEMO_BLOCKS as B, demoId, LIVE_DEMO_CLINICS } from './ids';

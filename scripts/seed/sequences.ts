@@ -2,7 +2,7 @@
 // welcome" sequence (contact_created) with steps and enrollments in every state (completed, waiting on
 // a delay) with their step runs and sent messages, and a draft "Win-back" sequence.
 import { and, inArray, notInArray } from 'drizzle-orm';
-import { extractMergeFields, renderMergeFields } from '../../src/modules/crm/message-templates/merge-fields';
+import { extractMergeFields, renderMergeFields } from '../../src/modules/crm';
 import type { Database } from '../../src/platform/db/client';
 import { clinics, messages, messageTemplates, patients, sequenceEnrollments, sequences, sequenceStepRuns, sequenceSteps } from '../../drizzle/schema';
 import { seedPatientId } from './catalog';

@@ -1,9 +1,9 @@
-import { ConfigError } from './index';
-import { isUnder, normalizeHostname } from '../platform/providers/domains/hostname';
+import { CLOUDFLARE_API_BASE_URL, RESEND_API_BASE_URL } from './endpoints';
+import { ConfigError } from './errors';
+import { isUnder, normalizeHostname } from './hostnames';
 
 /**
  * The Worker variables and secrets the domain adapters read (docs/organization.md, "Configuration").
- * Not part of src/config/index.ts's Env yet: read from the Worker env handed to the request.
  */
 export interface DomainsEnv {
   /** Cloudflare API token with "SSL and Certificates: Edit" on the SaaS zone: custom hostnames. */
@@ -26,8 +26,6 @@ export interface DomainsEnv {
   CHECKOUT_EMBED_BASE_URL?: string;
 }
 
-export const CLOUDFLARE_API_BASE_URL = 'https://api.cloudflare.com/client/v4';
-export const RESEND_API_BASE_URL = 'https://api.resend.com';
 /**
  * The CNAME target without Cloudflare (development, tests, sandbox clinics). On .invalid, which never
  * resolves, so nobody publishes a development record by mistake.

@@ -1,4 +1,6 @@
-import { ConfigError, type AppConfig } from './index';
+import { RESEND_API_BASE_URL, TWILIO_API_BASE_URL } from './endpoints';
+import type { Environment } from './env';
+import { ConfigError } from './errors';
 
 /** The Worker variables and secrets the production senders read (docs/messaging.md). */
 export interface MessagingEnv {
@@ -13,8 +15,6 @@ export interface MessagingEnv {
   TWILIO_FROM_NUMBER?: string;
 }
 
-export const RESEND_API_BASE_URL = 'https://api.resend.com';
-export const TWILIO_API_BASE_URL = 'https://api.twilio.com';
 
 export interface ResendConfig {
   apiKey: string;
@@ -57,7 +57,7 @@ const present = (value: string | undefined) => (value && value.trim() ? value.tr
  * EMAIL_FROM): welcome emails and sequence emails must really leave. SMS is optional everywhere;
  * without Twilio, SMS rows are recorded as failed in production (docs/messaging.md).
  */
-export function messagingConfigFrom(env: MessagingEnv, environment: AppConfig['environment']): MessagingConfig {
+export function messagingConfigFrom(env: MessagingEnv, environment: Environment): MessagingConfig {
   const apiKey = present(env.RESEND_API_KEY);
   const from = present(env.EMAIL_FROM);
   let email: ResendConfig | null = null;

@@ -1,16 +1,17 @@
+import type { Context } from 'hono';
 import type { Entitlement, KeyKind, KeyScope, UserRole } from '../../drizzle/schema';
-import type { AppConfig, Env } from '../config/index';
+import type { AppConfig, Env } from '../config';
 import type { Database } from './db/client';
 import type { RuleOutcome } from './rate-limit/policy';
 import type { RateLimiter } from './rate-limit/types';
 import type { RequestLogWriter } from './request-log';
-import type { ObjectStorage } from './providers/storage/types';
-import type { AiProvider } from './providers/ai/types';
-import type { PaymentProcessor } from './providers/payments/types';
-import type { MessageSender } from './providers/messaging/types';
+import type { Providers } from './providers';
 
-/** What a request may use. Built per request in the Worker; fixed by the harness in tests. */
-export interface Services {
+/**
+ * What a request may use: infrastructure, and the external services (Providers, built in one place:
+ * src/platform/providers). Built per request in the Worker; by the harness in tests.
+ */
+export interface Services extends Providers {
   config: AppConfig;
   db: Database;
   rateLimiter: RateLimiter;
@@ -19,15 +20,24 @@ export interface Services {
   /** Runs work after the response without blocking or failing it (ctx.waitUntil in the Worker). */
   background(work: Promise<unknown>): void;
   now(): Date;
-  /** Uploaded files (the UPLOADS R2 bucket; memory in Node tests). */
-  storage: ObjectStorage;
-  /** Creates prices at the payment processor (Stripe with STRIPE_SECRET_KEY; else the development processor). */
-  payments: PaymentProcessor;
-  /** The program copilot's model (the Workers AI binding); null when none is configured. */
-  ai: AiProvider | null;
-  /** Email and SMS (a messages row per message; the development sender only records). */
-  messaging: MessageSender;
 }
+
+/** A request's services with the calling key's clinic (every query of a clinic area is scoped to it) and its sandbox flag. */
+export type ClinicServices = Services & { clinicId: string; sandbox: boolean };
+
+/** The services of a request made with an API key, with the key's clinic. */
+export function clinicServices(c: Context<AppEnv>): ClinicServices {
+  const key = c.get('apiKey');
+  // On top of the request's services (not a copy): the providers stay lazy, made on first use.
+  return Object.assign(Object.create(c.get('services')) as Services, { clinicId: key.clinicId, sandbox: key.isSandbox });
+}
+
+/**
+ * What a periodic job gets: the run's database, its time, the configuration and the providers (built
+ * by the same door as a request's). The cron composition root is src/scheduled.ts.
+ */
+export type Sweep = (db: Database, now: Date, services: SweepServices) => Promise<void>;
+export type SweepServices = Providers & { config: AppConfig };
 
 /** The caller behind a valid API key. */
 export interface KeyPrincipal {

@@ -1,6 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { lt, sql } from 'drizzle-orm';
 import { apiKeys, requestLogs } from '../../drizzle/schema';
-import type { Queryable } from './db/client';
+import type { Sweep } from './context';
+import type { Database, Queryable } from './db/client';
 import { sleep } from './db/connection-gate';
 import { describeError } from './log';
 
@@ -75,3 +76,26 @@ async function writeBatch(db: Queryable, batch: RequestLogEntry[]): Promise<void
     update ${apiKeys} set last_used_at = now()
     where id in (${keyIds}) and (last_used_at is null or last_used_at < now() - interval '1 minute')`);
 }
+
+/** Request logs older than this are deleted by the scheduled sweep. */
+export const REQUEST_LOG_RETENTION_DAYS = 90;
+const DELETE_BATCH = 5_000;
+
+/** Deletes expired request logs in small batches, so no sweep holds long locks. */
+export async function pruneRequestLogs(db: Database, now: Date): Promise<number> {
+  const cutoff = new Date(now.getTime() - REQUEST_LOG_RETENTION_DAYS * 86_400_000);
+  let deleted = 0;
+  for (;;) {
+    const rows = await db
+      .delete(requestLogs)
+      .where(sql`${requestLogs.id} in (${db.select({ id: requestLogs.id }).from(requestLogs).where(lt(requestLogs.createdAt, cutoff)).limit(DELETE_BATCH)})`)
+      .returning({ id: requestLogs.id });
+    deleted += rows.length;
+    if (rows.length < DELETE_BATCH) return deleted;
+  }
+}
+
+/** The cron sweep of request-log retention (src/scheduled.ts). */
+export const requestLogRetention: Sweep = async function requestLogRetention(db, now) {
+  await pruneRequestLogs(db, now);
+};

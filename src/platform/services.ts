@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { configFor, type AppConfig } from '../config/index';
+import { configFor, type AppConfig } from '../config';
 import { BackgroundTasks } from './background';
 import type { AppEnv, Services } from './context';
 import { openDatabase } from './db/client';
@@ -8,10 +8,7 @@ import { MemoryRateLimiter } from './rate-limit/memory';
 import type { RateLimiter } from './rate-limit/types';
 import { UpstashRateLimiter } from './rate-limit/upstash';
 import { RequestLogWriter } from './request-log';
-import { storageFor } from './providers/storage';
-import { aiFor } from './providers/ai';
-import { paymentsFor } from './providers/payments';
-import { messagingFor } from './providers/messaging';
+import { providersFor } from './providers';
 
 /** Services for one request, and what to do once the response is on its way. */
 export interface RequestServices {
@@ -46,19 +43,21 @@ export const workerServices: ServicesFactory = async (c) => {
   const config = configFor(c.env);
   const database = await openDatabase({ url: config.database.url, driver: config.database.driver, gate: gateFor(config) });
   const background = new BackgroundTasks();
+  const providers = providersFor(config, c.env, database.db);
+  // Production refuses to serve without the providers every deployment needs (ConfigError): built now,
+  // a missing bucket or processor key fails every request, as a missing secret does. The others are
+  // made on first use.
+  void providers.storage;
+  void providers.payments;
   return {
-    services: {
+    services: Object.assign(providers, {
       config,
       db: database.db,
       rateLimiter: rateLimiterFor(config),
       requestLog,
       background: background.add,
       now: () => new Date(),
-      storage: storageFor(c.env, config),
-      payments: paymentsFor(config, database.db),
-      ai: aiFor(c.env, config),
-      messaging: messagingFor(config),
-    },
+    }),
     finish() {
       c.executionCtx.waitUntil(background.settled().finally(() => database.close()));
     },

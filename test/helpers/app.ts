@@ -1,8 +1,11 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createApp, type App } from '../../src/app';
-import { DEVELOPMENT_JWT_SECRET, DEVELOPMENT_WEBHOOK_SECRET_KEY, type AppConfig } from '../../src/config/index';
+import {
+  DEFAULT_COPILOT_MODEL, DEVELOPMENT_JWT_SECRET, DEVELOPMENT_WEBHOOK_SECRET_KEY, domainsConfigFrom, smsNumbersConfigFrom, type AppConfig, type Env,
+} from '../../src/config';
 import { BackgroundTasks } from '../../src/platform/background';
-import { DevelopmentMessageSender, type MessageSender } from '../../src/platform/providers/messaging';
+import { providersFor, type Providers } from '../../src/platform/providers';
+import type { MessageSender } from '../../src/platform/providers/messaging';
 import type { Services } from '../../src/platform/context';
 import type { Database } from '../../src/platform/db/client';
 import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
@@ -10,8 +13,7 @@ import type { RateLimiter } from '../../src/platform/rate-limit/types';
 import { RequestLogWriter } from '../../src/platform/request-log';
 import { MemoryStorage } from '../../src/platform/providers/storage/development';
 import type { AiProvider } from '../../src/platform/providers/ai/types';
-import { DEFAULT_COPILOT_MODEL } from '../../src/platform/providers/ai/workers-ai';
-import { DevelopmentPaymentProcessor, type PaymentProcessor } from '../../src/platform/providers/payments';
+import type { PaymentProcessor } from '../../src/platform/providers/payments';
 import { createTestDatabase } from './database';
 import { assertDeclaredResponse } from './strict-response';
 
@@ -64,6 +66,8 @@ export interface TestApp {
   databaseUrl: string;
   clock: TestClock;
   config: AppConfig;
+  /** The app's services (config and providers included): what a sweep gets in the Worker's cron. */
+  services: Services;
   /** Sends a request through the app; JSON-encodes `body` unless it is a string. */
   request(path: string, options?: RequestOptions): Promise<TestResponse>;
   /** Waits for the work the app left running after its responses (request logs and the like). */
@@ -87,47 +91,66 @@ export const testConfig = (databaseUrl: string): AppConfig => ({
   qstash: null,
   crmOAuth: { redirectUrl: null, clientIds: {} },
   messaging: { email: null, sms: null },
+  domains: domainsConfigFrom({}),
+  smsNumbers: smsNumbersConfigFrom({}, 'test'),
 });
 
+export interface TestAppOptions {
+  rateLimiter?: RateLimiter;
+  clock?: TestClock;
+  queries?: string[];
+  /** Stand-ins for providers, handed to providersFor (the Worker's one door) as its overrides. */
+  providers?: Partial<Providers>;
+  payments?: PaymentProcessor;
+  ai?: AiProvider | null;
+  messaging?: MessageSender;
+}
+
 /**
- * The services a test app runs with: what the caller gives, and for the rest the Node defaults (a
- * request-log writer of its own, in-memory storage, the development payment processor and message
- * sender, no AI model). One place, so a service added to `Services` is added to every test app.
+ * The services a test app runs with: the Worker's providers (providersFor) on the test configuration,
+ * with in-memory storage and whatever stand-ins the caller gives, and a request-log writer of its own.
  */
 export function testServices(
   base: Pick<Services, 'config' | 'db' | 'rateLimiter' | 'background' | 'now'>,
-  extra: { requestLog?: RequestLogWriter; payments?: PaymentProcessor; ai?: AiProvider | null; messaging?: MessageSender } = {},
+  providers: Partial<Providers> = {},
+  requestLog = new RequestLogWriter(),
 ): Services {
-  return {
-    ...base,
-    requestLog: extra.requestLog ?? new RequestLogWriter(),
-    storage: new MemoryStorage(),
-    payments: extra.payments ?? new DevelopmentPaymentProcessor(base.db),
-    ai: extra.ai ?? null,
-    messaging: extra.messaging ?? new DevelopmentMessageSender(),
-  };
+  return Object.assign(providersFor(base.config, {}, base.db, { storage: new MemoryStorage(), ...providers }), base, { requestLog });
 }
 
-export function buildTestApp(
-  db: Database,
-  databaseUrl: string,
-  options: { rateLimiter?: RateLimiter; clock?: TestClock; queries?: string[]; payments?: PaymentProcessor; ai?: AiProvider | null; messaging?: MessageSender } = {},
-): TestApp {
+/**
+ * A request's Worker variables (`app.request(path, init, env)`), read with the production readers into
+ * the provider settings (custom domains, email domains, SMS numbers): what a deployment with those
+ * variables would run with. No variables: the app's own configuration.
+ */
+function configWithEnv(config: AppConfig, env: Env | undefined): AppConfig {
+  if (!env || Object.keys(env).length === 0) return config;
+  return { ...config, domains: domainsConfigFrom(env), smsNumbers: smsNumbersConfigFrom(env, config.environment) };
+}
+
+export function buildTestApp(db: Database, databaseUrl: string, options: TestAppOptions = {}): TestApp {
   const clock = options.clock ?? new TestClock();
   const config = testConfig(databaseUrl);
   const rateLimiter = options.rateLimiter ?? new MemoryRateLimiter(clock.now);
   const background = new BackgroundTasks();
-  const services = testServices(
-    { config, db, rateLimiter, background: background.add, now: () => new Date(clock.now()) },
-    { payments: options.payments, ai: options.ai, messaging: options.messaging },
-  );
-  const app = createApp(async () => ({ services, finish() {} }));
+  const requestLog = new RequestLogWriter();
+  const standIns: Partial<Providers> = { storage: new MemoryStorage(), ...options.providers };
+  if (options.payments) standIns.payments = options.payments;
+  if (options.ai !== undefined) standIns.ai = options.ai;
+  if (options.messaging) standIns.messaging = options.messaging;
+  // Fresh per request, as in the Worker: a test that changes t.config is seen by the next request.
+  const servicesFor = (env?: Env) =>
+    testServices({ config: configWithEnv(config, env), db, rateLimiter, background: background.add, now: () => new Date(clock.now()) }, standIns, requestLog);
+  const app = createApp(async (c) => ({ services: servicesFor(c.env), finish() {} }));
   return {
     app,
     db,
     databaseUrl,
     clock,
     config,
+    get services() {
+      return servicesFor();
+    },
     request(path, { method, key, token, body, headers = {} } = {}) {
       const init: RequestInit = { method: method ?? (body === undefined ? 'GET' : 'POST'), headers: { ...headers } };
       const h = init.headers as Record<string, string>;
@@ -148,7 +171,7 @@ export function buildTestApp(
     },
     flush: () => background.settled(),
     queries: options.queries ?? [],
-    storage: services.storage as MemoryStorage,
+    storage: standIns.storage as MemoryStorage,
   };
 }
 
@@ -156,12 +179,12 @@ export function buildTestApp(
  * One migrated database and app per test file. Tests share the database but each makes its own
  * clinics, so they never see each other's rows.
  */
-export function useTestApp(options: { rateLimiter?: () => RateLimiter } = {}): TestApp {
+export function useTestApp(options: { rateLimiter?: () => RateLimiter; providers?: (db: Database) => Partial<Providers> } = {}): TestApp {
   const holder = {} as { current: TestApp; close: () => Promise<void> };
   beforeAll(async () => {
     const queries: string[] = [];
     const database = await createTestDatabase((sql) => queries.push(sql));
-    holder.current = buildTestApp(database.db, database.url, { rateLimiter: options.rateLimiter?.(), queries });
+    holder.current = buildTestApp(database.db, database.url, { rateLimiter: options.rateLimiter?.(), providers: options.providers?.(database.db), queries });
     holder.close = database.close;
   });
   afterEach(() => holder.current?.clock.unfreeze());

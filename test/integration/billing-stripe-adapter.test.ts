@@ -1,21 +1,21 @@
 // The production billing processor (StripeBillingProcessor: the official `stripe` client on its fetch HTTP
 // client) against test/tooling/stripe-billing-stand-in.ts, a local stand-in for Stripe's accounts,
 // subscriptions and prices that records every request; then the billing routes end to end on the adapter,
-// and the processor choice (billingFor).
+// and the processor choice (providersFor's billing).
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clinics, payoutAccounts, plans, platformSubscriptions } from '../../drizzle/schema';
-import { ConfigError } from '../../src/config/index';
-import {
-  billingFor, bindBillingProcessor, DevelopmentBillingProcessor, planLookupKey, StripeBillingProcessor,
-} from '../../src/platform/providers/billing';
+import { ConfigError } from '../../src/config';
+import { providersFor } from '../../src/platform/providers';
+import { DevelopmentBillingProcessor, planLookupKey, StripeBillingProcessor } from '../../src/platform/providers/billing';
 import { ApiError } from '../../src/platform/http/errors';
 import { testConfig, useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
 import { startStripeBillingStandIn, type StripeBillingStandIn } from '../tooling/stripe-billing-stand-in';
 
-const t = useTestApp();
+// The app's billing processor is the Stripe adapter on the stand-in (through the providers' door).
+const t = useTestApp({ providers: () => ({ billing: () => adapter() }) });
 const DAY = 86_400_000;
 let stand: StripeBillingStandIn;
 beforeAll(async () => {
@@ -144,9 +144,6 @@ describe('StripeBillingProcessor against the stand-in', () => {
 });
 
 describe('the billing routes on the Stripe adapter', () => {
-  beforeAll(() => bindBillingProcessor(t.db, adapter()));
-  afterAll(() => bindBillingProcessor(t.db, null));
-
   /** A clinic on basic whose subscription is the stand-in's, its period around the test clock. */
   async function stripeTenant() {
     const start = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY);
@@ -218,17 +215,18 @@ describe('the billing routes on the Stripe adapter', () => {
   });
 });
 
-describe('billingFor', () => {
-  const services = (overrides: Partial<ReturnType<typeof testConfig>> = {}) => ({ config: { ...testConfig(t.databaseUrl), ...overrides }, db: t.db });
+describe("the providers' billing choice", () => {
+  const billingFor = (config: Partial<ReturnType<typeof testConfig>>, choice: { recordId: string }) =>
+    providersFor({ ...testConfig(t.databaseUrl), ...config }, {}, t.db).billing(choice);
 
   it('development records (acct_dev_, sub_dev_) never reach Stripe; other records use Stripe when a key is set', () => {
-    const withStripe = services({ stripe: { secretKey: 'sk_test_abc' } });
+    const withStripe = { stripe: { secretKey: 'sk_test_abc' } };
     expect(billingFor(withStripe, { recordId: 'sub_dev_abc' })).toBeInstanceOf(DevelopmentBillingProcessor);
     expect(billingFor(withStripe, { recordId: 'sub_live123' })).toBeInstanceOf(StripeBillingProcessor);
-    expect(billingFor(services(), { recordId: 'sub_live123' })).toBeInstanceOf(DevelopmentBillingProcessor);
+    expect(billingFor({}, { recordId: 'sub_live123' })).toBeInstanceOf(DevelopmentBillingProcessor);
   });
 
   it('production without STRIPE_SECRET_KEY is a configuration error', () => {
-    expect(() => billingFor(services({ environment: 'production' }), { recordId: 'acct_123' })).toThrow(ConfigError);
+    expect(() => billingFor({ environment: 'production' }, { recordId: 'acct_123' })).toThrow(ConfigError);
   });
 });

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app';
-import { DEVELOPMENT_JWT_SECRET, type Env } from '../../src/config/index';
+import { DEVELOPMENT_JWT_SECRET, type Env } from '../../src/config';
 import { workerServices } from '../../src/platform/services';
 import { createTestDatabase } from '../helpers/database';
 import { makeKey, makeTenant } from '../helpers/factories';

@@ -6,11 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../drizzle/schema';
-import type { AppConfig } from '../../src/config/index';
+import type { AppConfig } from '../../src/config';
 import {
   deliverQueuedMessages, deliverQueuedMessagesSweep, DevelopmentMessageSender, MESSAGE_MAX_AGE_MS, QueueingMessageSender, ResendEmailTransport,
-  TwilioSmsTransport, type MessageTransport, type MessagingConfig, type OutgoingMessage,
+  TwilioSmsTransport, type MessageTransport, type OutgoingMessage,
 } from '../../src/platform/providers/messaging';
+import { providersFor } from '../../src/platform/providers';
 import { buildTestApp, useTestApp } from '../helpers/app';
 import { makeClinic, makeTenant } from '../helpers/factories';
 import { startMessagingStandIn, type MessagingStandIn } from './messaging-stand-in';
@@ -263,12 +264,12 @@ describe('deliverQueuedMessagesSweep', () => {
     const { clinic } = await makeTenant(t.db);
     const sender = new QueueingMessageSender({ email: new ResendEmailTransport(resendConfig()), sms: null });
     const row = await sender.send(t.db, { clinicId: clinic.id, channel: 'email', kind: 'welcome', to: 'sweep@example.com', subject: 'Hi', body: 'Hello' }, new Date());
-    await deliverQueuedMessagesSweep(t.db, new Date(), t.config);
+    await deliverQueuedMessagesSweep(t.db, new Date(), t.services);
     const [still] = await t.db.select().from(messages).where(eq(messages.id, row.id));
     expect(still!.status).toBe('queued');
 
-    const messaging: MessagingConfig = { email: resendConfig(), sms: twilioConfig() };
-    await deliverQueuedMessagesSweep(t.db, new Date(), { ...t.config, messaging } as AppConfig);
+    const config: AppConfig = { ...t.config, messaging: { email: resendConfig(), sms: twilioConfig() } };
+    await deliverQueuedMessagesSweep(t.db, new Date(), Object.assign(providersFor(config, {}, t.db), { config }));
     const [sent] = await t.db.select().from(messages).where(eq(messages.id, row.id));
     expect(sent!.status).toBe('sent');
     expect(deliverQueuedMessagesSweep.name).toBe('messageDelivery');

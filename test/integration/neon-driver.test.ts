@@ -149,7 +149,8 @@ describe('the app on the Neon driver, one database handle per request', () => {
           background: background.add,
           now: () => new Date(),
         },
-        { requestLog },
+        {},
+        requestLog,
       ),
       finish() {
         finished.push(background.settled().finally(() => handle.close().then(() => void closed++)));

@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { globalProducts, ledgerEntries, payouts, processorPrices, refunds as refundRows, tenantProducts } from '../../drizzle/schema';
-import { ConfigError, readConfig } from '../../src/config/index';
+import { ConfigError, readConfig } from '../../src/config';
 import { ApiError } from '../../src/platform/http/errors';
 import {
-  DevelopmentPaymentProcessor, paymentsFor, StripePaymentProcessor, type CreatePriceInput, type RefundInput, type TransferInput,
+  DevelopmentPaymentProcessor, StripePaymentProcessor, type CreatePriceInput, type RefundInput, type TransferInput,
 } from '../../src/platform/providers/payments';
+import { providersFor } from '../../src/platform/providers';
 import { buildTestApp, testConfig, useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
 import { addLedgerEntry, makeOrder } from '../helpers/money-fixtures';
@@ -159,6 +160,7 @@ describe('choosing the payment processor', () => {
   const base = testConfig('postgres://127.0.0.1/db');
 
   it('Stripe with STRIPE_SECRET_KEY; the development processor otherwise, but never in production', () => {
+    const paymentsFor = (config: typeof base, db: typeof t.db) => providersFor(config, {}, db).payments;
     expect(paymentsFor({ ...base, stripe: { secretKey: 'sk_test_x' } }, t.db)).toBeInstanceOf(StripePaymentProcessor);
     expect(paymentsFor({ ...base, stripe: null }, t.db)).toBeInstanceOf(DevelopmentPaymentProcessor);
     expect(paymentsFor({ ...base, environment: 'development', stripe: null }, t.db)).toBeInstanceOf(DevelopmentPaymentProcessor);

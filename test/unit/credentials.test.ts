@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEVELOPMENT_JWT_SECRET, readConfig } from '../../src/config/index';
+import { DEVELOPMENT_JWT_SECRET, readConfig } from '../../src/config';
 import { classifyApiKey, crc32, generateApiKey, hashApiKey } from '../../src/platform/auth/api-key-format';
 import { hashPassword, PASSWORD_ITERATIONS, verifyPassword } from '../../src/platform/auth/password';
 

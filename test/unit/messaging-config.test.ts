@@ -1,10 +1,14 @@
 // messagingConfigFrom (the messaging variables: all of a provider's or none, formats, email required in
-// production) and messagingFor (which sender a configuration gives).
+// production) and which sender a configuration gives (the providers' messaging).
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/index';
-import {
-  DevelopmentMessageSender, isValidEmailFrom, messagingConfigFrom, messagingFor, QueueingMessageSender, RESEND_API_BASE_URL, TWILIO_API_BASE_URL,
-} from '../../src/platform/providers/messaging';
+import { ConfigError, isValidEmailFrom, messagingConfigFrom, RESEND_API_BASE_URL, TWILIO_API_BASE_URL, type AppConfig } from '../../src/config';
+import type { Database } from '../../src/platform/db/client';
+import { providersFor } from '../../src/platform/providers';
+import { DevelopmentMessageSender, QueueingMessageSender } from '../../src/platform/providers/messaging';
+
+/** The sender providersFor gives a configuration (no database is touched to choose it). */
+const messagingFor = (config: Pick<AppConfig, 'environment' | 'messaging'>) =>
+  providersFor(config as AppConfig, {}, {} as Database).messaging;
 
 const RESEND = { RESEND_API_KEY: 're_123abc_DEF', EMAIL_FROM: 'Brand Admin <no-reply@mail.example.com>' };
 const TWILIO = { TWILIO_ACCOUNT_SID: `AC${'a1'.repeat(16)}`, TWILIO_AUTH_TOKEN: 'token123', TWILIO_FROM_NUMBER: '+15550100000' };
@@ -53,7 +57,7 @@ describe('messagingConfigFrom', () => {
   });
 });
 
-describe('messagingFor', () => {
+describe("the providers' message sender", () => {
   it('gives the development sender when messaging has no provider', () => {
     expect(messagingFor({ environment: 'test', messaging: { email: null, sms: null } })).toBeInstanceOf(DevelopmentMessageSender);
   });

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { requestLogs } from '../../drizzle/schema';
-import { pruneRequestLogs, REQUEST_LOG_RETENTION_DAYS } from '../../src/platform/cron';
+import { pruneRequestLogs, REQUEST_LOG_RETENTION_DAYS } from '../../src/platform/request-log';
 import { useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEVELOPMENT_WEBHOOK_SECRET_KEY, readWebhookSecretKey } from '../../src/config/index';
+import { DEVELOPMENT_WEBHOOK_SECRET_KEY, readWebhookSecretKey } from '../../src/config';
 import { base64ToBytes, bytesToBase64, decrypt, encrypt, SecretBoxError } from '../../src/platform/crypto/secret-box';
 import { generateSigningSecret } from '../../src/modules/webhooks-checkout/webhooks/secrets';
 

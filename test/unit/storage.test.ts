@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, type Env } from '../../src/config/index';
-import { MemoryStorage, R2Storage, storageFor } from '../../src/platform/providers/storage';
+import { ConfigError, type AppConfig, type Env } from '../../src/config';
+import type { Database } from '../../src/platform/db/client';
+import { providersFor } from '../../src/platform/providers';
+import { MemoryStorage, R2Storage } from '../../src/platform/providers/storage';
+
+/** The storage providersFor gives these bindings and this configuration. */
+const storageFor = (env: Env, config: Pick<AppConfig, 'environment'>) =>
+  providersFor({ ...config, uploadsPublicBaseUrl: env.UPLOADS_PUBLIC_BASE_URL } as AppConfig, env, {} as Database).storage;
 import { publicUrlBuilder } from '../../src/platform/providers/storage/public-url';
 
 const KEY = 'clinics/5b0c1f0e-9a51-4a34-8a5f-0e6f3f4b9e21/program_image/0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10.png';
@@ -74,7 +80,7 @@ describe('R2Storage', () => {
   });
 });
 
-describe('storageFor (which storage a request gets)', () => {
+describe('the storage a request gets (providersFor)', () => {
   it('uses the UPLOADS binding whenever it is bound', () => {
     const { bucket } = fakeBucket();
     expect(storageFor({ UPLOADS: bucket } as Env, { environment: 'production' })).toBeInstanceOf(R2Storage);

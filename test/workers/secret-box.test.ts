@@ -1,6 +1,6 @@
 // The webhook-secret encryption (WebCrypto AES-GCM) inside workerd, where the delivery engine decrypts.
 import { describe, expect, it } from 'vitest';
-import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../src/config/index';
+import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../src/config';
 import { generateSigningSecret } from '../../src/modules/webhooks-checkout/webhooks/secrets';
 import { decrypt, encrypt } from '../../src/platform/crypto/secret-box';
 

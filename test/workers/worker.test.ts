@@ -13,7 +13,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiKeys, clinics, plans, requestLogs } from '../../drizzle/schema';
 import { generateApiKey, hashApiKey } from '../../src/platform/auth/api-key-format';
-import { configFor } from '../../src/config/index';
+import { configFor } from '../../src/config';
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db/client';
 
 const seeded = inject('workersDatabase');

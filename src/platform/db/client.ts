@@ -1,6 +1,6 @@
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import type { DatabaseDriver } from '../../config/index';
+import type { DatabaseDriver } from '../../config';
 import * as schema from '../../../drizzle/schema';
 import type { ConnectionGate } from './connection-gate';
 

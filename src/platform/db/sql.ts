@@ -9,3 +9,6 @@ export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
 
 /** A timestamptz expression as an ISO 8601 UTC string with milliseconds, formatted in SQL (null stays null). */
 export const isoTimestamp = (column: SQL) => sql`to_char((${column}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** A count or sum from SQL (bigint and numeric arrive as strings) as a number; null reads as 0. */
+export const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));

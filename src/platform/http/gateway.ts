@@ -1,6 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { applyCheckoutCors } from '../../modules/webhooks-checkout/checkout/cors';
 import { classifyApiKey } from '../auth/api-key-format';
 import { findKeyPrincipal } from '../auth/key-auth';
 import type { AppEnv } from '../context';
@@ -25,10 +24,6 @@ export const PUBLIC_API_PATHS = new Set(['/api/v1/openapi.json']);
  */
 export const apiKeyGateway: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (PUBLIC_API_PATHS.has(c.req.path)) return ipGateway(c, next);
-  // Browsers create checkout sessions (docs/checkout.md, "CORS"): POST /api/v1/checkout/sessions gets its
-  // CORS headers here, so every answer carries them (401 and 429 included), and its preflight, an OPTIONS
-  // that by the rules of CORS carries no x-api-key, passes without a key, still limited per address.
-  if (applyCheckoutCors(c).preflight) return ipGateway(c, next);
   requireClientIp(c);
   const services = c.get('services');
   const started = Date.now();

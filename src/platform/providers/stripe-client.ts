@@ -16,8 +16,24 @@ export interface StripeClientOptions {
   timeoutMs?: number;
 }
 
-/** A client promise made once per caller; it holds no socket between calls, so it may live per isolate. */
-export function loadStripeClient(options: StripeClientOptions): Promise<Stripe> {
+// Per isolate, one client per set of options: a client holds no socket between calls, so it may outlive
+// a request. The payment and the billing processor share it.
+const clients = new Map<string, Promise<Stripe>>();
+
+/** The client for these options, made on first use and kept for the isolate's life. */
+export function stripeClientFor(options: StripeClientOptions): Promise<Stripe> {
+  const key = JSON.stringify([options.secretKey, options.host, options.port, options.protocol, options.maxNetworkRetries, options.timeoutMs]);
+  let client = clients.get(key);
+  if (!client) {
+    client = loadStripeClient(options);
+    // A failed load (the module could not be imported) is not kept: the next call tries again.
+    client.catch(() => clients.delete(key));
+    clients.set(key, client);
+  }
+  return client;
+}
+
+function loadStripeClient(options: StripeClientOptions): Promise<Stripe> {
   return import('stripe').then(({ default: StripeClient }) => {
     const { secretKey, host, port, protocol } = options;
     return new StripeClient(secretKey, {

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { enrollments, globalProducts, patients, programProducts, programs, tenantProducts } from '../../../drizzle/schema';
-import { aiFor } from '../../../src/platform/providers/ai';
+import { providersFor } from '../../../src/platform/providers';
 import { AiProviderError, type AiProvider, type JsonGenerationRequest } from '../../../src/platform/providers/ai/types';
-import { DEFAULT_COPILOT_MODEL, parseModelAnswer, WorkersAiProvider } from '../../../src/platform/providers/ai/workers-ai';
+import { DEFAULT_COPILOT_MODEL } from '../../../src/config';
+import { parseModelAnswer, WorkersAiProvider } from '../../../src/platform/providers/ai/workers-ai';
 import { buildTestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 
@@ -248,8 +249,8 @@ describe('WorkersAiProvider (the Workers AI binding)', () => {
   });
 
   it('is chosen when the deployment has an AI binding, with COPILOT_MODEL', () => {
-    expect(aiFor({}, { copilot: { model: DEFAULT_COPILOT_MODEL } })).toBeNull();
-    const provider = aiFor({ AI: { run: async () => ({}) } }, { copilot: { model: '@cf/meta/llama-3.1-8b-instruct' } });
+    expect(providersFor(t.config, {}, t.db).ai).toBeNull();
+    const provider = providersFor({ ...t.config, copilot: { model: '@cf/meta/llama-3.1-8b-instruct' } }, { AI: { run: async () => ({}) } }, t.db).ai;
     expect(provider).toBeInstanceOf(WorkersAiProvider);
     expect(provider!.model).toBe('@cf/meta/llama-3.1-8b-instruct');
   });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { crmConnections } from '../../../drizzle/schema';
 import { decryptCrmCredentials } from '../../../src/modules/crm/connection/credentials';
 import { OAUTH_STATE_TTL_SECONDS, verifyOAuthState } from '../../../src/modules/crm/connection/oauth-state';
-import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../../src/config/index';
+import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../../src/config';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 

@@ -334,7 +334,7 @@ describe('the sequence runner', () => {
     const seqId = await sequenceWith(key, [{ type: 'email', useCustomText: true, customSubject: 'Cron', customText: 'From cron' }]);
     const a = await patient(clinic.id);
     await api(key, '/api/v1/sequence-triggers/manual', { sequenceId: seqId, userId: a.id });
-    await sequenceSweep(t.db, new Date(t.clock.now()), t.config);
+    await sequenceSweep(t.db, new Date(t.clock.now()), t.services);
     expect((await messagesOf(clinic.id)).map((m) => [m.subject, m.body, m.provider])).toEqual([['Cron', 'From cron', 'development']]);
   });
 });

@@ -2,14 +2,21 @@
 // the development simulator POST /api/v1/_dev/payout-account (docs/billing.md, "Payout account").
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { payoutAccounts } from '../../../drizzle/schema';
-import { bindBillingProcessor, DevelopmentBillingProcessor, type BillingProcessor, type PayoutAccountState } from '../../../src/platform/providers/billing';
+import { DevelopmentBillingProcessor, type BillingProcessor, type PayoutAccountState } from '../../../src/platform/providers/billing';
 import { processorUnavailable } from '../../../src/platform/providers/payments/types';
 import { buildTestApp, useTestApp, type TestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 
-const t = useTestApp();
+let processor: CountingProcessor;
+// Every request of these apps reaches the billing processor through this counting one (the providers' door).
+const t = useTestApp({
+  providers: (db) => {
+    processor = new CountingProcessor(new DevelopmentBillingProcessor(db));
+    return { billing: () => processor };
+  },
+});
 const MINUTE = 60_000;
 
 /** The development processor, counting its account reads per account; `fail` makes the next reads 503. */
@@ -27,15 +34,11 @@ class CountingProcessor implements BillingProcessor {
   cancelSubscription: BillingProcessor['cancelSubscription'] = (input, context) => this.inner.cancelSubscription(input, context);
 }
 
-let processor: CountingProcessor;
 let dev: TestApp;
 beforeAll(() => {
-  processor = new CountingProcessor(new DevelopmentBillingProcessor(t.db));
-  bindBillingProcessor(t.db, processor);
-  dev = buildTestApp(t.db, t.databaseUrl, { clock: t.clock });
+  dev = buildTestApp(t.db, t.databaseUrl, { clock: t.clock, providers: { billing: () => processor } });
   dev.config.devSimulator = true;
 });
-afterAll(() => bindBillingProcessor(t.db, null));
 
 const status = (key: string, app: TestApp = t) => app.request('/api/v1/stripe/connect/status', { key });
 

@@ -4,7 +4,8 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { customDomains } from '../../../drizzle/schema';
-import { DEVELOPMENT_CNAME_TARGET, DEVELOPMENT_DNS_PROPAGATION_MS } from '../../../src/platform/providers/domains';
+import { DEVELOPMENT_CNAME_TARGET } from '../../../src/config';
+import { DEVELOPMENT_DNS_PROPAGATION_MS } from '../../../src/platform/providers/domains';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { withEnv } from './organization-fixtures';

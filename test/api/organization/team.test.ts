@@ -331,7 +331,7 @@ describe('expireTeamInvitations sweep', () => {
     const stale = await makeInvitation(clinic.id, { expiresAt: new Date(Date.now() - 1_000) });
     const fresh = await makeInvitation(clinic.id);
     const cancelled = await makeInvitation(clinic.id, { status: 'cancelled', expiresAt: new Date(Date.now() - 1_000) });
-    await expireTeamInvitations(t.db, new Date(), t.config);
+    await expireTeamInvitations(t.db, new Date(), t.services);
     const rows = await t.db.select().from(invitations).where(eq(invitations.clinicId, clinic.id));
     const status = (id: string) => rows.find((r) => r.id === id)!.status;
     expect([status(stale.id), status(fresh.id), status(cancelled.id)]).toEqual(['expired', 'pending', 'cancelled']);

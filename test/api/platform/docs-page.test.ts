@@ -11,7 +11,7 @@ import { useTestApp } from '../../helpers/app';
 const t = useTestApp();
 
 /** The installed renderer (the exact devDependency): the very files jsDelivr's /npm/ serves, byte for byte. */
-const packageDir = fileURLToPath(new URL(`../../node_modules/${DOCS_RENDERER.package}/`, import.meta.url));
+const packageDir = fileURLToPath(new URL(`../../../node_modules/${DOCS_RENDERER.package}/`, import.meta.url));
 const installed = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string; browser: string };
 const ourPackage = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
   devDependencies: Record<string, string>;

@@ -186,8 +186,8 @@ describe('the abandonment sweep', () => {
     await abandonStaleFormSessions(t.db, now);
     expect(await eventsOf(w.clinic.id)).toHaveLength(1);
     const later = new Date(now.getTime() + 2 * HOUR);
-    await abandonStaleFormSessionsSweep(t.db, later, t.config);
-    await abandonStaleFormSessionsSweep(t.db, later, t.config);
+    await abandonStaleFormSessionsSweep(t.db, later, t.services);
+    await abandonStaleFormSessionsSweep(t.db, later, t.services);
     const after = await eventsOf(w.clinic.id);
     expect(after.map((e) => e.payload.formSessionId)).toEqual([stale.id, fresh.id]);
     expect(after.every((e) => e.eventType === 'intake.abandoned')).toBe(true);

@@ -8,7 +8,7 @@ import { seedDemoData } from '../../../scripts/seed';
 import { SEED_CRM_API_KEY, seedTreatmentId } from '../../../scripts/seed/brand-content';
 import { DEMO } from '../../../scripts/seed/ids';
 import { decryptCrmCredentials } from '../../../src/modules/crm/connection/credentials';
-import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../../src/config/index';
+import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../../src/config';
 import { useTestApp } from '../../helpers/app';
 import { makeKey } from '../../helpers/factories';
 

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookEndpoints } from '../../../drizzle/schema';
-import { QSTASH_CALLBACK_PATH, readConfig, type QStashConfig } from '../../../src/config/index';
+import { QSTASH_CALLBACK_PATH, readConfig, type QStashConfig } from '../../../src/config';
 import { kickDeliveries, publishDueDeliveries, QSTASH_OVERDUE_MS } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatchers';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatch';
@@ -193,7 +193,7 @@ describe('delivery through QStash end to end', () => {
   it('kickDeliveries publishes the new deliveries in the background when QStash is configured', async () => {
     const endpoint = await endpointWithEvent();
     const background: Promise<unknown>[] = [];
-    kickDeliveries({ db: t.db, config: t.config, now: () => new Date(t.clock.now()), background: (p: Promise<unknown>) => background.push(p) } as never);
+    kickDeliveries({ db: t.db, config: t.config, deliveryQueue: queue(), now: () => new Date(t.clock.now()), background: (p: Promise<unknown>) => background.push(p) } as never);
     await Promise.all(background);
     const delivery = await deliveryOf(endpoint.id);
     expect(qstash.messages.map((m) => m.deduplicationId)).toEqual([delivery.id]);

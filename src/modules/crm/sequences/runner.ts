@@ -5,11 +5,11 @@ import {
   clinics, messageTemplates, patients, sequenceEnrollments, sequences, sequenceStepRuns, sequenceSteps,
   type SequenceRunOutcome, type SequenceStepType,
 } from '../../../../drizzle/schema';
-import type { Sweep } from '../../../platform/cron';
+import type { Sweep } from '../../../platform/context';
 import type { Database, Transaction } from '../../../platform/db/client';
 import { rowsOf } from '../../../platform/db/sql';
 import { describeError, logLine } from '../../../platform/log';
-import { messagingFor, type MessageSender } from '../../../platform/providers/messaging';
+import type { MessageSender } from '../../../platform/providers/messaging';
 import { contactReachColumns } from '../contacts/service';
 import { renderMergeFields, type MergeValues } from '../message-templates/merge-fields';
 
@@ -281,7 +281,7 @@ export async function runSequences(db: Database, now: Date, sender: MessageSende
   return stats;
 }
 
-/** The cron sweep (add to SWEEPS in src/platform/cron.ts): the deployment's sender from messagingFor(config). */
-export const sequenceSweep: Sweep = async function sequenceSweep(db, now, config) {
-  await runSequences(db, now, messagingFor(config));
+/** The cron sweep (the crm area's sweeps, src/scheduled.ts): the deployment's message sender. */
+export const sequenceSweep: Sweep = async function sequenceSweep(db, now, { messaging }) {
+  await runSequences(db, now, messaging);
 };

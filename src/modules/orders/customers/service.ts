@@ -3,7 +3,7 @@ import type { Queryable } from '../../../platform/db/client';
 import { centsToAmount } from '../../../platform/http/money';
 import { pageOffset, pagination } from '../../../platform/http/pagination';
 import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
-import { num } from '../orders/fee-breakdown';
+import { num } from '../../../platform/db/sql';
 import type { Customer, ListCustomersQuery } from './schemas';
 
 /** Refunds that moved money back (as in the order stats). */

@@ -1,11 +1,8 @@
+import { num } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
 import type { FeeBreakdownCents } from '../../../../drizzle/schema';
 
-// Pieces the order, customer and titration reads share (their SQL uses rowsOf and isoTimestamp from
-// src/platform/db/sql.ts: timestamps are formatted in SQL because nested rows come back as json).
-
-/** Count from SQL (bigint arrives as a string) to a number. */
-export const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
+// An order's fee breakdown (the waterfall, stored in cents) as the API answers it, in dollars.
 
 export const FEE_BREAKDOWN_KEYS = [
   'subtotal', 'discount', 'tax', 'shipping', 'total', 'pharmacyCost', 'doctorFee', 'processorFee', 'platformFee', 'brandAmount',

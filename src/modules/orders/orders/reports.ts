@@ -3,7 +3,7 @@ import type { Queryable } from '../../../platform/db/client';
 import { centsToAmount } from '../../../platform/http/money';
 import { toRange, type NeedsAttention, type OrderStats, type OrderSummary, type WindowQuery } from './schemas';
 import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
-import { num } from './fee-breakdown';
+import { num } from '../../../platform/db/sql';
 
 // Aggregates over a clinic's orders (stats, the anonymous summary) and the failed-payment queue.
 // One statement each. A window filters orders by created_at (inclusive bounds, see toRange).

@@ -7,7 +7,8 @@ import { pageOffset, pagination, type PageQuery } from '../../../platform/http/p
 import type { FeeBreakdownCents } from '../../../../drizzle/schema';
 import type { OrderDetail, OrderListItem } from './schemas';
 import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
-import { feeBreakdownToAmounts, num } from './fee-breakdown';
+import { num } from '../../../platform/db/sql';
+import { feeBreakdownToAmounts } from './fee-breakdown';
 
 // The list, the detail and the events of a clinic's orders: one statement each.
 

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../../platform/db/client';
 import { pageOffset, pagination, type PageQuery } from '../../../platform/http/pagination';
 import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
-import { num } from '../orders/fee-breakdown';
+import { num } from '../../../platform/db/sql';
 import type { HeldSchedule } from './schemas';
 
 const DAY_MS = 86_400_000;

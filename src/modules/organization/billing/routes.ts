@@ -1,7 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../../platform/context';
-import { billingFor } from '../../../platform/providers/billing';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { registerPayoutAccountSimulator } from './dev-routes';
@@ -24,7 +23,7 @@ const processorErrors = {
 };
 
 /** The billing processor that holds a record (docs/billing.md, "The billing processor"). */
-const processorsOf = (c: Context<AppEnv>): ProcessorFor => (recordId) => billingFor(c.get('services'), { recordId });
+const processorsOf = (c: Context<AppEnv>): ProcessorFor => (recordId) => c.get('services').billing({ recordId });
 
 const connectStatus = defineRoute(read, {
   method: 'get',

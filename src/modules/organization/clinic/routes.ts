@@ -5,7 +5,6 @@ import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../plat
 import { idParam } from '../../../platform/http/ids';
 import { defineRoute } from '../../../platform/http/route';
 import { getClinic, isSlugAvailable, setClinicLogo, updateClinic } from './service';
-import { uploadDepsOf } from '../organization/deps';
 import { checkLogo, logoMultipartBody, logoUploadErrors, withDeclaredSizeCheck } from './logo-upload';
 import { clinicProfile, logoResult, slugAvailability, slugParam, updateClinicBody } from '../organization/schemas';
 
@@ -90,9 +89,9 @@ export const clinicRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(uploadForClinic, async (c) => {
     const image = await checkLogo(c.req.valid('form').logo);
-    return c.json(ok(await setClinicLogo(uploadDepsOf(c), c.get('apiKey').clinicId, image), 'Clinic logo stored'), 200);
+    return c.json(ok(await setClinicLogo(c.get('services'), c.get('apiKey').clinicId, image), 'Clinic logo stored'), 200);
   })
   .openapi(upload, async (c) => {
     const image = await checkLogo(c.req.valid('form').logo);
-    return c.json(ok(await setClinicLogo(uploadDepsOf(c), c.get('apiKey').clinicId, image), 'Clinic logo stored'), 200);
+    return c.json(ok(await setClinicLogo(c.get('services'), c.get('apiKey').clinicId, image), 'Clinic logo stored'), 200);
   });

@@ -1,7 +1,7 @@
-import type { Sweep } from '../../../platform/cron';
+import type { Sweep } from '../../../platform/context';
 import { expireInvitations } from './service';
 
-/** Marks pending invitations past their expiry as expired (add to SWEEPS in src/platform/cron.ts). */
+/** Marks pending invitations past their expiry as expired (the cron sweep, src/scheduled.ts). */
 export const expireTeamInvitations: Sweep = async (db, now) => {
   await expireInvitations(db, now);
 };

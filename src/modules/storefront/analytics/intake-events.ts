@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { z } from '@hono/zod-openapi';
 import { formSessions, patients, programs, questionnaires } from '../../../../drizzle/schema';
 import type { Database } from '../../../platform/db/client';
-import type { Sweep } from '../../../platform/cron';
+import type { Sweep } from '../../../platform/context';
 import { badRequest, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { recordOutboxEvent } from '../../../platform/events/outbox';
@@ -176,7 +176,7 @@ export async function abandonStaleFormSessions(
   }
 }
 
-/** The cron sweep (the lead adds it to SWEEPS in src/platform/cron.ts). */
+/** The cron sweep (src/scheduled.ts). */
 export const abandonStaleFormSessionsSweep: Sweep = async function abandonStaleFormSessionsSweep(db, now) {
   await abandonStaleFormSessions(db, now);
 };

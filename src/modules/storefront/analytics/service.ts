@@ -4,7 +4,7 @@ import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
 import { notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, pagination, type Pagination } from '../../../platform/http/pagination';
-import { num } from '../../orders/orders/fee-breakdown';
+import { num } from '../../../platform/db/sql';
 import {
   at, bucketStarts, checkBuckets, GRANULARITY_SQL, resolveWindow, windowOut, type ResolvedWindow, type SeriesQuery, type WindowQuery,
 } from '../../orders/dashboard/window';

@@ -1,5 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { questionnaires, teleformRemovals, type TeleformRemovalStatus } from '../../../../drizzle/schema';
+import type { Sweep } from '../../../platform/context';
 import type { Database } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { rowsOf } from '../../../platform/db/sql';
@@ -94,7 +95,7 @@ export async function cancelTeleformRemoval(db: Database, clinicId: string, id: 
 }
 
 /**
- * Sweep (for SWEEPS in src/platform/cron.ts): completes every scheduled removal whose time has come
+ * Completes every scheduled removal whose time has come
  * and deactivates its form (questionnaires.is_active = false), in one statement. Returns how many.
  */
 export async function completeDueTeleformRemovals(db: Database, now: Date): Promise<number> {
@@ -113,7 +114,7 @@ export async function completeDueTeleformRemovals(db: Database, now: Date): Prom
   return row?.completed ?? 0;
 }
 
-/** The sweep in the shape of src/platform/cron.ts's Sweep. */
-export async function teleformRemovalSweep(db: Database, now: Date): Promise<void> {
+/** The cron sweep (src/scheduled.ts). */
+export const teleformRemovalSweep: Sweep = async function teleformRemovalSweep(db, now) {
   await completeDueTeleformRemovals(db, now);
-}
+};

@@ -1,12 +1,6 @@
+import { DEFAULT_COPILOT_MODEL, type AiBinding } from '../../../config';
 import { AiProviderError, type AiProvider, type JsonGenerationRequest } from './types';
 
-/** The part of the Workers AI binding (env.AI, `[ai] binding = "AI"` in wrangler.toml) this API uses. */
-export interface AiBinding {
-  run(model: string, inputs: Record<string, unknown>, options?: Record<string, unknown>): Promise<unknown>;
-}
-
-/** The default model: instruction-tuned, fast, with JSON mode (response_format json_schema). */
-export const DEFAULT_COPILOT_MODEL = '@cf/meta/llama-3.3-70b-instruct-fp8-fast';
 
 /** Workers AI answers JSON-mode requests with { response: object } or { response: "<json text>" }. */
 export function parseModelAnswer(result: unknown): unknown {

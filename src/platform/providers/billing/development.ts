@@ -30,6 +30,9 @@ export function developmentBillingId(prefix: 'sub' | 'acct'): string {
  * cannot be changed (502 PAYMENT_PROCESSOR_ERROR, as Stripe's resource_missing would be), and a period
  * is kept across a plan change (Stripe keeps the billing cycle anchor).
  */
+/** Ids the development processor made (acct_dev_..., sub_dev_...): development or sandbox records. */
+export const isDevelopmentBillingId = (id: string) => /^[a-z]+_dev_/.test(id);
+
 export class DevelopmentBillingProcessor implements BillingProcessor {
   readonly name = 'development';
 

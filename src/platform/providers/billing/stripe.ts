@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { loadStripeClient, type StripeClientOptions } from '../stripe-client';
+import { stripeClientFor, type StripeClientOptions } from '../stripe-client';
 import type { PlatformSubscriptionStatus } from '../../../../drizzle/schema';
 import { mapStripeError } from '../payments/stripe';
 import { processorRefused } from '../payments/types';
@@ -85,13 +85,10 @@ function isMissingAccount(error: unknown): boolean {
  */
 export class StripeBillingProcessor implements BillingProcessor {
   readonly name = 'stripe';
-  private client: Promise<Stripe> | undefined;
-
   constructor(private readonly options: StripeBillingOptions) {}
 
   private stripe(): Promise<Stripe> {
-    this.client ??= loadStripeClient(this.options);
-    return this.client;
+    return stripeClientFor(this.options);
   }
 
   /** GET /v1/accounts/{id}; an account Stripe no longer shows the platform is not_connected. */

@@ -2,6 +2,8 @@
 // The rules are Cloudflare's for custom hostnames (its API refuses the same names with 1407-1411), so
 // the development implementation refuses exactly what production would.
 
+import { isUnder, normalizeHostname } from '../../../config';
+
 /** Top-level names that can never be published on the public DNS (RFC 2606, RFC 6761, RFC 6762 and friends). */
 export const RESERVED_TOP_LEVEL_NAMES = ['test', 'example', 'invalid', 'localhost', 'local', 'internal', 'arpa', 'onion', 'home', 'lan'] as const;
 /** Second-level names reserved for documentation (Cloudflare refuses them and everything under them). */
@@ -11,11 +13,7 @@ export const MAX_HOSTNAME_LENGTH = 253;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const TOP_LEVEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
 
-/** The form a hostname is stored in: trimmed, lower-cased, without one trailing dot. */
-export const normalizeHostname = (value: string) => value.trim().toLowerCase().replace(/\.$/, '');
-
-/** True when `hostname` is `domain` or a name under it. */
-export const isUnder = (hostname: string, domain: string) => hostname === domain || hostname.endsWith(`.${domain}`);
+export { isUnder, normalizeHostname };
 
 /**
  * Why a normalized hostname cannot be registered, or null when it can: a bare DNS name (no scheme,

@@ -1,10 +1,9 @@
 import { and, asc, eq, inArray, notInArray, type SQL } from 'drizzle-orm';
 import { clinics, messages, type MessageChannel } from '../../../../drizzle/schema';
-import type { Sweep } from '../../cron';
+import type { Sweep } from '../../context';
 import type { Database } from '../../db/client';
 import { describeError, logLine } from '../../log';
 import { QueueingMessageSender } from './queueing';
-import { transportFor } from './providers';
 import type { MessageTransport } from './transport';
 import { truncateError } from './transport';
 import type { MessageSender } from './types';
@@ -137,10 +136,9 @@ export function deliverSoon(
 
 /**
  * The cron sweep: every queued message (oldest first, DELIVERY_BATCH_LIMIT per run) to its provider.
- * Does nothing without a provider (development). The lead adds it to SWEEPS in src/platform/cron.ts.
+ * Does nothing without a provider (development). Runs after every sweep that queues messages (src/scheduled.ts).
  */
-export const deliverQueuedMessagesSweep: Sweep = async function messageDelivery(db, now, config) {
-  const transport = transportFor(config.messaging);
+export const deliverQueuedMessagesSweep: Sweep = async function messageDelivery(db, now, { messageTransport: transport }) {
   if (!transport.email && !transport.sms) return;
   await deliverQueuedMessages(db, now, transport);
 };

@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { loadStripeClient, type StripeClientOptions } from '../stripe-client';
+import { stripeClientFor, type StripeClientOptions } from '../stripe-client';
 import { ApiError } from '../../http/errors';
 import { describeError, logLine } from '../../log';
 import {
@@ -53,13 +53,10 @@ export function mapStripeError(error: unknown): ApiError {
  */
 export class StripePaymentProcessor implements PaymentProcessor {
   readonly name = 'stripe';
-  private client: Promise<Stripe> | undefined;
-
   constructor(private readonly options: StripeProcessorOptions) {}
 
   private stripe(): Promise<Stripe> {
-    this.client ??= loadStripeClient(this.options);
-    return this.client;
+    return stripeClientFor(this.options);
   }
 
   async createPrice(input: CreatePriceInput): Promise<CreatedPrice> {

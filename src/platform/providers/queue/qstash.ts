@@ -3,27 +3,8 @@
 // callback verifies QStash's signature and makes the attempt with the same attemptDelivery as the
 // local dispatcher. QStash's own retries only cover our callback failing (a 5xx from us).
 import { Client, Receiver } from '@upstash/qstash';
-import type { QStashConfig } from '../../../config/index';
-
-/** One attempt to schedule: deliveryId at notBefore (null: now). */
-export interface QueuedAttempt {
-  deliveryId: string;
-  /** Attempts made so far; part of the deduplication id of every attempt after the first. */
-  attempts: number;
-  notBefore: Date | null;
-  /** Set when re-publishing an attempt QStash may already have dropped (the cron safety net). */
-  republishTag?: string;
-}
-
-/** The callback body QStash carries back to us. */
-export interface DeliveryCallbackBody {
-  deliveryId: string;
-}
-
-/** Where attempts are queued: QStash in production (tests: the same client against a stand-in). */
-export interface DeliveryQueue {
-  publish(attempts: QueuedAttempt[]): Promise<void>;
-}
+import type { QStashConfig } from '../../../config';
+import type { DeliveryCallbackBody, DeliveryQueue, QueuedAttempt } from './types';
 
 /** QStash retries our callback this many times when it answers 5xx (e.g. the database is down). */
 export const QSTASH_CALLBACK_RETRIES = 5;

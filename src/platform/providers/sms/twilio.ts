@@ -7,10 +7,10 @@
 //   DELETE /2010-04-01/Accounts/{sid}/IncomingPhoneNumbers/{PN sid}.json   -> 204
 // Errors: { code, message, more_info, status }. A number bought by someone else between the search and
 // the purchase (21422 and friends) is skipped for the next candidate.
+import { TWILIO_API_BASE_URL } from '../../../config';
 import { defaultFetch, errorJson, PROVIDER_TIMEOUT_MS, type FetchLike } from '../messaging/transport';
 import { SmsProviderError, type ProvisionedNumber, type SmsAccount, type SmsNumberProvider } from './types';
 
-export const TWILIO_API_BASE_URL = 'https://api.twilio.com';
 /** How many available numbers are asked for, and tried in order. */
 export const TWILIO_CANDIDATES = 5;
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../../config/index';
+import { ConfigError } from '../../../config';
 
 /** Without UPLOADS_PUBLIC_BASE_URL, stored objects are addressed under this path of the API's own host. */
 export const DEFAULT_UPLOADS_PATH = '/uploads';

@@ -4,7 +4,7 @@ import type { AppEnv } from '../../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { defineRoute } from '../../../../platform/http/route';
 import { finalizeCustomDomain, removeCustomDomain, startCustomDomain, verifyCustomDomain } from './service';
-import { depsOf } from '../../organization/deps';
+import { depsOf } from '../../context';
 import { customDomain, customDomainVerification, startCustomDomainBody } from '../../organization/schemas';
 
 const tags = ['Organization and clinic'];

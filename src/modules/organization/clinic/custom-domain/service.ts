@@ -10,7 +10,7 @@ import type { Queryable, Transaction } from '../../../../platform/db/client';
 import { isUniqueViolation } from '../../../../platform/db/errors';
 import { platformDomainOf, type CustomHostnameRecord } from '../../../../platform/providers/domains';
 import { ApiError, notFound } from '../../../../platform/http/errors';
-import { customHostnamesOf, domainsConfigOf, type OrganizationDeps } from '../../organization/deps';
+import { customHostnamesOf, type OrganizationDeps } from '../../context';
 import { fieldError, viaDomainProvider, viaDomainProviderAbout } from '../../organization/errors';
 import type { CustomDomainView } from '../../organization/schemas';
 import { toCustomDomain, type CustomDomainRow } from '../../organization/views';
@@ -37,7 +37,7 @@ const recordOf = (row: CustomDomainRow): CustomHostnameRecord => ({
 
 /** 400 when the name is one of the platform's own domains (configured per deployment). */
 export function assertNotPlatformDomain(deps: OrganizationDeps, name: string, field: string): void {
-  const platform = platformDomainOf(name, domainsConfigOf(deps).platformDomains);
+  const platform = platformDomainOf(name, deps.config.domains.platformDomains);
   if (platform) throw fieldError(field, `must not be the platform's own domain ${platform} or a name under it`);
 }
 

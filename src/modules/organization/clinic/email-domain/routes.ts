@@ -3,7 +3,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { defineRoute } from '../../../../platform/http/route';
-import { depsOf } from '../../organization/deps';
+import { depsOf } from '../../context';
 import {
   getEmailDomainStatus, removeEmailDomain, startEmailDomain, updateEmailSender, verifyEmailDomain,
 } from './service';

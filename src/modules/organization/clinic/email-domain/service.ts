@@ -11,7 +11,7 @@ import { isUniqueViolation } from '../../../../platform/db/errors';
 import type { EmailDomainRecord } from '../../../../platform/providers/domains';
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import { assertNotPlatformDomain } from '../custom-domain/service';
-import { emailDomainsOf, type OrganizationDeps } from '../../organization/deps';
+import { emailDomainsOf, type OrganizationDeps } from '../../context';
 import { viaDomainProvider, viaDomainProviderAbout } from '../../organization/errors';
 import type { EmailDomainView, EmailSenderView } from '../../organization/schemas';
 import { emailDomainStatusOf, toEmailDomain, toEmailSender, toStoredDnsRecords, type EmailDomainRow } from '../../organization/views';

@@ -7,7 +7,7 @@ import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../../p
 import { notFound } from '../../../../platform/http/errors';
 import { defineRoute } from '../../../../platform/http/route';
 import { SMS_PROVIDERS, type SmsProviderName } from '../../../../platform/providers/sms';
-import { depsOf } from '../deps';
+import { depsOf } from '../../context';
 import { smsConfig, smsProviderParam, smsStatus, updateSmsConfigBody } from '../schemas';
 import { activateSmsNumber, deleteSmsConfig, getSmsConfig, getSmsStatus, putSmsConfig, releaseSmsNumber } from './service';
 

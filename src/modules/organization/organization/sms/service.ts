@@ -9,7 +9,7 @@ import { decrypt, encrypt, SecretBoxError } from '../../../../platform/crypto/se
 import type { Database, Queryable } from '../../../../platform/db/client';
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import type { SmsProviderName } from '../../../../platform/providers/sms';
-import { smsNumbersOf, type OrganizationDeps } from '../deps';
+import { smsNumbersOf, type OrganizationDeps } from '../../context';
 import { viaSmsProvider } from '../errors';
 import type { SmsConfigView, SmsStatusView } from '../schemas';
 import { monthOf, toSmsConfig, toSmsStatus, type SmsConfigRow } from '../views';

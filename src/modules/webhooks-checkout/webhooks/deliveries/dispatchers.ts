@@ -1,11 +1,11 @@
 import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
-import type { AppConfig } from '../../../../config/index';
-import type { Services } from '../../../../platform/context';
+import type { AppConfig } from '../../../../config';
+import type { Services, Sweep } from '../../../../platform/context';
 import type { Database } from '../../../../platform/db/client';
 import { runDueDeliveries, type DeliveryOptions } from './deliver';
 import { dispatchOutbox } from './dispatch';
-import { QStashDeliveryQueue, type DeliveryQueue, type QueuedAttempt } from '../../../../platform/providers/queue/qstash';
+import type { DeliveryQueue, QueuedAttempt } from '../../../../platform/providers/queue/types';
 import { signingSecretsFor } from '../secrets';
 
 /** Deliveries one dispatcher run (cron sweep, post-request kick) attempts or publishes at most. */
@@ -15,9 +15,6 @@ export const QSTASH_OVERDUE_MS = 2 * 60_000;
 
 /** The delivery options of this deployment: secrets decrypted with WEBHOOK_SECRET_KEY, global fetch. */
 export const deliveryOptions = (config: AppConfig): DeliveryOptions => ({ secrets: signingSecretsFor(config.webhookSecretKey) });
-
-/** QStash when configured (production), else null: the local dispatcher delivers. */
-export const deliveryQueueFor = (config: AppConfig): DeliveryQueue | null => (config.qstash ? new QStashDeliveryQueue(config.qstash) : null);
 
 /** The local dispatcher's run: fan out the outbox, then attempt what is due. */
 export const runLocalDispatcher = (db: Database, now: Date, config: AppConfig) => runDueDeliveries(db, now, DISPATCH_LIMIT, deliveryOptions(config));
@@ -62,12 +59,11 @@ export async function publishDueDeliveries(
   return { dispatched, published: attempts.length };
 }
 
-/** The cron sweep: the QStash safety net when QStash is configured, else the local dispatcher. */
-export async function runScheduledDeliveries(db: Database, now: Date, config: AppConfig): Promise<void> {
-  const queue = deliveryQueueFor(config);
-  if (queue) await publishDueDeliveries(db, now, queue, { republishOverdue: true });
+/** The cron sweep: the QStash safety net when QStash is configured (services.deliveryQueue), else the local dispatcher. */
+export const runScheduledDeliveries: Sweep = async function webhookDeliveries(db, now, { config, deliveryQueue }) {
+  if (deliveryQueue) await publishDueDeliveries(db, now, deliveryQueue, { republishOverdue: true });
   else await runLocalDispatcher(db, now, config);
-}
+};
 
 /**
  * After a request that recorded events (or queued a replay), in ctx.waitUntil: with QStash, fan out
@@ -75,8 +71,7 @@ export async function runScheduledDeliveries(db: Database, now: Date, config: Ap
  * ENVIRONMENT=test) drive the dispatcher themselves with a simulated clock.
  */
 export function kickDeliveries(services: Services): void {
-  const { config, db } = services;
-  const queue = deliveryQueueFor(config);
+  const { config, db, deliveryQueue: queue } = services;
   if (queue) services.background(publishDueDeliveries(db, services.now(), queue, { republishOverdue: false }));
   else if (config.environment === 'development') services.background(runLocalDispatcher(db, services.now(), config));
 }

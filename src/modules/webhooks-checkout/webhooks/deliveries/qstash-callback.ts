@@ -2,14 +2,15 @@
 // (docs/webhooks.md, "Who sends (production)"). Not an API operation: no API key, a QStash signature
 // instead, and not in the OpenAPI document.
 import { Hono } from 'hono';
-import { QSTASH_CALLBACK_PATH, type QStashConfig } from '../../../../config/index';
+import { QSTASH_CALLBACK_PATH, type QStashConfig } from '../../../../config';
 import type { AppEnv } from '../../../../platform/context';
 import type { Database } from '../../../../platform/db/client';
 import { ApiError } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
 import { attemptDeliveryDetailed, type DeliveryOptions } from './deliver';
-import { verifyQStashSignature, type DeliveryQueue } from '../../../../platform/providers/queue/qstash';
-import { deliveryOptions, deliveryQueueFor } from './dispatchers';
+import { verifyQStashSignature } from '../../../../platform/providers/queue/qstash';
+import type { DeliveryQueue } from '../../../../platform/providers/queue/types';
+import { deliveryOptions } from './dispatchers';
 
 export type CallbackAnswer =
   | { status: 200; result: 'succeeded' | 'retry_scheduled' | 'in_progress' }
@@ -61,7 +62,7 @@ function answer(outcome: CallbackAnswer): Response {
 const refuse = () => new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid QStash signature');
 
 export const qstashCallbackRoutes = new Hono<AppEnv>().post(QSTASH_CALLBACK_PATH, async (c) => {
-  const { config, db, now } = c.get('services');
+  const { config, db, now, deliveryQueue } = c.get('services');
   const qstash: QStashConfig | null = config.qstash;
   // Without QStash configured the route does not exist.
   if (!qstash) throw new ApiError(404, 'NOT_FOUND', 'Not found');
@@ -75,5 +76,5 @@ export const qstashCallbackRoutes = new Hono<AppEnv>().post(QSTASH_CALLBACK_PATH
   }
   // A signed body we cannot use will not improve on retry.
   if (typeof deliveryId !== 'string' || !isUuid(deliveryId)) return answer({ status: 489, result: 'unknown_delivery' });
-  return answer(await handleDeliveryCallback(db, now(), deliveryId, deliveryOptions(config), deliveryQueueFor(config)!));
+  return answer(await handleDeliveryCallback(db, now(), deliveryId, deliveryOptions(config), deliveryQueue!));
 });

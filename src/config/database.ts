@@ -1,0 +1,63 @@
+import { ConfigError } from './errors';
+
+/** The Worker bindings and variables that say where PostgreSQL is. */
+export interface DatabaseEnv {
+  /** Cloudflare Hyperdrive in front of PostgreSQL; when bound, it is how the Worker reaches the database. */
+  HYPERDRIVE?: { connectionString: string };
+  /** Postgres connection string, used when no HYPERDRIVE binding is set; a Neon host uses the Neon serverless driver. */
+  DATABASE_URL?: string;
+  /** Force a driver for DATABASE_URL: "neon" (WebSocket pool) or "pg" (TCP). Default: chosen from the host. */
+  DATABASE_DRIVER?: string;
+  /** At most this many database connections open at once per isolate; more requests wait (default 20). */
+  DATABASE_MAX_CONNECTIONS?: string;
+}
+
+export type DatabaseDriver = 'neon' | 'pg';
+
+export interface DatabaseConfig {
+  url: string;
+  driver: DatabaseDriver;
+  /** How the connection string was found, for logs and docs: the Hyperdrive binding or DATABASE_URL. */
+  source: 'hyperdrive' | 'database_url';
+  /** Connections open at once per isolate (the connection gate). */
+  maxConnections: number;
+}
+
+export const DEFAULT_MAX_CONNECTIONS = 20;
+
+export function pickDatabaseDriver(url: string, forced?: string): DatabaseDriver {
+  if (forced === 'neon' || forced === 'pg') return forced;
+  if (forced) throw new ConfigError(`DATABASE_DRIVER must be "neon" or "pg", not "${forced}"`);
+  return hostOf(url).endsWith('.neon.tech') ? 'neon' : 'pg';
+}
+
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  } catch {
+    throw new ConfigError('The database connection string is not a valid URL');
+  }
+}
+
+/** Loopback only: a deployed Worker can never reach such a database, so only a local run can. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * The one place that decides how the Worker reaches PostgreSQL. A HYPERDRIVE binding wins (node-postgres
+ * on its connection string, pooled by Hyperdrive); otherwise DATABASE_URL, with the Neon serverless
+ * driver for *.neon.tech hosts (use Neon's -pooler endpoint) and node-postgres for anything else.
+ */
+export function readDatabaseConfig(env: DatabaseEnv): DatabaseConfig {
+  const maxConnections = Number(env.DATABASE_MAX_CONNECTIONS ?? DEFAULT_MAX_CONNECTIONS);
+  if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 1000) {
+    throw new ConfigError('DATABASE_MAX_CONNECTIONS must be a whole number from 1 to 1000');
+  }
+  if (env.HYPERDRIVE?.connectionString) {
+    hostOf(env.HYPERDRIVE.connectionString);
+    return { url: env.HYPERDRIVE.connectionString, driver: 'pg', source: 'hyperdrive', maxConnections };
+  }
+  if (!env.DATABASE_URL) throw new ConfigError('Neither a HYPERDRIVE binding nor DATABASE_URL is set');
+  return { url: env.DATABASE_URL, driver: pickDatabaseDriver(env.DATABASE_URL, env.DATABASE_DRIVER), source: 'database_url', maxConnections };
+}

@@ -1,0 +1,48 @@
+// Every Worker binding and variable (wrangler.toml [vars], [[hyperdrive]], [[r2_buckets]], [ai] and
+// `wrangler secret put`), in one interface. Each provider's variables are declared beside their reader
+// (config/<provider>.ts) and gathered here; nothing outside src/config reads them.
+import type { DatabaseEnv } from './database';
+import type { DomainsEnv } from './domains';
+import type { MessagingEnv } from './messaging';
+import type { QStashEnv } from './qstash';
+import type { SmsEnv } from './sms';
+
+export type Environment = 'production' | 'development' | 'test';
+
+/** The part of the Workers AI binding (env.AI, `[ai] binding = "AI"` in wrangler.toml) this API uses. */
+export interface AiBinding {
+  run(model: string, inputs: Record<string, unknown>, options?: Record<string, unknown>): Promise<unknown>;
+}
+
+export interface Env extends DatabaseEnv, MessagingEnv, DomainsEnv, SmsEnv, QStashEnv {
+  ENVIRONMENT?: string;
+  JWT_SECRET?: string;
+  UPSTASH_REDIS_REST_URL?: string;
+  UPSTASH_REDIS_REST_TOKEN?: string;
+  DEV_SIMULATOR?: string;
+  /** R2 bucket of uploaded files (wrangler.toml [[r2_buckets]]); required in production (src/platform/providers/storage). */
+  UPLOADS?: R2Bucket;
+  /** Absolute http(s) base URL under which stored objects are public (e.g. an R2 custom domain); default /uploads. */
+  UPLOADS_PUBLIC_BASE_URL?: string;
+  /** Stripe secret key (sk_... or restricted rk_...): the payment processor; required in production (src/platform/providers/payments). */
+  STRIPE_SECRET_KEY?: string;
+  /** Workers AI binding ([ai] binding = "AI"): the program copilot's model; unset = copilot draft answers 503. */
+  AI?: AiBinding;
+  /** Workers AI model of the copilot (default @cf/meta/llama-3.3-70b-instruct-fp8-fast). */
+  COPILOT_MODEL?: string;
+  /** Base URL of the browser checkout page; embedUrl = <base>/<sessionId>#token=<token> (docs/checkout.md). */
+  CHECKOUT_EMBED_BASE_URL?: string;
+  /** base64 of 32 bytes: the AES-GCM key that encrypts webhook signing secrets; required in production (docs/webhooks.md). */
+  WEBHOOK_SECRET_KEY?: string;
+  /** "true" (development and test only): webhook endpoints may also be http://127.0.0.1:PORT/... or http://localhost:PORT/... */
+  WEBHOOK_ALLOW_INSECURE_LOCALHOST?: string;
+  /** CRM OAuth apps (docs/crm-connection.md): where providers send the brand back, and each provider's client id. */
+  CRM_OAUTH_REDIRECT_URL?: string;
+  CRM_OAUTH_HUBSPOT_CLIENT_ID?: string;
+  CRM_OAUTH_SALESFORCE_CLIENT_ID?: string;
+  CRM_OAUTH_PIPEDRIVE_CLIENT_ID?: string;
+  CRM_OAUTH_ZOHO_CLIENT_ID?: string;
+}
+
+/** The bindings providers are built on (objects, not settings): see providersFor in src/platform/providers. */
+export type ProviderBindings = Pick<Env, 'UPLOADS' | 'AI'>;

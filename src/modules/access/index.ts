@@ -1,0 +1,12 @@
+// Access (spec: "Auth and key management", "Authentication"): brand-admin sign-in, API keys, the key's
+// own view (GET /api/v1/me) and the health check. A foundation area: it imports no other area.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv, Sweep } from '../../platform/context';
+import { apiKeyRoutes } from './api-keys/routes';
+import { authRoutes } from './auth/routes';
+import { healthRoutes } from './health/routes';
+import { meRoutes } from './me/routes';
+
+export const routes = new OpenAPIHono<AppEnv>().route('/', healthRoutes).route('/', authRoutes).route('/', apiKeyRoutes).route('/', meRoutes);
+
+export const sweeps: Sweep[] = [];

@@ -1,0 +1,34 @@
+// Catalog (spec: "Programs", "Program templates and titration", "Products and catalog", coupons and
+// price alerts): what a clinic sells and at what price, and the image uploads of its catalogue. A
+// foundation area: it imports no other area; the feature areas use what is exported below.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv, Sweep } from '../../platform/context';
+import { couponRoutes } from './coupons/routes';
+import { priceAlertRoutes } from './pharmacy-price-changes/routes';
+import { productRoutes } from './products/routes';
+import { catalogRoutes } from './program-templates/routes';
+import { programCopilotRoutes } from './programs/copilot/routes';
+import { programRoutes } from './programs/routes';
+import { tenantPriceRoutes } from './tenant-products/routes';
+import { uploadRoutes } from './uploads/routes';
+
+export const routes = new OpenAPIHono<AppEnv>()
+  .route('/', couponRoutes)
+  .route('/', priceAlertRoutes)
+  .route('/', catalogRoutes)
+  .route('/', productRoutes)
+  .route('/', uploadRoutes)
+  .route('/', tenantPriceRoutes)
+  .route('/', programCopilotRoutes)
+  .route('/', programRoutes);
+
+export const sweeps: Sweep[] = [];
+
+// Pricing: one function decides a program product's price (checkout, affiliates and the seed use it).
+export { priceProduct } from './programs/pricing';
+export { pricingInput, programProductsJson, readProgram, type ProductRow, type ProgramRow } from './programs/queries';
+export { nextSlug } from './products/slugs';
+// Image uploads: the checks and the storage every area's upload routes share.
+export { IMAGE_RULES, checkImageField, imageFileField, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from './uploads/multipart';
+export { MAX_IMAGE_BYTES, imageUploadForm, storedImage, type StoredImage } from './uploads/schemas';
+export { checkImage, storeImage, type CheckedImage, type UploadDeps } from './uploads/service';

@@ -1,0 +1,30 @@
+// CRM (spec: "CRM contacts, tags, sequences, templates", "CRM connection", "Affiliate program"):
+// contacts, tags, message templates, sequences and their runner, the external CRM connection, and the
+// affiliate program.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv, Sweep } from '../../platform/context';
+import { affiliateRoutes } from './affiliate-program/routes';
+import { crmConnectionRoutes } from './connection/routes';
+import { contactRoutes } from './contacts/routes';
+import { messageTemplateRoutes } from './message-templates/routes';
+import { sequenceSweep } from './sequences/runner';
+import { sequenceRoutes } from './sequences/routes';
+import { tagRoutes } from './tags/routes';
+
+export const routes = new OpenAPIHono<AppEnv>()
+  .route('/', contactRoutes)
+  .route('/', tagRoutes)
+  .route('/', messageTemplateRoutes)
+  .route('/', sequenceRoutes)
+  .route('/', affiliateRoutes)
+  .route('/', crmConnectionRoutes);
+
+/** CRM sequences: enroll by trigger, run due steps (docs/crm-sequences.md). They queue messages. */
+export const sweeps: Sweep[] = [sequenceSweep];
+
+// What the demo data (scripts/seed) builds its rows with.
+export { generatePayouts } from './affiliate-program/payouts';
+export { lastCompletePeriod } from './affiliate-program/rules';
+export { credentialHintFor, encryptCrmCredentials } from './connection/credentials';
+export { welcomeEmail } from './contacts/service';
+export { extractMergeFields, renderMergeFields } from './message-templates/merge-fields';

@@ -1,0 +1,41 @@
+// Orders (spec: "Orders", "Customers", "Payouts and refunds", "Dashboard and analytics"): the clinic's
+// orders and their lifecycle, customers, held titration schedules, the ledger with payouts and refunds,
+// and the dashboard. A foundation area: it imports no other area; feature areas use what is exported below.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv, Sweep } from '../../platform/context';
+import { customerRoutes } from './customers/routes';
+import { dashboardRoutes } from './dashboard/routes';
+import { devSimulatorRoutes } from './orders/lifecycle/dev-routes';
+import { orderRoutes } from './orders/routes';
+import { payoutRoutes } from './payouts/routes';
+import { refundRoutes } from './refunds/routes';
+import { titrationScheduleRoutes } from './titration-schedule/routes';
+
+export const routes = new OpenAPIHono<AppEnv>()
+  .route('/', orderRoutes)
+  .route('/', customerRoutes)
+  .route('/', titrationScheduleRoutes)
+  .route('/', devSimulatorRoutes)
+  .route('/', payoutRoutes)
+  .route('/', refundRoutes)
+  .route('/', dashboardRoutes);
+
+export const sweeps: Sweep[] = [];
+
+// The order lifecycle: how the platform creates and moves an order (checkout and the demo seed use it).
+export { applyPlatformEvent } from './orders/lifecycle/apply';
+export { createOrder, type CreateOrderItem } from './orders/lifecycle/create';
+export type { PlatformEvent } from './orders/lifecycle/events';
+export {
+  DEFAULT_DOCTOR_FEE_CENTS, PROCESSOR_FEE_FIXED_CENTS, PROCESSOR_FEE_RATE_PER_MILLE, computeFeeBreakdown, roundHalfUpRatio,
+} from './orders/lifecycle/fees';
+export { appendLedgerEntries } from './ledger/entries';
+// Reads the large-clinic measurements call directly (scripts/seed-large.ts).
+export { listOrders } from './orders/service';
+export { needsAttention, orderStats, orderSummary } from './orders/reports';
+export { listCustomers } from './customers/service';
+// Reporting windows, shared with the storefront's analytics.
+export {
+  GRANULARITIES, GRANULARITY_SQL, at, bucketStarts, checkBuckets, checkWindow, resolveWindow, seriesQuery, windowFields, windowOut, windowQuery,
+  windowSchema, type ResolvedWindow, type SeriesQuery, type WindowQuery,
+} from './dashboard/window';

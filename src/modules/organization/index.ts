@@ -1,0 +1,32 @@
+// Organization (spec: "Organization and clinic", "Billing and payout account", "Onboarding", "Sandbox",
+// team, support and notifications): the clinic's profile and settings, its domains and SMS, the
+// platform plan and billing, onboarding and go-live, the team, support and notifications.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv, Sweep } from '../../platform/context';
+import { billingRoutes } from './billing/routes';
+import { platformSubscriptionsSweep } from './billing/sweeps';
+import { notificationRoutes } from './notifications/routes';
+import { onboardingRoutes } from './onboarding/routes';
+import { organizationRoutes } from './organization/settings-routes';
+import { sandboxRoutes } from './sandbox/routes';
+import { supportRoutes } from './support/routes';
+import { teamRoutes } from './team/routes';
+import { expireTeamInvitations } from './team/sweeps';
+
+export const routes = new OpenAPIHono<AppEnv>()
+  .route('/', notificationRoutes)
+  .route('/', billingRoutes)
+  .route('/', onboardingRoutes)
+  .route('/', sandboxRoutes)
+  .route('/', organizationRoutes)
+  .route('/', teamRoutes)
+  .route('/', supportRoutes);
+
+export const sweeps: Sweep[] = [
+  platformSubscriptionsSweep, // renew development subscriptions, flag lapsed processor ones (docs/billing.md)
+  expireTeamInvitations, // pending invitations past expiresAt become expired (docs/team.md)
+];
+
+// What the demo data (scripts/seed) builds its rows with.
+export { encryptSmsAuthToken } from './organization/sms/service';
+export { toStoredDnsRecords } from './organization/views';

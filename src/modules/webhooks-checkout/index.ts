@@ -1,0 +1,18 @@
+// Webhooks and checkout (spec: "Webhooks", "Checkout sessions", "Events"): endpoints and their signing
+// secrets, delivery of the outbox's events (attempts, retries, QStash), and checkout sessions.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv, Sweep } from '../../platform/context';
+import { checkoutRoutes } from './checkout/routes';
+import { runScheduledDeliveries } from './webhooks/deliveries/dispatchers';
+import { webhookDeliveryRoutes } from './webhooks/deliveries/routes';
+import { webhookRoutes } from './webhooks/routes';
+
+export const routes = new OpenAPIHono<AppEnv>().route('/', webhookRoutes).route('/', webhookDeliveryRoutes).route('/', checkoutRoutes);
+
+/** Webhook deliveries (docs/webhooks.md, "Who sends"); src/scheduled.ts runs them last. */
+export const sweeps: Sweep[] = [runScheduledDeliveries];
+
+// What the app attaches around every request.
+export { applyCheckoutCors } from './checkout/cors';
+export { kickDeliveries } from './webhooks/deliveries/dispatchers';
+export { registerWebhookEvents } from './webhooks/openapi';
