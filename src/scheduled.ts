@@ -1,7 +1,7 @@
 // The cron composition root (wrangler.toml [triggers], every minute): every area's sweeps, in order,
 // on one database for the run, each failure logged apart so one broken sweep never stops the others.
 import { configFor, type Env } from './config';
-import type { Sweep } from './platform/context';
+import type { Sweep } from './platform/sweep';
 import { openDatabase } from './platform/db/client';
 import { describeError, logLine } from './platform/log';
 import { providersFor } from './platform/providers';

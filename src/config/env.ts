@@ -7,7 +7,7 @@ import type { MessagingEnv } from './messaging';
 import type { QStashEnv } from './qstash';
 import type { SmsEnv } from './sms';
 
-export type Environment = 'production' | 'development' | 'test';
+export type { Environment } from './environment';
 
 /** The part of the Workers AI binding (env.AI, `[ai] binding = "AI"` in wrangler.toml) this API uses. */
 export interface AiBinding {

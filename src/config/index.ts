@@ -2,7 +2,8 @@
 // This folder is the ground floor: it imports nothing else from src/.
 import { hostOf, isLoopbackHost, readDatabaseConfig, type DatabaseConfig } from './database';
 import { domainsConfigFrom, type DomainsConfig } from './domains';
-import type { Env, Environment } from './env';
+import type { Env } from './env';
+import type { Environment } from './environment';
 import { ConfigError } from './errors';
 import { messagingConfigFrom, type MessagingConfig } from './messaging';
 import { readQStashConfig, type QStashConfig } from './qstash';

@@ -1,5 +1,5 @@
 import { RESEND_API_BASE_URL, TWILIO_API_BASE_URL } from './endpoints';
-import type { Environment } from './env';
+import type { Environment } from './environment';
 import { ConfigError } from './errors';
 
 /** The Worker variables and secrets the production senders read (docs/messaging.md). */

@@ -1,5 +1,5 @@
 import { DEFAULT_QSTASH_URL } from './endpoints';
-import type { Environment } from './env';
+import type { Environment } from './environment';
 import { ConfigError } from './errors';
 
 /** The Worker variables QStash delivery reads (docs/webhooks.md, "Who sends"). */

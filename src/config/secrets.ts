@@ -1,4 +1,4 @@
-import type { Environment } from './env';
+import type { Environment } from './environment';
 import { ConfigError } from './errors';
 
 /** Only for local development and tests; production refuses it. */

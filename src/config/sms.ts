@@ -1,5 +1,5 @@
 import { TWILIO_API_BASE_URL } from './endpoints';
-import type { Environment } from './env';
+import type { Environment } from './environment';
 
 /**
  * The Worker variables the SMS number provider reads (docs/organization.md, "Configuration"). The

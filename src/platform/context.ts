@@ -32,13 +32,6 @@ export function clinicServices(c: Context<AppEnv>): ClinicServices {
   return Object.assign(Object.create(c.get('services')) as Services, { clinicId: key.clinicId, sandbox: key.isSandbox });
 }
 
-/**
- * What a periodic job gets: the run's database, its time, the configuration and the providers (built
- * by the same door as a request's). The cron composition root is src/scheduled.ts.
- */
-export type Sweep = (db: Database, now: Date, services: SweepServices) => Promise<void>;
-export type SweepServices = Providers & { config: AppConfig };
-
 /** The caller behind a valid API key. */
 export interface KeyPrincipal {
   keyId: string;

@@ -1,6 +1,6 @@
 import { lt, sql } from 'drizzle-orm';
 import { apiKeys, requestLogs } from '../../drizzle/schema';
-import type { Sweep } from './context';
+import type { Sweep } from './sweep';
 import type { Database, Queryable } from './db/client';
 import { sleep } from './db/connection-gate';
 import { describeError } from './log';

@@ -9,7 +9,8 @@ import { clinics, payoutAccounts, plans, platformSubscriptions } from '../../dri
 import { ConfigError } from '../../src/config';
 import { providersFor } from '../../src/platform/providers';
 import { DevelopmentBillingProcessor, planLookupKey, StripeBillingProcessor } from '../../src/platform/providers/billing';
-import { ApiError } from '../../src/platform/http/errors';
+import type { ApiError } from '../../src/platform/http/errors';
+import { ProviderError, providerFailure } from '../../src/platform/http/provider-errors';
 import { testConfig, useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
 import { startStripeBillingStandIn, type StripeBillingStandIn } from '../tooling/stripe-billing-stand-in';
@@ -33,10 +34,11 @@ const adapter = (options: { secretKey?: string } = {}) =>
     timeoutMs: 3_000,
   });
 
+/** The adapter's failure (a ProviderError), as the API answers it. */
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
   const error = await promise.then(() => null, (e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+  expect(error).toBeInstanceOf(ProviderError);
+  return providerFailure(error as ProviderError);
 }
 
 const since = (n: number) => stand.requests.slice(n);

@@ -4,7 +4,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customDomains } from '../../drizzle/schema';
-import { CloudflareCustomHostnames, DomainProviderError } from '../../src/platform/providers/domains';
+import { CloudflareCustomHostnames } from '../../src/platform/providers/domains';
+import { ProviderError } from '../../src/platform/providers/errors';
 import { withEnv } from '../api/organization/organization-fixtures';
 import { buildTestApp, useTestApp } from '../helpers/app';
 import { makeKey, makeTenant } from '../helpers/factories';
@@ -30,7 +31,7 @@ const kindOf = async (work: Promise<unknown>) => {
     await work;
     return 'ok';
   } catch (error) {
-    return error instanceof DomainProviderError ? error.kind : `other: ${String(error)}`;
+    return error instanceof ProviderError ? error.kind : `other: ${String(error)}`;
   }
 };
 

@@ -4,7 +4,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailDomains } from '../../drizzle/schema';
-import { DomainProviderError, recordsFromResend, ResendEmailDomains } from '../../src/platform/providers/domains';
+import { recordsFromResend, ResendEmailDomains } from '../../src/platform/providers/domains';
+import { ProviderError } from '../../src/platform/providers/errors';
 import { withEnv } from '../api/organization/organization-fixtures';
 import { useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
@@ -28,7 +29,7 @@ const kindOf = async (work: Promise<unknown>) => {
     await work;
     return 'ok';
   } catch (error) {
-    return error instanceof DomainProviderError ? error.kind : `other: ${String(error)}`;
+    return error instanceof ProviderError ? error.kind : `other: ${String(error)}`;
   }
 };
 

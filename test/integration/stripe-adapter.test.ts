@@ -6,7 +6,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { globalProducts, ledgerEntries, payouts, processorPrices, refunds as refundRows, tenantProducts } from '../../drizzle/schema';
 import { ConfigError, readConfig } from '../../src/config';
-import { ApiError } from '../../src/platform/http/errors';
+import type { ApiError } from '../../src/platform/http/errors';
+import { ProviderError, providerFailure } from '../../src/platform/http/provider-errors';
 import {
   DevelopmentPaymentProcessor, StripePaymentProcessor, type CreatePriceInput, type RefundInput, type TransferInput,
 } from '../../src/platform/providers/payments';
@@ -44,10 +45,11 @@ const input = (overrides: Partial<CreatePriceInput> = {}): CreatePriceInput => (
   ...overrides,
 });
 
+/** The adapter's failure (a ProviderError), as the API answers it. */
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
   const error = await promise.then(() => null, (e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+  expect(error).toBeInstanceOf(ProviderError);
+  return providerFailure(error as ProviderError);
 }
 
 describe('StripePaymentProcessor against the Stripe stand-in', () => {

@@ -5,7 +5,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smsConfigs } from '../../drizzle/schema';
-import { SmsProviderError, TwilioSmsNumbers } from '../../src/platform/providers/sms';
+import { ProviderError } from '../../src/platform/providers/errors';
+import { TwilioSmsNumbers } from '../../src/platform/providers/sms';
 import { withEnv } from '../api/organization/organization-fixtures';
 import { useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
@@ -29,7 +30,7 @@ const kindOf = async (work: Promise<unknown>) => {
     await work;
     return 'ok';
   } catch (error) {
-    return error instanceof SmsProviderError ? error.kind : `other: ${String(error)}`;
+    return error instanceof ProviderError ? error.kind : `other: ${String(error)}`;
   }
 };
 

@@ -1,7 +1,8 @@
 // Access (spec: "Auth and key management", "Authentication"): brand-admin sign-in, API keys, the key's
 // own view (GET /api/v1/me) and the health check. A foundation area: it imports no other area.
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv, Sweep } from '../../platform/context';
+import type { AppEnv } from '../../platform/context';
+import type { Sweep } from '../../platform/sweep';
 import { apiKeyRoutes } from './api-keys/routes';
 import { authRoutes } from './auth/routes';
 import { healthRoutes } from './health/routes';

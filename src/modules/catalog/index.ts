@@ -2,7 +2,8 @@
 // price alerts): what a clinic sells and at what price, and the image uploads of its catalogue. A
 // foundation area: it imports no other area; the feature areas use what is exported below.
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv, Sweep } from '../../platform/context';
+import type { AppEnv } from '../../platform/context';
+import type { Sweep } from '../../platform/sweep';
 import { couponRoutes } from './coupons/routes';
 import { priceAlertRoutes } from './pharmacy-price-changes/routes';
 import { productRoutes } from './products/routes';

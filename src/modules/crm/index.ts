@@ -2,7 +2,8 @@
 // contacts, tags, message templates, sequences and their runner, the external CRM connection, and the
 // affiliate program.
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv, Sweep } from '../../platform/context';
+import type { AppEnv } from '../../platform/context';
+import type { Sweep } from '../../platform/sweep';
 import { affiliateRoutes } from './affiliate-program/routes';
 import { crmConnectionRoutes } from './connection/routes';
 import { contactRoutes } from './contacts/routes';

@@ -2,7 +2,8 @@
 // orders and their lifecycle, customers, held titration schedules, the ledger with payouts and refunds,
 // and the dashboard. A foundation area: it imports no other area; feature areas use what is exported below.
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv, Sweep } from '../../platform/context';
+import type { AppEnv } from '../../platform/context';
+import type { Sweep } from '../../platform/sweep';
 import { customerRoutes } from './customers/routes';
 import { dashboardRoutes } from './dashboard/routes';
 import { devSimulatorRoutes } from './orders/lifecycle/dev-routes';

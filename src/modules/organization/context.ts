@@ -8,7 +8,6 @@ import type { Database } from '../../platform/db/client';
 import type { Providers } from '../../platform/providers';
 import type { CustomHostnameProvider, EmailDomainProvider } from '../../platform/providers/domains';
 import type { SmsNumberProvider } from '../../platform/providers/sms';
-import { viaDomainProvider } from './organization/errors';
 
 export interface OrganizationDeps {
   db: Database;
@@ -23,10 +22,10 @@ export function depsOf(c: Context<AppEnv>): OrganizationDeps {
   return { db: services.db, now: services.now(), config: services.config, providers: services, sandbox: c.get('apiKey').isSandbox };
 }
 
-export const customHostnamesOf = (deps: OrganizationDeps, recordId?: string | null): Promise<CustomHostnameProvider> =>
-  viaDomainProvider('hostname', async () => deps.providers.customHostnames({ sandbox: deps.sandbox, recordId }));
+export const customHostnamesOf = (deps: OrganizationDeps, recordId?: string | null): CustomHostnameProvider =>
+  deps.providers.customHostnames({ sandbox: deps.sandbox, recordId });
 
-export const emailDomainsOf = (deps: OrganizationDeps, recordId?: string | null): Promise<EmailDomainProvider> =>
-  viaDomainProvider('domain', async () => deps.providers.emailDomains({ sandbox: deps.sandbox, recordId }));
+export const emailDomainsOf = (deps: OrganizationDeps, recordId?: string | null): EmailDomainProvider =>
+  deps.providers.emailDomains({ sandbox: deps.sandbox, recordId });
 
 export const smsNumbersOf = (deps: OrganizationDeps): SmsNumberProvider => deps.providers.smsNumbers({ sandbox: deps.sandbox });

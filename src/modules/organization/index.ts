@@ -2,7 +2,8 @@
 // team, support and notifications): the clinic's profile and settings, its domains and SMS, the
 // platform plan and billing, onboarding and go-live, the team, support and notifications.
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv, Sweep } from '../../platform/context';
+import type { AppEnv } from '../../platform/context';
+import type { Sweep } from '../../platform/sweep';
 import { billingRoutes } from './billing/routes';
 import { platformSubscriptionsSweep } from './billing/sweeps';
 import { notificationRoutes } from './notifications/routes';

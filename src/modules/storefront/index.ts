@@ -2,7 +2,8 @@
 // custom website, support, forms, intake, misc"): pages and navigation, the custom website, treatments,
 // forms, intake requests, teleform removals and intake analytics.
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv, Sweep } from '../../platform/context';
+import type { AppEnv } from '../../platform/context';
+import type { Sweep } from '../../platform/sweep';
 import { abandonStaleFormSessionsSweep } from './analytics/intake-events';
 import { analyticsRoutes } from './analytics/routes';
 import { customWebsiteRoutes } from './custom-website/routes';

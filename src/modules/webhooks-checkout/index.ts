@@ -1,7 +1,8 @@
 // Webhooks and checkout (spec: "Webhooks", "Checkout sessions", "Events"): endpoints and their signing
 // secrets, delivery of the outbox's events (attempts, retries, QStash), and checkout sessions.
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv, Sweep } from '../../platform/context';
+import type { AppEnv } from '../../platform/context';
+import type { Sweep } from '../../platform/sweep';
 import { checkoutRoutes } from './checkout/routes';
 import { runScheduledDeliveries } from './webhooks/deliveries/dispatchers';
 import { webhookDeliveryRoutes } from './webhooks/deliveries/routes';

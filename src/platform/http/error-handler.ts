@@ -5,6 +5,7 @@ import type { AppEnv } from '../context';
 import { classifyDatabaseError, databaseRefusedInput, databaseUnavailable } from '../db/errors';
 import { describeError, logLine } from '../log';
 import { ApiError, type ErrorCode, invalidFields } from './errors';
+import { ProviderError, providerFailure } from './provider-errors';
 
 function render(c: Context<AppEnv>, error: ApiError) {
   const body = { success: false as const, message: error.message, code: error.code, ...error.extra };
@@ -21,13 +22,15 @@ const HTTP_EXCEPTION_CODES: Record<number, ErrorCode> = {
 };
 
 /**
- * The only place errors become responses. Database failures that are not bugs are answered as what
+ * The only place errors become responses. Provider failures are answered as providerFailure says
+ * (502, 503 or 409); database failures that are not bugs are answered as what
  * they are (unavailable: 503 with Retry-After; a value PostgreSQL refused: 400). Anything else is a
  * 500 whose details go to the log with the request id and never to the caller. Log lines describe the
  * error with describeError (name, message, SQLSTATE, cause), never with the query's parameters.
  */
 export const onError: ErrorHandler<AppEnv> = (error, c) => {
   if (error instanceof ApiError) return render(c, error);
+  if (error instanceof ProviderError) return render(c, providerFailure(error));
   if (error instanceof HTTPException && error.status < 500) {
     // Hono's JSON validator reports unparsable bodies this way.
     const invalidJson = error.status === 400 && /json/i.test(error.message);
@@ -63,4 +66,11 @@ export function validationError(error: ZodError, target: string): ApiError {
     message: issue.message,
   }));
   return invalidFields(errors, where);
+}
+
+/** The status an error is answered with (request logs record it before the answer is built). */
+export function statusOf(error: unknown): number {
+  if (error instanceof ApiError || error instanceof HTTPException) return error.status;
+  if (error instanceof ProviderError) return providerFailure(error).status;
+  return 500;
 }

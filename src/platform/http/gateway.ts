@@ -1,11 +1,11 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import { classifyApiKey } from '../auth/api-key-format';
 import { findKeyPrincipal } from '../auth/key-auth';
 import type { AppEnv } from '../context';
 import { clientIp, enforceRateLimits, requireClientIp } from '../rate-limit/enforce';
 import { IP_MINUTE, KEY_BURST, keyMinuteRule } from '../rate-limit/policy';
-import { ApiError, unauthorized } from './errors';
+import { statusOf } from './error-handler';
+import { unauthorized } from './errors';
 
 /** /api/v1 paths that need no key. */
 export const PUBLIC_API_PATHS = new Set(['/api/v1/openapi.json']);
@@ -42,7 +42,7 @@ export const apiKeyGateway: MiddlewareHandler<AppEnv> = async (c, next) => {
     await next();
     status = c.res.status;
   } catch (error) {
-    status = error instanceof ApiError || error instanceof HTTPException ? error.status : 500;
+    status = statusOf(error);
     throw error;
   } finally {
     services.requestLog.add({

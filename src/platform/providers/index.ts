@@ -12,7 +12,8 @@ import type { BillingProcessor } from './billing/types';
 import { CloudflareCustomHostnames } from './domains/cloudflare';
 import { DevelopmentCustomHostnames, DevelopmentEmailDomains, isDevelopmentProviderId } from './domains/development';
 import { ResendEmailDomains } from './domains/resend';
-import { DomainProviderError, type CustomHostnameProvider, type EmailDomainProvider } from './domains/types';
+import type { CustomHostnameProvider, EmailDomainProvider } from './domains/types';
+import { ProviderError, type ProviderCapability } from './errors';
 import { DevelopmentMessageSender } from './messaging/development';
 import { QueueingMessageSender } from './messaging/queueing';
 import { ResendEmailTransport } from './messaging/resend';
@@ -55,7 +56,7 @@ export interface Providers {
   messageTransport: MessageTransport;
   /** Toll-free numbers for a clinic's SMS account. */
   smsNumbers(choice: ProviderChoice): SmsNumberProvider;
-  /** Custom hostnames (Cloudflare for SaaS). Throws DomainProviderError 'unavailable' when production has none configured. */
+  /** Custom hostnames (Cloudflare for SaaS). Throws ProviderError 'unavailable' when production has none configured. */
   customHostnames(choice: ProviderChoice): CustomHostnameProvider;
   /** Email-domain authentication (Resend). As customHostnames. */
   emailDomains(choice: ProviderChoice): EmailDomainProvider;
@@ -147,8 +148,8 @@ function smsNumbersFor(config: AppConfig, choice: ProviderChoice): SmsNumberProv
   return new TwilioSmsNumbers(config.smsNumbers.twilioBaseUrl);
 }
 
-const unconfigured = (what: string, vars: string) =>
-  new DomainProviderError('none', 'unavailable', `${what} are not configured on this deployment (${vars}); nothing was changed`);
+const unconfigured = (capability: ProviderCapability, what: string, vars: string) =>
+  new ProviderError(capability, 'none', 'unavailable', `${what} are not configured on this deployment (${vars}); nothing was changed`);
 
 /**
  * The custom-hostname implementation for a call: the development one for a record it made (dev_...),
@@ -162,7 +163,7 @@ function customHostnamesFor(config: AppConfig, choice: ProviderChoice): CustomHo
   if (choice.sandbox || isDevelopmentProviderId(choice.recordId)) return development();
   if (domains.cloudflare) return new CloudflareCustomHostnames({ ...domains.cloudflare, cnameTarget: domains.cnameTarget });
   if (config.environment === 'production') {
-    throw unconfigured('Custom domains', 'CLOUDFLARE_API_TOKEN, CLOUDFLARE_ZONE_ID, CUSTOM_DOMAIN_CNAME_TARGET');
+    throw unconfigured('custom_hostnames', 'Custom domains', 'CLOUDFLARE_API_TOKEN, CLOUDFLARE_ZONE_ID, CUSTOM_DOMAIN_CNAME_TARGET');
   }
   return development();
 }
@@ -171,7 +172,7 @@ function customHostnamesFor(config: AppConfig, choice: ProviderChoice): CustomHo
 function emailDomainsFor(config: AppConfig, choice: ProviderChoice): EmailDomainProvider {
   if (choice.sandbox || isDevelopmentProviderId(choice.recordId)) return new DevelopmentEmailDomains();
   if (config.domains.resend) return new ResendEmailDomains(config.domains.resend);
-  if (config.environment === 'production') throw unconfigured('Email domains', 'RESEND_API_KEY');
+  if (config.environment === 'production') throw unconfigured('email_domains', 'Email domains', 'RESEND_API_KEY');
   return new DevelopmentEmailDomains();
 }
 

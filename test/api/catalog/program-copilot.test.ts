@@ -3,7 +3,8 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { enrollments, globalProducts, patients, programProducts, programs, tenantProducts } from '../../../drizzle/schema';
 import { providersFor } from '../../../src/platform/providers';
-import { AiProviderError, type AiProvider, type JsonGenerationRequest } from '../../../src/platform/providers/ai/types';
+import type { AiProvider, JsonGenerationRequest } from '../../../src/platform/providers/ai/types';
+import { ProviderError } from '../../../src/platform/providers/errors';
 import { DEFAULT_COPILOT_MODEL } from '../../../src/config';
 import { parseModelAnswer, WorkersAiProvider } from '../../../src/platform/providers/ai/workers-ai';
 import { buildTestApp, useTestApp } from '../../helpers/app';
@@ -182,7 +183,7 @@ describe('POST /api/v1/programs/copilot/draft', () => {
     const category = `cat_${unique()}`;
     const product = await makeGlobalProduct({ categories: [category] });
     const answers: (() => unknown)[] = [
-      () => { throw new AiProviderError('Workers AI call failed: 3040 capacity'); },
+      () => { throw new ProviderError('ai', 'fake', 'unavailable', 'Workers AI call failed: 3040 capacity'); },
       () => ({ description: 'no name', products: [{ globalProductId: product.id }] }),
       () => ({ name: 'No products', products: [{ globalProductId: randomUUID() }] }),
       () => 'just text',
@@ -240,10 +241,10 @@ describe('WorkersAiProvider (the Workers AI binding)', () => {
     }]]);
   });
 
-  it('reads object, text and fenced answers; anything else or a failing binding is an AiProviderError', async () => {
+  it('reads object, text and fenced answers; anything else or a failing binding is a ProviderError', async () => {
     expect(parseModelAnswer({ response: { a: 1 } })).toEqual({ a: 1 });
     expect(parseModelAnswer({ response: '```json\n{"a":2}\n```' })).toEqual({ a: 2 });
-    for (const bad of [{ response: 'not json' }, { response: '' }, {}, null]) expect(() => parseModelAnswer(bad)).toThrow(AiProviderError);
+    for (const bad of [{ response: 'not json' }, { response: '' }, {}, null]) expect(() => parseModelAnswer(bad)).toThrow(ProviderError);
     const failing = new WorkersAiProvider({ run: async () => { throw new Error('3040: Capacity temporarily exceeded'); } }, '@cf/x');
     await expect(failing.generateJson(request)).rejects.toThrow(/Capacity/);
   });

@@ -13,7 +13,7 @@ import { freePort } from '../../../scripts/lib/embedded-postgres';
 import { generateApiKey } from '../../../src/platform/auth/api-key-format';
 import { issueToken } from '../../../src/platform/auth/jwt';
 import { BackgroundTasks } from '../../../src/platform/background';
-import type { Sweep } from '../../../src/platform/context';
+import type { Sweep } from '../../../src/platform/sweep';
 import { runScheduled, SWEEPS } from '../../../src/scheduled';
 import type { Database } from '../../../src/platform/db/client';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../../../src/platform/db/errors';

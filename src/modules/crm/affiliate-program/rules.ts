@@ -2,7 +2,7 @@
 // an order earns (override, then tier, then program), the commission of one order, and how rates map
 // between the API (percent or dollars) and the database (x 100: basis points or cents).
 import type { AffiliateCommissionMode, AffiliatePayoutFrequency } from '../../../../drizzle/schema';
-import { roundHalfUpRatio } from '../../orders/orders/lifecycle/fees';
+import { roundHalfUpRatio } from '../../orders';
 
 const DAY_MS = 86_400_000;
 /** Biweekly periods are 14-day blocks counted from Monday 1970-01-05T00:00:00Z. */

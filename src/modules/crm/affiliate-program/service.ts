@@ -10,9 +10,8 @@ import { conflict, invalidFields, notFound } from '../../../platform/http/errors
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
 import { pageOffset, paginate, type PageQuery } from '../../../platform/http/pagination';
-import { computeFeeBreakdown } from '../../orders/orders/lifecycle/fees';
-import { priceProduct } from '../../catalog/programs/pricing';
-import { pricingInput, programProductsJson, type ProductRow } from '../../catalog/programs/queries';
+import { computeFeeBreakdown } from '../../orders';
+import { priceProduct, pricingInput, programProductsJson, type ProductRow } from '../../catalog';
 import { commissionCents, fromHundredths, MAX_PERCENT_HUNDREDTHS, toHundredths } from './rules';
 import type {
   AffiliateData, MarginEstimate, ProgramConfig, ProgramConfigBody, TierData, UpdateAffiliateBody,

@@ -4,9 +4,7 @@ import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../plat
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
-import { imageUploadForm, MAX_IMAGE_BYTES } from '../../catalog/uploads/schemas';
-import { withDeclaredSizeCheck } from '../../catalog/uploads/multipart';
-import { checkImage } from '../../catalog/uploads/service';
+import { imageUploadForm, MAX_IMAGE_BYTES, withDeclaredSizeCheck, checkImage } from '../../catalog';
 import {
   createMessageTemplateBody, deletedMessageTemplate, listMessageTemplatesQuery, messageTemplate, templateImageResult,
   updateMessageTemplateBody,

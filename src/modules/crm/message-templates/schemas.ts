@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { MESSAGE_TEMPLATE_TYPES } from '../../../../drizzle/schema';
 import { pageQuery } from '../../../platform/http/pagination';
 import { safeString, text } from '../../../platform/http/strings';
-import { storedImage } from '../../catalog/uploads/schemas';
+import { storedImage } from '../../catalog';
 
 /** Limits (docs/crm-sequences.md). */
 export const MAX_TEMPLATE_NAME = 200;

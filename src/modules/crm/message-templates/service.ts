@@ -5,7 +5,7 @@ import { forClinic } from '../../../platform/db/scoped';
 import { conflict, invalidFields, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
-import { storeImage, type CheckedImage, type UploadDeps } from '../../catalog/uploads/service';
+import { storeImage, type CheckedImage, type UploadDeps } from '../../catalog';
 import { extractMergeFields } from './merge-fields';
 import {
   COPY_SUFFIX, MAX_TEMPLATE_NAME, templateProblems,

@@ -5,7 +5,7 @@ import {
   clinics, messageTemplates, patients, sequenceEnrollments, sequences, sequenceStepRuns, sequenceSteps,
   type SequenceRunOutcome, type SequenceStepType,
 } from '../../../../drizzle/schema';
-import type { Sweep } from '../../../platform/context';
+import type { Sweep } from '../../../platform/sweep';
 import type { Database, Transaction } from '../../../platform/db/client';
 import { rowsOf } from '../../../platform/db/sql';
 import { describeError, logLine } from '../../../platform/log';

@@ -1,4 +1,4 @@
-import type { Sweep } from '../../../platform/context';
+import type { Sweep } from '../../../platform/sweep';
 import { sweepPlatformSubscriptions } from './service';
 
 /** The cron sweep (src/scheduled.ts): renews development subscriptions, flags lapsed processor ones (docs/billing.md). */

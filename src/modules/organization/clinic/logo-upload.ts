@@ -1,7 +1,6 @@
 // The multipart logo upload both logo routes share (field `logo`), on the uploads area's checks
 // (src/modules/catalog/uploads/multipart.ts: type from the bytes, 5 MiB, the declared-size refusal).
-import { checkImageField, imageUploadErrors, withDeclaredSizeCheck } from '../../catalog/uploads/multipart';
-import type { CheckedImage } from '../../catalog/uploads/service';
+import { checkImageField, imageUploadErrors, withDeclaredSizeCheck, type CheckedImage } from '../../catalog';
 import { logoUploadForm } from '../organization/schemas';
 
 export const logoMultipartBody = {

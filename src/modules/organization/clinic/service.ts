@@ -5,7 +5,7 @@ import type { Database } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { ApiError, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { storeImage, type CheckedImage, type UploadDeps } from '../../catalog/uploads/service';
+import { storeImage, type CheckedImage, type UploadDeps } from '../../catalog';
 import type { ClinicProfileView, UpdateClinicBody } from '../organization/schemas';
 import { isReservedSlug } from '../organization/validation';
 import { iso } from '../organization/views';

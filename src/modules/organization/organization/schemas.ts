@@ -4,7 +4,7 @@ import { CLINIC_MODES, CUSTOM_DOMAIN_STATUSES, SMS_CONFIG_STATUSES } from '../..
 import { DNS_RECORD_PURPOSES, DNS_RECORD_TYPES } from '../../../platform/providers/domains';
 import { safeString, text } from '../../../platform/http/strings';
 import { SMS_PROVIDERS } from '../../../platform/providers/sms';
-import { storedImage } from '../../catalog/uploads/schemas';
+import { storedImage } from '../../catalog';
 import {
   emailSchema, HEX_COLOR, hostnameSchema, isIanaTimeZone, phoneSchema, slugSchema, SLUG_RULE, stateSchema, toHexColor, zipSchema,
 } from './validation';

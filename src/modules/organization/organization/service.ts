@@ -5,7 +5,7 @@ import { clinicFeeConfigs, clinics, customDomains, emailDomains, organizations, 
 import type { Database, Queryable } from '../../../platform/db/client';
 import { notFound } from '../../../platform/http/errors';
 import type { SmsProviderName } from '../../../platform/providers/sms';
-import { DEFAULT_DOCTOR_FEE_CENTS, PROCESSOR_FEE_FIXED_CENTS, PROCESSOR_FEE_RATE_PER_MILLE } from '../../orders/orders/lifecycle/fees';
+import { DEFAULT_DOCTOR_FEE_CENTS, PROCESSOR_FEE_FIXED_CENTS, PROCESSOR_FEE_RATE_PER_MILLE } from '../../orders';
 import { currentCustomDomain, startCustomDomain } from '../clinic/custom-domain/service';
 import type { OrganizationDeps } from '../context';
 import type { FeeConfigView, OrganizationSettingsView, UpdateOrganizationBody } from './schemas';

@@ -1,4 +1,4 @@
-import type { Sweep } from '../../../platform/context';
+import type { Sweep } from '../../../platform/sweep';
 import { expireInvitations } from './service';
 
 /** Marks pending invitations past their expiry as expired (the cron sweep, src/scheduled.ts). */

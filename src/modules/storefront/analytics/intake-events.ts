@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { z } from '@hono/zod-openapi';
 import { formSessions, patients, programs, questionnaires } from '../../../../drizzle/schema';
 import type { Database } from '../../../platform/db/client';
-import type { Sweep } from '../../../platform/context';
+import type { Sweep } from '../../../platform/sweep';
 import { badRequest, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { recordOutboxEvent } from '../../../platform/events/outbox';

@@ -3,7 +3,7 @@ import { FORM_SESSION_STATUSES } from '../../../../drizzle/schema';
 import { successBody } from '../../../platform/http/envelope';
 import { pageQuery, paginationSchema } from '../../../platform/http/pagination';
 import { pathId } from '../../../platform/http/ids';
-import { checkWindow, GRANULARITIES, seriesQuery, windowFields, windowQuery, windowSchema } from '../../orders/dashboard/window';
+import { checkWindow, GRANULARITIES, seriesQuery, windowFields, windowQuery, windowSchema } from '../../orders';
 
 // Intake-form analytics (form sessions) and product-like analytics (docs/analytics.md). No patient
 // data anywhere: sessions are listed by id, status, steps and times only.

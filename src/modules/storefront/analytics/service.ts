@@ -5,9 +5,7 @@ import { notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, pagination, type Pagination } from '../../../platform/http/pagination';
 import { num } from '../../../platform/db/sql';
-import {
-  at, bucketStarts, checkBuckets, GRANULARITY_SQL, resolveWindow, windowOut, type ResolvedWindow, type SeriesQuery, type WindowQuery,
-} from '../../orders/dashboard/window';
+import { at, bucketStarts, checkBuckets, GRANULARITY_SQL, resolveWindow, windowOut, type ResolvedWindow, type SeriesQuery, type WindowQuery } from '../../orders';
 import type {
   FormFunnel, FormSession, FormsAnalytics, LikeCounts, LikesAnalytics, ProgramFunnel, SessionsQuery,
 } from './schemas';

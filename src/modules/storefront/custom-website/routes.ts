@@ -3,7 +3,7 @@ import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { notFound } from '../../../platform/http/errors';
 import { defineRoute } from '../../../platform/http/route';
-import { checkImageField, IMAGE_RULES, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from '../../catalog/uploads/multipart';
+import { checkImageField, IMAGE_RULES, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from '../../catalog';
 import { customWebsite, heroForm, heroResult, logoForm, logoResult, saveWebsiteBody, SOCIAL_NETWORK_NAMES, toggleActiveBody } from './schemas';
 import { findLogo, getWebsite, resetFooter, resetSocialMedia, saveWebsite, setWebsiteActive, uploadHero, uploadLogo } from './service';
 

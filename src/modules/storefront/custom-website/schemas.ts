@@ -1,7 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { safeString, text } from '../../../platform/http/strings';
-import { storedImage } from '../../catalog/uploads/schemas';
-import { imageFileField } from '../../catalog/uploads/multipart';
+import { storedImage, imageFileField } from '../../catalog';
 import { isHttpsUrl, MAX_URL_LENGTH } from '../page-builder/links';
 
 /**

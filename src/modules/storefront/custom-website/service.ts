@@ -4,9 +4,7 @@ import { customWebsites, uploads } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { notFound } from '../../../platform/http/errors';
 import type { ObjectStorage } from '../../../platform/providers/storage/types';
-import type { CheckedImage, UploadDeps } from '../../catalog/uploads/service';
-import { storeImage } from '../../catalog/uploads/service';
-import type { StoredImage } from '../../catalog/uploads/schemas';
+import { type CheckedImage, type UploadDeps, storeImage, type StoredImage } from '../../catalog';
 import { SOCIAL_NETWORK_NAMES, WEBSITE_DEFAULTS, type CustomWebsite, type SaveWebsiteBody, type SocialNetwork } from './schemas';
 
 type WebsiteChanges = Partial<Omit<typeof customWebsites.$inferInsert, 'clinicId' | 'createdAt'>>;

@@ -5,7 +5,7 @@ import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { MAX_CONTENT_BYTES } from './content';
-import { checkImageField, IMAGE_RULES, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from '../../catalog/uploads/multipart';
+import { checkImageField, IMAGE_RULES, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from '../../catalog';
 import {
   createPageBody, deletedPage, navigation, navigationBody, page, pageImageForm, pageImageResult, pageSummary, updatePageBody,
 } from './schemas';

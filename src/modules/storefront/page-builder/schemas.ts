@@ -1,9 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { PAGE_STATUSES } from '../../../../drizzle/schema';
 import { safeString } from '../../../platform/http/strings';
-import { storedImage } from '../../catalog/uploads/schemas';
+import { storedImage, imageFileField } from '../../catalog';
 import { contentProblem, MAX_CONTENT_BYTES, MAX_CONTENT_DEPTH } from './content';
-import { imageFileField } from '../../catalog/uploads/multipart';
 import { httpsUrl, linkUrl } from './links';
 
 // ---------------------------------------------------------------- pages

@@ -7,8 +7,7 @@ import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
 import { ApiError, badRequest, conflict, invalidFields, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
-import type { CheckedImage, UploadDeps } from '../../catalog/uploads/service';
-import { storeImage } from '../../catalog/uploads/service';
+import { type CheckedImage, type UploadDeps, storeImage } from '../../catalog';
 import { assertContentSize } from './content';
 import {
   PAGE_TYPES, PAGE_VERSIONS_LISTED,

@@ -1,6 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { questionnaires, teleformRemovals, type TeleformRemovalStatus } from '../../../../drizzle/schema';
-import type { Sweep } from '../../../platform/context';
+import type { Sweep } from '../../../platform/sweep';
 import type { Database } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { rowsOf } from '../../../platform/db/sql';

@@ -5,8 +5,7 @@ import { badRequest } from '../../../platform/http/errors';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
-import { MAX_IMAGE_BYTES } from '../../catalog/uploads/schemas';
-import { checkImageField, withDeclaredSizeCheck } from '../../catalog/uploads/multipart';
+import { MAX_IMAGE_BYTES, checkImageField, withDeclaredSizeCheck } from '../../catalog';
 import {
   brandTreatment, brandTreatmentBody, createTreatmentBody, logoUploadForm, logoUploadQuery, removedBrandTreatment, treatment,
   treatmentLogoResult, updateTreatmentBody,

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { amount } from '../../../platform/http/money';
 import { safeString, text } from '../../../platform/http/strings';
-import { storedImage } from '../../catalog/uploads/schemas';
+import { storedImage } from '../../catalog';
 
 /** #rgb or #rrggbb (docs/treatments.md). */
 export const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;

@@ -7,8 +7,7 @@ import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmountOrNull } from '../../../platform/http/money';
 import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
-import { nextSlug } from '../../catalog/products/slugs';
-import { storeImage, type CheckedImage, type UploadDeps } from '../../catalog/uploads/service';
+import { nextSlug, storeImage, type CheckedImage, type UploadDeps } from '../../catalog';
 import type { BrandTreatment, CreateTreatmentBody, Treatment, UpdateTreatmentBody } from './schemas';
 
 const RESOURCE = 'Treatment';

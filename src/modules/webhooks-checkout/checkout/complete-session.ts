@@ -6,10 +6,8 @@ import type { Database, Queryable } from '../../../platform/db/client';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { recordOutboxEvent } from '../../../platform/events/outbox';
-import { applyPlatformEvent } from '../../orders/orders/lifecycle/apply';
-import { createOrder, type CreateOrderItem } from '../../orders/orders/lifecycle/create';
-import { priceProduct } from '../../catalog/programs/pricing';
-import { pricingInput, readProgram, type ProgramRow } from '../../catalog/programs/queries';
+import { applyPlatformEvent, createOrder, type CreateOrderItem } from '../../orders';
+import { priceProduct, pricingInput, readProgram, type ProgramRow } from '../../catalog';
 import type { CompleteSessionBody } from './schemas';
 import { effectiveStatus } from './service';
 

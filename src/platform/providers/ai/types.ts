@@ -1,5 +1,3 @@
-import { ApiError } from '../../http/errors';
-
 /** One request for a JSON answer: instructions, the user's material and the JSON Schema the answer must follow. */
 export interface JsonGenerationRequest {
   /** Instructions (the system message). */
@@ -21,18 +19,7 @@ export interface AiProvider {
   readonly name: string;
   /** The model name, e.g. @cf/meta/llama-3.3-70b-instruct-fp8-fast. */
   readonly model: string;
-  /** The parsed JSON answer; throws AiProviderError when the model fails or answers no JSON. */
+  /** The parsed JSON answer; throws ProviderError (capability ai) when the model fails or answers no JSON. */
   generateJson(request: JsonGenerationRequest): Promise<unknown>;
 }
 
-export class AiProviderError extends Error {
-  override readonly name = 'AiProviderError';
-}
-
-/** 503: no model is configured (no AI binding). */
-export const copilotUnavailable = () =>
-  new ApiError(503, 'COPILOT_UNAVAILABLE', 'The program copilot is not configured on this deployment (no AI provider); GET /api/v1/programs/copilot/suggestions still works');
-
-/** 502: the model failed or answered something unusable. */
-export const copilotProviderError = (detail: string) =>
-  new ApiError(502, 'COPILOT_PROVIDER_ERROR', `The copilot's model gave no usable answer (${detail}); try again`);

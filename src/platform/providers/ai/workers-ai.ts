@@ -1,18 +1,19 @@
 import { DEFAULT_COPILOT_MODEL, type AiBinding } from '../../../config';
-import { AiProviderError, type AiProvider, type JsonGenerationRequest } from './types';
+import { ProviderError } from '../errors';
+import type { AiProvider, JsonGenerationRequest } from './types';
 
 
 /** Workers AI answers JSON-mode requests with { response: object } or { response: "<json text>" }. */
 export function parseModelAnswer(result: unknown): unknown {
   const response = (result as { response?: unknown } | null)?.response;
   if (response !== null && typeof response === 'object') return response;
-  if (typeof response !== 'string' || !response.trim()) throw new AiProviderError('the model answered no text');
+  if (typeof response !== 'string' || !response.trim()) throw new ProviderError('ai', 'workers-ai', 'refused', 'the model answered no text');
   // Some models wrap JSON in a Markdown fence despite JSON mode.
   const text = response.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
   try {
     return JSON.parse(text);
   } catch {
-    throw new AiProviderError('the model answered text that is not JSON');
+    throw new ProviderError('ai', 'workers-ai', 'refused', 'the model answered text that is not JSON');
   }
 }
 
@@ -39,7 +40,7 @@ export class WorkersAiProvider implements AiProvider {
         temperature: 0.2,
       });
     } catch (error) {
-      throw new AiProviderError(`Workers AI call failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`);
+      throw new ProviderError('ai', 'workers-ai', 'unavailable', `Workers AI call failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`);
     }
     return parseModelAnswer(result);
   }

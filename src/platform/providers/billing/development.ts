@@ -71,12 +71,12 @@ export class DevelopmentBillingProcessor implements BillingProcessor {
 
   async changePlan(input: ChangePlanInput, context: BillingContext = {}): Promise<SubscriptionState> {
     const row = await this.subscription(this.database(context), input.clinicId, input.processorSubscriptionId);
-    if (!row) throw processorRefused(`development: no such subscription ${input.processorSubscriptionId}`);
+    if (!row) throw processorRefused(`development: no such subscription ${input.processorSubscriptionId}`, 'development');
     if (row.status === 'cancelled' || row.status === 'expired') {
-      throw processorRefused(`development: the subscription ${input.processorSubscriptionId} is ${row.status} and cannot be changed`);
+      throw processorRefused(`development: the subscription ${input.processorSubscriptionId} is ${row.status} and cannot be changed`, 'development');
     }
     if (!Number.isInteger(input.plan.monthlyPriceCents) || input.plan.monthlyPriceCents < 0) {
-      throw processorRefused(`development: plan ${input.plan.code} has no valid monthly price`);
+      throw processorRefused(`development: plan ${input.plan.code} has no valid monthly price`, 'development');
     }
     return {
       processorSubscriptionId: input.processorSubscriptionId,
@@ -88,7 +88,7 @@ export class DevelopmentBillingProcessor implements BillingProcessor {
 
   async cancelSubscription(input: CancelSubscriptionInput, context: BillingContext = {}): Promise<SubscriptionState> {
     const row = await this.subscription(this.database(context), input.clinicId, input.processorSubscriptionId);
-    if (!row) throw processorRefused(`development: no such subscription ${input.processorSubscriptionId}`);
+    if (!row) throw processorRefused(`development: no such subscription ${input.processorSubscriptionId}`, 'development');
     return {
       processorSubscriptionId: input.processorSubscriptionId,
       status: 'cancelled',

@@ -7,8 +7,9 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { customDomains, emailDomains } from '../../../../drizzle/schema';
 import { randomBytes, toBase64 } from '../../auth/crypto';
+import { ProviderError } from '../errors';
 import {
-  DomainProviderError, ownershipTxtName,
+  ownershipTxtName,
   type CreatedCustomHostname, type CreatedEmailDomain, type CustomHostnameProvider, type CustomHostnameRecord, type DnsRecord,
   type DomainCheck, type DomainProviderContext, type EmailDomainProvider, type EmailDomainRecord,
 } from './types';
@@ -36,7 +37,7 @@ export class DevelopmentCustomHostnames implements CustomHostnameProvider {
       .from(customDomains)
       .where(and(eq(customDomains.hostname, input.hostname), ne(customDomains.status, 'removed')))
       .limit(1);
-    if (taken) throw new DomainProviderError(this.name, 'duplicate', `Duplicate custom hostname found: ${input.hostname}`);
+    if (taken) throw new ProviderError('custom_hostnames', this.name, 'duplicate', `Duplicate custom hostname found: ${input.hostname}`);
     return { providerHostnameId: developmentProviderId(), verificationToken: crypto.randomUUID(), cnameTarget: this.cnameTarget };
   }
 
@@ -67,7 +68,7 @@ export class DevelopmentCustomHostnames implements CustomHostnameProvider {
       .from(customDomains)
       .where(and(eq(customDomains.providerHostnameId, record.providerHostnameId), ne(customDomains.status, 'removed')))
       .limit(1);
-    if (!row) throw new DomainProviderError(this.name, 'not_found', `Custom hostname ${record.hostname} not found`);
+    if (!row) throw new ProviderError('custom_hostnames', this.name, 'not_found', `Custom hostname ${record.hostname} not found`);
   }
 }
 
@@ -89,7 +90,7 @@ export class DevelopmentEmailDomains implements EmailDomainProvider {
       .from(emailDomains)
       .where(and(eq(emailDomains.domain, input.domain), ne(emailDomains.status, 'removed')))
       .limit(1);
-    if (taken) throw new DomainProviderError(this.name, 'duplicate', `The domain ${input.domain} has been registered already`);
+    if (taken) throw new ProviderError('email_domains', this.name, 'duplicate', `The domain ${input.domain} has been registered already`);
     return { providerDomainId: developmentProviderId(), records: developmentEmailRecords(input.domain) };
   }
 
@@ -99,7 +100,7 @@ export class DevelopmentEmailDomains implements EmailDomainProvider {
       .from(emailDomains)
       .where(and(eq(emailDomains.providerDomainId, record.providerDomainId), ne(emailDomains.status, 'removed')))
       .limit(1);
-    if (!row) throw new DomainProviderError(this.name, 'not_found', `Domain ${record.domain} not found`);
+    if (!row) throw new ProviderError('email_domains', this.name, 'not_found', `Domain ${record.domain} not found`);
     if (published(record.startedAt, now)) return { verified: true, problems: [] };
     return {
       verified: false,

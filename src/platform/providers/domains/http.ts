@@ -1,5 +1,5 @@
 import { defaultFetch, errorJson, isRetryableStatus, PROVIDER_TIMEOUT_MS, type FetchLike } from '../messaging/transport';
-import { DomainProviderError } from './types';
+import { ProviderError, type ProviderCapability } from '../errors';
 
 export { defaultFetch, isRetryableStatus, PROVIDER_TIMEOUT_MS, type FetchLike };
 
@@ -12,10 +12,11 @@ export interface ProviderAnswer {
 
 /**
  * One JSON call to a provider with a bearer token (`body`, when given, is sent as JSON). A network
- * failure or timeout is DomainProviderError 'unavailable' (the message never includes the request:
+ * failure or timeout is ProviderError 'unavailable' (the message never includes the request:
  * it carries the credentials).
  */
 export async function callProvider(
+  capability: ProviderCapability,
   provider: string,
   fetchImpl: FetchLike,
   url: string,
@@ -40,7 +41,7 @@ export async function callProvider(
   } catch (error) {
     const name = error instanceof Error ? error.name : 'Error';
     const detail = name === 'TimeoutError' || name === 'AbortError' ? 'no answer in time' : `${name}: ${error instanceof Error ? error.message : String(error)}`;
-    throw new DomainProviderError(provider, 'unavailable', `${provider}: ${detail}`);
+    throw new ProviderError(capability, provider, 'unavailable', `${provider}: ${detail}`);
   }
   return { status: res.status, ok: res.ok, body: await errorJson(res) };
 }

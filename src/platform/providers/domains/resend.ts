@@ -7,8 +7,8 @@
 // Errors: { statusCode, name, message }.
 import type { ResendDomainsConfig } from '../../../config/domains';
 import { arr, callProvider, defaultFetch, isRetryableStatus, obj, PROVIDER_TIMEOUT_MS, short, str, type FetchLike, type ProviderAnswer } from './http';
+import { ProviderError } from '../errors';
 import {
-  DomainProviderError,
   type CreatedEmailDomain, type DnsRecord, type DnsRecordPurpose, type DomainCheck, type EmailDomainProvider, type EmailDomainRecord,
 } from './types';
 
@@ -54,9 +54,9 @@ export class ResendEmailDomains implements EmailDomainProvider {
     const answer = await this.call('POST', '/domains', { name: input.domain });
     if (!answer.ok) this.fail(answer, `create ${input.domain}`);
     const id = str(answer.body.id);
-    if (!id) throw new DomainProviderError(this.name, 'refused', 'resend: the created domain has no id');
+    if (!id) throw new ProviderError('email_domains', this.name, 'refused', 'resend: the created domain has no id');
     const records = recordsFromResend(answer.body.records, input.domain);
-    if (records.length === 0) throw new DomainProviderError(this.name, 'refused', 'resend: the created domain has no DNS records');
+    if (records.length === 0) throw new ProviderError('email_domains', this.name, 'refused', 'resend: the created domain has no DNS records');
     return { providerDomainId: id, records };
   }
 
@@ -90,17 +90,17 @@ export class ResendEmailDomains implements EmailDomainProvider {
 
   private call(method: string, path: string, body?: unknown): Promise<ProviderAnswer> {
     const url = `${this.config.baseUrl.replace(/\/+$/, '')}${path}`;
-    return callProvider(this.name, this.fetchImpl, url, { method, bearerToken: this.config.apiKey, body }, this.timeoutMs);
+    return callProvider('email_domains', this.name, this.fetchImpl, url, { method, bearerToken: this.config.apiKey, body }, this.timeoutMs);
   }
 
   private fail(answer: ProviderAnswer, what: string): never {
     const name = str(answer.body.name) ?? '';
     const detail = str(answer.body.message) ?? '';
     const message = short(`resend: ${what}: HTTP ${answer.status}${name ? ` ${name}` : ''}${detail ? `: ${detail}` : ''}`);
-    if (answer.status === 409 || /already|registered/i.test(detail)) throw new DomainProviderError(this.name, 'duplicate', message);
-    if (answer.status === 404) throw new DomainProviderError(this.name, 'not_found', message);
-    if (answer.status === 422 || answer.status === 400) throw new DomainProviderError(this.name, 'invalid', message);
-    if (isRetryableStatus(answer.status)) throw new DomainProviderError(this.name, 'unavailable', message);
-    throw new DomainProviderError(this.name, 'refused', message);
+    if (answer.status === 409 || /already|registered/i.test(detail)) throw new ProviderError('email_domains', this.name, 'duplicate', message);
+    if (answer.status === 404) throw new ProviderError('email_domains', this.name, 'not_found', message);
+    if (answer.status === 422 || answer.status === 400) throw new ProviderError('email_domains', this.name, 'invalid', message);
+    if (isRetryableStatus(answer.status)) throw new ProviderError('email_domains', this.name, 'unavailable', message);
+    throw new ProviderError('email_domains', this.name, 'refused', message);
   }
 }

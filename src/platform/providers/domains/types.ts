@@ -22,27 +22,6 @@ export interface DnsRecord {
   priority: number | null;
 }
 
-/**
- * What went wrong at a provider:
- * - duplicate: the hostname or domain is already registered (by another brand);
- * - invalid: the provider refuses the name itself (reserved, not a public domain, ...);
- * - not_found: the provider no longer knows the record (deleted outside the platform);
- * - refused: any other refusal (credentials, limits, ...);
- * - unavailable: no answer, a timeout, 429 or 5xx: worth trying again later.
- */
-export type DomainProviderErrorKind = 'duplicate' | 'invalid' | 'not_found' | 'refused' | 'unavailable';
-
-export class DomainProviderError extends Error {
-  constructor(
-    readonly provider: string,
-    readonly kind: DomainProviderErrorKind,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'DomainProviderError';
-  }
-}
-
 /** What every call may use: the caller's database handle (the development implementations' state) and clock. */
 export interface DomainProviderContext {
   db: Queryable;

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, notInArray, type SQL } from 'drizzle-orm';
 import { clinics, messages, type MessageChannel } from '../../../../drizzle/schema';
-import type { Sweep } from '../../context';
+import type { Sweep } from '../../sweep';
 import type { Database } from '../../db/client';
 import { describeError, logLine } from '../../log';
 import { QueueingMessageSender } from './queueing';

@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import { stripeClientFor, type StripeClientOptions } from '../stripe-client';
-import { ApiError } from '../../http/errors';
+import { ProviderError } from '../errors';
 import { describeError, logLine } from '../../log';
 import {
   processorRefused,
@@ -30,9 +30,9 @@ const metadataValue = (value: string) => value.slice(0, 500);
 /** Stripe error types (error.type of the client's errors) that mean "try again later". */
 const TRANSIENT_TYPES = new Set(['StripeConnectionError', 'StripeAPIError', 'StripeRateLimitError']);
 
-/** A Stripe client error as the API's error: transient -> 503 PAYMENT_PROCESSOR_UNAVAILABLE, else 502 PAYMENT_PROCESSOR_ERROR. */
-export function mapStripeError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
+/** A Stripe client error as a provider failure: transient -> unavailable (503 PAYMENT_PROCESSOR_UNAVAILABLE), else refused (502). */
+export function mapStripeError(error: unknown): ProviderError {
+  if (error instanceof ProviderError) return error;
   const stripeError = error as { type?: string; statusCode?: number; code?: string; requestId?: string; message?: string };
   const type = typeof stripeError?.type === 'string' ? stripeError.type : '';
   const status = typeof stripeError?.statusCode === 'number' ? stripeError.statusCode : undefined;

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/client';
-import { ApiError } from '../../http/errors';
+import { ProviderError } from '../errors';
 
 /** What to price: one amount in one currency for one thing a clinic sells. */
 export interface CreatePriceInput {
@@ -91,11 +91,11 @@ export interface ProcessorBalance {
 /** A processor's money-moving calls, required (all real processors have them). */
 export type MoneyMovements = Required<Pick<PaymentProcessor, 'refund' | 'transfer' | 'payoutsConnected' | 'balance'>> & { name: string };
 
-/** The processor's refund/transfer calls, or 502 PAYMENT_PROCESSOR_ERROR for a processor without them (a price-only test double). */
+/** The processor's refund/transfer calls, or a refusal (502 PAYMENT_PROCESSOR_ERROR) for a processor without them (a price-only test double). */
 export function moneyMovements(processor: PaymentProcessor): MoneyMovements {
   const { refund, transfer, payoutsConnected, balance } = processor;
   if (!refund || !transfer || !payoutsConnected || !balance) {
-    throw processorRefused(`the ${processor.name} processor cannot move money`);
+    throw processorRefused(`the ${processor.name} processor cannot move money`, processor.name);
   }
   return {
     name: processor.name,
@@ -106,21 +106,8 @@ export function moneyMovements(processor: PaymentProcessor): MoneyMovements {
   };
 }
 
-/** Seconds a caller should wait after PAYMENT_PROCESSOR_UNAVAILABLE. */
-export const PROCESSOR_RETRY_AFTER_SECONDS = 5;
-
 /** The processor could not be reached or is overloaded (network, timeout, its 5xx or 429): try again. */
-export function processorUnavailable(detail: string): ApiError {
-  return new ApiError(
-    503,
-    'PAYMENT_PROCESSOR_UNAVAILABLE',
-    `The payment processor is unavailable (${detail}); retry in ${PROCESSOR_RETRY_AFTER_SECONDS} seconds`,
-    { retryAfterSeconds: PROCESSOR_RETRY_AFTER_SECONDS },
-    { 'Retry-After': String(PROCESSOR_RETRY_AFTER_SECONDS) },
-  );
-}
+export const processorUnavailable = (detail: string, provider = 'stripe') => new ProviderError('payments', provider, 'unavailable', detail);
 
 /** The processor refused the request (bad credentials, permissions, a request it finds invalid). */
-export function processorRefused(detail: string): ApiError {
-  return new ApiError(502, 'PAYMENT_PROCESSOR_ERROR', `The payment processor refused the request (${detail})`);
-}
+export const processorRefused = (detail: string, provider = 'stripe') => new ProviderError('payments', provider, 'refused', detail);

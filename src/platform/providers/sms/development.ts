@@ -4,7 +4,8 @@
 // Twilio whether they are right); everything else answers as Twilio does.
 import { eq } from 'drizzle-orm';
 import { smsConfigs } from '../../../../drizzle/schema';
-import { SmsProviderError, type ProvisionedNumber, type SmsNumberProvider, type SmsProviderContext } from './types';
+import { ProviderError } from '../errors';
+import type { ProvisionedNumber, SmsNumberProvider, SmsProviderContext } from './types';
 
 const TOLL_FREE_PREFIXES = ['800', '833', '844', '855', '866', '877', '888'] as const;
 const ATTEMPTS = 8;
@@ -29,7 +30,7 @@ export class DevelopmentSmsNumbers implements SmsNumberProvider {
       const [held] = await db.select({ clinicId: smsConfigs.clinicId }).from(smsConfigs).where(eq(smsConfigs.phoneNumber, phoneNumber)).limit(1);
       if (!held) return { phoneNumber, providerNumberId: developmentNumberSid() };
     }
-    throw new SmsProviderError(this.name, 'no_numbers', 'development: no toll-free number is available (every number tried is held by a clinic)');
+    throw new ProviderError('sms_numbers', this.name, 'no_numbers', 'development: no toll-free number is available (every number tried is held by a clinic)');
   }
 
   async releaseNumber(): Promise<void> {

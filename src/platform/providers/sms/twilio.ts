@@ -9,7 +9,8 @@
 // the purchase (21422 and friends) is skipped for the next candidate.
 import { TWILIO_API_BASE_URL } from '../../../config';
 import { defaultFetch, errorJson, PROVIDER_TIMEOUT_MS, type FetchLike } from '../messaging/transport';
-import { SmsProviderError, type ProvisionedNumber, type SmsAccount, type SmsNumberProvider } from './types';
+import { ProviderError } from '../errors';
+import type { ProvisionedNumber, SmsAccount, SmsNumberProvider } from './types';
 
 /** How many available numbers are asked for, and tried in order. */
 export const TWILIO_CANDIDATES = 5;
@@ -38,14 +39,14 @@ export class TwilioSmsNumbers implements SmsNumberProvider {
     const candidates = (Array.isArray(search.body.available_phone_numbers) ? search.body.available_phone_numbers : [])
       .map((n) => str((n as Record<string, unknown>)?.phone_number))
       .filter((n): n is string => Boolean(n));
-    if (candidates.length === 0) throw new SmsProviderError(this.name, 'no_numbers', 'twilio: no SMS-capable toll-free number is available right now');
+    if (candidates.length === 0) throw new ProviderError('sms_numbers', this.name, 'no_numbers', 'twilio: no SMS-capable toll-free number is available right now');
     let last: Answer | null = null;
     for (const phoneNumber of candidates) {
       const form = new URLSearchParams({ PhoneNumber: phoneNumber, FriendlyName: `Brand Admin clinic ${input.clinicId}`.slice(0, 64) });
       const bought = await this.call(account, 'POST', '/IncomingPhoneNumbers/TollFree.json', form);
       if (bought.ok) {
         const sid = str(bought.body.sid);
-        if (!sid) throw new SmsProviderError(this.name, 'refused', `twilio: HTTP ${bought.status} without a number sid`);
+        if (!sid) throw new ProviderError('sms_numbers', this.name, 'refused', `twilio: HTTP ${bought.status} without a number sid`);
         return { phoneNumber: str(bought.body.phone_number) ?? phoneNumber, providerNumberId: sid };
       }
       last = bought;
@@ -80,7 +81,7 @@ export class TwilioSmsNumbers implements SmsNumberProvider {
     } catch (error) {
       const name = error instanceof Error ? error.name : 'Error';
       const detail = name === 'TimeoutError' || name === 'AbortError' ? 'no answer in time' : `${name}: ${error instanceof Error ? error.message : String(error)}`;
-      throw new SmsProviderError(this.name, 'unavailable', `twilio: ${detail}`);
+      throw new ProviderError('sms_numbers', this.name, 'unavailable', `twilio: ${detail}`);
     }
     return { status: res.status, ok: res.ok, body: res.status === 204 ? {} : await errorJson(res) };
   }
@@ -89,8 +90,8 @@ export class TwilioSmsNumbers implements SmsNumberProvider {
     const code = answer.body.code === undefined ? '' : ` error ${String(answer.body.code)}`;
     const detail = str(answer.body.message);
     const message = `twilio: ${what}: HTTP ${answer.status}${code}${detail ? `: ${detail.slice(0, 300)}` : ''}`;
-    if (answer.status === 401 || answer.status === 403) throw new SmsProviderError(this.name, 'credentials_rejected', message);
-    if (answer.status === 429 || answer.status >= 500) throw new SmsProviderError(this.name, 'unavailable', message);
-    throw new SmsProviderError(this.name, 'refused', message);
+    if (answer.status === 401 || answer.status === 403) throw new ProviderError('sms_numbers', this.name, 'credentials_rejected', message);
+    if (answer.status === 429 || answer.status >= 500) throw new ProviderError('sms_numbers', this.name, 'unavailable', message);
+    throw new ProviderError('sms_numbers', this.name, 'refused', message);
   }
 }

@@ -20,25 +20,6 @@ export interface ProvisionedNumber {
   providerNumberId: string;
 }
 
-/**
- * - credentials_rejected: the provider refused the account SID and auth token (401/403);
- * - no_numbers: no toll-free number with SMS is available to buy right now;
- * - refused: any other refusal;
- * - unavailable: no answer, a timeout, 429 or 5xx.
- */
-export type SmsProviderErrorKind = 'credentials_rejected' | 'no_numbers' | 'refused' | 'unavailable';
-
-export class SmsProviderError extends Error {
-  constructor(
-    readonly provider: string,
-    readonly kind: SmsProviderErrorKind,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SmsProviderError';
-  }
-}
-
 export interface SmsProviderContext {
   db: Queryable;
 }

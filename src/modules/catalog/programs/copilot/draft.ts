@@ -1,7 +1,7 @@
 import { and, arrayContains, asc, eq } from 'drizzle-orm';
 import { globalProducts } from '../../../../../drizzle/schema';
 import type { AiProvider } from '../../../../platform/providers/ai';
-import { AiProviderError, copilotProviderError, copilotUnavailable } from '../../../../platform/providers/ai/types';
+import { ProviderError } from '../../../../platform/providers/errors';
 import type { Queryable } from '../../../../platform/db/client';
 import { ApiError, badRequest } from '../../../../platform/http/errors';
 import { centsToAmount } from '../../../../platform/http/money';
@@ -49,6 +49,13 @@ export function cleanModelText(value: unknown, maxLength: number, multiLine = fa
 
 type CatalogueItem = { id: string; name: string; categories: string[]; pharmacyBasePriceCents: number; packDurationMonths: number };
 
+/** 503: no model is configured (no AI binding). */
+const copilotUnavailable = () =>
+  new ApiError(503, 'COPILOT_UNAVAILABLE', 'The program copilot is not configured on this deployment (no AI provider); GET /api/v1/programs/copilot/suggestions still works');
+
+/** The model failed or answered something unusable (502 COPILOT_PROVIDER_ERROR, src/platform/http/provider-errors.ts). */
+const unusableAnswer = (ai: Pick<AiProvider, 'name'>, detail: string) => new ProviderError('ai', ai.name, 'refused', detail);
+
 /**
  * A program draft from the model: the catalogue (not discontinued, optionally one category) is read in
  * one query and given to the model with the goal; the answer is checked (products only from that
@@ -84,9 +91,9 @@ export async function draftProgram(db: Queryable, ai: AiProvider | null, input: 
   try {
     answer = await ai.generateJson({ system: DRAFT_SYSTEM_PROMPT, prompt, schema: DRAFT_SCHEMA, maxTokens: 1024 });
   } catch (error) {
-    const detail = error instanceof AiProviderError ? error.message : 'the provider failed';
+    const detail = error instanceof ProviderError ? error.message : 'the provider failed';
     logLine('warn', 'copilot provider failed', { provider: ai.name, model: ai.model, detail });
-    throw copilotProviderError(detail);
+    throw error instanceof ProviderError ? error : unusableAnswer(ai, detail);
   }
   return toDraft(answer, catalogue, input.maxProducts, ai);
 }
@@ -95,7 +102,7 @@ export async function draftProgram(db: Queryable, ai: AiProvider | null, input: 
 export function toDraft(answer: unknown, catalogue: CatalogueItem[], maxProducts: number, ai: Pick<AiProvider, 'name' | 'model'>): ProgramDraft {
   const raw = (answer && typeof answer === 'object' ? answer : {}) as Record<string, unknown>;
   const name = cleanModelText(raw.name, 100);
-  if (!name) throw copilotProviderError('the answer had no program name');
+  if (!name) throw unusableAnswer(ai, 'the answer had no program name');
   const byId = new Map(catalogue.map((p) => [p.id, p]));
   const chosen = new Map<string, ProgramDraft['products'][number]>();
   for (const entry of Array.isArray(raw.products) ? raw.products : []) {
@@ -112,7 +119,7 @@ export function toDraft(answer: unknown, catalogue: CatalogueItem[], maxProducts
       reason: cleanModelText(item.reason, 300),
     });
   }
-  if (!chosen.size) throw copilotProviderError('the answer suggested no product from the catalogue');
+  if (!chosen.size) throw unusableAnswer(ai, 'the answer suggested no product from the catalogue');
   return {
     name,
     description: cleanModelText(raw.description, 2000, true),

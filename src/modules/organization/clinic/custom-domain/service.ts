@@ -162,7 +162,7 @@ export async function finalizeCustomDomain(deps: OrganizationDeps, clinicId: str
 export async function removeCustomDomain(deps: OrganizationDeps, clinicId: string): Promise<CustomDomainView> {
   const row = await requireCurrent(deps, clinicId);
   const provider = await customHostnamesOf(deps, row.providerHostnameId);
-  await viaDomainProvider('hostname', () => provider.remove(recordOf(row), { db: deps.db, now: deps.now }));
+  await provider.remove(recordOf(row), { db: deps.db, now: deps.now });
   const [updated] = await deps.db
     .update(customDomains)
     .set({ status: 'removed', removedAt: deps.now, updatedAt: deps.now })

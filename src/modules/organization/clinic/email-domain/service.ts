@@ -139,7 +139,7 @@ export async function verifyEmailDomain(deps: OrganizationDeps, clinicId: string
 export async function removeEmailDomain(deps: OrganizationDeps, clinicId: string): Promise<EmailDomainView> {
   const row = await requireCurrent(deps, clinicId);
   const provider = await emailDomainsOf(deps, row.providerDomainId);
-  await viaDomainProvider('domain', () => provider.remove(recordOf(row), { db: deps.db, now: deps.now }));
+  await provider.remove(recordOf(row), { db: deps.db, now: deps.now });
   const [updated] = await deps.db
     .update(emailDomains)
     .set({ status: 'removed', removedAt: deps.now, updatedAt: deps.now })

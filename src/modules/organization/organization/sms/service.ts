@@ -10,7 +10,6 @@ import type { Database, Queryable } from '../../../../platform/db/client';
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import type { SmsProviderName } from '../../../../platform/providers/sms';
 import { smsNumbersOf, type OrganizationDeps } from '../../context';
-import { viaSmsProvider } from '../errors';
 import type { SmsConfigView, SmsStatusView } from '../schemas';
 import { monthOf, toSmsConfig, toSmsStatus, type SmsConfigRow } from '../views';
 
@@ -127,7 +126,7 @@ export async function activateSmsNumber(deps: OrganizationDeps, clinicId: string
   if (row.status === 'active') throw numberActive(row, 'release it before activating another');
   const account = await accountOf(deps, row);
   const provider = smsNumbersOf(deps);
-  const bought = await viaSmsProvider(() => provider.provisionTollFreeNumber({ clinicId, account }, { db: deps.db }));
+  const bought = await provider.provisionTollFreeNumber({ clinicId, account }, { db: deps.db });
   const [updated] = await deps.db
     .update(smsConfigs)
     .set({ status: 'active', phoneNumber: bought.phoneNumber, providerNumberId: bought.providerNumberId, activatedAt: deps.now, updatedAt: deps.now })
@@ -148,7 +147,7 @@ export async function releaseSmsNumber(deps: OrganizationDeps, clinicId: string)
   }
   const account = await accountOf(deps, row);
   const provider = smsNumbersOf(deps);
-  await viaSmsProvider(() => provider.releaseNumber({ clinicId, account, providerNumberId: row.providerNumberId! }, { db: deps.db }));
+  await provider.releaseNumber({ clinicId, account, providerNumberId: row.providerNumberId! }, { db: deps.db });
   const [released] = await deps.db
     .update(smsConfigs)
     .set({ status: 'released', phoneNumber: null, providerNumberId: null, releasedAt: deps.now, updatedAt: deps.now })

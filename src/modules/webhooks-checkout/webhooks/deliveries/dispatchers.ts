@@ -1,7 +1,8 @@
 import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
 import type { AppConfig } from '../../../../config';
-import type { Services, Sweep } from '../../../../platform/context';
+import type { Services } from '../../../../platform/context';
+import type { Sweep } from '../../../../platform/sweep';
 import type { Database } from '../../../../platform/db/client';
 import { runDueDeliveries, type DeliveryOptions } from './deliver';
 import { dispatchOutbox } from './dispatch';

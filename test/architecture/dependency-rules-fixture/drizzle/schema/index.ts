@@ -1,0 +1,3 @@
+// Breaks schema-imports-nothing.
+import { configValue } from '../../src/config';
+export const schemaValue = configValue;

@@ -1,0 +1,3 @@
+// Breaks scripts-through-index.
+import { ordersInternal } from '../src/modules/orders/internal';
+export const scriptUsesInternal = ordersInternal;

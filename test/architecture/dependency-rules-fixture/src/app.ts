@@ -1,0 +1,3 @@
+// Breaks src-not-scripts-or-tests.
+import { testValue } from '../test/value';
+export const appValue = testValue;

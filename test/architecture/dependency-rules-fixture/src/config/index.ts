@@ -1,0 +1,3 @@
+// Breaks config-imports-nothing.
+import { platformValue } from '../platform/value';
+export const configValue = platformValue;

@@ -1,0 +1,3 @@
+// Breaks foundation-order-access.
+import { catalogValue } from '../catalog';
+export const accessUsesCatalog = catalogValue;

@@ -1,0 +1,1 @@
+export const catalogInternal = 1;

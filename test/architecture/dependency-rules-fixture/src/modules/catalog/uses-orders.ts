@@ -1,0 +1,3 @@
+// Breaks foundation-order-catalog.
+import { ordersValue } from '../orders';
+export const catalogUsesOrders = ordersValue;

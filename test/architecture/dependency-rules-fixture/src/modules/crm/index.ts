@@ -1,0 +1,1 @@
+export const crmValue = 1;

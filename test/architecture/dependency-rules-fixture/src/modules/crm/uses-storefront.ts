@@ -1,0 +1,3 @@
+// Breaks features-not-sideways.
+import { storefrontValue } from '../storefront';
+export const crmUsesStorefront = storefrontValue;

@@ -1,0 +1,1 @@
+export const ordersInternal = 1;

@@ -1,0 +1,3 @@
+// Breaks foundation-below-features.
+import { crmValue } from '../crm';
+export const ordersUsesCrm = crmValue;

@@ -1,0 +1,1 @@
+export const storefrontValue = 1;

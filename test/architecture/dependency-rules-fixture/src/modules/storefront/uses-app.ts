@@ -1,0 +1,3 @@
+// Breaks areas-not-composition-roots.
+import { appValue } from '../../app';
+export const storefrontUsesApp = appValue;

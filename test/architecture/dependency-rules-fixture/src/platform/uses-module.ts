@@ -1,0 +1,3 @@
+// Breaks platform-not-modules.
+import { ordersValue } from '../modules/orders';
+export const platformUsesModule = ordersValue;

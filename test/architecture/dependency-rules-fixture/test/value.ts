@@ -1,0 +1,1 @@
+export const testValue = 1;
