@@ -6,20 +6,28 @@ import type { AppEnv } from '../../platform/context';
 import type { Sweep } from '../../platform/sweep';
 import { couponRoutes } from './coupons/routes';
 import { priceAlertRoutes } from './pharmacy-price-changes/routes';
+import { globalProductRoutes } from './global-products/routes';
+import { productCatalogRoutes } from './product-catalog/routes';
 import { productRoutes } from './products/routes';
-import { catalogRoutes } from './program-templates/routes';
+import { globalFormStructureRoutes } from './global-form-structures/routes';
+import { programTemplateRoutes } from './program-templates/routes';
+import { titrationProtocolRoutes } from './titration-protocols/routes';
 import { programCopilotRoutes } from './programs/copilot/routes';
 import { programRoutes } from './programs/routes';
-import { tenantPriceRoutes } from './tenant-products/routes';
+import { tenantProductRoutes } from './tenant-products/routes';
 import { uploadRoutes } from './uploads/routes';
 
 export const routes = new OpenAPIHono<AppEnv>()
   .route('/', couponRoutes)
   .route('/', priceAlertRoutes)
-  .route('/', catalogRoutes)
+  .route('/', programTemplateRoutes)
+  .route('/', titrationProtocolRoutes)
+  .route('/', globalFormStructureRoutes)
   .route('/', productRoutes)
+  .route('/', productCatalogRoutes)
+  .route('/', globalProductRoutes)
   .route('/', uploadRoutes)
-  .route('/', tenantPriceRoutes)
+  .route('/', tenantProductRoutes)
   .route('/', programCopilotRoutes)
   .route('/', programRoutes);
 

@@ -9,6 +9,7 @@ import { dashboardRoutes } from './dashboard/routes';
 import { devSimulatorRoutes } from './orders/lifecycle/dev-routes';
 import { orderRoutes } from './orders/routes';
 import { payoutRoutes } from './payouts/routes';
+import { refundRequestRoutes } from './refund-requests/routes';
 import { refundRoutes } from './refunds/routes';
 import { titrationScheduleRoutes } from './titration-schedule/routes';
 
@@ -19,6 +20,7 @@ export const routes = new OpenAPIHono<AppEnv>()
   .route('/', devSimulatorRoutes)
   .route('/', payoutRoutes)
   .route('/', refundRoutes)
+  .route('/', refundRequestRoutes)
   .route('/', dashboardRoutes);
 
 export const sweeps: Sweep[] = [];

@@ -8,7 +8,11 @@ import { billingRoutes } from './billing/routes';
 import { platformSubscriptionsSweep } from './billing/sweeps';
 import { notificationRoutes } from './notifications/routes';
 import { onboardingRoutes } from './onboarding/routes';
-import { organizationRoutes } from './organization/settings-routes';
+import { clinicRoutes } from './clinic/routes';
+import { customDomainRoutes } from './clinic/custom-domain/routes';
+import { emailDomainRoutes } from './clinic/email-domain/routes';
+import { organizationSettingsRoutes } from './organization/routes';
+import { smsRoutes } from './organization/sms/routes';
 import { sandboxRoutes } from './sandbox/routes';
 import { supportRoutes } from './support/routes';
 import { teamRoutes } from './team/routes';
@@ -19,7 +23,12 @@ export const routes = new OpenAPIHono<AppEnv>()
   .route('/', billingRoutes)
   .route('/', onboardingRoutes)
   .route('/', sandboxRoutes)
-  .route('/', organizationRoutes)
+  // The SMS routes first: their fixed paths (/organization/sms/status, /release) must win over /{provider}.
+  .route('/', smsRoutes)
+  .route('/', organizationSettingsRoutes)
+  .route('/', customDomainRoutes)
+  .route('/', emailDomainRoutes)
+  .route('/', clinicRoutes)
   .route('/', teamRoutes)
   .route('/', supportRoutes);
 
@@ -30,4 +39,4 @@ export const sweeps: Sweep[] = [
 
 // What the demo data (scripts/seed) builds its rows with.
 export { encryptSmsAuthToken } from './organization/sms/service';
-export { toStoredDnsRecords } from './organization/views';
+export { toStoredDnsRecords } from './clinic/email-domain/views';

@@ -69,3 +69,6 @@ export const dateTime = () =>
       const parsed = parseDateTime(value);
       return 'date' in parsed ? parsed.date.toISOString() : value;
     });
+
+/** A timestamp as the API answers it: ISO 8601 UTC, or null. */
+export const isoOrNull = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);

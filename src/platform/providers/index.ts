@@ -46,6 +46,8 @@ export interface Providers {
   storage: ObjectStorage;
   /** Prices, refunds and transfers: Stripe with STRIPE_SECRET_KEY, else the development processor. */
   payments: PaymentProcessor;
+  /** The processor a clinic's call uses: the development processor for a sandbox clinic (it never reaches the real one), else payments. */
+  paymentsFor(choice: ProviderChoice): PaymentProcessor;
   /** The platform's own subscriptions and payout accounts, for a record (a development record stays development). */
   billing(choice?: ProviderChoice): BillingProcessor;
   /** The program copilot's model (the Workers AI binding); null when none is configured. */
@@ -197,6 +199,9 @@ export function providersFor(config: AppConfig, bindings: ProviderBindings, db: 
     },
     get payments() {
       return once('payments', () => paymentsFor(config, db));
+    },
+    get paymentsFor() {
+      return once('paymentsFor', () => (choice: ProviderChoice) => (choice.sandbox ? new DevelopmentPaymentProcessor(db) : this.payments));
     },
     get billing() {
       return once('billing', () => (choice: ProviderChoice = {}) => billingFor(config, db, choice));

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { coupons, patients } from '../../../drizzle/schema';
 import { useTestApp } from '../../helpers/app';
 import { makeCoupon, makeCouponRedemption, makeKey, makeTenant } from '../../helpers/factories';
+import { countStatements } from '../../helpers/statements';
 
 const t = useTestApp();
 
@@ -26,13 +27,7 @@ async function patient(clinicId: string) {
 const create = (key: string, body: unknown) => t.request('/api/v1/coupons', { key, body });
 
 /** Statements sent for one request (the request log, written after it, not counted). */
-async function statements(send: () => Promise<{ status: number }>) {
-  await t.flush();
-  t.queries.length = 0;
-  const res = await send();
-  await t.flush();
-  return { status: res.status, count: t.queries.filter((q) => !q.includes('"request_logs"')).length };
-}
+const statements = (send: () => Promise<{ status: number }>) => countStatements(t, send);
 
 describe('POST /api/v1/coupons', () => {
   it('creates a coupon with defaults and answers it in full (201)', async () => {

@@ -8,6 +8,7 @@ import { messages, outboxEvents, patients, patientTags, tags } from '../../../dr
 import type { MessageSender } from '../../../src/platform/providers/messaging';
 import { buildTestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
+import { countStatements } from '../../helpers/statements';
 
 const t = useTestApp();
 // A fixed instant (whole seconds) while the test keys are valid.
@@ -37,13 +38,7 @@ async function tag(clinicId: string, values: Partial<typeof tags.$inferInsert> =
 const create = (key: string, body: unknown) => t.request('/api/v1/contacts', { key, body });
 const update = (key: string, id: string, body: unknown) => t.request(`/api/v1/contacts/${id}`, { key, method: 'PUT', body });
 
-async function statements(send: () => Promise<{ status: number }>) {
-  await t.flush();
-  t.queries.length = 0;
-  const res = await send();
-  await t.flush();
-  return { status: res.status, count: t.queries.filter((q) => !q.includes('"request_logs"')).length };
-}
+const statements = (send: () => Promise<{ status: number }>) => countStatements(t, send);
 
 const outboxOf = (clinicId: string) =>
   t.db.select().from(outboxEvents).where(and(eq(outboxEvents.clinicId, clinicId), eq(outboxEvents.eventType, 'contact.unsubscribed')));

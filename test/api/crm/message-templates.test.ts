@@ -9,6 +9,7 @@ import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { IMAGES, imageForm, NOT_IMAGES } from '../../helpers/images';
 import { send } from '../catalog/uploads-fixtures';
+import { countStatements } from '../../helpers/statements';
 
 const t = useTestApp();
 const BASE = '/api/v1/message-templates';
@@ -35,13 +36,7 @@ async function create(key: string, body: unknown = email) {
 
 const put = (key: string, id: string, body: unknown) => t.request(`${BASE}/${id}`, { key, method: 'PUT', body });
 
-async function statements(sendRequest: () => Promise<{ status: number }>) {
-  await t.flush();
-  t.queries.length = 0;
-  const res = await sendRequest();
-  await t.flush();
-  return { status: res.status, count: t.queries.filter((q) => !q.includes('"request_logs"')).length };
-}
+const statements = (send: () => Promise<{ status: number }>) => countStatements(t, send);
 
 /** A sequence of the clinic in `status` whose one step uses the template. */
 async function sequenceUsing(clinicId: string, templateId: string, type: 'email' | 'sms', status: 'draft' | 'active' | 'paused' | 'archived') {

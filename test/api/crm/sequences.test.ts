@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { patients, patientTags, sequenceEnrollments, sequences, sequenceSteps, tags } from '../../../drizzle/schema';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
+import { countStatements } from '../../helpers/statements';
 
 const t = useTestApp();
 const BASE = '/api/v1/sequences';
@@ -56,13 +57,7 @@ async function activeSequence(key: string) {
   return seq as { id: string };
 }
 
-async function statements(send: () => Promise<{ status: number }>) {
-  await t.flush();
-  t.queries.length = 0;
-  const res = await send();
-  await t.flush();
-  return { status: res.status, count: t.queries.filter((q) => !q.includes('"request_logs"')).length };
-}
+const statements = (send: () => Promise<{ status: number }>) => countStatements(t, send);
 
 const zero = { enrolled: 0, active: 0, completed: 0, cancelled: 0, sent: 0, skipped: 0, failed: 0 };
 

@@ -9,6 +9,7 @@ import { makeKey, makePriceChangeAlert, makeTenant } from '../../helpers/factori
 import { addLedgerEntry, makeDispute, makeOrder, makePayout, makeRefundRequest } from '../../helpers/money-fixtures';
 import { makeOrderEvent, makePayment, makeRefund } from '../../helpers/order-fixtures';
 import { makeEnrollment, makeProgram } from '../../helpers/program-fixtures';
+import { countStatements } from '../../helpers/statements';
 
 const t = useTestApp();
 
@@ -95,13 +96,9 @@ async function get(path: string, key = w.key) {
 }
 
 /** Statements sent for one request (the request log, written after it, is not counted). */
-async function statements(path: string, key = w.key) {
+function statements(path: string, key = w.key) {
   t.clock.freezeAt(NOW);
-  await t.flush();
-  t.queries.length = 0;
-  const res = await t.request(path, { key });
-  await t.flush();
-  return { status: res.status, count: t.queries.filter((q) => !q.includes('"request_logs"')).length };
+  return countStatements(t, () => t.request(path, { key }));
 }
 
 const orderStats = (startDate?: string, endDate?: string) =>

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { notifications } from '../../../drizzle/schema';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
+import { countStatements } from '../../helpers/statements';
 
 const t = useTestApp();
 const PATH = '/api/v1/notifications';
@@ -27,13 +28,7 @@ async function seed(clinicId: string, count: number, read: number[] = []) {
 }
 
 /** Statements sent for one request (the request log, written after it, not counted). */
-async function statements(send: () => Promise<{ status: number }>) {
-  await t.flush();
-  t.queries.length = 0;
-  const res = await send();
-  await t.flush();
-  return { status: res.status, count: t.queries.filter((q) => !q.includes('"request_logs"')).length };
-}
+const statements = (send: () => Promise<{ status: number }>) => countStatements(t, send);
 
 describe('GET /api/v1/notifications', () => {
   it('answers a page newest first with the real unreadCount and total', async () => {

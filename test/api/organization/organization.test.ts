@@ -5,6 +5,7 @@ import { clinicFeeConfigs, customDomains, organizations } from '../../../drizzle
 import { DEFAULT_DOCTOR_FEE_CENTS } from '../../../src/modules/orders/orders/lifecycle/fees';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
+import { countStatements } from '../../helpers/statements';
 
 const t = useTestApp();
 
@@ -13,13 +14,7 @@ const update = (key: string, body: unknown) => t.request('/api/v1/organization/u
 const hostname = () => `shop-${crypto.randomUUID().slice(0, 8)}.brandhealth.com`;
 
 /** Statements sent for one request (the request log, written after it, not counted). */
-async function statements(send: () => Promise<{ status: number }>) {
-  await t.flush();
-  t.queries.length = 0;
-  const res = await send();
-  await t.flush();
-  return { status: res.status, count: t.queries.filter((q) => !q.includes('"request_logs"')).length };
-}
+const statements = (send: () => Promise<{ status: number }>) => countStatements(t, send);
 
 describe('GET /api/v1/organization', () => {
   it('answers defaults for a clinic that never saved a profile', async () => {

@@ -5,9 +5,9 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { messages, smsConfigs } from '../../../drizzle/schema';
 import { decryptSmsAuthToken } from '../../../src/modules/organization/organization/sms/service';
-import { SMS_FREE_TIER_MESSAGES_PER_MONTH } from '../../../src/modules/organization/organization/schemas';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
+import { SMS_FREE_TIER_MESSAGES_PER_MONTH } from '../../../src/modules/organization/organization/sms/schemas';
 
 const t = useTestApp();
 

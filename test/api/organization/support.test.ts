@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { conversationMessages, conversations, patients, supportTicketMessages, supportTickets } from '../../../drizzle/schema';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant, makeUser } from '../../helpers/factories';
+import { countStatements } from '../../helpers/statements';
 
 const t = useTestApp();
 const MINUTE = 60_000;
@@ -14,13 +15,7 @@ async function tenant() {
   return { ...tenant, readKey: readOnly.raw };
 }
 
-async function statements(send: () => Promise<{ status: number }>) {
-  await t.flush();
-  t.queries.length = 0;
-  const res = await send();
-  await t.flush();
-  return { status: res.status, count: t.queries.filter((q) => !q.includes('"request_logs"')).length };
-}
+const statements = (send: () => Promise<{ status: number }>) => countStatements(t, send);
 
 async function makePatient(clinicId: string) {
   const [row] = await t.db

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { invitations, messages, supportTickets, users } from '../../../drizzle/schema';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant, makeUser } from '../../helpers/factories';
+import { countStatements } from '../../helpers/statements';
 
 const t = useTestApp();
 const DAY = 86_400_000;
@@ -17,13 +18,7 @@ async function tenant() {
 const invite = (key: string, body: unknown) => t.request('/api/v1/team/invite', { key, body });
 const roster = (key: string) => t.request('/api/v1/team/members', { key });
 
-async function statements(send: () => Promise<{ status: number }>) {
-  await t.flush();
-  t.queries.length = 0;
-  const res = await send();
-  await t.flush();
-  return { status: res.status, count: t.queries.filter((q) => !q.includes('"request_logs"')).length };
-}
+const statements = (send: () => Promise<{ status: number }>) => countStatements(t, send);
 
 async function makeInvitation(clinicId: string, values: Partial<typeof invitations.$inferInsert> = {}) {
   const [row] = await t.db

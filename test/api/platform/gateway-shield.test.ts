@@ -7,18 +7,15 @@ import { generateApiKey, hashApiKey } from '../../../src/platform/auth/api-key-f
 import { IP_MINUTE } from '../../../src/platform/rate-limit/policy';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
+import { countStatements } from '../../helpers/statements';
 
 const t = useTestApp();
 beforeEach(() => t.clock.freezeAtWindowStart(60));
 
 /** Every statement the request and its background work sent, by kind. */
 async function statements(send: () => Promise<{ status: number }>, expectedStatus: number) {
-  await t.flush();
-  t.queries.length = 0;
-  const res = await send();
-  expect(res.status).toBe(expectedStatus);
-  await t.flush();
-  const all = [...t.queries];
+  const { status, all } = await countStatements(t, send);
+  expect(status).toBe(expectedStatus);
   return {
     all,
     lookups: all.filter((q) => q.includes('from "api_keys"')).length,

@@ -8,6 +8,7 @@ import { formSessions, outboxEvents, patients, productLikes, questionnaires, typ
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { makeGlobalProduct, makeProgram, makeTenantProduct } from '../../helpers/program-fixtures';
+import { countStatements } from '../../helpers/statements';
 
 const t = useTestApp();
 
@@ -115,13 +116,9 @@ async function get(path: string, key = w.a.key) {
   return res.json();
 }
 
-async function statements(path: string, key = w.a.key) {
+function statements(path: string, key = w.a.key) {
   t.clock.freezeAt(NOW);
-  await t.flush();
-  t.queries.length = 0;
-  const res = await t.request(path, { key });
-  await t.flush();
-  return { status: res.status, count: t.queries.filter((q) => !q.includes('"request_logs"')).length };
+  return countStatements(t, () => t.request(path, { key }));
 }
 
 describe('GET /api/v1/analytics/forms', () => {

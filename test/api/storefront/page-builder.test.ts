@@ -7,6 +7,7 @@ import { pages, pageVersions } from '../../../drizzle/schema';
 import { MAX_CONTENT_BYTES } from '../../../src/modules/storefront/page-builder/content';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
+import { countStatements } from '../../helpers/statements';
 
 const t = useTestApp();
 
@@ -39,13 +40,7 @@ async function homepages(clinicId: string) {
 }
 
 /** Statements sent for one request (the request log, written after it, not counted). */
-async function statements(send: () => Promise<{ status: number }>) {
-  await t.flush();
-  t.queries.length = 0;
-  const res = await send();
-  await t.flush();
-  return { status: res.status, count: t.queries.filter((q) => !q.includes('"request_logs"')).length };
-}
+const statements = (send: () => Promise<{ status: number }>) => countStatements(t, send);
 
 describe('POST /api/v1/page-builder/pages', () => {
   it('creates a draft with defaults and answers it in full (201)', async () => {

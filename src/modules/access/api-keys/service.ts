@@ -8,6 +8,7 @@ import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
 import { SANDBOX_MINUTE_LIMIT } from '../../../platform/rate-limit/policy';
 import type { CreateKeyBody, KeyMetadata } from './schemas';
+import { isoOrNull } from '../../../platform/http/dates';
 
 export const MAX_ACTIVE_KEYS = 5;
 const ONE_YEAR_MS = 365 * 24 * 60 * 60 * 1000;
@@ -33,7 +34,6 @@ const metadataColumns = {
  * row (which would carry keyHash, clinicId and createdByUserId to the caller).
  */
 export function toMetadata(row: Pick<KeyRow, keyof typeof metadataColumns>): KeyMetadata {
-  const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return {
     id: row.id,
     name: row.name,
@@ -43,9 +43,9 @@ export function toMetadata(row: Pick<KeyRow, keyof typeof metadataColumns>): Key
     isSandbox: row.isSandbox,
     rateLimitPerMin: row.rateLimitPerMin,
     createdAt: row.createdAt.toISOString(),
-    expiresAt: iso(row.expiresAt),
-    lastUsedAt: iso(row.lastUsedAt),
-    revokedAt: iso(row.revokedAt),
+    expiresAt: isoOrNull(row.expiresAt),
+    lastUsedAt: isoOrNull(row.lastUsedAt),
+    revokedAt: isoOrNull(row.revokedAt),
   };
 }
 

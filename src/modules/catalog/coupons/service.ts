@@ -12,6 +12,7 @@ import type {
   Coupon, CouponDiscountType, CouponPerformance, CouponValidation, CreateCouponBody, UpdateCouponBody,
 } from './schemas';
 import { COUPON_SCOPES, OVER_MARGIN_BEHAVIORS } from './schemas';
+import { isoOrNull } from '../../../platform/http/dates';
 
 type CouponRow = typeof coupons.$inferSelect;
 type Scope = (typeof COUPON_SCOPES)[number];
@@ -36,7 +37,6 @@ type CouponWithCount = CouponRow & { redemptionCount: number };
 const live = (db: Queryable, clinicId: string, ...conditions: SQL[]) =>
   forClinic(db, clinicId).where(coupons, isNull(coupons.deletedAt), ...conditions);
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The API's coupon, field by field (never a spread row). */
 export function toCoupon(row: CouponWithCount): Coupon {
@@ -46,8 +46,8 @@ export function toCoupon(row: CouponWithCount): Coupon {
     description: row.description,
     discountType: row.discountType as CouponDiscountType,
     discountValue: fromHundredths(row.discountValueHundredths),
-    startsAt: iso(row.startsAt),
-    expiresAt: iso(row.expiresAt),
+    startsAt: isoOrNull(row.startsAt),
+    expiresAt: isoOrNull(row.expiresAt),
     isActive: row.isActive,
     scope: row.scope as Scope,
     overMarginBehavior: row.overMarginBehavior as OverMargin,
@@ -247,8 +247,8 @@ export async function validateCoupon(db: Database, clinicId: string, code: strin
       discountValue: fromHundredths(row.discountValueHundredths),
       scope: row.scope as Scope,
       overMarginBehavior: row.overMarginBehavior as OverMargin,
-      startsAt: iso(row.startsAt),
-      expiresAt: iso(row.expiresAt),
+      startsAt: isoOrNull(row.startsAt),
+      expiresAt: isoOrNull(row.expiresAt),
       isActive: row.isActive,
       minOrderAmount: centsToAmountOrNull(row.minOrderAmountCents),
       perCustomerLimit: row.perCustomerLimit,

@@ -5,7 +5,7 @@ import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../plat
 import { idParam } from '../../../platform/http/ids';
 import { pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
-import { productCatalogRoutes } from '../product-catalog/routes';
+import { pharmacyCoverageRoutes } from './pharmacy-coverages/routes';
 import { createProductBody, product, productsPage, updateProductBody, type UpdateProductBody } from './schemas';
 import { createProduct, getProduct, listProducts, listProductsPage, updateProduct } from './service';
 
@@ -113,4 +113,4 @@ const crudRoutes = new OpenAPIHono<AppEnv>()
   .openapi(managementUpdate, (c) => writeOne(c, c.req.valid('param').id, c.req.valid('json')));
 
 /** The products area: products, products-management, catalog, coverages, tenant products. */
-export const productRoutes = new OpenAPIHono<AppEnv>().route('/', crudRoutes).route('/', productCatalogRoutes);
+export const productRoutes = new OpenAPIHono<AppEnv>().route('/', crudRoutes).route('/', pharmacyCoverageRoutes);

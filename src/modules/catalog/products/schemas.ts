@@ -7,7 +7,7 @@ import { safeString, text } from '../../../platform/http/strings';
 
 export const PRODUCT_SOURCES = ['clinic', 'platform'] as const;
 
-const pharmacyRef = z.object({ id: z.string().uuid(), name: z.string(), slug: z.string() }).openapi('PharmacyRef');
+export const pharmacyRef = z.object({ id: z.string().uuid(), name: z.string(), slug: z.string() }).openapi('PharmacyRef');
 
 export const product = z
   .object({
@@ -78,70 +78,3 @@ export const updateProductBody = z
 export type UpdateProductBody = z.infer<typeof updateProductBody>;
 
 export const productsPage = z.object({ products: z.array(product), pagination: paginationSchema }).openapi('ProductsPage');
-
-export const catalogItem = z
-  .object({
-    id: z.string().uuid().openapi({ description: 'The global product id.' }),
-    name: z.string(),
-    slug: z.string(),
-    categories: z.array(z.string()),
-    imageUrl: z.string().nullable().openapi({ description: "The clinic's brand image override if any, else the shared image." }),
-    description: z.string().nullable(),
-    requiresCooler: z.boolean(),
-    pharmacyPrice: z.number().openapi({ description: 'Dollars: the pharmacy base price of one pack.' }),
-    facilitationFee: z.number().openapi({ description: "Dollars: the clinic's facilitation fee (tenant product)." }),
-    price: z.number().nullable().openapi({ description: 'Dollars: the price the clinic set (POST /tenant-products/update); null until set.' }),
-    pharmacyName: z.string().nullable().openapi({ description: 'The filling pharmacy: the primary coverage, else a backup; null if uncovered.' }),
-    pharmacyRole: z.enum(['primary', 'backup']).nullable().openapi({ example: 'primary' }),
-    tenantProductId: z.string().uuid().openapi({ description: 'The offering (tenant product) behind this item, as POST /tenant-products/update takes it.' }),
-  })
-  .openapi('CatalogItem');
-export type CatalogItem = z.infer<typeof catalogItem>;
-
-export const pharmacyCoverage = z
-  .object({
-    id: z.string().uuid(),
-    customName: z.string().nullable(),
-    role: z.string().openapi({ example: 'primary' }),
-    price: z.number().openapi({ description: 'Dollars: what this pharmacy charges for one pack.' }),
-    pharmacy: pharmacyRef,
-  })
-  .openapi('PharmacyCoverage');
-export type PharmacyCoverage = z.infer<typeof pharmacyCoverage>;
-
-export const tenantProduct = z
-  .object({
-    id: z.string().uuid(),
-    globalProductId: z.string().uuid(),
-    facilitationFee: z.number(),
-    price: z.number().nullable().openapi({ description: 'Dollars; null until the clinic sets one.' }),
-    placeholderFee: z.number().nullable().openapi({ description: 'Dollars: the tenant placeholder fee, last in the fee resolution.' }),
-    processorPriceId: z.string().nullable().openapi({ description: "The payment processor's price for `price`." }),
-    isActive: z.boolean(),
-    questionnaireIds: z.array(z.string().uuid()).openapi({ description: 'Questionnaires offering this product (update-selection).' }),
-    createdAt: z.string().datetime(),
-    updatedAt: z.string().datetime(),
-    globalProduct: z.object({
-      id: z.string().uuid(),
-      name: z.string(),
-      slug: z.string(),
-      categories: z.array(z.string()),
-      imageUrl: z.string().nullable(),
-      pharmacyBasePrice: z.number(),
-      packDurationMonths: z.number().int(),
-      requiresCooler: z.boolean(),
-      isDiscontinued: z.boolean(),
-    }),
-  })
-  .openapi('TenantProduct');
-export type TenantProduct = z.infer<typeof tenantProduct>;
-
-export const discontinuedInUse = z
-  .object({
-    globalProductId: z.string().uuid(),
-    name: z.string(),
-    slug: z.string(),
-    programs: z.array(z.object({ id: z.string().uuid(), name: z.string(), state: z.string().openapi({ example: 'live' }) })),
-  })
-  .openapi('DiscontinuedProductInUse');
-export type DiscontinuedInUse = z.infer<typeof discontinuedInUse>;

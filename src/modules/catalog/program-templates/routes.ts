@@ -3,13 +3,12 @@ import type { AppEnv } from '../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { defineRoute, type RouteAccess } from '../../../platform/http/route';
-import { formStructure, programTemplate, programTemplateDetail, templateGlobalProduct, titrationProtocol } from './schemas';
-import {
-  getProgramTemplate, listFormStructures, listProgramTemplates, listTemplateGlobalProducts, listTitrationProtocols,
-} from './service';
+import { programTemplate, programTemplateDetail, templateGlobalProduct } from './schemas';
+import { getProgramTemplate, listProgramTemplates, listTemplateGlobalProducts } from './service';
 
-// Shared catalogues: no clinic filter, no patient data, so AI-connector keys may read them (docs/api-keys.md).
-const access: RouteAccess = { auth: 'key', scope: 'read', aiConnector: true };
+// A shared catalogue: no clinic filter, no patient data, so AI-connector keys may read it (docs/api-keys.md).
+export const sharedCatalogueAccess: RouteAccess = { auth: 'key', scope: 'read', aiConnector: true };
+const access = sharedCatalogueAccess;
 const tags = ['Program templates and titration'];
 
 const listTemplates = defineRoute(access, {
@@ -41,28 +40,8 @@ const templateProducts = defineRoute(access, {
   responses: { 200: jsonContent(successBody(z.array(templateGlobalProduct)), 'Global products of the template') },
 });
 
-const listProtocols = defineRoute(access, {
-  method: 'get',
-  path: '/api/v1/titration-protocols',
-  operationId: 'listTitrationProtocols',
-  tags,
-  summary: 'List the shared dose-escalation protocols',
-  responses: { 200: jsonContent(successBody(z.array(titrationProtocol)), 'Protocols') },
-});
-
-const listForms = defineRoute(access, {
-  method: 'get',
-  path: '/api/v1/global-form-structures',
-  operationId: 'listGlobalFormStructures',
-  tags: ['Products and catalog'],
-  summary: "The shared form-builder structure catalogue",
-  responses: { 200: jsonContent(successBody(z.array(formStructure)), 'Form structures') },
-});
-
-export const catalogRoutes = new OpenAPIHono<AppEnv>()
+export const programTemplateRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listTemplates, async (c) => c.json(ok(await listProgramTemplates(c.get('services').db)), 200))
   .openapi(getTemplate, async (c) => c.json(ok(await getProgramTemplate(c.get('services').db, c.req.valid('param').id)), 200))
   .openapi(templateProducts, async (c) =>
-    c.json(ok(await listTemplateGlobalProducts(c.get('services').db, c.req.valid('param').id)), 200))
-  .openapi(listProtocols, async (c) => c.json(ok(await listTitrationProtocols(c.get('services').db)), 200))
-  .openapi(listForms, async (c) => c.json(ok(await listFormStructures(c.get('services').db)), 200));
+    c.json(ok(await listTemplateGlobalProducts(c.get('services').db, c.req.valid('param').id)), 200));

@@ -59,29 +59,3 @@ export const templateGlobalProduct = z
   })
   .openapi('ProgramTemplateGlobalProduct');
 export type TemplateGlobalProduct = z.infer<typeof templateGlobalProduct>;
-
-export const titrationProtocol = z
-  .object({
-    id: z.string().uuid(),
-    name: z.string(),
-    description: z.string().nullable(),
-    levels: z.array(z.object({ level: z.number().int(), dose: z.string(), weeks: z.number().int() })).openapi({
-      description: 'Dose steps in order; weeks is how long the step lasts (0 on the maintenance step).',
-    }),
-    maxLevel: z.number().int(),
-    createdAt: z.string().datetime(),
-  })
-  .openapi('SharedTitrationProtocol');
-export type TitrationProtocol = z.infer<typeof titrationProtocol>;
-
-export const formStructure = z
-  .object({
-    id: z.string().uuid(),
-    name: z.string(),
-    slug: z.string(),
-    category: z.string().openapi({ example: 'intake' }),
-    structure: z.record(z.string(), z.unknown()).openapi({ description: "The form builder's structure document, as stored." }),
-    createdAt: z.string().datetime(),
-  })
-  .openapi('GlobalFormStructure');
-export type FormStructure = z.infer<typeof formStructure>;

@@ -1,12 +1,12 @@
-// Shared catalogues: platform-wide rows (no clinic_id), read by every clinic. One query per call.
+// The shared program templates: platform-wide rows (no clinic_id), read by every clinic. One query per call.
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { formStructures, programTemplates, titrationProtocols, type TitrationLevel } from '../../../../drizzle/schema';
+import { programTemplates } from '../../../../drizzle/schema';
 import type { Queryable } from '../../../platform/db/client';
 import { notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
 import { toGlobalProduct, type GlobalProductPart, type ProductRow } from '../programs/queries';
-import type { FormStructure, ProgramTemplate, ProgramTemplateDetail, TemplateGlobalProduct, TitrationProtocol } from './schemas';
+import type { ProgramTemplate, ProgramTemplateDetail, TemplateGlobalProduct } from './schemas';
 
 const templateColumns = {
   id: programTemplates.id,
@@ -104,51 +104,5 @@ export async function listTemplateGlobalProducts(db: Queryable, id: string): Pro
     displayOrder: p.displayOrder,
     isPatientVisible: p.isPatientVisible,
     programBaseFee: centsToAmountOrNull(p.programBaseFeeCents),
-  }));
-}
-
-/** All shared protocols, by name. */
-export async function listTitrationProtocols(db: Queryable): Promise<TitrationProtocol[]> {
-  const rows = await db
-    .select({
-      id: titrationProtocols.id,
-      name: titrationProtocols.name,
-      description: titrationProtocols.description,
-      levels: titrationProtocols.levels,
-      maxLevel: titrationProtocols.maxLevel,
-      createdAt: titrationProtocols.createdAt,
-    })
-    .from(titrationProtocols)
-    .orderBy(asc(titrationProtocols.name), asc(titrationProtocols.id));
-  return rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    levels: (row.levels ?? []).map((l: TitrationLevel) => ({ level: l.level, dose: l.dose, weeks: l.weeks })),
-    maxLevel: row.maxLevel,
-    createdAt: row.createdAt.toISOString(),
-  }));
-}
-
-/** All shared form structures, by category then name. */
-export async function listFormStructures(db: Queryable): Promise<FormStructure[]> {
-  const rows = await db
-    .select({
-      id: formStructures.id,
-      name: formStructures.name,
-      slug: formStructures.slug,
-      category: formStructures.category,
-      structure: formStructures.structure,
-      createdAt: formStructures.createdAt,
-    })
-    .from(formStructures)
-    .orderBy(asc(formStructures.category), asc(formStructures.name), asc(formStructures.id));
-  return rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    category: row.category,
-    structure: row.structure ?? {},
-    createdAt: row.createdAt.toISOString(),
   }));
 }

@@ -1,14 +1,14 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { clinicServices as services, type AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { programsOverview } from './overview';
-import { services } from './request';
 import { programProductRoutes } from './products/routes';
+import { programTitrationProtocolRoutes } from './titration-protocols/routes';
 import { createProgramBody, listProgramsQuery, overview, program, updateProgramBody, windDownConflict } from './schemas';
-import { syncAllResult, syncResult, syncStatus as syncStatusSchema } from './products/schemas';
+import { syncAllResult, syncResult, syncStatus as syncStatusSchema } from './schemas';
 import { createProgram, deleteProgram, duplicateProgram, getProgram, listPrograms, updateProgram } from './service';
 import { syncAllPrograms, syncProgram, syncStatus } from './sync';
 
@@ -171,5 +171,6 @@ export const programRoutes = new OpenAPIHono<AppEnv>()
     const { db, clinicId } = services(c);
     return c.json(ok(await syncStatus(db, clinicId, c.req.valid('param').id)), 200);
   })
-  .route('/', programProductRoutes);
+  .route('/', programProductRoutes)
+  .route('/', programTitrationProtocolRoutes);
 

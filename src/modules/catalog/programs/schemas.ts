@@ -158,3 +158,26 @@ export const overview = z
 export type Overview = z.infer<typeof overview>;
 
 export const feeSource = z.enum(FEE_SOURCES);
+
+// Template sync (/programs/{id}/sync, /programs/sync-all, /programs/{id}/sync-status).
+export const syncStatus = z
+  .object({
+    programId: z.string().uuid(),
+    templateId: z.string().uuid().nullable(),
+    templateVersion: z.number().int().nullable().openapi({ description: 'The template version the program last applied.' }),
+    latestTemplateVersion: z.number().int().nullable().openapi({ description: "The template's current version." }),
+    isBehind: z.boolean().openapi({ description: 'templateVersion < latestTemplateVersion (a program never synced is behind).' }),
+  })
+  .openapi('ProgramSyncStatus');
+
+export const syncResult = syncStatus
+  .extend({
+    addedProducts: z.number().int(),
+    updatedProducts: z.number().int(),
+    removedProducts: z.number().int(),
+  })
+  .openapi('ProgramSyncResult');
+
+export type SyncResult = z.infer<typeof syncResult>;
+
+export const syncAllResult = z.object({ synced: z.number().int(), programs: z.array(syncResult) }).openapi('ProgramSyncAllResult');

@@ -3,7 +3,7 @@ import type { Database, Queryable } from '../../../platform/db/client';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { rowsOf } from '../../../platform/db/sql';
-import type { SyncResult } from './products/schemas';
+import type { SyncResult } from './schemas';
 import { lockProgram } from './service';
 
 // Template sync: a program derived from a template re-applies the template's products and base

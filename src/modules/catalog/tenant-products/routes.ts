@@ -1,12 +1,20 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
-import { DevelopmentPaymentProcessor } from '../../../platform/providers/payments';
+import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
-import { planLimitError, pricedTenantProduct, selectionResult, updatePriceBody, updateSelectionBody } from './schemas';
-import { replaceSelection, updateTenantProductPrice } from './service';
+import { planLimitError, selectionResult, tenantProduct, updatePriceBody, updateSelectionBody } from './schemas';
+import { listTenantProducts, replaceSelection, updateTenantProductPrice } from './service';
 
 const tags = ['Products and catalog'];
+
+const tenantProducts = defineRoute({ auth: 'key', scope: 'read' }, {
+  method: 'get',
+  path: '/api/v1/tenant-products',
+  operationId: 'listTenantProducts',
+  tags,
+  summary: "The clinic's offerings of global products: facilitation fees, prices, placeholder fees",
+  responses: { 200: jsonContent(successBody(z.array(tenantProduct)), 'Tenant products, by product name') },
+});
 
 const updatePrice = defineRoute({ auth: 'key', scope: 'write' }, {
   method: 'post',
@@ -18,7 +26,7 @@ const updatePrice = defineRoute({ auth: 'key', scope: 'write' }, {
     "Creates a price at the payment processor (Stripe in production; sandbox keys always use the development processor) and stores it on the tenant product in the same transaction. The same price again creates nothing. docs/payments.md.",
   request: { body: jsonBody(updatePriceBody) },
   responses: {
-    200: jsonContent(successBody(pricedTenantProduct), 'The tenant product with its new price'),
+    200: jsonContent(successBody(tenantProduct), 'The tenant product with its new price'),
     403: jsonContent(planLimitError, 'KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE, or PLAN_PRICE_CAP_EXCEEDED (data.maxPriceCents, data.tenantProductIds)'),
     404: jsonContent(errorBody, 'Unknown, malformed or other-clinic tenantProductId'),
     502: jsonContent(errorBody, 'PAYMENT_PROCESSOR_ERROR: the processor refused the request; nothing was stored'),
@@ -41,14 +49,13 @@ const updateSelection = defineRoute({ auth: 'key', scope: 'write' }, {
   },
 });
 
-/** Sandbox clinics never reach the real processor: their prices are recorded like development ones. */
-const sandboxPayments = new DevelopmentPaymentProcessor();
-
-export const tenantPriceRoutes = new OpenAPIHono<AppEnv>()
+export const tenantProductRoutes = new OpenAPIHono<AppEnv>()
+  .openapi(tenantProducts, async (c) => c.json(ok(await listTenantProducts(c.get('services').db, c.get('apiKey').clinicId)), 200))
   .openapi(updatePrice, async (c) => {
-    const { db, payments, now } = c.get('services');
+    const { db, paymentsFor, now } = c.get('services');
     const key = c.get('apiKey');
-    const product = await updateTenantProductPrice(db, key.isSandbox ? sandboxPayments : payments, key.clinicId, c.req.valid('json'), now());
+    // Sandbox clinics never reach the real processor: their prices are recorded like development ones.
+    const product = await updateTenantProductPrice(db, paymentsFor({ sandbox: key.isSandbox }), key.clinicId, c.req.valid('json'), now());
     return c.json(ok(product, 'Price updated'), 200);
   })
   .openapi(updateSelection, async (c) => {

@@ -27,12 +27,6 @@ export const updatePriceBody = z
   .openapi('UpdateTenantProductPriceRequest');
 export type UpdatePriceBody = z.infer<typeof updatePriceBody>;
 
-/**
- * The answer of tenant-products/update: the tenant product exactly as GET /api/v1/tenant-products lists
- * it (one schema, the products area's TenantProduct).
- */
-export { tenantProduct as pricedTenantProduct, type TenantProduct as PricedTenantProduct } from '../products/schemas';
-
 export const updateSelectionBody = z
   .object({
     products: z
@@ -79,3 +73,31 @@ export const planLimitError = errorBody
       .optional(),
   })
   .openapi('PlanLimitError');
+
+export const tenantProduct = z
+  .object({
+    id: z.string().uuid(),
+    globalProductId: z.string().uuid(),
+    facilitationFee: z.number(),
+    price: z.number().nullable().openapi({ description: 'Dollars; null until the clinic sets one.' }),
+    placeholderFee: z.number().nullable().openapi({ description: 'Dollars: the tenant placeholder fee, last in the fee resolution.' }),
+    processorPriceId: z.string().nullable().openapi({ description: "The payment processor's price for `price`." }),
+    isActive: z.boolean(),
+    questionnaireIds: z.array(z.string().uuid()).openapi({ description: 'Questionnaires offering this product (update-selection).' }),
+    createdAt: z.string().datetime(),
+    updatedAt: z.string().datetime(),
+    globalProduct: z.object({
+      id: z.string().uuid(),
+      name: z.string(),
+      slug: z.string(),
+      categories: z.array(z.string()),
+      imageUrl: z.string().nullable(),
+      pharmacyBasePrice: z.number(),
+      packDurationMonths: z.number().int(),
+      requiresCooler: z.boolean(),
+      isDiscontinued: z.boolean(),
+    }),
+  })
+  .openapi('TenantProduct');
+
+export type TenantProduct = z.infer<typeof tenantProduct>;

@@ -1,13 +1,13 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { clinics, globalProducts, plans, questionnaires, tenantProducts, tenantProductSelections } from '../../../../drizzle/schema';
-import type { Database } from '../../../platform/db/client';
+import type { Database, Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
+import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
 import { ApiError, badRequest, notFound, invalidFields } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { centsToAmount } from '../../../platform/http/money';
+import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
 import type { PaymentProcessor } from '../../../platform/providers/payments';
-import { findTenantProduct } from '../product-catalog/service'; // the tenant product as GET /tenant-products shows it
-import type { PricedTenantProduct, SelectionResult, UpdatePriceBody, UpdateSelectionBody } from './schemas';
+import type { SelectionResult, TenantProduct, UpdatePriceBody, UpdateSelectionBody } from './schemas';
 
 export const PRICE_CURRENCY = 'usd';
 
@@ -33,7 +33,7 @@ export async function updateTenantProductPrice(
   clinicId: string,
   input: UpdatePriceBody,
   now: Date,
-): Promise<PricedTenantProduct> {
+): Promise<TenantProduct> {
   if (!isUuid(input.tenantProductId)) throw notFound('Tenant product');
   const scoped = forClinic(db, clinicId);
   return db.transaction(async (tx) => {
@@ -169,4 +169,78 @@ export async function replaceSelection(db: Database, clinicId: string, input: Up
       maxSelectedProducts: limit,
     };
   });
+}
+
+interface TenantProductRow {
+  id: string;
+  globalProductId: string;
+  facilitationFeeCents: number;
+  priceCents: number | null;
+  placeholderFeeCents: number | null;
+  processorPriceId: string | null;
+  isActive: boolean;
+  questionnaireIds: string[] | null;
+  createdAt: string;
+  updatedAt: string;
+  name: string;
+  slug: string;
+  categories: string[] | null;
+  imageUrl: string | null;
+  pharmacyBasePriceCents: number;
+  packDurationMonths: number;
+  requiresCooler: boolean;
+  isDiscontinued: boolean;
+}
+
+/** Tenant products of the clinic (one, when `id` is given) in the GET /tenant-products shape, one query. */
+async function queryTenantProducts(db: Queryable, clinicId: string, id?: string): Promise<TenantProduct[]> {
+  const rows = await rowsOf<TenantProductRow>(db, sql`
+    select tp.id, tp.global_product_id as "globalProductId", tp.facilitation_fee_cents as "facilitationFeeCents",
+      tp.price_cents as "priceCents", tp.placeholder_fee_cents as "placeholderFeeCents",
+      tp.processor_price_id as "processorPriceId", tp.is_active as "isActive",
+      ${isoTimestamp(sql`tp.created_at`)} as "createdAt", ${isoTimestamp(sql`tp.updated_at`)} as "updatedAt",
+      coalesce((select array_agg(s.questionnaire_id::text order by s.created_at, s.questionnaire_id)
+        from tenant_product_selections s where s.tenant_product_id = tp.id and s.clinic_id = tp.clinic_id), '{}'::text[]) as "questionnaireIds",
+      g.name, g.slug, g.categories, coalesce(o.image_url, g.image_url) as "imageUrl",
+      g.pharmacy_base_price_cents as "pharmacyBasePriceCents", g.pack_duration_months as "packDurationMonths",
+      g.requires_cooler as "requiresCooler", g.is_discontinued as "isDiscontinued"
+    from tenant_products tp
+    join global_products g on g.id = tp.global_product_id
+    left join global_product_image_overrides o on o.clinic_id = tp.clinic_id and o.global_product_id = g.id
+    where tp.clinic_id = ${clinicId} ${id ? sql`and tp.id = ${id}` : sql``}
+    order by g.name, tp.id`);
+  return rows.map((r) => ({
+    id: r.id,
+    globalProductId: r.globalProductId,
+    facilitationFee: centsToAmount(r.facilitationFeeCents),
+    price: centsToAmountOrNull(r.priceCents),
+    placeholderFee: centsToAmountOrNull(r.placeholderFeeCents),
+    processorPriceId: r.processorPriceId,
+    isActive: r.isActive,
+    questionnaireIds: r.questionnaireIds ?? [],
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    globalProduct: {
+      id: r.globalProductId,
+      name: r.name,
+      slug: r.slug,
+      categories: r.categories ?? [],
+      imageUrl: r.imageUrl,
+      pharmacyBasePrice: centsToAmount(r.pharmacyBasePriceCents),
+      packDurationMonths: r.packDurationMonths,
+      requiresCooler: r.requiresCooler,
+      isDiscontinued: r.isDiscontinued,
+    },
+  }));
+}
+
+/** GET /tenant-products: every offering of the clinic (active or not), by product name. */
+export const listTenantProducts = (db: Queryable, clinicId: string): Promise<TenantProduct[]> => queryTenantProducts(db, clinicId);
+
+/** One offering of the clinic in the same shape; the same 404 for unknown, malformed and foreign ids. */
+export async function findTenantProduct(db: Queryable, clinicId: string, id: string): Promise<TenantProduct> {
+  if (!isUuid(id)) throw notFound('Tenant product');
+  const [row] = await queryTenantProducts(db, clinicId, id);
+  if (!row) throw notFound('Tenant product');
+  return row;
 }

@@ -7,6 +7,7 @@ import { pathId } from '../../../platform/http/ids';
 import { amount, MAX_AMOUNT } from '../../../platform/http/money';
 import { pageQuery } from '../../../platform/http/pagination';
 import { safeString, text } from '../../../platform/http/strings';
+import { atLeastOneField } from '../../../platform/http/fields';
 
 const hasAtMostTwoDecimals = (value: number) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-6;
 
@@ -23,7 +24,6 @@ const rate = (description: string) =>
 const percentage = (description: string) =>
   z.number().finite().min(0).max(100).refine(hasAtMostTwoDecimals, { message: 'must have at most two decimals' }).openapi({ description, example: 15 });
 
-const atLeastOneField = (body: object) => Object.keys(body).length > 0;
 
 // ---------- program config ----------
 

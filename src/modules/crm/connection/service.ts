@@ -7,6 +7,7 @@ import { credentialHintFor, encryptCrmCredentials } from './credentials';
 import { signOAuthState } from './oauth-state';
 import { PROVIDERS, type CrmProvider } from './providers';
 import type { ConnectApiKeyBody, CrmConnection, PhiSyncBody } from './schemas';
+import { isoOrNull } from '../../../platform/http/dates';
 
 const RESOURCE = 'CRM connection';
 
@@ -33,7 +34,6 @@ interface SafeRow {
   lastSyncedAt: Date | null;
 }
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 const toConnection = (row: SafeRow): CrmConnection => ({
   provider: row.provider as CrmProvider,
@@ -41,9 +41,9 @@ const toConnection = (row: SafeRow): CrmConnection => ({
   credentialHint: row.credentialHint,
   accountName: row.accountName,
   phiSyncEnabled: row.phiSyncEnabled,
-  baaAttestedAt: iso(row.baaAttestedAt),
+  baaAttestedAt: isoOrNull(row.baaAttestedAt),
   connectedAt: row.connectedAt.toISOString(),
-  lastSyncedAt: iso(row.lastSyncedAt),
+  lastSyncedAt: isoOrNull(row.lastSyncedAt),
 });
 
 /** The clinic's connection, or null when it has none. */

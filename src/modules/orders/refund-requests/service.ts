@@ -9,7 +9,8 @@ import { pageOffset, paginate } from '../../../platform/http/pagination';
 import type { MoneyMovements } from '../../../platform/providers/payments';
 import { rowsOf } from '../../../platform/db/sql';
 import { lockClinic } from '../ledger/sums';
-import { REFUND_REQUEST_STATUSES, type RefundData, type RefundRequestData, type RefundRequestQuery } from '../refunds/schemas';
+import type { RefundData } from '../refunds/schemas';
+import { REFUND_REQUEST_STATUSES, type RefundRequestData, type RefundRequestQuery } from './schemas';
 import { inRefundTransaction, issueRefund, REFUND_WINDOW_MS } from '../refunds/service';
 
 const iso = (column: string) => isoTimestamp(sql.raw(column));

@@ -1,16 +1,14 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
-import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { moneyMovements } from '../../../platform/providers/payments';
-import { decideRefundRequest, listRefundRequests } from '../refund-requests/service';
-import { createRefundBody, decideBody, decideParams, decideResult, refundBody, refundRequestQuery, refundRequestRow } from './schemas';
+import { createRefundBody, refundBody } from './schemas';
 import { refundOrder } from './service';
 
 const tags = ['Payouts and refunds'];
 
-const processorErrors = {
+export const processorErrors = {
   502: jsonContent(errorBody, 'PAYMENT_PROCESSOR_ERROR: the processor refused the refund; nothing was stored'),
   503: jsonContent(errorBody, 'PAYMENT_PROCESSOR_UNAVAILABLE (Retry-After) or the database is unavailable; nothing was stored'),
 };
@@ -32,45 +30,9 @@ const create = defineRoute({ auth: 'key', scope: 'write' }, {
   },
 });
 
-const list = defineRoute({ auth: 'key', scope: 'read' }, {
-  method: 'get',
-  path: '/api/v1/refund-requests',
-  operationId: 'listRefundRequests',
-  tags,
-  summary: "Patients' refund requests: pending first, then decided ones, newest first (paged; status filter)",
-  request: { query: refundRequestQuery },
-  responses: { 200: jsonContent(pagedBody(refundRequestRow), 'Refund requests') },
-});
-
-const decide = defineRoute({ auth: 'key', scope: 'write' }, {
-  method: 'post',
-  path: '/api/v1/refund-requests/{id}/{action}',
-  operationId: 'decideRefundRequest',
-  tags,
-  summary: 'Approve (issues the refund under the POST /refunds rules) or deny a pending refund request',
-  description:
-    'action is approve or deny (anything else: 400 naming path.action). A request already decided: 409 REFUND_REQUEST_ALREADY_DECIDED. When the refund is refused (window, balance, already refunded), the request stays pending. docs/payouts-and-refunds.md.',
-  request: { params: decideParams, body: jsonBody(decideBody) },
-  responses: {
-    200: jsonContent(successBody(decideResult), 'The decided request and, for approve, the refund'),
-    409: jsonContent(errorBody, 'REFUND_REQUEST_ALREADY_DECIDED, ALREADY_REFUNDED or ORDER_NOT_PAID'),
-    ...processorErrors,
-  },
-});
-
 export const refundRoutes = new OpenAPIHono<AppEnv>()
   .openapi(create, async (c) => {
     const { db, payments, now } = c.get('services');
     const refund = await refundOrder(db, moneyMovements(payments), c.get('apiKey').clinicId, c.req.valid('json'), now());
     return c.json(ok(refund, 'Order refunded'), 201);
-  })
-  .openapi(list, async (c) => {
-    const { data, pagination } = await listRefundRequests(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
-    return c.json({ ...ok(data), pagination }, 200);
-  })
-  .openapi(decide, async (c) => {
-    const { db, payments, now } = c.get('services');
-    const { id, action } = c.req.valid('param');
-    const result = await decideRefundRequest(db, moneyMovements(payments), c.get('apiKey').clinicId, id, action, c.req.valid('json').reviewNotes, now());
-    return c.json(ok(result, action === 'approve' ? 'Refund request approved; the order was refunded' : 'Refund request denied'), 200);
   });

@@ -8,6 +8,7 @@ import { isDevelopmentBillingId, type BillingProcessor, type SubscriptionState }
 import type { Database, Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { ApiError, conflict, notFound } from '../../../platform/http/errors';
+import { ProviderError } from '../../../platform/providers/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
 import { describeError, logLine } from '../../../platform/log';
@@ -16,6 +17,7 @@ import {
   ENTITLEMENT_FEATURES, TUTORIAL_STEPS,
   type BasicInfoView, type PayoutAccountStatusView, type PlanRefView, type PlanView, type ProrationPreviewView, type SubscriptionView,
 } from './schemas';
+import { isoOrNull } from '../../../platform/http/dates';
 
 /** Payout-account values are reused this long before the processor is asked again. */
 export const PAYOUT_STATUS_TTL_MS = 5 * 60_000;
@@ -28,7 +30,6 @@ type PlanRow = typeof plans.$inferSelect;
 type SubscriptionRow = typeof platformSubscriptions.$inferSelect;
 type PayoutAccountRow = typeof payoutAccounts.$inferSelect;
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function toPlanRef(row: Pick<PlanRow, 'id' | 'code' | 'name' | 'monthlyPriceCents' | 'entitlements'>): PlanRefView {
   return {
@@ -49,7 +50,7 @@ export function toSubscription(row: SubscriptionRow): SubscriptionView {
     currentPeriodStart: row.currentPeriodStart.toISOString(),
     currentPeriodEnd: row.currentPeriodEnd.toISOString(),
     needsSync: row.needsSync,
-    cancelledAt: iso(row.cancelledAt),
+    cancelledAt: isoOrNull(row.cancelledAt),
   };
 }
 
@@ -63,7 +64,7 @@ function toPayoutStatus(row: Pick<PayoutAccountRow, 'status' | 'chargesEnabled' 
     detailsSubmitted: row.detailsSubmitted,
     requirementsDue: [...row.requirementsDue],
     isConnected: row.status !== 'not_connected',
-    checkedAt: iso(row.statusCheckedAt),
+    checkedAt: isoOrNull(row.statusCheckedAt),
   };
 }
 
@@ -85,7 +86,7 @@ export async function payoutAccountStatus(db: Database, processorFor: ProcessorF
   try {
     state = await processorFor(row.processorAccountId).retrieveAccount({ clinicId, processorAccountId: row.processorAccountId });
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof ProviderError)) throw error;
     logLine('warn', 'payout account status not refreshed; answering the cached values', { clinicId, error: describeError(error) });
     return toPayoutStatus(row);
   }
@@ -175,14 +176,14 @@ export async function basicInfo(db: Database, clinicId: string, now: Date): Prom
           expiresAt: expiresAt.toISOString(),
           isOpen: expiresAt.getTime() > now.getTime(),
           daysRemaining: Math.max(0, Math.ceil((expiresAt.getTime() - now.getTime()) / DAY_MS)),
-          goLiveRequestedAt: iso(clinic.goLiveRequestedAt),
+          goLiveRequestedAt: isoOrNull(clinic.goLiveRequestedAt),
         }
       : null,
     plan: row.plan ? toPlanRef(row.plan) : null,
     subscription: row.subscription ? toSubscription(row.subscription) : null,
-    payoutAccount: { status: payoutStatus, isConnected: payoutStatus !== 'not_connected', checkedAt: iso(row.payout?.statusCheckedAt ?? null) },
+    payoutAccount: { status: payoutStatus, isConnected: payoutStatus !== 'not_connected', checkedAt: isoOrNull(row.payout?.statusCheckedAt ?? null) },
     onboarding: row.onboarding
-      ? { currentStep: row.onboarding.currentStep, isComplete: row.onboarding.currentStep === 'completed', completedAt: iso(row.onboarding.completedAt) }
+      ? { currentStep: row.onboarding.currentStep, isComplete: row.onboarding.currentStep === 'completed', completedAt: isoOrNull(row.onboarding.completedAt) }
       : null,
     tutorial: { steps, completedCount, totalCount: steps.length, isComplete: completedCount === steps.length },
   };

@@ -6,7 +6,7 @@ import { idParam } from '../../../platform/http/ids';
 import { defineRoute } from '../../../platform/http/route';
 import { getClinic, isSlugAvailable, setClinicLogo, updateClinic } from './service';
 import { checkLogo, logoMultipartBody, logoUploadErrors, withDeclaredSizeCheck } from './logo-upload';
-import { clinicProfile, logoResult, slugAvailability, slugParam, updateClinicBody } from '../organization/schemas';
+import { clinicProfile, logoResult, slugAvailability, slugParam, updateClinicBody } from './schemas';
 
 const tags = ['Organization and clinic'];
 const read = { auth: 'key', scope: 'read' } as const;

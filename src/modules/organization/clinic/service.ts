@@ -6,9 +6,9 @@ import { isUniqueViolation } from '../../../platform/db/errors';
 import { ApiError, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { storeImage, type CheckedImage, type UploadDeps } from '../../catalog';
-import type { ClinicProfileView, UpdateClinicBody } from '../organization/schemas';
 import { isReservedSlug } from '../organization/validation';
-import { iso } from '../organization/views';
+import { ClinicProfileView, UpdateClinicBody } from './schemas';
+import { isoOrNull } from '../../../platform/http/dates';
 
 const RESOURCE = 'Clinic';
 const SLUG_INDEX = 'clinics_slug_key';
@@ -35,7 +35,7 @@ export async function getClinic(db: Database, clinicId: string): Promise<ClinicP
     contactEmail: c.contactEmail,
     contactPhone: c.contactPhone,
     customDomain: row.hostname ?? null,
-    sandboxExpiresAt: iso(c.sandboxExpiresAt),
+    sandboxExpiresAt: isoOrNull(c.sandboxExpiresAt),
     createdAt: c.createdAt.toISOString(),
     updatedAt: c.updatedAt.toISOString(),
   };

@@ -9,7 +9,9 @@ import { DEFAULT_DOCTOR_FEE_CENTS, PROCESSOR_FEE_FIXED_CENTS, PROCESSOR_FEE_RATE
 import { currentCustomDomain, startCustomDomain } from '../clinic/custom-domain/service';
 import type { OrganizationDeps } from '../context';
 import type { FeeConfigView, OrganizationSettingsView, UpdateOrganizationBody } from './schemas';
-import { iso, toCustomDomain, toEmailSender } from './views';
+import { toCustomDomain } from '../clinic/custom-domain/views';
+import { toEmailSender } from '../clinic/email-domain/views';
+import { isoOrNull } from '../../../platform/http/dates';
 
 /** The timezone of a clinic that never set one (the column's default). */
 export const DEFAULT_TIMEZONE = 'America/New_York';
@@ -65,7 +67,7 @@ export async function getOrganization(db: Queryable, clinicId: string): Promise<
         fromNumber: sms?.status === 'active' ? sms.phoneNumber : null,
       },
     },
-    updatedAt: iso(org?.updatedAt),
+    updatedAt: isoOrNull(org?.updatedAt),
   };
 }
 
@@ -134,6 +136,6 @@ export async function getFeeConfig(db: Database, clinicId: string): Promise<FeeC
       description:
         'The platform\'s fee on each charge, as a share of the subtotal less discounts; products may also carry a facilitation fee (facilitationFee in the catalog), which is part of their price.',
     },
-    updatedAt: iso(row?.updatedAt),
+    updatedAt: isoOrNull(row?.updatedAt),
   };
 }

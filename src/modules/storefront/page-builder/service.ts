@@ -13,6 +13,7 @@ import {
   PAGE_TYPES, PAGE_VERSIONS_LISTED,
   type CreatePageBody, type MenuItem, type MenuItemInput, type Navigation, type NavigationBody, type Page, type PageSummary, type UpdatePageBody,
 } from './schemas';
+import { isoOrNull } from '../../../platform/http/dates';
 
 const RESOURCE = 'Page';
 const SLUG_INDEX = 'pages_clinic_id_slug_key';
@@ -20,7 +21,6 @@ const HOMEPAGE_INDEX = 'pages_clinic_id_homepage_key';
 
 type PageType = (typeof PAGE_TYPES)[number];
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The clinic's pages that are not deleted (a deleted page answers 404 everywhere). */
 const live = (db: Queryable, clinicId: string, ...conditions: SQL[]) => forClinic(db, clinicId).where(pages, isNull(pages.deletedAt), ...conditions);
@@ -75,7 +75,7 @@ function toSummary(row: SummaryRow): PageSummary {
     seoOgImage: row.seoOgImage,
     seoCanonical: row.seoCanonical,
     publishedVersion: row.publishedVersion,
-    publishedAt: iso(row.publishedAt),
+    publishedAt: isoOrNull(row.publishedAt),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -8,6 +8,7 @@ import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type { ListTeleformRemovalsQuery, TeleformRemoval } from './schemas';
+import { isoOrNull } from '../../../platform/http/dates';
 
 const RESOURCE = 'Teleform removal';
 
@@ -39,7 +40,6 @@ interface Row {
   updatedAt: Date;
 }
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 const toRemoval = (row: Row): TeleformRemoval => ({
   id: row.id,
@@ -49,8 +49,8 @@ const toRemoval = (row: Row): TeleformRemoval => ({
   status: row.status,
   scheduledFor: row.scheduledFor.toISOString(),
   cancelReason: row.cancelReason,
-  cancelledAt: iso(row.cancelledAt),
-  completedAt: iso(row.completedAt),
+  cancelledAt: isoOrNull(row.cancelledAt),
+  completedAt: isoOrNull(row.completedAt),
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });

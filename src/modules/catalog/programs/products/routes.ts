@@ -1,16 +1,14 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../../platform/context';
+import { clinicServices as services, type AppEnv } from '../../../../platform/context';
 import { jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { idParam } from '../../../../platform/http/ids';
 import { defineRoute } from '../../../../platform/http/route';
 import { activateProduct, activationStatus, getPricing, globalProductPool, replaceProducts, setProductVisibility, visibilityStatus } from './service';
-import { services } from '../request';
-import { programAndAttachmentParams, programAndProductParams } from '../schemas';
+import { programAndProductParams } from '../schemas';
 import {
-  activateBody, activationStatus as activationStatusSchema, attachTitrationBody, poolProduct, pricingRead, productActivation,
-  productVisibility, replaceProductsBody, titrationAttachment, updateTitrationBody, visibilityBody, visibilityStatus as visibilityStatusSchema,
+  activateBody, activationStatus as activationStatusSchema, poolProduct, pricingRead, productActivation, productVisibility, replaceProductsBody,
+  visibilityBody, visibilityStatus as visibilityStatusSchema,
 } from './schemas';
-import { attachProtocol, detachProtocol, listAttachments, updateAttachment } from '../titration-protocols/service';
 
 const tags = ['Programs'];
 const read = { auth: 'key', scope: 'read' } as const;
@@ -86,46 +84,6 @@ const setVisibility = defineRoute(write, {
   responses: { 200: jsonContent(successBody(productVisibility), 'The product after the change') },
 });
 
-const listTitration = defineRoute(read, {
-  method: 'get',
-  path: '/api/v1/programs/{id}/titration-protocols',
-  operationId: 'listProgramTitrationProtocols',
-  tags,
-  summary: 'Titration protocols attached to the program, by position',
-  request: { params: idParam() },
-  responses: { 200: jsonContent(successBody(z.array(titrationAttachment)), 'Attachments') },
-});
-
-const attach = defineRoute(write, {
-  method: 'post',
-  path: '/api/v1/programs/{id}/titration-protocols',
-  operationId: 'attachProgramTitrationProtocol',
-  tags,
-  summary: 'Attach a shared titration protocol to the program',
-  request: { params: idParam(), body: jsonBody(attachTitrationBody) },
-  responses: { 201: jsonContent(successBody(titrationAttachment), 'Attached') },
-});
-
-const updateTitration = defineRoute(write, {
-  method: 'put',
-  path: '/api/v1/programs/{id}/titration-protocols/{attachmentId}',
-  operationId: 'updateProgramTitrationProtocol',
-  tags,
-  summary: "Change an attachment's flat fee, billing months or position",
-  request: { params: programAndAttachmentParams, body: jsonBody(updateTitrationBody) },
-  responses: { 200: jsonContent(successBody(titrationAttachment), 'Updated') },
-});
-
-const detach = defineRoute(write, {
-  method: 'delete',
-  path: '/api/v1/programs/{id}/titration-protocols/{attachmentId}',
-  operationId: 'detachProgramTitrationProtocol',
-  tags,
-  summary: 'Detach a titration protocol from the program',
-  request: { params: programAndAttachmentParams },
-  responses: { 200: jsonContent(successBody(titrationAttachment), 'Detached (the attachment as it was)') },
-});
-
 /** Static sub-paths (activation-status, visibility-status) are distinct from /products/{productId}/... by depth. */
 export const programProductRoutes = new OpenAPIHono<AppEnv>()
   .openapi(globalProducts, async (c) => {
@@ -157,22 +115,4 @@ export const programProductRoutes = new OpenAPIHono<AppEnv>()
     const { db, clinicId, now } = services(c);
     const { id, productId } = c.req.valid('param');
     return c.json(ok(await setProductVisibility(db, clinicId, id, productId, c.req.valid('json').isPatientVisible, now()), 'Product updated'), 200);
-  })
-  .openapi(listTitration, async (c) => {
-    const { db, clinicId } = services(c);
-    return c.json(ok(await listAttachments(db, clinicId, c.req.valid('param').id)), 200);
-  })
-  .openapi(attach, async (c) => {
-    const { db, clinicId, now } = services(c);
-    return c.json(ok(await attachProtocol(db, clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Titration protocol attached'), 201);
-  })
-  .openapi(updateTitration, async (c) => {
-    const { db, clinicId } = services(c);
-    const { id, attachmentId } = c.req.valid('param');
-    return c.json(ok(await updateAttachment(db, clinicId, id, attachmentId, c.req.valid('json')), 'Attachment updated'), 200);
-  })
-  .openapi(detach, async (c) => {
-    const { db, clinicId } = services(c);
-    const { id, attachmentId } = c.req.valid('param');
-    return c.json(ok(await detachProtocol(db, clinicId, id, attachmentId), 'Titration protocol detached'), 200);
   });

@@ -1,12 +1,12 @@
 import { z } from '@hono/zod-openapi';
-import { amount } from '../../../../platform/http/money';
 import { safeString } from '../../../../platform/http/strings';
 import { programGlobalProductDetail, feeSource } from '../schemas';
 
 // A program's products (pricing read, product set, activation, visibility, the pool of global
 // products), its template sync and its titration attachments. Money in dollars unless *Cents.
 
-const money = (description: string) => z.number().openapi({ description, example: 99 });
+/** A money field of an answer: dollars. */
+export const money = (description: string) => z.number().openapi({ description, example: 99 });
 const moneyOrNull = (description: string) => z.number().nullable().openapi({ description, example: 99 });
 
 export const pricedProduct = z
@@ -87,64 +87,3 @@ export const visibilityStatus = z.object({ programId: z.string().uuid(), product
 
 export const activateBody = z.object({ isActive: z.boolean() }).strict().openapi('ProgramProductActivateRequest');
 export const visibilityBody = z.object({ isPatientVisible: z.boolean() }).strict().openapi('ProgramProductVisibilityRequest');
-
-export const syncStatus = z
-  .object({
-    programId: z.string().uuid(),
-    templateId: z.string().uuid().nullable(),
-    templateVersion: z.number().int().nullable().openapi({ description: 'The template version the program last applied.' }),
-    latestTemplateVersion: z.number().int().nullable().openapi({ description: "The template's current version." }),
-    isBehind: z.boolean().openapi({ description: 'templateVersion < latestTemplateVersion (a program never synced is behind).' }),
-  })
-  .openapi('ProgramSyncStatus');
-
-export const syncResult = syncStatus
-  .extend({
-    addedProducts: z.number().int(),
-    updatedProducts: z.number().int(),
-    removedProducts: z.number().int(),
-  })
-  .openapi('ProgramSyncResult');
-export type SyncResult = z.infer<typeof syncResult>;
-
-export const syncAllResult = z.object({ synced: z.number().int(), programs: z.array(syncResult) }).openapi('ProgramSyncAllResult');
-
-const billingMonths = z
-  .array(z.number().int().min(1).max(12))
-  .min(1)
-  .max(12)
-  .refine((months) => new Set(months).size === months.length, { message: 'must not repeat a month' })
-  .openapi({ description: 'Billing intervals (months, 1–12) patients may choose, each once.', example: [1, 3] });
-const position = z.number().int().min(0).max(10_000).openapi({ example: 0 });
-const flatFee = amount().openapi({ type: 'number', description: 'Dollars.', example: 25 });
-
-export const attachTitrationBody = z
-  .object({
-    titrationProtocolId: safeString().uuid(),
-    flatFee: flatFee.default(0),
-    allowedBillingMonths: billingMonths.default([1]),
-    position: position.optional().openapi({ description: 'Default: after the last attachment.' }),
-  })
-  .strict()
-  .openapi('AttachTitrationProtocolRequest');
-export type AttachTitrationBody = z.infer<typeof attachTitrationBody>;
-
-export const updateTitrationBody = z
-  .object({ flatFee: flatFee.optional(), allowedBillingMonths: billingMonths.optional(), position: position.optional() })
-  .strict()
-  .openapi('UpdateTitrationAttachmentRequest');
-export type UpdateTitrationBody = z.infer<typeof updateTitrationBody>;
-
-export const titrationAttachment = z
-  .object({
-    id: z.string().uuid(),
-    programId: z.string().uuid(),
-    titrationProtocolId: z.string().uuid(),
-    titrationProtocol: z.object({ id: z.string().uuid(), name: z.string(), maxLevel: z.number().int() }),
-    flatFee: money('Dollars.'),
-    allowedBillingMonths: z.array(z.number().int()),
-    position: z.number().int(),
-    createdAt: z.string().datetime(),
-  })
-  .openapi('ProgramTitrationAttachment');
-export type TitrationAttachment = z.infer<typeof titrationAttachment>;

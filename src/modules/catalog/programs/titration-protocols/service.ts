@@ -4,7 +4,7 @@ import { badRequest, notFound } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
 import { centsToAmount } from '../../../../platform/http/money';
 import { isoTimestamp as iso, rowsOf } from '../../../../platform/db/sql';
-import type { AttachTitrationBody, TitrationAttachment, UpdateTitrationBody } from '../products/schemas';
+import type { AttachTitrationBody, TitrationAttachment, UpdateTitrationBody } from './schemas';
 import { lockProgram } from '../service';
 
 // A program's titration-protocol attachments (flat fee, billing months, position).

@@ -5,7 +5,7 @@ import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../../p
 import { defineRoute } from '../../../../platform/http/route';
 import { finalizeCustomDomain, removeCustomDomain, startCustomDomain, verifyCustomDomain } from './service';
 import { depsOf } from '../../context';
-import { customDomain, customDomainVerification, startCustomDomainBody } from '../../organization/schemas';
+import { customDomain, customDomainVerification, startCustomDomainBody } from './schemas';
 
 const tags = ['Organization and clinic'];
 const write = { auth: 'key', scope: 'write' } as const;

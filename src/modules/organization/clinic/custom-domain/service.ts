@@ -12,8 +12,8 @@ import { platformDomainOf, type CustomHostnameRecord } from '../../../../platfor
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import { customHostnamesOf, type OrganizationDeps } from '../../context';
 import { fieldError, viaDomainProvider, viaDomainProviderAbout } from '../../organization/errors';
-import type { CustomDomainView } from '../../organization/schemas';
-import { toCustomDomain, type CustomDomainRow } from '../../organization/views';
+import { CustomDomainRow, toCustomDomain } from './views';
+import { CustomDomainView } from './schemas';
 
 const RESOURCE = 'Custom domain';
 const CLINIC_CURRENT_INDEX = 'custom_domains_clinic_id_current_key';

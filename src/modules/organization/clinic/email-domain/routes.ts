@@ -7,7 +7,7 @@ import { depsOf } from '../../context';
 import {
   getEmailDomainStatus, removeEmailDomain, startEmailDomain, updateEmailSender, verifyEmailDomain,
 } from './service';
-import { emailDomain, emailDomainStatus, emailDomainVerification, emailSender, startEmailDomainBody, updateEmailSenderBody } from '../../organization/schemas';
+import { emailDomain, emailDomainStatus, emailDomainVerification, emailSender, startEmailDomainBody, updateEmailSenderBody } from './schemas';
 
 const tags = ['Organization and clinic'];
 const read = { auth: 'key', scope: 'read' } as const;

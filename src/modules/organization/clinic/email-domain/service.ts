@@ -13,8 +13,9 @@ import { ApiError, notFound } from '../../../../platform/http/errors';
 import { assertNotPlatformDomain } from '../custom-domain/service';
 import { emailDomainsOf, type OrganizationDeps } from '../../context';
 import { viaDomainProvider, viaDomainProviderAbout } from '../../organization/errors';
-import type { EmailDomainView, EmailSenderView } from '../../organization/schemas';
-import { emailDomainStatusOf, toEmailDomain, toEmailSender, toStoredDnsRecords, type EmailDomainRow } from '../../organization/views';
+import { EmailDomainRow, emailDomainStatusOf, toEmailDomain, toEmailSender } from './views';
+import { EmailDomainView, EmailSenderView } from './schemas';
+import { toStoredDnsRecords } from './views';
 
 const RESOURCE = 'Email domain';
 

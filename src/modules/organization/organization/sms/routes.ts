@@ -8,8 +8,8 @@ import { notFound } from '../../../../platform/http/errors';
 import { defineRoute } from '../../../../platform/http/route';
 import { SMS_PROVIDERS, type SmsProviderName } from '../../../../platform/providers/sms';
 import { depsOf } from '../../context';
-import { smsConfig, smsProviderParam, smsStatus, updateSmsConfigBody } from '../schemas';
 import { activateSmsNumber, deleteSmsConfig, getSmsConfig, getSmsStatus, putSmsConfig, releaseSmsNumber } from './service';
+import { smsConfig, smsProviderParam, smsStatus, updateSmsConfigBody } from './schemas';
 
 const tags = ['Organization and clinic'];
 const read = { auth: 'key', scope: 'read' } as const;

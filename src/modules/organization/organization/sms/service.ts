@@ -10,8 +10,8 @@ import type { Database, Queryable } from '../../../../platform/db/client';
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import type { SmsProviderName } from '../../../../platform/providers/sms';
 import { smsNumbersOf, type OrganizationDeps } from '../../context';
-import type { SmsConfigView, SmsStatusView } from '../schemas';
-import { monthOf, toSmsConfig, toSmsStatus, type SmsConfigRow } from '../views';
+import { SmsConfigRow, monthOf, toSmsConfig, toSmsStatus } from './views';
+import { SmsConfigView, SmsStatusView } from './schemas';
 
 /** Associated data of the sealed token: a ciphertext copied to another clinic's row does not decrypt. */
 const tokenContext = (clinicId: string) => `sms-auth-token:${clinicId}`;

@@ -5,10 +5,10 @@ import { notFound } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
 import { pageOffset, pagination, type PageQuery } from '../../../../platform/http/pagination';
 import type { WebhookDeliveryView } from './schemas';
+import { isoOrNull } from '../../../../platform/http/dates';
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function toDeliveryView(row: Pick<DeliveryRow, 'id' | 'eventType' | 'status' | 'attempts' | 'lastResponseStatus' | 'createdAt' | 'lastAttemptAt' | 'nextAttemptAt' | 'succeededAt' | 'idempotencyKey' | 'replayOf'>): WebhookDeliveryView {
   return {
@@ -18,9 +18,9 @@ export function toDeliveryView(row: Pick<DeliveryRow, 'id' | 'eventType' | 'stat
     attempts: row.attempts,
     lastResponseStatus: row.lastResponseStatus,
     createdAt: row.createdAt.toISOString(),
-    lastAttemptAt: iso(row.lastAttemptAt),
-    nextAttemptAt: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
-    succeededAt: iso(row.succeededAt),
+    lastAttemptAt: isoOrNull(row.lastAttemptAt),
+    nextAttemptAt: row.status === 'pending' ? isoOrNull(row.nextAttemptAt) : null,
+    succeededAt: isoOrNull(row.succeededAt),
     idempotencyKey: row.idempotencyKey,
     replayOf: row.replayOf,
   };

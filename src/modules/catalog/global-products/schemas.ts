@@ -1,0 +1,12 @@
+import { z } from '@hono/zod-openapi';
+
+export const discontinuedInUse = z
+  .object({
+    globalProductId: z.string().uuid(),
+    name: z.string(),
+    slug: z.string(),
+    programs: z.array(z.object({ id: z.string().uuid(), name: z.string(), state: z.string().openapi({ example: 'live' }) })),
+  })
+  .openapi('DiscontinuedProductInUse');
+
+export type DiscontinuedInUse = z.infer<typeof discontinuedInUse>;

@@ -1,0 +1,27 @@
+import { asc } from 'drizzle-orm';
+import { titrationProtocols, type TitrationLevel } from '../../../../drizzle/schema';
+import type { Queryable } from '../../../platform/db/client';
+import type { TitrationProtocol } from './schemas';
+
+/** All shared protocols, by name. */
+export async function listTitrationProtocols(db: Queryable): Promise<TitrationProtocol[]> {
+  const rows = await db
+    .select({
+      id: titrationProtocols.id,
+      name: titrationProtocols.name,
+      description: titrationProtocols.description,
+      levels: titrationProtocols.levels,
+      maxLevel: titrationProtocols.maxLevel,
+      createdAt: titrationProtocols.createdAt,
+    })
+    .from(titrationProtocols)
+    .orderBy(asc(titrationProtocols.name), asc(titrationProtocols.id));
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    levels: (row.levels ?? []).map((l: TitrationLevel) => ({ level: l.level, dose: l.dose, weeks: l.weeks })),
+    maxLevel: row.maxLevel,
+    createdAt: row.createdAt.toISOString(),
+  }));
+}

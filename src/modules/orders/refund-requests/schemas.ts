@@ -1,0 +1,50 @@
+import { z } from '@hono/zod-openapi';
+import { pathId } from '../../../platform/http/ids';
+import { pageQuery } from '../../../platform/http/pagination';
+import { text } from '../../../platform/http/strings';
+import { refundBody } from '../refunds/schemas';
+
+const iso = () => z.string().datetime();
+
+export const REFUND_REQUEST_STATUSES = ['pending', 'approved', 'denied'] as const;
+
+export const refundRequestQuery = pageQuery.extend({
+  status: z.enum(REFUND_REQUEST_STATUSES).optional().openapi({ description: 'Only requests in this status. Without it: pending first, then the rest, newest first within each.' }),
+});
+
+export type RefundRequestQuery = z.infer<typeof refundRequestQuery>;
+
+export const refundRequestRow = z
+  .object({
+    id: z.string().uuid(),
+    orderId: z.string().uuid(),
+    orderNumber: z.string(),
+    orderStatus: z.string(),
+    amount: z.number().openapi({ description: "The order's total, US dollars (what approving refunds)." }),
+    orderCreatedAt: iso(),
+    refundableUntil: iso().openapi({ description: 'orderCreatedAt + 30 days: approving later answers 400 REFUND_WINDOW_CLOSED.' }),
+    status: z.enum(REFUND_REQUEST_STATUSES),
+    reason: z.string().nullable(),
+    reviewNotes: z.string().nullable(),
+    decidedAt: iso().nullable(),
+    createdAt: iso(),
+    patient: z.object({ id: z.string().uuid(), firstName: z.string(), lastName: z.string(), email: z.string() }).nullable(),
+    refundId: z.string().uuid().nullable().openapi({ description: 'The refund issued by approving it; null otherwise.' }),
+  })
+  .openapi('RefundRequest');
+
+export type RefundRequestData = z.infer<typeof refundRequestRow>;
+
+export const decideParams = z.object({
+  id: pathId('id'),
+  action: z.enum(['approve', 'deny']).openapi({ param: { name: 'action', in: 'path' }, description: 'approve (issues the refund) or deny; anything else is 400 naming path.action.', example: 'approve' }),
+});
+
+export const decideBody = z
+  .object({ reviewNotes: text().trim().min(1).max(2000).openapi({ description: 'Recorded on the request (1-2000 characters).', example: 'Approved: shipment lost' }) })
+  .strict()
+  .openapi('DecideRefundRequest');
+
+export const decideResult = z
+  .object({ request: refundRequestRow, refund: z.union([refundBody, z.null()]).openapi({ description: 'The refund an approval issued; null for deny.' }) })
+  .openapi('RefundRequestDecision');
