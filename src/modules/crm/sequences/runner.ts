@@ -66,20 +66,39 @@ async function enrollTriggered(db: Database, now: Date): Promise<number> {
   return created.length + tagged.length;
 }
 
-/** Due enrollments with everything their next step needs, locked (SKIP LOCKED: parallel sweeps share the work). */
+/**
+ * Due enrollments with everything their next step needs, locked (SKIP LOCKED: parallel sweeps share the
+ * work). The enrollments are locked in a CTE that returns their current row, and the step is joined on
+ * that row's position. Locking them in the same SELECT as the joins would not do: when another sweep
+ * has just advanced an enrollment, PostgreSQL re-checks the locked row against the join rows the scan
+ * found first (the previous step's), so the next step would read as missing and the enrollment as done.
+ */
 function loadDue(tx: Transaction, now: Date, limit: number, exclude: Set<string>, onlyId: string | null) {
   const e = sequenceEnrollments;
   const conditions: SQL[] = [eq(e.status, 'active'), lte(e.nextRunAt, now)];
   if (exclude.size) conditions.push(notInArray(e.id, [...exclude]));
   if (onlyId) conditions.push(eq(e.id, onlyId));
+  const due = tx.$with('due').as(
+    tx
+      .select({ id: e.id, clinicId: e.clinicId, sequenceId: e.sequenceId, patientId: e.patientId, position: e.nextStepPosition, nextRunAt: e.nextRunAt })
+      .from(e)
+      .innerJoin(sequences, and(eq(sequences.id, e.sequenceId), eq(sequences.clinicId, e.clinicId), eq(sequences.status, 'active')))
+      .innerJoin(clinics, and(eq(clinics.id, e.clinicId), eq(clinics.isActive, true)))
+      .innerJoin(patients, and(eq(patients.id, e.patientId), eq(patients.clinicId, e.clinicId)))
+      .where(and(...conditions))
+      .orderBy(asc(e.nextRunAt))
+      .limit(limit)
+      .for('update', { of: e, skipLocked: true }),
+  );
   return tx
+    .with(due)
     .select({
-      id: e.id,
-      clinicId: e.clinicId,
-      sequenceId: e.sequenceId,
-      patientId: e.patientId,
-      position: e.nextStepPosition,
-      stepCount: sql<number>`(select count(*)::int from "sequence_steps" c where c."sequence_id" = "sequence_enrollments"."sequence_id" and c."clinic_id" = "sequence_enrollments"."clinic_id")`,
+      id: due.id,
+      clinicId: due.clinicId,
+      sequenceId: due.sequenceId,
+      patientId: due.patientId,
+      position: due.position,
+      stepCount: sql<number>`(select count(*)::int from "sequence_steps" c where c."sequence_id" = ${due.sequenceId} and c."clinic_id" = ${due.clinicId})`,
       stepType: sequenceSteps.type,
       timeSeconds: sequenceSteps.timeSeconds,
       useCustomText: sequenceSteps.useCustomText,
@@ -93,16 +112,12 @@ function loadDue(tx: Transaction, now: Date, limit: number, exclude: Set<string>
       ...contactReachColumns,
       clinicName: clinics.name,
     })
-    .from(e)
-    .innerJoin(sequences, and(eq(sequences.id, e.sequenceId), eq(sequences.clinicId, e.clinicId), eq(sequences.status, 'active')))
-    .innerJoin(clinics, and(eq(clinics.id, e.clinicId), eq(clinics.isActive, true)))
-    .innerJoin(patients, and(eq(patients.id, e.patientId), eq(patients.clinicId, e.clinicId)))
-    .leftJoin(sequenceSteps, and(eq(sequenceSteps.sequenceId, e.sequenceId), eq(sequenceSteps.clinicId, e.clinicId), eq(sequenceSteps.position, e.nextStepPosition)))
-    .leftJoin(messageTemplates, and(eq(messageTemplates.id, sequenceSteps.templateId), eq(messageTemplates.clinicId, e.clinicId)))
-    .where(and(...conditions))
-    .orderBy(asc(e.nextRunAt))
-    .limit(limit)
-    .for('update', { of: e, skipLocked: true });
+    .from(due)
+    .innerJoin(clinics, eq(clinics.id, due.clinicId))
+    .innerJoin(patients, and(eq(patients.id, due.patientId), eq(patients.clinicId, due.clinicId)))
+    .leftJoin(sequenceSteps, and(eq(sequenceSteps.sequenceId, due.sequenceId), eq(sequenceSteps.clinicId, due.clinicId), eq(sequenceSteps.position, due.position)))
+    .leftJoin(messageTemplates, and(eq(messageTemplates.id, sequenceSteps.templateId), eq(messageTemplates.clinicId, due.clinicId)))
+    .orderBy(asc(due.nextRunAt));
 }
 type DueEnrollment = Awaited<ReturnType<typeof loadDue>>[number];
 
