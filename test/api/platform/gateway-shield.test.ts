@@ -7,14 +7,14 @@ import { generateApiKey, hashApiKey } from '../../../src/platform/auth/api-key-f
 import { IP_MINUTE } from '../../../src/platform/rate-limit/policy';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
-import { countStatements } from '../../helpers/statements';
+import { statementsOf } from '../../helpers/statements';
 
 const t = useTestApp();
 beforeEach(() => t.clock.freezeAtWindowStart(60));
 
 /** Every statement the request and its background work sent, by kind. */
 async function statements(send: () => Promise<{ status: number }>, expectedStatus: number) {
-  const { status, all } = await countStatements(t, send);
+  const { status, all } = await statementsOf(t, send);
   expect(status).toBe(expectedStatus);
   return {
     all,
