@@ -49,7 +49,7 @@ module.exports = {
     },
     {
       name: 'area-through-index',
-      comment: 'An area uses another area only through that area\'s index.ts',
+      comment: "An area uses another area only through that area's index.ts",
       severity: 'error',
       from: { path: '^src/modules/([^/]+)/' },
       to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },

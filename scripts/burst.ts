@@ -29,7 +29,8 @@ async function createKey(): Promise<string> {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ name: `burst ${new Date().toISOString()}` }),
   });
-  if (created.status !== 201) throw new Error(`creating a key answered ${created.status}: ${await created.text()} (revoke one: 5 active keys at most)`);
+  if (created.status !== 201)
+    throw new Error(`creating a key answered ${created.status}: ${await created.text()} (revoke one: 5 active keys at most)`);
   return ((await created.json()) as { data: { apiKey: string } }).data.apiKey;
 }
 
@@ -44,4 +45,11 @@ const statuses = await Promise.all(
 );
 const counts: Record<number, number> = {};
 for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
-console.log(JSON.stringify({ requests: count, key: values.forged ? 'forged' : 'valid', statuses: counts, ms: Math.round(performance.now() - started) }));
+console.log(
+  JSON.stringify({
+    requests: count,
+    key: values.forged ? 'forged' : 'valid',
+    statuses: counts,
+    ms: Math.round(performance.now() - started),
+  }),
+);

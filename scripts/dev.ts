@@ -1,18 +1,18 @@
 // npm run dev — the API in workerd (wrangler dev) on http://127.0.0.1:8787, backed by an embedded
 // PostgreSQL 17 in .data/postgres (or by DATABASE_URL), migrated and loaded with demo data.
 // Env: DATABASE_URL, DEV_DATABASE_PORT (54329), PORT (8787), JWT_SECRET.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEVELOPMENT_JWT_SECRET } from '../src/config';
+import { connect, ensureDatabase } from './lib/database';
+import { isPortFree, type RunningPostgres, startEmbeddedPostgres } from './lib/embedded-postgres';
 import { migrateDatabase } from './lib/migrations';
 import { DEMO_LOGINS, DEMO_PASSWORD, seedDemoData } from './seed';
 import { STOREFRONT_SEED_OBJECTS } from './seed/storefront-pages';
-import { DEVELOPMENT_JWT_SECRET } from '../src/config';
-import { connect, ensureDatabase } from './lib/database';
-import { isPortFree, startEmbeddedPostgres, type RunningPostgres } from './lib/embedded-postgres';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const port = Number(process.env.PORT ?? 8787);
@@ -141,10 +141,22 @@ function putSeedObjects(): void {
     for (const object of STOREFRONT_SEED_OBJECTS) {
       const file = join(dir, 'object');
       writeFileSync(file, object.bytes);
-      execFileSync(process.execPath, [
-        join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
-        'r2', 'object', 'put', `${UPLOADS_BUCKET}/${object.key}`, '--local', '--file', file, '--content-type', object.contentType,
-      ], { cwd: root, stdio: 'ignore', env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_SEND_ERROR_REPORTS: 'false' } });
+      execFileSync(
+        process.execPath,
+        [
+          join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
+          'r2',
+          'object',
+          'put',
+          `${UPLOADS_BUCKET}/${object.key}`,
+          '--local',
+          '--file',
+          file,
+          '--content-type',
+          object.contentType,
+        ],
+        { cwd: root, stdio: 'ignore', env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_SEND_ERROR_REPORTS: 'false' } },
+      );
     }
     console.log(`[dev] ${STOREFRONT_SEED_OBJECTS.length} demo images stored in the local ${UPLOADS_BUCKET} bucket.`);
   } catch (error) {
@@ -169,8 +181,10 @@ function startWrangler(databaseUrl: string): ChildProcess {
       join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
       'dev',
       '--local',
-      '--ip', '127.0.0.1',
-      '--port', String(port),
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
       '--show-interactive-dev-session=false',
       '--test-scheduled',
       // --var overrides [vars] in wrangler.toml; a developer's own .dev.vars (e.g. Upstash) still loads.
@@ -240,7 +254,9 @@ function printBanner(): void {
 try {
   // Checked first: a wrangler left over from an earlier run would otherwise answer our health check.
   if (!(await isPortFree(port))) {
-    throw new Error(`Port ${port} on 127.0.0.1 is already in use, probably by a wrangler dev from an earlier run (look for it with: ps aux | grep wrangler). Stop it, or set PORT.`);
+    throw new Error(
+      `Port ${port} on 127.0.0.1 is already in use, probably by a wrangler dev from an earlier run (look for it with: ps aux | grep wrangler). Stop it, or set PORT.`,
+    );
   }
   const databaseUrl = await prepareDatabase();
   if (!stopping) {

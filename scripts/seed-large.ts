@@ -11,9 +11,9 @@
 import pg from 'pg';
 import { createApp } from '../src/app';
 import { isLoopbackHost } from '../src/config';
+import { listCustomers, listOrders, needsAttention, orderStats, orderSummary } from '../src/modules/orders';
 import { generateApiKey } from '../src/platform/auth/api-key-format';
 import { workerServices } from '../src/platform/services';
-import { listCustomers, listOrders, needsAttention, orderStats, orderSummary } from '../src/modules/orders';
 import { connect } from './lib/database';
 
 const BATCH = 50_000;
@@ -41,10 +41,53 @@ if (process.env.ENVIRONMENT === 'production') {
   process.exit(1);
 }
 
-const STATES = ['CA', 'CA', 'CA', 'TX', 'TX', 'FL', 'FL', 'NY', 'NY', 'PA', 'IL', 'OH', 'GA', 'NC', 'MI', 'NJ', 'VA', 'WA', 'AZ', 'MA', 'TN', 'IN', 'MO', 'MD'];
+const STATES = [
+  'CA',
+  'CA',
+  'CA',
+  'TX',
+  'TX',
+  'FL',
+  'FL',
+  'NY',
+  'NY',
+  'PA',
+  'IL',
+  'OH',
+  'GA',
+  'NC',
+  'MI',
+  'NJ',
+  'VA',
+  'WA',
+  'AZ',
+  'MA',
+  'TN',
+  'IN',
+  'MO',
+  'MD',
+];
 const STATUSES = [
-  'delivered', 'delivered', 'delivered', 'delivered', 'delivered', 'shipped', 'shipped', 'sent_to_pharmacy', 'doctor_approved', 'awaiting_doctor_review',
-  'paid', 'paid', 'awaiting_lab_results', 'pending_payment', 'payment_failed', 'cancelled', 'refunded', 'doctor_denied', 'delivered', 'shipped',
+  'delivered',
+  'delivered',
+  'delivered',
+  'delivered',
+  'delivered',
+  'shipped',
+  'shipped',
+  'sent_to_pharmacy',
+  'doctor_approved',
+  'awaiting_doctor_review',
+  'paid',
+  'paid',
+  'awaiting_lab_results',
+  'pending_payment',
+  'payment_failed',
+  'cancelled',
+  'refunded',
+  'doctor_denied',
+  'delivered',
+  'shipped',
 ];
 const LAB_STAGES = ['requisition_created', 'shipped_to_patient', 'delivered_to_patient', 'shipped_to_lab', 'received_by_lab', 'results'];
 const VISIT_STATUSES = ['not_booked', 'booked', 'no_show', 'concluded', 'cancelled'];
@@ -62,8 +105,16 @@ const step = async (label: string, work: () => Promise<unknown>) => {
 
 const suffix = `${orderCount}-${Date.now().toString(36)}`;
 console.log(`Loading a clinic with ${orderCount.toLocaleString('en-US')} orders into ${host}…`);
-const { rows: [plan] } = await q(`insert into plans (code, name) values ($1, $2) returning id`, [`large-${suffix}`, `Large ${suffix}`]);
-const { rows: [clinic] } = await q(`insert into clinics (name, slug, mode, plan_id) values ($1, $2, 'live', $3) returning id`, [`Large Clinic ${suffix}`, `large-${suffix}`, plan.id]);
+const {
+  rows: [plan],
+} = await q(`insert into plans (code, name) values ($1, $2) returning id`, [`large-${suffix}`, `Large ${suffix}`]);
+const {
+  rows: [clinic],
+} = await q(`insert into clinics (name, slug, mode, plan_id) values ($1, $2, 'live', $3) returning id`, [
+  `Large Clinic ${suffix}`,
+  `large-${suffix}`,
+  plan.id,
+]);
 const clinicId: string = clinic.id;
 const key = await generateApiKey('secret', false);
 await q(
@@ -74,7 +125,10 @@ await q(
 
 const patientCount = Math.max(100, Math.ceil(orderCount / 4));
 await step(`programs, products, ${patientCount} patients, enrollments`, async () => {
-  await q(`insert into programs (clinic_id, name, state, is_active) select $1, 'Large program ' || g, 'live', true from generate_series(1, 5) g`, [clinicId]);
+  await q(
+    `insert into programs (clinic_id, name, state, is_active) select $1, 'Large program ' || g, 'live', true from generate_series(1, 5) g`,
+    [clinicId],
+  );
   const { rowCount } = await q(`select 1 from global_products limit 1`);
   if (!rowCount) {
     await q(`insert into global_products (name, slug, categories, pharmacy_base_price_cents)
@@ -137,8 +191,11 @@ for (let from = 1; from <= orderCount; from += BATCH) {
     const batch = `from orders o where o.clinic_id = $1 and o.order_number in (select 'LRG-' || g from generate_series($2::int, $3::int) g)`;
     await q(
       `insert into order_items (clinic_id, order_id, global_product_id, product_name, quantity, unit_price_cents, total_price_cents)
-       select $1, o.id, gp.id, gp.name, 1, o.subtotal_cents, o.subtotal_cents ${batch.replace('from orders o', `from orders o
-       cross join lateral (select id, name from global_products order by slug offset (abs(hashtext(o.order_number)) % ${productCount}) limit 1) gp`)}`,
+       select $1, o.id, gp.id, gp.name, 1, o.subtotal_cents, o.subtotal_cents ${batch.replace(
+         'from orders o',
+         `from orders o
+       cross join lateral (select id, name from global_products order by slug offset (abs(hashtext(o.order_number)) % ${productCount}) limit 1) gp`,
+       )}`,
       [clinicId, from, to],
     );
     await q(
@@ -171,8 +228,11 @@ for (let from = 1; from <= orderCount; from += BATCH) {
        select $1, o.id, st.stage, o.created_at, o.created_at + interval '3 days',
          case when st.i >= 5 then o.created_at + interval '6 days' end, case when st.i = 6 then o.created_at + interval '9 days' end,
          'ups', 'KIT' || o.order_number
-       ${batch.replace('from orders o', `from orders o cross join lateral (select (${lit(LAB_STAGES)})[abs(hashtext(o.order_number)) % 6 + 1] as stage,
-         abs(hashtext(o.order_number)) % 6 + 1 as i) st`)} and right(o.order_number, 1) = '3'`,
+       ${batch.replace(
+         'from orders o',
+         `from orders o cross join lateral (select (${lit(LAB_STAGES)})[abs(hashtext(o.order_number)) % 6 + 1] as stage,
+         abs(hashtext(o.order_number)) % 6 + 1 as i) st`,
+       )} and right(o.order_number, 1) = '3'`,
       [clinicId, from, to],
     );
     await q(
@@ -208,7 +268,20 @@ await step('refund requests, held titration schedules, ANALYZE', async () => {
      from orders o where o.clinic_id = $1 and o.status = 'delivered' and right(o.order_number, 2) = '42'`,
     [clinicId],
   );
-  for (const table of ['orders', 'order_items', 'payments', 'shipping_addresses', 'order_events', 'lab_legs', 'visits', 'refunds', 'refund_requests', 'titration_schedules', 'patients', 'enrollments']) {
+  for (const table of [
+    'orders',
+    'order_items',
+    'payments',
+    'shipping_addresses',
+    'order_events',
+    'lab_legs',
+    'visits',
+    'refunds',
+    'refund_requests',
+    'titration_schedules',
+    'patients',
+    'enrollments',
+  ]) {
     await q(`vacuum analyze ${table}`);
   }
 });
@@ -226,7 +299,14 @@ async function measure(clinicId: string, apiKey: string) {
   const pending: Promise<unknown>[] = [];
   const ctx = { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException() {}, props: {} };
   const deepPage = Math.max(1, Math.min(400, Math.floor(orderCount / 25)));
-  const paths = ['/api/v1/orders?page=1', `/api/v1/orders?page=${deepPage}&limit=25`, '/api/v1/orders/summary', '/api/v1/orders/stats', '/api/v1/customers?page=1', '/api/v1/orders/needs-attention'];
+  const paths = [
+    '/api/v1/orders?page=1',
+    `/api/v1/orders?page=${deepPage}&limit=25`,
+    '/api/v1/orders/summary',
+    '/api/v1/orders/stats',
+    '/api/v1/customers?page=1',
+    '/api/v1/orders/needs-attention',
+  ];
   console.log(`\nTimings through the app (each request opens its own connection, as a Worker does), median of 7 after 2 warm-ups:`);
   for (const path of paths) {
     const times: number[] = [];
@@ -265,7 +345,10 @@ async function measure(clinicId: string, apiKey: string) {
     console.log(`  ${label.padEnd(24)} median ${times[3]!.toFixed(1)} ms (min ${times[0]!.toFixed(1)}, max ${times[6]!.toFixed(1)})`);
   }
   await warm.close();
-  for (const [label, offset] of [['page 1', 0], [`page ${deepPage}`, (deepPage - 1) * 25]] as const) {
+  for (const [label, offset] of [
+    ['page 1', 0],
+    [`page ${deepPage}`, (deepPage - 1) * 25],
+  ] as const) {
     const { rows } = await q(
       `explain (analyze, buffers, costs off, timing on, summary on)
        select id, created_at from orders where clinic_id = $1 order by created_at desc, id desc limit 25 offset ${offset}`,

@@ -1,13 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { QSTASH_CALLBACK_PATH } from './config';
-import type { AppEnv } from './platform/context';
-import { onError, onNotFound, validationError } from './platform/http/error-handler';
-import { devSimulatorOnly } from './platform/http/dev-simulator';
-import { ApiError } from './platform/http/errors';
-import { apiKeyGateway, ipGateway } from './platform/http/gateway';
-import { docsPage, openApiDocument, registerSecuritySchemes } from './platform/http/openapi';
-import type { ServicesFactory } from './platform/services';
 import * as access from './modules/access';
 import * as catalog from './modules/catalog';
 import * as crm from './modules/crm';
@@ -15,6 +8,13 @@ import * as orders from './modules/orders';
 import * as organization from './modules/organization';
 import * as storefront from './modules/storefront';
 import * as webhooksCheckout from './modules/webhooks-checkout';
+import type { AppEnv } from './platform/context';
+import { devSimulatorOnly } from './platform/http/dev-simulator';
+import { onError, onNotFound, validationError } from './platform/http/error-handler';
+import { ApiError } from './platform/http/errors';
+import { apiKeyGateway, ipGateway } from './platform/http/gateway';
+import { docsPage, openApiDocument, registerSecuritySchemes } from './platform/http/openapi';
+import type { ServicesFactory } from './platform/services';
 
 /** Bodies above these sizes answer 413. Upload routes may set tighter limits of their own. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;

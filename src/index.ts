@@ -1,7 +1,7 @@
 import { createApp } from './app';
 import type { Env } from './config';
-import { runScheduled } from './scheduled';
 import { workerServices } from './platform/services';
+import { runScheduled } from './scheduled';
 
 const app = createApp(workerServices);
 

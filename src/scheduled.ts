@@ -1,12 +1,6 @@
 // The cron composition root (wrangler.toml [triggers], every minute): every area's sweeps, in order,
 // on one database for the run, each failure logged apart so one broken sweep never stops the others.
 import { configFor, type Env } from './config';
-import type { Sweep } from './platform/sweep';
-import { openDatabase } from './platform/db/client';
-import { describeError, logLine } from './platform/log';
-import { providersFor } from './platform/providers';
-import { deliverQueuedMessagesSweep } from './platform/providers/messaging';
-import { requestLogRetention } from './platform/request-log';
 import * as access from './modules/access';
 import * as catalog from './modules/catalog';
 import * as crm from './modules/crm';
@@ -14,6 +8,12 @@ import * as orders from './modules/orders';
 import * as organization from './modules/organization';
 import * as storefront from './modules/storefront';
 import * as webhooksCheckout from './modules/webhooks-checkout';
+import { openDatabase } from './platform/db/client';
+import { describeError, logLine } from './platform/log';
+import { providersFor } from './platform/providers';
+import { deliverQueuedMessagesSweep } from './platform/providers/messaging';
+import { requestLogRetention } from './platform/request-log';
+import type { Sweep } from './platform/sweep';
 
 /** Every periodic job, in the order they run (each area's sweeps are listed in its index.ts). */
 export const SWEEPS: Sweep[] = [

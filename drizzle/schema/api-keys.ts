@@ -9,46 +9,60 @@ export type KeyKind = (typeof KEY_KINDS)[number];
 export const KEY_SCOPES = ['read', 'write'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
-export const apiKeys = pgTable('api_keys', {
-  id: id(),
-  clinicId: uuid('clinic_id').notNull().references(() => clinics.id, { onDelete: 'cascade' }),
-  name: text('name').notNull(),
-  kind: text('kind').$type<KeyKind>().notNull(),
-  /** The first characters of the raw key, shown so people can tell keys apart. */
-  keyPrefix: text('key_prefix').notNull(),
-  /** Hex SHA-256 of the raw key; the raw key itself is never stored. */
-  keyHash: text('key_hash').notNull(),
-  scopes: text('scopes').array().$type<KeyScope[]>().notNull(),
-  isSandbox: boolean('is_sandbox').notNull().default(false),
-  /** Overrides the default per-minute limit for this key; null means the default applies. */
-  rateLimitPerMin: integer('rate_limit_per_min'),
-  createdByUserId: uuid('created_by_user_id').references(() => users.id, { onDelete: 'set null' }),
-  createdAt: createdAt(),
-  expiresAt: timestamptz('expires_at'),
-  lastUsedAt: timestamptz('last_used_at'),
-  revokedAt: timestamptz('revoked_at'),
-}, (t) => [
-  uniqueIndex('api_keys_key_hash_key').on(t.keyHash),
-  index('api_keys_clinic_id_created_at_idx').on(t.clinicId, t.createdAt),
-  check('api_keys_kind_check', sql`${t.kind} in ('secret', 'publishable', 'ai_connector')`),
-  check('api_keys_rate_limit_check', sql`${t.rateLimitPerMin} is null or ${t.rateLimitPerMin} > 0`),
-]);
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: id(),
+    clinicId: uuid('clinic_id')
+      .notNull()
+      .references(() => clinics.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    kind: text('kind').$type<KeyKind>().notNull(),
+    /** The first characters of the raw key, shown so people can tell keys apart. */
+    keyPrefix: text('key_prefix').notNull(),
+    /** Hex SHA-256 of the raw key; the raw key itself is never stored. */
+    keyHash: text('key_hash').notNull(),
+    scopes: text('scopes').array().$type<KeyScope[]>().notNull(),
+    isSandbox: boolean('is_sandbox').notNull().default(false),
+    /** Overrides the default per-minute limit for this key; null means the default applies. */
+    rateLimitPerMin: integer('rate_limit_per_min'),
+    createdByUserId: uuid('created_by_user_id').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    expiresAt: timestamptz('expires_at'),
+    lastUsedAt: timestamptz('last_used_at'),
+    revokedAt: timestamptz('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('api_keys_key_hash_key').on(t.keyHash),
+    index('api_keys_clinic_id_created_at_idx').on(t.clinicId, t.createdAt),
+    check('api_keys_kind_check', sql`${t.kind} in ('secret', 'publishable', 'ai_connector')`),
+    check('api_keys_rate_limit_check', sql`${t.rateLimitPerMin} is null or ${t.rateLimitPerMin} > 0`),
+  ],
+);
 
 /** One row per request made with an API key; written off the request path. */
-export const requestLogs = pgTable('request_logs', {
-  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-  apiKeyId: uuid('api_key_id').notNull().references(() => apiKeys.id, { onDelete: 'cascade' }),
-  clinicId: uuid('clinic_id').notNull().references(() => clinics.id, { onDelete: 'cascade' }),
-  requestId: text('request_id').notNull(),
-  method: text('method').notNull(),
-  /** The route pattern (e.g. /api/v1/orders/{id}), never the concrete path with ids. */
-  route: text('route').notNull(),
-  status: smallint('status').notNull(),
-  durationMs: integer('duration_ms').notNull(),
-  createdAt: createdAt(),
-}, (t) => [
-  index('request_logs_clinic_id_created_at_idx').on(t.clinicId, t.createdAt),
-  index('request_logs_api_key_id_created_at_idx').on(t.apiKeyId, t.createdAt),
-  // The retention sweep deletes by age across all clinics.
-  index('request_logs_created_at_idx').on(t.createdAt),
-]);
+export const requestLogs = pgTable(
+  'request_logs',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    apiKeyId: uuid('api_key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    clinicId: uuid('clinic_id')
+      .notNull()
+      .references(() => clinics.id, { onDelete: 'cascade' }),
+    requestId: text('request_id').notNull(),
+    method: text('method').notNull(),
+    /** The route pattern (e.g. /api/v1/orders/{id}), never the concrete path with ids. */
+    route: text('route').notNull(),
+    status: smallint('status').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('request_logs_clinic_id_created_at_idx').on(t.clinicId, t.createdAt),
+    index('request_logs_api_key_id_created_at_idx').on(t.apiKeyId, t.createdAt),
+    // The retention sweep deletes by age across all clinics.
+    index('request_logs_created_at_idx').on(t.createdAt),
+  ],
+);

@@ -1,16 +1,17 @@
 // The whole domain schema, one file per area. Later areas add their files here.
-export * from './clinics';
-export * from './users';
+
+export * from './affiliates';
 export * from './api-keys';
 export * from './catalog';
+export * from './clinics';
+export * from './coupons';
+export * from './crm';
+export * from './messaging';
+export * from './orders';
+export * from './organization';
+export * from './patients';
 export * from './products';
 export * from './programs';
-export * from './patients';
-export * from './coupons';
-export * from './orders';
-export * from './webhooks';
-export * from './messaging';
-export * from './crm';
-export * from './affiliates';
 export * from './storefront';
-export * from './organization';
+export * from './users';
+export * from './webhooks';

@@ -7,7 +7,11 @@ import type { Database } from '../../src/platform/db/client';
  * A node-postgres pool wrapped in Drizzle, for scripts and tests running in Node. `onQuery` sees the
  * SQL of every statement Drizzle sends (the tests count round trips with it).
  */
-export function connect(url: string, max = 4, onQuery?: (sql: string) => void): { db: Database; pool: pg.Pool; close: () => Promise<void> } {
+export function connect(
+  url: string,
+  max = 4,
+  onQuery?: (sql: string) => void,
+): { db: Database; pool: pg.Pool; close: () => Promise<void> } {
   const pool = new pg.Pool({ connectionString: url, max });
   // An idle client killed by the server (a test database dropped "with (force)" while a client is
   // still closing, a restart) is reported here; without a listener it would crash the process.

@@ -84,7 +84,9 @@ function ensureReachableByOthers(dataDir: string): void {
   for (let dir = dirname(dataDir); ; dir = dirname(dir)) {
     if (created && dir.startsWith(created)) chmodSync(dir, statSync(dir).mode | 0o011);
     if ((statSync(dir).mode & 0o001) === 0) {
-      throw new Error(`The postgres user cannot enter ${dir} (no execute permission for others), so it cannot reach ${dataDir}. Run "chmod o+x ${dir}" or put the data folder elsewhere.`);
+      throw new Error(
+        `The postgres user cannot enter ${dir} (no execute permission for others), so it cannot reach ${dataDir}. Run "chmod o+x ${dir}" or put the data folder elsewhere.`,
+      );
     }
     if (dir === dirname(dir)) break;
   }
@@ -114,7 +116,16 @@ export async function startEmbeddedPostgres(options: {
     persistent: options.persistent,
     createPostgresUser: asRoot,
     // Sockets next to the data, so nothing clashes with a system PostgreSQL's socket folder.
-    postgresFlags: ['-k', options.dataDir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', `max_connections=${options.maxConnections}`],
+    postgresFlags: [
+      '-k',
+      options.dataDir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      `max_connections=${options.maxConnections}`,
+    ],
     onLog: (m) => {
       recentLog = (recentLog + m).slice(-2000);
       if (options.log) process.stdout.write(`[postgres] ${m}`);

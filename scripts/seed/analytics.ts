@@ -16,9 +16,10 @@
 //
 // Ids: session k of clinic c = demoId(STOREFRONT_BLOCKS.formSessions, c*10000 + k); the like of
 // tenant product n by patient i = demoId(STOREFRONT_BLOCKS.likes, c*100000 + n*100 + i).
+
+import { type FormSessionStatus, formSessions, productLikes } from '../../drizzle/schema';
 import type { Database } from '../../src/platform/db/client';
-import { formSessions, productLikes, type FormSessionStatus } from '../../drizzle/schema';
-import { seedPatientId, seedQuestionnaireId, SEED_PATIENTS_PER_CLINIC } from './catalog';
+import { SEED_PATIENTS_PER_CLINIC, seedPatientId, seedQuestionnaireId } from './catalog';
 import { demoId, LIVE_DEMO_CLINICS, STOREFRONT_BLOCKS as S } from './ids';
 import { seedProgramId, seedTenantProductId } from './programs';
 
@@ -64,7 +65,19 @@ const FORMS: SeedForm[] = [
 
 /** Tenant products (global product n) and the chance a patient likes each. */
 const LIKE_RATES: [number, number][] = [
-  [1, 0.45], [2, 0.35], [3, 0.3], [4, 0.1], [5, 0.15], [6, 0.12], [7, 0.2], [8, 0.1], [9, 0.18], [10, 0.05], [11, 0.08], [12, 0.04], [13, 0.22],
+  [1, 0.45],
+  [2, 0.35],
+  [3, 0.3],
+  [4, 0.1],
+  [5, 0.15],
+  [6, 0.12],
+  [7, 0.2],
+  [8, 0.1],
+  [9, 0.18],
+  [10, 0.05],
+  [11, 0.08],
+  [12, 0.04],
+  [13, 0.22],
 ];
 
 export async function seedAnalytics(db: Database, now: Date): Promise<void> {
@@ -75,7 +88,7 @@ export async function seedAnalytics(db: Database, now: Date): Promise<void> {
     for (let k = 1; k <= total; k++) {
       const form = random() < FORMS[0]!.share ? FORMS[0]! : FORMS[1]!;
       // More sessions recently: the age is skewed towards now.
-      const ageMs = Math.floor(Math.pow(random(), 1.3) * SEED_ANALYTICS_DAYS * DAY);
+      const ageMs = Math.floor(random() ** 1.3 * SEED_ANALYTICS_DAYS * DAY);
       const startedAt = new Date(now.getTime() - ageMs);
       let step = 1;
       while (step < form.totalSteps && random() < form.passRate) step++;

@@ -4,9 +4,9 @@
 // newest contacts in the messages table. Message ids use n 1-99 of CRM_BLOCKS.messages per clinic
 // (c * 1000 + n); the sequences seed takes other numbers of that block.
 import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
-import type { Database } from '../../src/platform/db/client';
-import { welcomeEmail } from '../../src/modules/crm';
 import { clinics, messages, patients, patientTags, tags } from '../../drizzle/schema';
+import { welcomeEmail } from '../../src/modules/crm';
+import type { Database } from '../../src/platform/db/client';
 import { seedPatientId } from './catalog';
 import { CRM_BLOCKS as B, demoId, LIVE_DEMO_CLINICS } from './ids';
 import { refresh } from './upsert';
@@ -72,7 +72,17 @@ export async function seedContacts(db: Database, now: Date): Promise<void> {
     for (const [n, name, category, color, description, isActive] of TAGS) {
       if (isTaken(clinicId, name)) continue;
       present.add(n);
-      tagRows.push({ id: seedTagId(c, n), clinicId, name, category, color, description, isActive, createdAt: at(150 - n), updatedAt: at(150 - n) });
+      tagRows.push({
+        id: seedTagId(c, n),
+        clinicId,
+        name,
+        category,
+        color,
+        description,
+        isActive,
+        createdAt: at(150 - n),
+        updatedAt: at(150 - n),
+      });
     }
     for (let i = 1; i <= TAGGED[c]!; i++) {
       for (const n of tagsOfPatient(i)) {
@@ -82,13 +92,19 @@ export async function seedContacts(db: Database, now: Date): Promise<void> {
     }
   }
   if (tagRows.length) {
-    await db.insert(tags).values(tagRows).onConflictDoUpdate({
-      target: tags.id,
-      set: refresh(['name', 'category', 'color', 'description', 'isActive', 'createdAt', 'updatedAt']),
-    });
+    await db
+      .insert(tags)
+      .values(tagRows)
+      .onConflictDoUpdate({
+        target: tags.id,
+        set: refresh(['name', 'category', 'color', 'description', 'isActive', 'createdAt', 'updatedAt']),
+      });
   }
   if (assignmentRows.length) {
-    await db.insert(patientTags).values(assignmentRows).onConflictDoNothing({ target: [patientTags.tagId, patientTags.patientId] });
+    await db
+      .insert(patientTags)
+      .values(assignmentRows)
+      .onConflictDoNothing({ target: [patientTags.tagId, patientTags.patientId] });
   }
 
   for (const [c, i, email, sms, daysAgo] of OPT_OUTS) {
@@ -100,10 +116,22 @@ export async function seedContacts(db: Database, now: Date): Promise<void> {
 
   // Welcome emails as POST /contacts records them (development sender: status sent).
   const welcomed = await db
-    .select({ id: patients.id, clinicId: patients.clinicId, firstName: patients.firstName, email: patients.email, createdAt: patients.createdAt, clinicName: clinics.name })
+    .select({
+      id: patients.id,
+      clinicId: patients.clinicId,
+      firstName: patients.firstName,
+      email: patients.email,
+      createdAt: patients.createdAt,
+      clinicName: clinics.name,
+    })
     .from(patients)
     .innerJoin(clinics, eq(clinics.id, patients.clinicId))
-    .where(inArray(patients.id, LIVE_DEMO_CLINICS.flatMap((_, c) => WELCOMED.map((i) => seedPatientId(c, i)))));
+    .where(
+      inArray(
+        patients.id,
+        LIVE_DEMO_CLINICS.flatMap((_, c) => WELCOMED.map((i) => seedPatientId(c, i))),
+      ),
+    );
   const messageRows: (typeof messages.$inferInsert)[] = welcomed.map((p) => {
     const c = LIVE_DEMO_CLINICS.indexOf(p.clinicId as (typeof LIVE_DEMO_CLINICS)[number]);
     const n = WELCOMED.findIndex((i) => seedPatientId(c, i) === p.id) + 1;
@@ -125,9 +153,12 @@ export async function seedContacts(db: Database, now: Date): Promise<void> {
     };
   });
   if (messageRows.length) {
-    await db.insert(messages).values(messageRows).onConflictDoUpdate({
-      target: messages.id,
-      set: refresh(['toAddress', 'subject', 'body', 'patientId', 'status', 'provider', 'providerMessageId', 'sentAt', 'createdAt']),
-    });
+    await db
+      .insert(messages)
+      .values(messageRows)
+      .onConflictDoUpdate({
+        target: messages.id,
+        set: refresh(['toAddress', 'subject', 'body', 'patientId', 'status', 'provider', 'providerMessageId', 'sentAt', 'createdAt']),
+      });
   }
 }

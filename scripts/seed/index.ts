@@ -1,20 +1,20 @@
 // Demo data for development, never for production. Each API area adds a seeder to this list with
 // realistic rows for both live clinics; every seeder must be idempotent (fixed ids, upserts).
 import type { Database } from '../../src/platform/db/client';
-import { seedCatalog } from './catalog';
-import { seedCoupons } from './coupons';
-import { seedOrders } from './orders';
-import { seedFoundation } from './foundation';
-import { seedProducts } from './products';
-import { seedPrograms } from './programs';
-import { seedContacts } from './contacts';
-import { seedSequences } from './sequences';
 import { seedAffiliates } from './affiliates';
-import { seedStorefrontPages } from './storefront-pages';
-import { seedBrandContent } from './brand-content';
 import { seedAnalytics } from './analytics';
+import { seedBrandContent } from './brand-content';
+import { seedCatalog } from './catalog';
+import { seedContacts } from './contacts';
+import { seedCoupons } from './coupons';
+import { seedFoundation } from './foundation';
+import { seedOrders } from './orders';
 import { seedOrganization } from './organization';
 import { seedOrganizationSettings } from './organization-settings';
+import { seedProducts } from './products';
+import { seedPrograms } from './programs';
+import { seedSequences } from './sequences';
+import { seedStorefrontPages } from './storefront-pages';
 import { seedTeamAndSupport } from './team-support';
 
 export type Seeder = (db: Database, now: Date) => Promise<void>;
@@ -44,4 +44,16 @@ export async function seedDemoData(db: Database, now = new Date()): Promise<void
   });
 }
 
-export { AFFILIATE_BLOCKS, CRM_BLOCKS, DEMO, DEMO_BLOCKS, DEMO_LOGINS, DEMO_PASSWORD, demoId, LIVE_DEMO_CLINICS, ORDER_BLOCKS, ORGANIZATION_BLOCKS, STOREFRONT_BLOCKS } from './ids';
+export {
+  AFFILIATE_BLOCKS,
+  CRM_BLOCKS,
+  DEMO,
+  DEMO_BLOCKS,
+  DEMO_LOGINS,
+  DEMO_PASSWORD,
+  demoId,
+  LIVE_DEMO_CLINICS,
+  ORDER_BLOCKS,
+  ORGANIZATION_BLOCKS,
+  STOREFRONT_BLOCKS,
+} from './ids';

@@ -3,15 +3,16 @@
 // version snapshots, header and footer menus linking them, and a custom website with a logo and a
 // hero image (uploads rows; the bytes are in STOREFRONT_SEED_OBJECTS, see docs/custom-website.md).
 import { and, inArray, isNull, notInArray, sql } from 'drizzle-orm';
-import type { Database } from '../../src/platform/db/client';
 import { customWebsites, navigationMenus, pages, pageVersions, uploads } from '../../drizzle/schema';
+import type { Database } from '../../src/platform/db/client';
 import { demoId, LIVE_DEMO_CLINICS, STOREFRONT_BLOCKS as S } from './ids';
 import { refresh } from './upsert';
 
 const DAY = 86_400_000;
 
 export const seedPageId = (clinicIndex: number, n: number) => demoId(S.pages, clinicIndex * 100 + n);
-const seedVersionId = (clinicIndex: number, page: number, version: number) => demoId(S.pageVersions, clinicIndex * 1000 + page * 10 + version);
+const seedVersionId = (clinicIndex: number, page: number, version: number) =>
+  demoId(S.pageVersions, clinicIndex * 1000 + page * 10 + version);
 /** Uploads 600-699 of the storefront block are the custom website's (k: 1 logo, 2 hero image). */
 export const seedWebsiteUploadId = (clinicIndex: number, k: 1 | 2) => demoId(S.uploads, 600 + clinicIndex * 10 + k);
 
@@ -54,8 +55,24 @@ interface Brand {
 }
 
 const BRANDS: Brand[] = [
-  { name: 'Demo Clinic', domain: 'demo-clinic.example', primaryColor: '#0F766E', footerColor: '#0B3B37', instagram: 'democlinic', facebook: 'democlinic', active: true },
-  { name: 'Harbor Clinic', domain: 'harbor-clinic.example', primaryColor: '#1E3A8A', footerColor: '#0F172A', instagram: 'harborclinic', facebook: 'harborclinichealth', active: false },
+  {
+    name: 'Demo Clinic',
+    domain: 'demo-clinic.example',
+    primaryColor: '#0F766E',
+    footerColor: '#0B3B37',
+    instagram: 'democlinic',
+    facebook: 'democlinic',
+    active: true,
+  },
+  {
+    name: 'Harbor Clinic',
+    domain: 'harbor-clinic.example',
+    primaryColor: '#1E3A8A',
+    footerColor: '#0F172A',
+    instagram: 'harborclinic',
+    facebook: 'harborclinichealth',
+    active: false,
+  },
 ];
 
 const hero = (title: string, subtitle: string, cta: string) => ({ type: 'hero', title, subtitle, cta: { label: cta, href: '/programs' } });
@@ -79,10 +96,18 @@ interface SeedPage {
 
 const PAGES: SeedPage[] = [
   {
-    n: 1, slug: 'home', pageType: 'landing', isHomepage: true, createdDaysAgo: 90,
-    seoTitle: (b) => `${b.name} — doctor-led care, delivered`, seoDescription: 'Online visits with licensed clinicians and medication delivered to your door.',
+    n: 1,
+    slug: 'home',
+    pageType: 'landing',
+    isHomepage: true,
+    createdDaysAgo: 90,
+    seoTitle: (b) => `${b.name} — doctor-led care, delivered`,
+    seoDescription: 'Online visits with licensed clinicians and medication delivered to your door.',
     versions: [
-      { daysAgo: 60, content: (b) => ({ sections: [hero(`Welcome to ${b.name}`, 'Online care from licensed clinicians.', 'Get started')] }) },
+      {
+        daysAgo: 60,
+        content: (b) => ({ sections: [hero(`Welcome to ${b.name}`, 'Online care from licensed clinicians.', 'Get started')] }),
+      },
       {
         daysAgo: 20,
         content: (b) => ({
@@ -95,9 +120,16 @@ const PAGES: SeedPage[] = [
     ],
   },
   {
-    n: 2, slug: 'about', pageType: 'about', isHomepage: false, createdDaysAgo: 80,
-    seoTitle: (b) => `About ${b.name}`, seoDescription: null,
-    versions: [{ daysAgo: 30, content: (b) => ({ sections: [text(`About ${b.name}`, 'We started with one idea: care should come to you.')] }) }],
+    n: 2,
+    slug: 'about',
+    pageType: 'about',
+    isHomepage: false,
+    createdDaysAgo: 80,
+    seoTitle: (b) => `About ${b.name}`,
+    seoDescription: null,
+    versions: [
+      { daysAgo: 30, content: (b) => ({ sections: [text(`About ${b.name}`, 'We started with one idea: care should come to you.')] }) },
+    ],
     editedDraft: {
       daysAgo: 5,
       content: (b) => ({
@@ -109,22 +141,52 @@ const PAGES: SeedPage[] = [
     },
   },
   {
-    n: 3, slug: 'programs/weight-loss', pageType: 'landing', isHomepage: false, createdDaysAgo: 3,
-    seoTitle: () => 'Medical weight loss', seoDescription: 'A clinician-guided weight-loss program.',
+    n: 3,
+    slug: 'programs/weight-loss',
+    pageType: 'landing',
+    isHomepage: false,
+    createdDaysAgo: 3,
+    seoTitle: () => 'Medical weight loss',
+    seoDescription: 'A clinician-guided weight-loss program.',
     versions: [],
-    editedDraft: { daysAgo: 2, content: () => ({ sections: [hero('Medical weight loss that fits your life', 'Clinician-guided, from home.', 'See if you qualify')] }) },
+    editedDraft: {
+      daysAgo: 2,
+      content: () => ({
+        sections: [hero('Medical weight loss that fits your life', 'Clinician-guided, from home.', 'See if you qualify')],
+      }),
+    },
   },
   {
-    n: 4, slug: 'faq', pageType: 'faq', isHomepage: false, createdDaysAgo: 45,
-    seoTitle: () => 'Frequently asked questions', seoDescription: null,
-    versions: [{
-      daysAgo: 10,
-      content: () => ({ sections: [faq([['How fast does my order ship?', 'Within two business days of approval.'], ['Can I cancel anytime?', 'Yes, from your account page.']])] }),
-    }],
+    n: 4,
+    slug: 'faq',
+    pageType: 'faq',
+    isHomepage: false,
+    createdDaysAgo: 45,
+    seoTitle: () => 'Frequently asked questions',
+    seoDescription: null,
+    versions: [
+      {
+        daysAgo: 10,
+        content: () => ({
+          sections: [
+            faq([
+              ['How fast does my order ship?', 'Within two business days of approval.'],
+              ['Can I cancel anytime?', 'Yes, from your account page.'],
+            ]),
+          ],
+        }),
+      },
+    ],
   },
   {
-    n: 5, slug: 'summer-sale', pageType: 'landing', isHomepage: false, createdDaysAgo: 120, deletedDaysAgo: 40,
-    seoTitle: () => 'Summer sale', seoDescription: null,
+    n: 5,
+    slug: 'summer-sale',
+    pageType: 'landing',
+    isHomepage: false,
+    createdDaysAgo: 120,
+    deletedDaysAgo: 40,
+    seoTitle: () => 'Summer sale',
+    seoDescription: null,
     versions: [{ daysAgo: 100, content: () => ({ sections: [hero('Summer sale', '20% off your first month.', 'Claim offer')] }) }],
   },
 ];
@@ -144,7 +206,10 @@ export async function seedStorefrontPages(db: Database, now: Date): Promise<void
 
   // Seed pages first give up their slugs and homepage flag, so the upsert below can never collide
   // with itself (e.g. two seed pages whose slugs a developer swapped).
-  await db.update(pages).set({ slug: sql`'seed-' || ${pages.id}::text`, isHomepage: false }).where(inArray(pages.id, seedPageIds));
+  await db
+    .update(pages)
+    .set({ slug: sql`'seed-' || ${pages.id}::text`, isHomepage: false })
+    .where(inArray(pages.id, seedPageIds));
 
   const pageRows: (typeof pages.$inferInsert)[] = [];
   const versionRows: (typeof pageVersions.$inferInsert)[] = [];
@@ -155,11 +220,21 @@ export async function seedStorefrontPages(db: Database, now: Date): Promise<void
       const live = p.deletedDaysAgo === undefined;
       if (live && slugTaken(clinicId, p.slug)) continue;
       const id = seedPageId(c, p.n);
-      const seo = { seoTitle: p.seoTitle(brand), seoDescription: p.seoDescription, seoOgImage: null, seoCanonical: `https://www.${brand.domain}/${p.slug === 'home' ? '' : p.slug}` };
+      const seo = {
+        seoTitle: p.seoTitle(brand),
+        seoDescription: p.seoDescription,
+        seoOgImage: null,
+        seoCanonical: `https://www.${brand.domain}/${p.slug === 'home' ? '' : p.slug}`,
+      };
       const last = p.versions.at(-1);
       const published = last ? last.content(brand) : null;
       const draft = p.editedDraft ? p.editedDraft.content(brand) : (published ?? {});
-      const updatedDaysAgo = Math.min(p.editedDraft?.daysAgo ?? Infinity, last?.daysAgo ?? Infinity, p.deletedDaysAgo ?? Infinity, p.createdDaysAgo);
+      const updatedDaysAgo = Math.min(
+        p.editedDraft?.daysAgo ?? Infinity,
+        last?.daysAgo ?? Infinity,
+        p.deletedDaysAgo ?? Infinity,
+        p.createdDaysAgo,
+      );
       pageRows.push({
         id,
         clinicId,
@@ -193,81 +268,131 @@ export async function seedStorefrontPages(db: Database, now: Date): Promise<void
   }
 
   if (pageRows.length) {
-    await db.insert(pages).values(pageRows).onConflictDoUpdate({
-      target: pages.id,
-      set: refresh(['slug', 'pageType', 'isHomepage', 'status', 'draftContent', 'publishedContent', 'seoTitle', 'seoDescription', 'seoOgImage',
-        'seoCanonical', 'publishedVersion', 'publishedAt', 'deletedAt', 'createdAt', 'updatedAt']),
-    });
+    await db
+      .insert(pages)
+      .values(pageRows)
+      .onConflictDoUpdate({
+        target: pages.id,
+        set: refresh([
+          'slug',
+          'pageType',
+          'isHomepage',
+          'status',
+          'draftContent',
+          'publishedContent',
+          'seoTitle',
+          'seoDescription',
+          'seoOgImage',
+          'seoCanonical',
+          'publishedVersion',
+          'publishedAt',
+          'deletedAt',
+          'createdAt',
+          'updatedAt',
+        ]),
+      });
   }
   // A seed page from an earlier run that is skipped now (its slug became a developer's) keeps its
   // placeholder slug and is marked deleted, out of the way.
   const skipped = seedPageIds.filter((id) => !pageRows.some((row) => row.id === id));
-  if (skipped.length) await db.update(pages).set({ deletedAt: now }).where(and(inArray(pages.id, skipped), isNull(pages.deletedAt)));
+  if (skipped.length)
+    await db
+      .update(pages)
+      .set({ deletedAt: now })
+      .where(and(inArray(pages.id, skipped), isNull(pages.deletedAt)));
 
   // Versions a developer published on a seed page since are removed with the page's reset (the page's
   // version number goes back to the seed's, and the next publish must be able to take the next number).
-  await db.delete(pageVersions).where(and(inArray(pageVersions.pageId, seedPageIds), notInArray(pageVersions.id, versionRows.map((v) => v.id!))));
+  await db.delete(pageVersions).where(
+    and(
+      inArray(pageVersions.pageId, seedPageIds),
+      notInArray(
+        pageVersions.id,
+        versionRows.map((v) => v.id!),
+      ),
+    ),
+  );
   if (versionRows.length) {
-    await db.insert(pageVersions).values(versionRows).onConflictDoUpdate({
-      target: pageVersions.id,
-      set: refresh(['pageId', 'version', 'content', 'seo', 'publishedAt']),
-    });
+    await db
+      .insert(pageVersions)
+      .values(versionRows)
+      .onConflictDoUpdate({
+        target: pageVersions.id,
+        set: refresh(['pageId', 'version', 'content', 'seo', 'publishedAt']),
+      });
   }
 
   // Menus and the website are seeded once: a developer's own later changes stay.
   const link = (c: number, n: number, label: string) => (seeded.has(seedPageId(c, n)) ? [{ label, pageId: seedPageId(c, n) }] : []);
   await db
     .insert(navigationMenus)
-    .values(LIVE_DEMO_CLINICS.map((clinicId, c) => ({
-      clinicId,
-      headerMenu: [
-        ...link(c, 1, 'Home'),
-        { label: 'Programs', children: [{ label: 'Weight loss', url: '/programs/weight-loss' }, { label: 'All programs', url: '/programs' }] },
-        ...link(c, 2, 'About'),
-        ...link(c, 4, 'FAQ'),
-      ],
-      footerMenu: [
-        ...link(c, 2, 'About us'),
-        { label: 'Privacy policy', url: `https://www.${BRANDS[c]!.domain}/privacy` },
-        { label: 'Terms of service', url: `https://www.${BRANDS[c]!.domain}/terms` },
-        { label: 'Contact', url: '/contact' },
-      ],
-      updatedAt: at(15),
-    })))
+    .values(
+      LIVE_DEMO_CLINICS.map((clinicId, c) => ({
+        clinicId,
+        headerMenu: [
+          ...link(c, 1, 'Home'),
+          {
+            label: 'Programs',
+            children: [
+              { label: 'Weight loss', url: '/programs/weight-loss' },
+              { label: 'All programs', url: '/programs' },
+            ],
+          },
+          ...link(c, 2, 'About'),
+          ...link(c, 4, 'FAQ'),
+        ],
+        footerMenu: [
+          ...link(c, 2, 'About us'),
+          { label: 'Privacy policy', url: `https://www.${BRANDS[c]!.domain}/privacy` },
+          { label: 'Terms of service', url: `https://www.${BRANDS[c]!.domain}/terms` },
+          { label: 'Contact', url: '/contact' },
+        ],
+        updatedAt: at(15),
+      })),
+    )
     .onConflictDoNothing({ target: navigationMenus.clinicId });
 
   await db
     .insert(uploads)
-    .values(LIVE_DEMO_CLINICS.flatMap((clinicId, c) => ([1, 2] as const).map((k) => ({
-      id: seedWebsiteUploadId(c, k),
-      clinicId,
-      objectKey: websiteObjectKey(c, k),
-      contentType: 'image/png',
-      sizeBytes: STOREFRONT_SEED_OBJECTS.find((o) => o.key === websiteObjectKey(c, k))!.bytes.byteLength,
-      purpose: k === 1 ? 'website_logo' : 'website_hero',
-      createdAt: at(50),
-    }))))
+    .values(
+      LIVE_DEMO_CLINICS.flatMap((clinicId, c) =>
+        ([1, 2] as const).map((k) => ({
+          id: seedWebsiteUploadId(c, k),
+          clinicId,
+          objectKey: websiteObjectKey(c, k),
+          contentType: 'image/png',
+          sizeBytes: STOREFRONT_SEED_OBJECTS.find((o) => o.key === websiteObjectKey(c, k))!.bytes.byteLength,
+          purpose: k === 1 ? 'website_logo' : 'website_hero',
+          createdAt: at(50),
+        })),
+      ),
+    )
     .onConflictDoNothing({ target: uploads.id });
 
   await db
     .insert(customWebsites)
-    .values(LIVE_DEMO_CLINICS.map((clinicId, c) => {
-      const brand = BRANDS[c]!;
-      return {
-        clinicId,
-        isActive: brand.active,
-        heroTitle: 'Feel like yourself again',
-        heroSubtitle: `${brand.name} pairs you with a licensed clinician, online.`,
-        heroPrimaryButtonText: 'Start your visit',
-        primaryColor: brand.primaryColor,
-        footerColor: brand.footerColor,
-        footerText: `© ${brand.name}. Care provided by licensed clinicians.`,
-        socialMediaLinks: { instagram: `https://www.instagram.com/${brand.instagram}`, facebook: `https://www.facebook.com/${brand.facebook}` },
-        logoUploadId: seedWebsiteUploadId(c, 1),
-        heroUploadId: seedWebsiteUploadId(c, 2),
-        createdAt: at(50),
-        updatedAt: at(12),
-      };
-    }))
+    .values(
+      LIVE_DEMO_CLINICS.map((clinicId, c) => {
+        const brand = BRANDS[c]!;
+        return {
+          clinicId,
+          isActive: brand.active,
+          heroTitle: 'Feel like yourself again',
+          heroSubtitle: `${brand.name} pairs you with a licensed clinician, online.`,
+          heroPrimaryButtonText: 'Start your visit',
+          primaryColor: brand.primaryColor,
+          footerColor: brand.footerColor,
+          footerText: `© ${brand.name}. Care provided by licensed clinicians.`,
+          socialMediaLinks: {
+            instagram: `https://www.instagram.com/${brand.instagram}`,
+            facebook: `https://www.facebook.com/${brand.facebook}`,
+          },
+          logoUploadId: seedWebsiteUploadId(c, 1),
+          heroUploadId: seedWebsiteUploadId(c, 2),
+          createdAt: at(50),
+          updatedAt: at(12),
+        };
+      }),
+    )
     .onConflictDoNothing({ target: customWebsites.clinicId });
 }

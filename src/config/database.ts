@@ -59,5 +59,10 @@ export function readDatabaseConfig(env: DatabaseEnv): DatabaseConfig {
     return { url: env.HYPERDRIVE.connectionString, driver: 'pg', source: 'hyperdrive', maxConnections };
   }
   if (!env.DATABASE_URL) throw new ConfigError('Neither a HYPERDRIVE binding nor DATABASE_URL is set');
-  return { url: env.DATABASE_URL, driver: pickDatabaseDriver(env.DATABASE_URL, env.DATABASE_DRIVER), source: 'database_url', maxConnections };
+  return {
+    url: env.DATABASE_URL,
+    driver: pickDatabaseDriver(env.DATABASE_URL, env.DATABASE_DRIVER),
+    source: 'database_url',
+    maxConnections,
+  };
 }

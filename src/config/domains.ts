@@ -53,7 +53,7 @@ export interface DomainsConfig {
   platformDomains: string[];
 }
 
-const present = (value: string | undefined) => (value && value.trim() ? value.trim() : undefined);
+const present = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
 const ZONE_ID = /^[0-9a-f]{32}$/;
 const RESEND_KEY = /^re_[A-Za-z0-9_-]+$/;
 

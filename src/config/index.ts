@@ -1,14 +1,14 @@
 // The deployment's configuration, read once per env object from the Worker's bindings and variables.
 // This folder is the ground floor: it imports nothing else from src/.
-import { hostOf, isLoopbackHost, readDatabaseConfig, type DatabaseConfig } from './database';
-import { domainsConfigFrom, type DomainsConfig } from './domains';
+import { type DatabaseConfig, hostOf, isLoopbackHost, readDatabaseConfig } from './database';
+import { type DomainsConfig, domainsConfigFrom } from './domains';
 import type { Env } from './env';
 import type { Environment } from './environment';
 import { ConfigError } from './errors';
-import { messagingConfigFrom, type MessagingConfig } from './messaging';
-import { readQStashConfig, type QStashConfig } from './qstash';
+import { type MessagingConfig, messagingConfigFrom } from './messaging';
+import { type QStashConfig, readQStashConfig } from './qstash';
 import { readJwtSecret, readWebhookSecretKey } from './secrets';
-import { smsNumbersConfigFrom, type SmsNumbersConfig } from './sms';
+import { type SmsNumbersConfig, smsNumbersConfigFrom } from './sms';
 
 export * from './database';
 export * from './domains';
@@ -66,20 +66,25 @@ export function readConfig(env: Env): AppConfig {
   const declared = env.ENVIRONMENT === 'development' || env.ENVIRONMENT === 'test' ? env.ENVIRONMENT : 'production';
   const database = readDatabaseConfig(env);
   if (declared !== 'production' && !(env.DATABASE_URL && isLoopbackHost(hostOf(env.DATABASE_URL)))) {
-    throw new ConfigError(`ENVIRONMENT=${declared} needs DATABASE_URL to name a database on this machine (localhost or 127.0.0.1); anything else is production: unset ENVIRONMENT and set the production secrets`);
+    throw new ConfigError(
+      `ENVIRONMENT=${declared} needs DATABASE_URL to name a database on this machine (localhost or 127.0.0.1); anything else is production: unset ENVIRONMENT and set the production secrets`,
+    );
   }
   const environment: Environment = declared;
   const jwtSecret = readJwtSecret(env.JWT_SECRET, environment);
-  const upstash = env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
-    ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }
-    : null;
+  const upstash =
+    env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
+      ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }
+      : null;
   // The in-process limiter is per isolate: fine for one developer, useless across Cloudflare's edge.
   if (!upstash && environment === 'production') {
     throw new ConfigError('UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN are required in production');
   }
   const stripe = env.STRIPE_SECRET_KEY ? { secretKey: env.STRIPE_SECRET_KEY } : null;
   if (stripe && !/^(sk|rk)_(live|test)_\S+$/.test(stripe.secretKey)) {
-    throw new ConfigError('STRIPE_SECRET_KEY must be a Stripe secret (sk_live_/sk_test_) or restricted (rk_) key, never a publishable pk_ key');
+    throw new ConfigError(
+      'STRIPE_SECRET_KEY must be a Stripe secret (sk_live_/sk_test_) or restricted (rk_) key, never a publishable pk_ key',
+    );
   }
   const copilot = { model: env.COPILOT_MODEL || DEFAULT_COPILOT_MODEL };
   const webhookSecretKey = readWebhookSecretKey(env.WEBHOOK_SECRET_KEY, environment);
@@ -88,14 +93,29 @@ export function readConfig(env: Env): AppConfig {
   const crmOAuth = {
     redirectUrl: env.CRM_OAUTH_REDIRECT_URL || null,
     clientIds: Object.fromEntries(
-      ([['hubspot', env.CRM_OAUTH_HUBSPOT_CLIENT_ID], ['salesforce', env.CRM_OAUTH_SALESFORCE_CLIENT_ID], ['pipedrive', env.CRM_OAUTH_PIPEDRIVE_CLIENT_ID], ['zoho', env.CRM_OAUTH_ZOHO_CLIENT_ID]] as const)
-        .filter(([, id]) => Boolean(id)),
+      (
+        [
+          ['hubspot', env.CRM_OAUTH_HUBSPOT_CLIENT_ID],
+          ['salesforce', env.CRM_OAUTH_SALESFORCE_CLIENT_ID],
+          ['pipedrive', env.CRM_OAUTH_PIPEDRIVE_CLIENT_ID],
+          ['zoho', env.CRM_OAUTH_ZOHO_CLIENT_ID],
+        ] as const
+      ).filter(([, id]) => Boolean(id)),
     ),
   };
   return {
-    environment, database, jwtSecret, upstash, devSimulator: env.DEV_SIMULATOR === 'true', stripe, copilot,
+    environment,
+    database,
+    jwtSecret,
+    upstash,
+    devSimulator: env.DEV_SIMULATOR === 'true',
+    stripe,
+    copilot,
     checkoutEmbedBaseUrl: env.CHECKOUT_EMBED_BASE_URL || undefined,
-    webhookSecretKey, webhookAllowInsecureLocalhost, qstash, crmOAuth,
+    webhookSecretKey,
+    webhookAllowInsecureLocalhost,
+    qstash,
+    crmOAuth,
     messaging: messagingConfigFrom(env, environment),
     domains: domainsConfigFrom(env),
     smsNumbers: smsNumbersConfigFrom(env, environment),

@@ -15,7 +15,6 @@ export interface MessagingEnv {
   TWILIO_FROM_NUMBER?: string;
 }
 
-
 export interface ResendConfig {
   apiKey: string;
   from: string;
@@ -39,6 +38,8 @@ export interface MessagingConfig {
 
 const RESEND_KEY = /^re_[A-Za-z0-9_-]+$/;
 const ADDRESS = /^[^\s<>@",;]+@[^\s<>@",;]+\.[^\s<>@",;]+$/;
+// A display name holds no control character (U+0000-U+001F, CR and LF among them).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused here
 const NAMED_ADDRESS = /^([^<>\r\n\u0000-\u001f]*)<([^<>]+)>$/;
 const TWILIO_SID = /^AC[0-9a-fA-F]{32}$/;
 const E164 = /^\+[1-9][0-9]{6,14}$/;
@@ -49,7 +50,7 @@ export function isValidEmailFrom(value: string): boolean {
   return named ? ADDRESS.test(named[2]!.trim()) : ADDRESS.test(value);
 }
 
-const present = (value: string | undefined) => (value && value.trim() ? value.trim() : undefined);
+const present = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
 
 /**
  * Reads the messaging variables. Each provider's variables come all together or not at all (a
@@ -64,7 +65,8 @@ export function messagingConfigFrom(env: MessagingEnv, environment: Environment)
   if (apiKey || from) {
     if (!apiKey || !from) throw new ConfigError('Set both RESEND_API_KEY and EMAIL_FROM, or neither');
     if (!RESEND_KEY.test(apiKey)) throw new ConfigError('RESEND_API_KEY must be a Resend API key (re_...)');
-    if (!isValidEmailFrom(from)) throw new ConfigError('EMAIL_FROM must be an address (no-reply@mail.example.com) or "Name <no-reply@mail.example.com>"');
+    if (!isValidEmailFrom(from))
+      throw new ConfigError('EMAIL_FROM must be an address (no-reply@mail.example.com) or "Name <no-reply@mail.example.com>"');
     email = { apiKey, from, baseUrl: RESEND_API_BASE_URL };
   } else if (environment === 'production') {
     throw new ConfigError('RESEND_API_KEY and EMAIL_FROM are required in production (welcome and sequence emails; docs/messaging.md)');
@@ -78,7 +80,8 @@ export function messagingConfigFrom(env: MessagingEnv, environment: Environment)
     if (!accountSid || !authToken || !fromNumber) {
       throw new ConfigError('Set all of TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM_NUMBER, or none');
     }
-    if (!TWILIO_SID.test(accountSid)) throw new ConfigError('TWILIO_ACCOUNT_SID must be a Twilio account SID (AC followed by 32 hex digits)');
+    if (!TWILIO_SID.test(accountSid))
+      throw new ConfigError('TWILIO_ACCOUNT_SID must be a Twilio account SID (AC followed by 32 hex digits)');
     if (!E164.test(fromNumber)) throw new ConfigError('TWILIO_FROM_NUMBER must be an E.164 number such as +15550100000');
     sms = { accountSid, authToken, fromNumber, baseUrl: TWILIO_API_BASE_URL };
   }

@@ -34,7 +34,9 @@ export function readQStashConfig(env: QStashEnv, environment: Environment): QSta
   const parts = [env.QSTASH_TOKEN, env.QSTASH_CURRENT_SIGNING_KEY, env.QSTASH_NEXT_SIGNING_KEY, env.PUBLIC_BASE_URL];
   if (parts.every((part) => !part)) {
     if (environment === 'production') {
-      throw new ConfigError('QSTASH_TOKEN, QSTASH_CURRENT_SIGNING_KEY, QSTASH_NEXT_SIGNING_KEY and PUBLIC_BASE_URL are required in production (webhook delivery)');
+      throw new ConfigError(
+        'QSTASH_TOKEN, QSTASH_CURRENT_SIGNING_KEY, QSTASH_NEXT_SIGNING_KEY and PUBLIC_BASE_URL are required in production (webhook delivery)',
+      );
     }
     return null;
   }

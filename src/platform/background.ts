@@ -8,9 +8,7 @@ export class BackgroundTasks {
   private readonly tasks: Promise<unknown>[] = [];
 
   add = (work: Promise<unknown>): void => {
-    this.tasks.push(
-      work.catch((error) => logLine('error', 'background task failed', { error: describeError(error) })),
-    );
+    this.tasks.push(work.catch((error) => logLine('error', 'background task failed', { error: describeError(error) })));
   };
 
   async settled(): Promise<void> {

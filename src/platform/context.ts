@@ -2,10 +2,10 @@ import type { Context } from 'hono';
 import type { Entitlement, KeyKind, KeyScope, UserRole } from '../../drizzle/schema';
 import type { AppConfig, Env } from '../config';
 import type { Database } from './db/client';
+import type { Providers } from './providers';
 import type { RuleOutcome } from './rate-limit/policy';
 import type { RateLimiter } from './rate-limit/types';
 import type { RequestLogWriter } from './request-log';
-import type { Providers } from './providers';
 
 /**
  * What a request may use: infrastructure, and the external services (Providers, built in one place:

@@ -37,18 +37,20 @@ const isObject = (value: unknown): value is Loose => typeof value === 'object' &
 
 function paramStrings(params: unknown): string[] {
   if (!Array.isArray(params)) return [];
-  return params.flatMap((p) => {
-    if (p === null || p === undefined) return [];
-    if (p instanceof Date) return Number.isNaN(p.getTime()) ? [] : [p.toISOString()];
-    if (typeof p === 'object') {
-      try {
-        return [JSON.stringify(p)];
-      } catch {
-        return [];
+  return params
+    .flatMap((p) => {
+      if (p === null || p === undefined) return [];
+      if (p instanceof Date) return Number.isNaN(p.getTime()) ? [] : [p.toISOString()];
+      if (typeof p === 'object') {
+        try {
+          return [JSON.stringify(p)];
+        } catch {
+          return [];
+        }
       }
-    }
-    return [String(p)];
-  }).filter((s) => s.length >= MIN_REDACTED_LENGTH);
+      return [String(p)];
+    })
+    .filter((s) => s.length >= MIN_REDACTED_LENGTH);
 }
 
 function clean(message: string, code: string | undefined, params: string[]): string {
@@ -64,7 +66,10 @@ function clean(message: string, code: string | undefined, params: string[]): str
 
 function frames(stack: unknown): string[] | undefined {
   if (typeof stack !== 'string') return undefined;
-  const lines = stack.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('at '));
+  const lines = stack
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('at '));
   return lines.length ? lines.slice(0, MAX_FRAMES) : undefined;
 }
 

@@ -1,12 +1,13 @@
 import { lt, sql } from 'drizzle-orm';
 import { apiKeys, requestLogs } from '../../drizzle/schema';
-import type { Sweep } from './sweep';
 import type { Database, Queryable } from './db/client';
 import { sleep } from './db/connection-gate';
 import { describeError } from './log';
+import type { Sweep } from './sweep';
 
-export type RequestLogEntry = Required<Pick<typeof requestLogs.$inferInsert,
-  'apiKeyId' | 'clinicId' | 'requestId' | 'method' | 'route' | 'status' | 'durationMs'>>;
+export type RequestLogEntry = Required<
+  Pick<typeof requestLogs.$inferInsert, 'apiKeyId' | 'clinicId' | 'requestId' | 'method' | 'route' | 'status' | 'durationMs'>
+>;
 
 /** Rows per insert; a burst larger than this is written in several statements by the same flush. */
 const MAX_ROWS_PER_INSERT = 500;
@@ -40,7 +41,12 @@ export class RequestLogWriter {
       if (this.pending.length === 0) return written;
       const batch = this.pending.splice(0, MAX_ROWS_PER_INSERT);
       this.writing = writeBatch(db, batch)
-        .then(() => void (written += batch.length), (error: unknown) => reportFailure(batch, error))
+        .then(
+          () => {
+            written += batch.length;
+          },
+          (error: unknown) => reportFailure(batch, error),
+        )
         .finally(() => {
           this.writing = null;
         });
@@ -49,13 +55,15 @@ export class RequestLogWriter {
 }
 
 function reportFailure(batch: RequestLogEntry[], error: unknown): void {
-  console.error(JSON.stringify({
-    level: 'error',
-    msg: 'request log write failed',
-    rows: batch.length,
-    requestIds: batch.slice(0, 5).map((entry) => entry.requestId),
-    error: describeError(error),
-  }));
+  console.error(
+    JSON.stringify({
+      level: 'error',
+      msg: 'request log write failed',
+      rows: batch.length,
+      requestIds: batch.slice(0, 5).map((entry) => entry.requestId),
+      error: describeError(error),
+    }),
+  );
 }
 
 /**
@@ -64,10 +72,16 @@ function reportFailure(batch: RequestLogEntry[], error: unknown): void {
  */
 async function writeBatch(db: Queryable, batch: RequestLogEntry[]): Promise<void> {
   const rows = sql.join(
-    batch.map((e) => sql`(${e.apiKeyId}::uuid, ${e.clinicId}::uuid, ${e.requestId}, ${e.method}, ${e.route}, ${e.status}::int, ${e.durationMs}::int)`),
+    batch.map(
+      (e) =>
+        sql`(${e.apiKeyId}::uuid, ${e.clinicId}::uuid, ${e.requestId}, ${e.method}, ${e.route}, ${e.status}::int, ${e.durationMs}::int)`,
+    ),
     sql`, `,
   );
-  const keyIds = sql.join([...new Set(batch.map((e) => e.apiKeyId))].map((id) => sql`${id}::uuid`), sql`, `);
+  const keyIds = sql.join(
+    [...new Set(batch.map((e) => e.apiKeyId))].map((id) => sql`${id}::uuid`),
+    sql`, `,
+  );
   await db.execute(sql`
     with logged as (
       insert into ${requestLogs} (api_key_id, clinic_id, request_id, method, route, status, duration_ms)
@@ -88,7 +102,9 @@ export async function pruneRequestLogs(db: Database, now: Date): Promise<number>
   for (;;) {
     const rows = await db
       .delete(requestLogs)
-      .where(sql`${requestLogs.id} in (${db.select({ id: requestLogs.id }).from(requestLogs).where(lt(requestLogs.createdAt, cutoff)).limit(DELETE_BATCH)})`)
+      .where(
+        sql`${requestLogs.id} in (${db.select({ id: requestLogs.id }).from(requestLogs).where(lt(requestLogs.createdAt, cutoff)).limit(DELETE_BATCH)})`,
+      )
       .returning({ id: requestLogs.id });
     deleted += rows.length;
     if (rows.length < DELETE_BATCH) return deleted;

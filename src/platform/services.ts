@@ -1,14 +1,14 @@
 import type { Context } from 'hono';
-import { configFor, type AppConfig } from '../config';
+import { type AppConfig, configFor } from '../config';
 import { BackgroundTasks } from './background';
 import type { AppEnv, Services } from './context';
 import { openDatabase } from './db/client';
 import { ConnectionGate } from './db/connection-gate';
+import { providersFor } from './providers';
 import { MemoryRateLimiter } from './rate-limit/memory';
 import type { RateLimiter } from './rate-limit/types';
 import { UpstashRateLimiter } from './rate-limit/upstash';
 import { RequestLogWriter } from './request-log';
-import { providersFor } from './providers';
 
 /** Services for one request, and what to do once the response is on its way. */
 export interface RequestServices {

@@ -19,12 +19,17 @@ interface Violation {
 
 /** dependency-cruiser's report of `dirs`, run from `cwd` (it exits non-zero when something is violated). */
 function cruise(cwd: string, dirs: string[]): Violation[] {
-  const run = spawnSync(`${root}node_modules/.bin/depcruise`, [...dirs, '--config', configPath, '--output-type', 'json'], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(`${root}node_modules/.bin/depcruise`, [...dirs, '--config', configPath, '--output-type', 'json'], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (!run.stdout) throw new Error(`dependency-cruiser did not run: ${run.stderr || run.error}`);
   return (JSON.parse(run.stdout) as { summary: { violations: Violation[] } }).summary.violations;
 }
 
-const describeViolation = (v: Violation) => (v.cycle?.length ? [v.from, ...v.cycle.map((step) => step.name)].join(' -> ') : `${v.from} -> ${v.to}`);
+const describeViolation = (v: Violation) =>
+  v.cycle?.length ? [v.from, ...v.cycle.map((step) => step.name)].join(' -> ') : `${v.from} -> ${v.to}`;
 const violationsOf = (violations: Violation[], rule: string) => violations.filter((v) => v.rule.name === rule).map(describeViolation);
 
 describe('the dependency rule', () => {

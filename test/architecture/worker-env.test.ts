@@ -25,13 +25,17 @@ describe('the Worker env', () => {
       .flatMap((file) =>
         readFileSync(join(root, file), 'utf8')
           .split('\n')
-          .flatMap((line, i) => (READS_ENV.test(line) && !line.trimStart().startsWith('//') && !line.trimStart().startsWith('*') ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+          .flatMap((line, i) =>
+            READS_ENV.test(line) && !line.trimStart().startsWith('//') && !line.trimStart().startsWith('*')
+              ? [`${file}:${i + 1}: ${line.trim()}`]
+              : [],
+          ),
       );
     expect(offenders).toEqual([]);
   });
 
   it('would catch a module that reads it', () => {
-    expect(READS_ENV.test("const token = c.env.STRIPE_SECRET_KEY;")).toBe(true);
+    expect(READS_ENV.test('const token = c.env.STRIPE_SECRET_KEY;')).toBe(true);
     expect(READS_ENV.test('const url = process.env.DATABASE_URL;')).toBe(true);
   });
 });

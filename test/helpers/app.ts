@@ -1,19 +1,25 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { createApp, type App } from '../../src/app';
+import { type App, createApp } from '../../src/app';
 import {
-  DEFAULT_COPILOT_MODEL, DEVELOPMENT_JWT_SECRET, DEVELOPMENT_WEBHOOK_SECRET_KEY, domainsConfigFrom, smsNumbersConfigFrom, type AppConfig, type Env,
+  type AppConfig,
+  DEFAULT_COPILOT_MODEL,
+  DEVELOPMENT_JWT_SECRET,
+  DEVELOPMENT_WEBHOOK_SECRET_KEY,
+  domainsConfigFrom,
+  type Env,
+  smsNumbersConfigFrom,
 } from '../../src/config';
 import { BackgroundTasks } from '../../src/platform/background';
-import { providersFor, type Providers } from '../../src/platform/providers';
-import type { MessageSender } from '../../src/platform/providers/messaging';
 import type { Services } from '../../src/platform/context';
 import type { Database } from '../../src/platform/db/client';
+import { type Providers, providersFor } from '../../src/platform/providers';
+import type { AiProvider } from '../../src/platform/providers/ai/types';
+import type { MessageSender } from '../../src/platform/providers/messaging';
+import type { PaymentProcessor } from '../../src/platform/providers/payments';
+import { MemoryStorage } from '../../src/platform/providers/storage/development';
 import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
 import type { RateLimiter } from '../../src/platform/rate-limit/types';
 import { RequestLogWriter } from '../../src/platform/request-log';
-import { MemoryStorage } from '../../src/platform/providers/storage/development';
-import type { AiProvider } from '../../src/platform/providers/ai/types';
-import type { PaymentProcessor } from '../../src/platform/providers/payments';
 import { createTestDatabase } from './database';
 import { assertDeclaredResponse } from './strict-response';
 
@@ -57,7 +63,7 @@ export interface RequestOptions {
 }
 
 /** Response whose JSON is loosely typed, for assertions. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are loosely typed in tests, for assertions
 export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
 
 export interface TestApp {
@@ -140,7 +146,11 @@ export function buildTestApp(db: Database, databaseUrl: string, options: TestApp
   if (options.messaging) standIns.messaging = options.messaging;
   // Fresh per request, as in the Worker: a test that changes t.config is seen by the next request.
   const servicesFor = (env?: Env) =>
-    testServices({ config: configWithEnv(config, env), db, rateLimiter, background: background.add, now: () => new Date(clock.now()) }, standIns, requestLog);
+    testServices(
+      { config: configWithEnv(config, env), db, rateLimiter, background: background.add, now: () => new Date(clock.now()) },
+      standIns,
+      requestLog,
+    );
   const app = createApp(async (c) => ({ services: servicesFor(c.env), finish() {} }));
   return {
     app,
@@ -184,7 +194,11 @@ export function useTestApp(options: { rateLimiter?: () => RateLimiter; providers
   beforeAll(async () => {
     const queries: string[] = [];
     const database = await createTestDatabase((sql) => queries.push(sql));
-    holder.current = buildTestApp(database.db, database.url, { rateLimiter: options.rateLimiter?.(), providers: options.providers?.(database.db), queries });
+    holder.current = buildTestApp(database.db, database.url, {
+      rateLimiter: options.rateLimiter?.(),
+      providers: options.providers?.(database.db),
+      queries,
+    });
     holder.close = database.close;
   });
   afterEach(() => holder.current?.clock.unfreeze());

@@ -2,16 +2,31 @@
 // Shared rows have no clinic: each test makes its own (unique names) and finds them by id.
 import { randomUUID } from 'node:crypto';
 import {
-  formStructures, globalProductImageOverrides, globalProducts, pharmacies, pharmacyCoverages, productPharmacyCoverages,
-  products, programProducts, programs, programTemplateProducts, programTemplates, questionnaires, tenantProducts,
-  tenantProductSelections, titrationProtocols,
+  formStructures,
+  globalProductImageOverrides,
+  globalProducts,
+  pharmacies,
+  pharmacyCoverages,
+  productPharmacyCoverages,
+  products,
+  programProducts,
+  programs,
+  programTemplateProducts,
+  programTemplates,
+  questionnaires,
+  tenantProductSelections,
+  tenantProducts,
+  titrationProtocols,
 } from '../../drizzle/schema';
 import type { Database } from '../../src/platform/db/client';
 
 const unique = () => randomUUID().slice(0, 8);
 
 export async function makePharmacy(db: Database, name = `Pharmacy ${unique()}`) {
-  const [row] = await db.insert(pharmacies).values({ name, slug: `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${unique()}` }).returning();
+  const [row] = await db
+    .insert(pharmacies)
+    .values({ name, slug: `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${unique()}` })
+    .returning();
   return row!;
 }
 
@@ -60,15 +75,30 @@ export async function makeOwnProduct(
   for (const c of coverages) {
     const [coverage] = await db
       .insert(productPharmacyCoverages)
-      .values({ clinicId, productId: row!.id, pharmacyId: c.pharmacyId, role: c.role ?? 'primary', priceCents: c.priceCents ?? 2_500, customName: c.customName ?? null })
+      .values({
+        clinicId,
+        productId: row!.id,
+        pharmacyId: c.pharmacyId,
+        role: c.role ?? 'primary',
+        priceCents: c.priceCents ?? 2_500,
+        customName: c.customName ?? null,
+      })
       .returning();
     rows.push(coverage!);
   }
   return { ...row!, coverages: rows };
 }
 
-export async function makeTenantProduct(db: Database, clinicId: string, globalProductId: string, values: Partial<typeof tenantProducts.$inferInsert> = {}) {
-  const [row] = await db.insert(tenantProducts).values({ facilitationFeeCents: 1_500, ...values, clinicId, globalProductId }).returning();
+export async function makeTenantProduct(
+  db: Database,
+  clinicId: string,
+  globalProductId: string,
+  values: Partial<typeof tenantProducts.$inferInsert> = {},
+) {
+  const [row] = await db
+    .insert(tenantProducts)
+    .values({ facilitationFeeCents: 1_500, ...values, clinicId, globalProductId })
+    .returning();
   return row!;
 }
 
@@ -78,7 +108,10 @@ export async function makeImageOverride(db: Database, clinicId: string, globalPr
 }
 
 export async function makeQuestionnaireSelection(db: Database, clinicId: string, tenantProductId: string) {
-  const [questionnaire] = await db.insert(questionnaires).values({ clinicId, name: `Intake ${unique()}` }).returning();
+  const [questionnaire] = await db
+    .insert(questionnaires)
+    .values({ clinicId, name: `Intake ${unique()}` })
+    .returning();
   await db.insert(tenantProductSelections).values({ clinicId, tenantProductId, questionnaireId: questionnaire!.id });
   return questionnaire!;
 }
@@ -89,7 +122,10 @@ export async function makeTemplate(
   items: { globalProductId: string; displayOrder?: number; programBaseFeeCents?: number | null; isPatientVisible?: boolean }[] = [],
 ) {
   const suffix = unique();
-  const [row] = await db.insert(programTemplates).values({ name: `Template ${suffix}`, slug: `template-${suffix}`, ...values }).returning();
+  const [row] = await db
+    .insert(programTemplates)
+    .values({ name: `Template ${suffix}`, slug: `template-${suffix}`, ...values })
+    .returning();
   for (const item of items) {
     await db.insert(programTemplateProducts).values({
       templateId: row!.id,
@@ -105,7 +141,15 @@ export async function makeTemplate(
 export async function makeTitrationProtocol(db: Database, values: Partial<typeof titrationProtocols.$inferInsert> = {}) {
   const [row] = await db
     .insert(titrationProtocols)
-    .values({ name: `Protocol ${unique()}`, maxLevel: 2, levels: [{ level: 1, dose: '1 mg', weeks: 4 }, { level: 2, dose: '2 mg', weeks: 0 }], ...values })
+    .values({
+      name: `Protocol ${unique()}`,
+      maxLevel: 2,
+      levels: [
+        { level: 1, dose: '1 mg', weeks: 4 },
+        { level: 2, dose: '2 mg', weeks: 0 },
+      ],
+      ...values,
+    })
     .returning();
   return row!;
 }
@@ -126,7 +170,10 @@ export async function makeProgramUsing(
   globalProductIds: string[],
   values: Partial<typeof programs.$inferInsert> = {},
 ) {
-  const [program] = await db.insert(programs).values({ name: `Program ${unique()}`, state: 'live', ...values, clinicId }).returning();
+  const [program] = await db
+    .insert(programs)
+    .values({ name: `Program ${unique()}`, state: 'live', ...values, clinicId })
+    .returning();
   for (const [i, globalProductId] of globalProductIds.entries()) {
     await db.insert(programProducts).values({ clinicId, programId: program!.id, globalProductId, displayOrder: i });
   }

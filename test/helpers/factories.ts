@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import {
-  apiKeys, clinics, couponRedemptions, coupons, plans, priceChangeAlerts, users, type Entitlement, type KeyKind, type KeyScope, type UserRole,
+  apiKeys,
+  clinics,
+  couponRedemptions,
+  coupons,
+  type Entitlement,
+  type KeyKind,
+  type KeyScope,
+  plans,
+  priceChangeAlerts,
+  type UserRole,
+  users,
 } from '../../drizzle/schema';
 import { generateApiKey } from '../../src/platform/auth/api-key-format';
 import { hashPassword } from '../../src/platform/auth/password';
@@ -24,7 +34,14 @@ export async function makeClinic(
     options.sandboxExpiresAt !== undefined ? options.sandboxExpiresAt : mode === 'sandbox' ? new Date(Date.now() + 30 * 86_400_000) : null;
   const [clinic] = await db
     .insert(clinics)
-    .values({ name: `Clinic ${suffix}`, slug: `clinic-${suffix}`, mode, planId: plan!.id, sandboxExpiresAt, isActive: options.isActive ?? true })
+    .values({
+      name: `Clinic ${suffix}`,
+      slug: `clinic-${suffix}`,
+      mode,
+      planId: plan!.id,
+      sandboxExpiresAt,
+      isActive: options.isActive ?? true,
+    })
     .returning();
   return clinic!;
 }
@@ -115,6 +132,9 @@ export async function makeCouponRedemption(
 
 /** A pharmacy price-change alert; defaults: an open increase with no program or product. */
 export async function makePriceChangeAlert(db: Database, clinicId: string, values: Partial<typeof priceChangeAlerts.$inferInsert> = {}) {
-  const [row] = await db.insert(priceChangeAlerts).values({ direction: 'increase', ...values, clinicId }).returning();
+  const [row] = await db
+    .insert(priceChangeAlerts)
+    .values({ direction: 'increase', ...values, clinicId })
+    .returning();
   return row!;
 }

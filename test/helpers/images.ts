@@ -6,7 +6,9 @@ export const IMAGES = {
   /** PNG, 1×1 gray+alpha (68 bytes; IHDR, IDAT and IEND with valid CRCs). */
   png: fromBase64('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII='),
   /** JPEG (JFIF), 1×1 gray (134 bytes). */
-  jpeg: fromBase64('/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA='),
+  jpeg: fromBase64(
+    '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=',
+  ),
   /** GIF89a, 1×1 (42 bytes). */
   gif: fromBase64('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7'),
   /** WebP lossless (VP8L), 1×1 (34 bytes). */
@@ -34,9 +36,16 @@ export const NOT_IMAGES = {
 };
 
 /** A multipart body with the file under `field` (default image), as a client would send it. */
-export function imageForm(bytes: Uint8Array, options: { field?: string; filename?: string; type?: string; extra?: Record<string, string> } = {}) {
+export function imageForm(
+  bytes: Uint8Array,
+  options: { field?: string; filename?: string; type?: string; extra?: Record<string, string> } = {},
+) {
   const form = new FormData();
-  form.append(options.field ?? 'image', new Blob([bytes as Uint8Array<ArrayBuffer>], { type: options.type ?? 'application/octet-stream' }), options.filename ?? 'upload.bin');
+  form.append(
+    options.field ?? 'image',
+    new Blob([bytes as Uint8Array<ArrayBuffer>], { type: options.type ?? 'application/octet-stream' }),
+    options.filename ?? 'upload.bin',
+  );
   for (const [name, value] of Object.entries(options.extra ?? {})) form.append(name, value);
   return form;
 }

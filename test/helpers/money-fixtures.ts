@@ -3,8 +3,15 @@
 // succeeded payment and its ledger entries (charge +total, each fee negative: net = brand amount).
 import { randomUUID } from 'node:crypto';
 import {
-  disputes, ledgerEntries, orders, payments, payouts, refundRequests,
-  type FeeBreakdownCents, type LedgerEntryType, type OrderStatus,
+  disputes,
+  type FeeBreakdownCents,
+  type LedgerEntryType,
+  ledgerEntries,
+  type OrderStatus,
+  orders,
+  payments,
+  payouts,
+  refundRequests,
 } from '../../drizzle/schema';
 import type { Database } from '../../src/platform/db/client';
 import { makePatient } from './program-fixtures';
@@ -23,7 +30,18 @@ export function feeBreakdown(totalCents: number, brandAmountCents: number): FeeB
     [doctorFee, processorFee, platformFee] = [0, 0, 0];
     pharmacyCost = totalCents - brandAmountCents;
   }
-  return { subtotal: totalCents, discount: 0, tax: 0, shipping: 0, total: totalCents, pharmacyCost, doctorFee, processorFee, platformFee, brandAmount: brandAmountCents };
+  return {
+    subtotal: totalCents,
+    discount: 0,
+    tax: 0,
+    shipping: 0,
+    total: totalCents,
+    pharmacyCost,
+    doctorFee,
+    processorFee,
+    platformFee,
+    brandAmount: brandAmountCents,
+  };
 }
 
 export interface OrderOptions {
@@ -86,22 +104,45 @@ export async function makeOrder(db: Database, clinicId: string, options: OrderOp
 }
 
 /** One ledger entry (signed cents from the clinic's point of view). */
-export async function addLedgerEntry(db: Database, clinicId: string, type: LedgerEntryType, amountCents: number, values: Partial<typeof ledgerEntries.$inferInsert> = {}) {
-  const [row] = await db.insert(ledgerEntries).values({ ...values, clinicId, type, amountCents }).returning();
+export async function addLedgerEntry(
+  db: Database,
+  clinicId: string,
+  type: LedgerEntryType,
+  amountCents: number,
+  values: Partial<typeof ledgerEntries.$inferInsert> = {},
+) {
+  const [row] = await db
+    .insert(ledgerEntries)
+    .values({ ...values, clinicId, type, amountCents })
+    .returning();
   return row!;
 }
 
-export async function makeRefundRequest(db: Database, clinicId: string, orderId: string, values: Partial<typeof refundRequests.$inferInsert> = {}) {
-  const [row] = await db.insert(refundRequests).values({ reason: 'Changed my mind', ...values, clinicId, orderId }).returning();
+export async function makeRefundRequest(
+  db: Database,
+  clinicId: string,
+  orderId: string,
+  values: Partial<typeof refundRequests.$inferInsert> = {},
+) {
+  const [row] = await db
+    .insert(refundRequests)
+    .values({ reason: 'Changed my mind', ...values, clinicId, orderId })
+    .returning();
   return row!;
 }
 
 export async function makeDispute(db: Database, clinicId: string, orderId: string, values: Partial<typeof disputes.$inferInsert> = {}) {
-  const [row] = await db.insert(disputes).values({ amountCents: 5_000, ...values, clinicId, orderId }).returning();
+  const [row] = await db
+    .insert(disputes)
+    .values({ amountCents: 5_000, ...values, clinicId, orderId })
+    .returning();
   return row!;
 }
 
 export async function makePayout(db: Database, clinicId: string, values: Partial<typeof payouts.$inferInsert> = {}) {
-  const [row] = await db.insert(payouts).values({ type: 'order_transfer', amountCents: 6_000, status: 'paid', ...values, clinicId }).returning();
+  const [row] = await db
+    .insert(payouts)
+    .values({ type: 'order_transfer', amountCents: 6_000, status: 'paid', ...values, clinicId })
+    .returning();
   return row!;
 }

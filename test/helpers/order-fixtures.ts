@@ -2,8 +2,18 @@
 // Each call makes new rows; money is integer cents as stored.
 import { randomUUID } from 'node:crypto';
 import {
-  labLegs, orderEvents, orderItems, orders, payments, refundRequests, refunds, shipments, shippingAddresses, titrationSchedules,
-  visits, type FeeBreakdownCents,
+  type FeeBreakdownCents,
+  labLegs,
+  orderEvents,
+  orderItems,
+  orders,
+  payments,
+  refundRequests,
+  refunds,
+  shipments,
+  shippingAddresses,
+  titrationSchedules,
+  visits,
 } from '../../drizzle/schema';
 import { orderAmountColumns } from '../../src/modules/orders/orders/lifecycle/create';
 import type { Database } from '../../src/platform/db/client';
@@ -29,7 +39,11 @@ export type OrderValues = Partial<typeof orders.$inferInsert> & { discountCents?
 export async function makeOrder(db: Database, clinicId: string, values: OrderValues = {}) {
   const patientId = values.patientId ?? (await makePatient(db, clinicId)).id;
   const subtotal = values.subtotalCents ?? 10_000;
-  const fees = feeBreakdownFor(subtotal, { discount: values.discountCents ?? 0, tax: values.taxCents ?? 0, shipping: values.shippingCents ?? 0 });
+  const fees = feeBreakdownFor(subtotal, {
+    discount: values.discountCents ?? 0,
+    tax: values.taxCents ?? 0,
+    shipping: values.shippingCents ?? 0,
+  });
   const status = values.status ?? 'paid';
   const [row] = await db
     .insert(orders)
@@ -56,11 +70,19 @@ export async function makeOrderItem(db: Database, clinicId: string, orderId: str
 }
 
 export async function makePayment(db: Database, clinicId: string, orderId: string, values: Partial<typeof payments.$inferInsert> = {}) {
-  const [row] = await db.insert(payments).values({ amountCents: 10_000, status: 'succeeded', ...values, clinicId, orderId }).returning();
+  const [row] = await db
+    .insert(payments)
+    .values({ amountCents: 10_000, status: 'succeeded', ...values, clinicId, orderId })
+    .returning();
   return row!;
 }
 
-export async function makeShippingAddress(db: Database, clinicId: string, orderId: string, values: Partial<typeof shippingAddresses.$inferInsert> = {}) {
+export async function makeShippingAddress(
+  db: Database,
+  clinicId: string,
+  orderId: string,
+  values: Partial<typeof shippingAddresses.$inferInsert> = {},
+) {
   const [row] = await db
     .insert(shippingAddresses)
     .values({ address: '1 Main St', city: 'Springfield', state: 'CA', zipCode: '90001', ...values, clinicId, orderId })
@@ -69,32 +91,60 @@ export async function makeShippingAddress(db: Database, clinicId: string, orderI
 }
 
 export async function makeShipment(db: Database, clinicId: string, orderId: string, values: Partial<typeof shipments.$inferInsert> = {}) {
-  const [row] = await db.insert(shipments).values({ status: 'in_transit', ...values, clinicId, orderId }).returning();
+  const [row] = await db
+    .insert(shipments)
+    .values({ status: 'in_transit', ...values, clinicId, orderId })
+    .returning();
   return row!;
 }
 
-export async function makeOrderEvent(db: Database, clinicId: string, orderId: string, values: Partial<typeof orderEvents.$inferInsert> = {}) {
-  const [row] = await db.insert(orderEvents).values({ eventType: 'order.created', actorType: 'patient', ...values, clinicId, orderId }).returning();
+export async function makeOrderEvent(
+  db: Database,
+  clinicId: string,
+  orderId: string,
+  values: Partial<typeof orderEvents.$inferInsert> = {},
+) {
+  const [row] = await db
+    .insert(orderEvents)
+    .values({ eventType: 'order.created', actorType: 'patient', ...values, clinicId, orderId })
+    .returning();
   return row!;
 }
 
 export async function makeLabLeg(db: Database, clinicId: string, orderId: string, values: Partial<typeof labLegs.$inferInsert> = {}) {
-  const [row] = await db.insert(labLegs).values({ ...values, clinicId, orderId }).returning();
+  const [row] = await db
+    .insert(labLegs)
+    .values({ ...values, clinicId, orderId })
+    .returning();
   return row!;
 }
 
 export async function makeVisit(db: Database, clinicId: string, orderId: string, values: Partial<typeof visits.$inferInsert> = {}) {
-  const [row] = await db.insert(visits).values({ bookingRequired: true, ...values, clinicId, orderId }).returning();
+  const [row] = await db
+    .insert(visits)
+    .values({ bookingRequired: true, ...values, clinicId, orderId })
+    .returning();
   return row!;
 }
 
 export async function makeRefund(db: Database, clinicId: string, orderId: string, values: Partial<typeof refunds.$inferInsert> = {}) {
-  const [row] = await db.insert(refunds).values({ amountCents: 10_000, ...values, clinicId, orderId }).returning();
+  const [row] = await db
+    .insert(refunds)
+    .values({ amountCents: 10_000, ...values, clinicId, orderId })
+    .returning();
   return row!;
 }
 
-export async function makeRefundRequest(db: Database, clinicId: string, orderId: string, values: Partial<typeof refundRequests.$inferInsert> = {}) {
-  const [row] = await db.insert(refundRequests).values({ ...values, clinicId, orderId }).returning();
+export async function makeRefundRequest(
+  db: Database,
+  clinicId: string,
+  orderId: string,
+  values: Partial<typeof refundRequests.$inferInsert> = {},
+) {
+  const [row] = await db
+    .insert(refundRequests)
+    .values({ ...values, clinicId, orderId })
+    .returning();
   return row!;
 }
 
@@ -107,7 +157,17 @@ export async function makeTitrationSchedule(
 ) {
   const [row] = await db
     .insert(titrationSchedules)
-    .values({ maxLevel: 2, status: 'held', heldSince: new Date(), ...values, clinicId, orderId: order.id, patientId: order.patientId, programId: order.programId, titrationProtocolId })
+    .values({
+      maxLevel: 2,
+      status: 'held',
+      heldSince: new Date(),
+      ...values,
+      clinicId,
+      orderId: order.id,
+      patientId: order.patientId,
+      programId: order.programId,
+      titrationProtocolId,
+    })
     .returning();
   return row!;
 }

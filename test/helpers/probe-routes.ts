@@ -10,7 +10,13 @@ import { defineRoute, type RouteAccess } from '../../src/platform/http/route';
  * for an id it is not told about, 404 — to exercise the platform checks on paths whose areas are
  * built by later issues. Its body, if any, must be { amount: positive integer }.
  */
-export function addProbeRoute(app: App, access: RouteAccess, method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, withBody = false) {
+export function addProbeRoute(
+  app: App,
+  access: RouteAccess,
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete',
+  path: string,
+  withBody = false,
+) {
   const hasId = path.includes('{id}');
   const route = defineRoute(access, {
     method,
@@ -32,6 +38,9 @@ const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1
 
 /** Unique per method and path, in the lowerCamelCase the real routes use: GET /api/v1/orders/{id} → probeGetApiV1OrdersById. */
 export function probeOperationId(method: string, path: string): string {
-  const words = path.replace(/\{([^}]+)\}/g, 'by-$1').split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const words = path
+    .replace(/\{([^}]+)\}/g, 'by-$1')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
   return `probe${capitalize(method.toLowerCase())}${words.map(capitalize).join('')}`;
 }

@@ -2,8 +2,16 @@
 // programs with products, patients and enrollments, titration protocols. Each call makes new rows.
 import { randomUUID } from 'node:crypto';
 import {
-  enrollments, globalProducts, patients, pharmacies, pharmacyCoverages, programProducts, programs, programTemplateProducts,
-  programTemplates, tenantProducts,
+  enrollments,
+  globalProducts,
+  patients,
+  pharmacies,
+  pharmacyCoverages,
+  programProducts,
+  programs,
+  programTemplateProducts,
+  programTemplates,
+  tenantProducts,
 } from '../../drizzle/schema';
 import type { Database } from '../../src/platform/db/client';
 
@@ -20,17 +28,36 @@ export async function makeGlobalProduct(
   const suffix = unique();
   const [product] = await db
     .insert(globalProducts)
-    .values({ name: `Product ${suffix}`, slug: `product-${suffix}`, pharmacyBasePriceCents: 10_000, categories: ['weight_loss'], ...values })
+    .values({
+      name: `Product ${suffix}`,
+      slug: `product-${suffix}`,
+      pharmacyBasePriceCents: 10_000,
+      categories: ['weight_loss'],
+      ...values,
+    })
     .returning();
   if (options.withCoverage ?? true) {
-    const [pharmacy] = await db.insert(pharmacies).values({ name: `Pharmacy ${suffix}`, slug: `pharmacy-${suffix}` }).returning();
-    await db.insert(pharmacyCoverages).values({ globalProductId: product!.id, pharmacyId: pharmacy!.id, priceCents: product!.pharmacyBasePriceCents });
+    const [pharmacy] = await db
+      .insert(pharmacies)
+      .values({ name: `Pharmacy ${suffix}`, slug: `pharmacy-${suffix}` })
+      .returning();
+    await db
+      .insert(pharmacyCoverages)
+      .values({ globalProductId: product!.id, pharmacyId: pharmacy!.id, priceCents: product!.pharmacyBasePriceCents });
   }
   return product!;
 }
 
-export async function makeTenantProduct(db: Database, clinicId: string, globalProductId: string, values: Partial<typeof tenantProducts.$inferInsert> = {}) {
-  const [row] = await db.insert(tenantProducts).values({ clinicId, globalProductId, ...values }).returning();
+export async function makeTenantProduct(
+  db: Database,
+  clinicId: string,
+  globalProductId: string,
+  values: Partial<typeof tenantProducts.$inferInsert> = {},
+) {
+  const [row] = await db
+    .insert(tenantProducts)
+    .values({ clinicId, globalProductId, ...values })
+    .returning();
   return row!;
 }
 
@@ -40,19 +67,37 @@ export async function makeTemplate(
   values: Partial<typeof programTemplates.$inferInsert> = {},
 ) {
   const suffix = unique();
-  const [template] = await db.insert(programTemplates).values({ name: `Template ${suffix}`, slug: `template-${suffix}`, ...values }).returning();
+  const [template] = await db
+    .insert(programTemplates)
+    .values({ name: `Template ${suffix}`, slug: `template-${suffix}`, ...values })
+    .returning();
   if (products.length) {
-    await db.insert(programTemplateProducts).values(products.map((p, i) => ({
-      templateId: template!.id, globalProductId: p.globalProductId, displayOrder: p.displayOrder ?? i, programBaseFeeCents: p.programBaseFeeCents ?? null,
-    })));
+    await db.insert(programTemplateProducts).values(
+      products.map((p, i) => ({
+        templateId: template!.id,
+        globalProductId: p.globalProductId,
+        displayOrder: p.displayOrder ?? i,
+        programBaseFeeCents: p.programBaseFeeCents ?? null,
+      })),
+    );
   }
   return template!;
 }
 
-export type ProductSpec = { globalProductId: string } & Partial<Omit<typeof programProducts.$inferInsert, 'clinicId' | 'programId' | 'globalProductId'>>;
+export type ProductSpec = { globalProductId: string } & Partial<
+  Omit<typeof programProducts.$inferInsert, 'clinicId' | 'programId' | 'globalProductId'>
+>;
 
-export async function makeProgram(db: Database, clinicId: string, values: Partial<typeof programs.$inferInsert> = {}, products: ProductSpec[] = []) {
-  const [program] = await db.insert(programs).values({ name: `Program ${unique()}`, ...values, clinicId }).returning();
+export async function makeProgram(
+  db: Database,
+  clinicId: string,
+  values: Partial<typeof programs.$inferInsert> = {},
+  products: ProductSpec[] = [],
+) {
+  const [program] = await db
+    .insert(programs)
+    .values({ name: `Program ${unique()}`, ...values, clinicId })
+    .returning();
   if (products.length) {
     await db.insert(programProducts).values(products.map((p, i) => ({ displayOrder: i, ...p, clinicId, programId: program!.id })));
   }
@@ -61,12 +106,20 @@ export async function makeProgram(db: Database, clinicId: string, values: Partia
 
 export async function makePatient(db: Database, clinicId: string, values: Partial<typeof patients.$inferInsert> = {}) {
   const suffix = unique();
-  const [patient] = await db.insert(patients).values({ firstName: 'Pat', lastName: suffix, email: `pat-${suffix}@example.test`, ...values, clinicId }).returning();
+  const [patient] = await db
+    .insert(patients)
+    .values({ firstName: 'Pat', lastName: suffix, email: `pat-${suffix}@example.test`, ...values, clinicId })
+    .returning();
   return patient!;
 }
 
 /** An enrollment of a new patient (or `patientId`); defaults: active, monthly, 200.00 charged, 50.00 net. */
-export async function makeEnrollment(db: Database, clinicId: string, programId: string, values: Partial<typeof enrollments.$inferInsert> = {}) {
+export async function makeEnrollment(
+  db: Database,
+  clinicId: string,
+  programId: string,
+  values: Partial<typeof enrollments.$inferInsert> = {},
+) {
   const patientId = values.patientId ?? (await makePatient(db, clinicId)).id;
   const [row] = await db
     .insert(enrollments)

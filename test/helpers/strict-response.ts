@@ -41,7 +41,12 @@ export function findOperation(document: Document, method: string, requestPath: s
     .map(([path, item]) => ({ path, operation: item[verb] as Schema, params: (path.match(/\{[^}]+\}/g) ?? []).length }))
     .sort((a, b) => a.params - b.params);
   for (const candidate of candidates) {
-    const pattern = new RegExp(`^${candidate.path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}$`);
+    const pattern = new RegExp(
+      `^${candidate.path
+        .split(/\{[^}]+\}/)
+        .map(escapeRegExp)
+        .join('[^/]+')}$`,
+    );
     if (pattern.test(pathname)) return candidate;
   }
   return null;
@@ -116,7 +121,9 @@ class Validator {
         problems.push(`${path}: matches none of anyOf (${results.map((r) => r[0]).join(' | ')})`);
       }
       if (keyword === 'oneOf' && matching !== 1) {
-        problems.push(`${path}: matches ${matching} of oneOf, not exactly one${matching === 0 ? ` (${results.map((r) => r[0]).join(' | ')})` : ''}`);
+        problems.push(
+          `${path}: matches ${matching} of oneOf, not exactly one${matching === 0 ? ` (${results.map((r) => r[0]).join(' | ')})` : ''}`,
+        );
       }
     }
     if (schema.not && typeof schema.not === 'object' && this.check(value, schema.not as Schema, path, siblingKeys).length === 0) {
@@ -137,8 +144,10 @@ class Validator {
     if (typeof value === 'string') problems.push(...stringProblems(value, schema, path));
     if (typeof value === 'number') problems.push(...numberProblems(value, schema, path));
     if (Array.isArray(value)) {
-      if (typeof schema.minItems === 'number' && value.length < schema.minItems) problems.push(`${path}: fewer than ${schema.minItems} items`);
-      if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) problems.push(`${path}: more than ${schema.maxItems} items`);
+      if (typeof schema.minItems === 'number' && value.length < schema.minItems)
+        problems.push(`${path}: fewer than ${schema.minItems} items`);
+      if (typeof schema.maxItems === 'number' && value.length > schema.maxItems)
+        problems.push(`${path}: more than ${schema.maxItems} items`);
       const prefix = (schema.prefixItems as Schema[] | undefined) ?? [];
       value.forEach((item, i) => {
         const itemSchema = prefix[i] ?? (schema.items as Schema | undefined);
@@ -179,7 +188,8 @@ function stringProblems(value: string, schema: Schema, path: string): string[] {
   const length = [...value].length;
   if (typeof schema.minLength === 'number' && length < schema.minLength) problems.push(`${path}: shorter than ${schema.minLength}`);
   if (typeof schema.maxLength === 'number' && length > schema.maxLength) problems.push(`${path}: longer than ${schema.maxLength}`);
-  if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value)) problems.push(`${path}: does not match ${schema.pattern}`);
+  if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value))
+    problems.push(`${path}: does not match ${schema.pattern}`);
   const format = FORMATS[schema.format as string];
   if (format && !format(value)) problems.push(`${path}: ${JSON.stringify(value)} is not a ${schema.format}`);
   return problems;
@@ -189,8 +199,10 @@ function numberProblems(value: number, schema: Schema, path: string): string[] {
   const problems: string[] = [];
   if (typeof schema.minimum === 'number' && value < schema.minimum) problems.push(`${path}: below ${schema.minimum}`);
   if (typeof schema.maximum === 'number' && value > schema.maximum) problems.push(`${path}: above ${schema.maximum}`);
-  if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum) problems.push(`${path}: not above ${schema.exclusiveMinimum}`);
-  if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum) problems.push(`${path}: not below ${schema.exclusiveMaximum}`);
+  if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum)
+    problems.push(`${path}: not above ${schema.exclusiveMinimum}`);
+  if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum)
+    problems.push(`${path}: not below ${schema.exclusiveMaximum}`);
   return problems;
 }
 
@@ -204,14 +216,22 @@ const FORMATS: Record<string, (value: string) => boolean> = {
 
 function hasType(value: unknown, type: string): boolean {
   switch (type) {
-    case 'null': return value === null;
-    case 'string': return typeof value === 'string';
-    case 'boolean': return typeof value === 'boolean';
-    case 'number': return typeof value === 'number' && Number.isFinite(value);
-    case 'integer': return typeof value === 'number' && Number.isInteger(value);
-    case 'array': return Array.isArray(value);
-    case 'object': return isPlainObject(value);
-    default: return false;
+    case 'null':
+      return value === null;
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isPlainObject(value);
+    default:
+      return false;
   }
 }
 

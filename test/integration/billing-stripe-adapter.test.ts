@@ -7,13 +7,13 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clinics, payoutAccounts, plans, platformSubscriptions } from '../../drizzle/schema';
 import { ConfigError } from '../../src/config';
-import { providersFor } from '../../src/platform/providers';
-import { DevelopmentBillingProcessor, planLookupKey, StripeBillingProcessor } from '../../src/platform/providers/billing';
 import type { ApiError } from '../../src/platform/http/errors';
 import { ProviderError, providerFailure } from '../../src/platform/http/provider-errors';
+import { providersFor } from '../../src/platform/providers';
+import { DevelopmentBillingProcessor, planLookupKey, StripeBillingProcessor } from '../../src/platform/providers/billing';
 import { testConfig, useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
-import { startStripeBillingStandIn, type StripeBillingStandIn } from '../tooling/stripe-billing-stand-in';
+import { type StripeBillingStandIn, startStripeBillingStandIn } from '../tooling/stripe-billing-stand-in';
 
 // The app's billing processor is the Stripe adapter on the stand-in (through the providers' door).
 const t = useTestApp({ providers: () => ({ billing: () => adapter() }) });
@@ -36,7 +36,10 @@ const adapter = (options: { secretKey?: string } = {}) =>
 
 /** The adapter's failure (a ProviderError), as the API answers it. */
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ProviderError);
   return providerFailure(error as ProviderError);
 }
@@ -45,7 +48,10 @@ const since = (n: number) => stand.requests.slice(n);
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
 /** Two plans with prices at the stand-in (lookup keys plan_<code>) and a subscription on the first. */
-function stripePlans(prices: { basic?: number; growth?: number } = {}, period = { start: new Date(Date.UTC(2030, 0, 1)), end: new Date(Date.UTC(2030, 1, 1)) }) {
+function stripePlans(
+  prices: { basic?: number; growth?: number } = {},
+  period = { start: new Date(Date.UTC(2030, 0, 1)), end: new Date(Date.UTC(2030, 1, 1)) },
+) {
   const suffix = randomUUID().slice(0, 8);
   const basic = { id: randomUUID(), code: `basic-${suffix}`, name: 'Basic', monthlyPriceCents: 19_900 };
   const growth = { id: randomUUID(), code: `growth-${suffix}`, name: 'Growth', monthlyPriceCents: 49_900 };
@@ -62,21 +68,39 @@ describe('StripeBillingProcessor against the stand-in', () => {
     const restricted = stand.addAccount({ charges_enabled: true, details_submitted: true, currentlyDue: ['individual.id_number'] });
     const before = stand.requests.length;
     expect(await adapter().retrieveAccount({ clinicId: randomUUID(), processorAccountId: active.id })).toEqual({
-      status: 'active', chargesEnabled: true, payoutsEnabled: true, detailsSubmitted: true, requirementsDue: [],
+      status: 'active',
+      chargesEnabled: true,
+      payoutsEnabled: true,
+      detailsSubmitted: true,
+      requirementsDue: [],
     });
     expect(await adapter().retrieveAccount({ clinicId: randomUUID(), processorAccountId: pending.id })).toEqual({
-      status: 'pending', chargesEnabled: false, payoutsEnabled: false, detailsSubmitted: false, requirementsDue: ['external_account', 'business_profile.url'],
+      status: 'pending',
+      chargesEnabled: false,
+      payoutsEnabled: false,
+      detailsSubmitted: false,
+      requirementsDue: ['external_account', 'business_profile.url'],
     });
     expect((await adapter().retrieveAccount({ clinicId: randomUUID(), processorAccountId: restricted.id })).status).toBe('restricted');
     const sent = since(before);
-    expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /v1/accounts/${active.id}`, `GET /v1/accounts/${pending.id}`, `GET /v1/accounts/${restricted.id}`]);
+    expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /v1/accounts/${active.id}`,
+      `GET /v1/accounts/${pending.id}`,
+      `GET /v1/accounts/${restricted.id}`,
+    ]);
     expect(sent[0]!.headers.authorization).toBe(`Bearer ${stand.secretKey}`);
   });
 
   it('retrieveAccount: an account Stripe does not know is not_connected; a bad key is 502, an outage 503', async () => {
-    expect(await adapter().retrieveAccount({ clinicId: randomUUID(), processorAccountId: 'acct_gone' })).toMatchObject({ status: 'not_connected', detailsSubmitted: false });
+    expect(await adapter().retrieveAccount({ clinicId: randomUUID(), processorAccountId: 'acct_gone' })).toMatchObject({
+      status: 'not_connected',
+      detailsSubmitted: false,
+    });
     const account = stand.addAccount();
-    expect((await failure(adapter({ secretKey: 'sk_test_wrong' }).retrieveAccount({ clinicId: randomUUID(), processorAccountId: account.id }))).status).toBe(502);
+    expect(
+      (await failure(adapter({ secretKey: 'sk_test_wrong' }).retrieveAccount({ clinicId: randomUUID(), processorAccountId: account.id })))
+        .status,
+    ).toBe(502);
     stand.failNext(500, { type: 'api_error', message: 'boom' });
     const down = await failure(adapter().retrieveAccount({ clinicId: randomUUID(), processorAccountId: account.id }));
     expect([down.status, down.code]).toEqual([503, 'PAYMENT_PROCESSOR_UNAVAILABLE']);
@@ -86,16 +110,26 @@ describe('StripeBillingProcessor against the stand-in', () => {
     const { growth, subscription, start } = stripePlans();
     const clinicId = randomUUID();
     const input = {
-      clinicId, processorSubscriptionId: subscription.id, plan: growth,
-      prorationDate: new Date(Date.UTC(2030, 0, 11, 12, 0, 0, 700)), idempotencyKey: `plan-change:${randomUUID()}`,
+      clinicId,
+      processorSubscriptionId: subscription.id,
+      plan: growth,
+      prorationDate: new Date(Date.UTC(2030, 0, 11, 12, 0, 0, 700)),
+      idempotencyKey: `plan-change:${randomUUID()}`,
     };
     const before = stand.requests.length;
     const state = await adapter().changePlan(input);
     expect(state).toEqual({
-      processorSubscriptionId: subscription.id, status: 'active', currentPeriodStart: start, currentPeriodEnd: new Date(Date.UTC(2030, 1, 1)),
+      processorSubscriptionId: subscription.id,
+      status: 'active',
+      currentPeriodStart: start,
+      currentPeriodEnd: new Date(Date.UTC(2030, 1, 1)),
     });
     const sent = since(before);
-    expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /v1/subscriptions/${subscription.id}`, 'GET /v1/prices', `POST /v1/subscriptions/${subscription.id}`]);
+    expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /v1/subscriptions/${subscription.id}`,
+      'GET /v1/prices',
+      `POST /v1/subscriptions/${subscription.id}`,
+    ]);
     expect(Object.values(sent[1]!.query)).toContain(planLookupKey(growth.code));
     expect(sent[2]!.form).toEqual({
       'items[0][id]': subscription.itemId,
@@ -119,7 +153,12 @@ describe('StripeBillingProcessor against the stand-in', () => {
 
   it('changePlan refuses (502) a plan without a price, a price that differs from the plan, and a cancelled subscription; 503 on an outage', async () => {
     const { growth, subscription } = stripePlans({ growth: 45_000 });
-    const base = { clinicId: randomUUID(), processorSubscriptionId: subscription.id, prorationDate: new Date(), idempotencyKey: randomUUID() };
+    const base = {
+      clinicId: randomUUID(),
+      processorSubscriptionId: subscription.id,
+      prorationDate: new Date(),
+      idempotencyKey: randomUUID(),
+    };
     const noPrice = await failure(adapter().changePlan({ ...base, plan: { ...growth, code: 'nothing-here' } }));
     expect([noPrice.status, noPrice.code]).toEqual([502, 'PAYMENT_PROCESSOR_ERROR']);
     expect(noPrice.message).toContain('plan_nothing-here');
@@ -127,7 +166,9 @@ describe('StripeBillingProcessor against the stand-in', () => {
 
     const cancelled = stripePlans();
     stand.subscriptions.get(cancelled.subscription.id)!.status = 'canceled';
-    expect((await failure(adapter().changePlan({ ...base, processorSubscriptionId: cancelled.subscription.id, plan: cancelled.growth }))).status).toBe(502);
+    expect(
+      (await failure(adapter().changePlan({ ...base, processorSubscriptionId: cancelled.subscription.id, plan: cancelled.growth }))).status,
+    ).toBe(502);
     expect((await failure(adapter().changePlan({ ...base, processorSubscriptionId: 'sub_unknown', plan: growth }))).status).toBe(502);
 
     stand.failNext(503, { type: 'api_error', message: 'down' });
@@ -159,7 +200,13 @@ describe('the billing routes on the Stripe adapter', () => {
     await t.db.update(clinics).set({ planId: basic.id }).where(eq(clinics.id, tenant.clinic.id));
     const [row] = await t.db
       .insert(platformSubscriptions)
-      .values({ clinicId: tenant.clinic.id, planId: basic.id, currentPeriodStart: start, currentPeriodEnd: end, processorSubscriptionId: subscription.id })
+      .values({
+        clinicId: tenant.clinic.id,
+        planId: basic.id,
+        currentPeriodStart: start,
+        currentPeriodEnd: end,
+        processorSubscriptionId: subscription.id,
+      })
       .returning();
     return { ...tenant, basic, growth, subscription, row: row! };
   }
@@ -206,13 +253,25 @@ describe('the billing routes on the Stripe adapter', () => {
     await t.db.insert(payoutAccounts).values({ clinicId: clinic.id, processorAccountId: remote.id });
     const calls = () => stand.requests.filter((r) => r.path === `/v1/accounts/${remote.id}`).length;
 
-    expect((await (await t.request('/api/v1/stripe/connect/status', { key })).json()).data).toMatchObject({ status: 'pending', requirementsDue: ['external_account'] });
-    Object.assign(remote, { charges_enabled: true, payouts_enabled: true, details_submitted: true, requirements: { currently_due: [], past_due: [], disabled_reason: null } });
+    expect((await (await t.request('/api/v1/stripe/connect/status', { key })).json()).data).toMatchObject({
+      status: 'pending',
+      requirementsDue: ['external_account'],
+    });
+    Object.assign(remote, {
+      charges_enabled: true,
+      payouts_enabled: true,
+      details_submitted: true,
+      requirements: { currently_due: [], past_due: [], disabled_reason: null },
+    });
     t.clock.advance(4 * 60_000);
     expect((await (await t.request('/api/v1/stripe/connect/status', { key })).json()).data.status).toBe('pending');
     expect(calls()).toBe(1);
     t.clock.advance(60_000);
-    expect((await (await t.request('/api/v1/stripe/connect/status', { key })).json()).data).toMatchObject({ status: 'active', isConnected: true, requirementsDue: [] });
+    expect((await (await t.request('/api/v1/stripe/connect/status', { key })).json()).data).toMatchObject({
+      status: 'active',
+      isConnected: true,
+      requirementsDue: [],
+    });
     expect(calls()).toBe(2);
   });
 });

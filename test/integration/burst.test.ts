@@ -56,14 +56,19 @@ async function burst(maxConnections: number, key: string, count = BURST) {
   const ctx = { waitUntil: (p: Promise<unknown>) => void waitUntil.push(p), passThroughOnException() {}, props: {} };
   const responses = await Promise.all(
     Array.from({ length: count }, (_, i) =>
-      app.request('/api/v1/me', { headers: { 'x-api-key': key, 'cf-connecting-ip': `198.51.100.${i % 250}` } }, env, ctx as never)),
+      app.request('/api/v1/me', { headers: { 'x-api-key': key, 'cf-connecting-ip': `198.51.100.${i % 250}` } }, env, ctx as never),
+    ),
   );
   await Promise.all(waitUntil); // the request logs, then every connection closed
   const bodies = await Promise.all(responses.map((res) => res.json() as Promise<{ code?: string }>));
   return responses.map((res, i) => ({ status: res.status, code: bodies[i]!.code, headers: res.headers }));
 }
 
-const countBy = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
+const countBy = (statuses: number[]) => {
+  const counts: Record<number, number> = {};
+  for (const s of statuses) counts[s] = (counts[s] ?? 0) + 1;
+  return counts;
+};
 
 describe(`a burst of ${BURST} requests against a database that allows ${ROLE_CONNECTION_LIMIT} connections`, () => {
   it('without a connection cap below the limit: only 200 and the documented 503, never a 500', async () => {
@@ -74,7 +79,12 @@ describe(`a burst of ${BURST} requests against a database that allows ${ROLE_CON
     warnings.mockRestore();
     const counts = countBy(results.map((r) => r.status));
     console.log(`burst, gate 1000: ${JSON.stringify(counts)}`);
-    expect(Object.keys(counts).map(Number).every((s) => s === 200 || s === 503), JSON.stringify(counts)).toBe(true);
+    expect(
+      Object.keys(counts)
+        .map(Number)
+        .every((s) => s === 200 || s === 503),
+      JSON.stringify(counts),
+    ).toBe(true);
     const refused = results.filter((r) => r.status === 503);
     expect(refused.length, 'the role limit was reached').toBeGreaterThan(0);
     for (const r of refused) {

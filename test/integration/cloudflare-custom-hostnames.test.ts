@@ -9,7 +9,7 @@ import { ProviderError } from '../../src/platform/providers/errors';
 import { withEnv } from '../api/organization/organization-fixtures';
 import { buildTestApp, useTestApp } from '../helpers/app';
 import { makeKey, makeTenant } from '../helpers/factories';
-import { startCloudflareStandIn, type CloudflareStandIn } from '../tooling/cloudflare-stand-in';
+import { type CloudflareStandIn, startCloudflareStandIn } from '../tooling/cloudflare-stand-in';
 
 const t = useTestApp();
 let cf: CloudflareStandIn;
@@ -23,8 +23,17 @@ afterAll(async () => {
 });
 
 const adapter = (overrides: Partial<{ apiToken: string; baseUrl: string }> = {}, timeoutMs?: number) =>
-  new CloudflareCustomHostnames({ apiToken: cf.apiToken, zoneId: cf.zoneId, baseUrl: cf.baseUrl, cnameTarget: TARGET, ...overrides }, undefined, timeoutMs);
-const env = () => ({ CLOUDFLARE_API_TOKEN: cf.apiToken, CLOUDFLARE_ZONE_ID: cf.zoneId, CUSTOM_DOMAIN_CNAME_TARGET: TARGET, CLOUDFLARE_API_BASE_URL: cf.baseUrl });
+  new CloudflareCustomHostnames(
+    { apiToken: cf.apiToken, zoneId: cf.zoneId, baseUrl: cf.baseUrl, cnameTarget: TARGET, ...overrides },
+    undefined,
+    timeoutMs,
+  );
+const env = () => ({
+  CLOUDFLARE_API_TOKEN: cf.apiToken,
+  CLOUDFLARE_ZONE_ID: cf.zoneId,
+  CUSTOM_DOMAIN_CNAME_TARGET: TARGET,
+  CLOUDFLARE_API_BASE_URL: cf.baseUrl,
+});
 const host = () => `shop-${crypto.randomUUID().slice(0, 8)}.brandhealth.com`;
 const kindOf = async (work: Promise<unknown>) => {
   try {
@@ -54,10 +63,15 @@ describe('CloudflareCustomHostnames', () => {
     const pending = await adapter().check(record);
     expect(pending.verified).toBe(false);
     expect(pending.problems).toEqual([
-      'Hostname ownership is pending at Cloudflare', 'custom hostname does not CNAME to this zone.',
-      'The certificate is pending_validation at Cloudflare', 'The certificate authority could not validate the hostname yet.',
+      'Hostname ownership is pending at Cloudflare',
+      'custom hostname does not CNAME to this zone.',
+      'The certificate is pending_validation at Cloudflare',
+      'The certificate authority could not validate the hostname yet.',
     ]);
-    expect(cf.requests.at(-1)).toMatchObject({ method: 'GET', path: `/client/v4/zones/${cf.zoneId}/custom_hostnames/${created.providerHostnameId}` });
+    expect(cf.requests.at(-1)).toMatchObject({
+      method: 'GET',
+      path: `/client/v4/zones/${cf.zoneId}/custom_hostnames/${created.providerHostnameId}`,
+    });
     cf.publish(name);
     expect(await adapter().check(record)).toEqual({ verified: true, problems: [] });
     expect(await adapter().attach(record)).toEqual({ verified: true, problems: [] });
@@ -79,7 +93,9 @@ describe('CloudflareCustomHostnames', () => {
     expect(await kindOf(adapter().create({ clinicId: 'b', hostname: host() }))).toBe('unavailable');
     cf.failNext(429, [{ code: 10429, message: 'Rate limited' }]);
     expect(await kindOf(adapter().create({ clinicId: 'b', hostname: host() }))).toBe('unavailable');
-    expect(await kindOf(adapter({ baseUrl: 'http://127.0.0.1:9/client/v4' }).create({ clinicId: 'b', hostname: host() }))).toBe('unavailable');
+    expect(await kindOf(adapter({ baseUrl: 'http://127.0.0.1:9/client/v4' }).create({ clinicId: 'b', hostname: host() }))).toBe(
+      'unavailable',
+    );
     cf.delayNext(300);
     expect(await kindOf(adapter({}, 50).create({ clinicId: 'b', hostname: host() }))).toBe('unavailable');
     // The error never carries the token.
@@ -107,7 +123,10 @@ describe('custom-domain operations through Cloudflare (chosen from the Worker en
     ]);
 
     const early = await withEnv(t, '/api/v1/clinic/custom-domain/verify', { key, method: 'POST', env: env() });
-    expect((await early.json()).data).toMatchObject({ verified: false, problems: expect.arrayContaining(['custom hostname does not CNAME to this zone.']) });
+    expect((await early.json()).data).toMatchObject({
+      verified: false,
+      problems: expect.arrayContaining(['custom hostname does not CNAME to this zone.']),
+    });
     expect((await withEnv(t, '/api/v1/clinic/custom-domain/finalize', { key, method: 'POST', env: env() })).status).toBe(409);
 
     cf.publish(name);

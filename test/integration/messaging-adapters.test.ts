@@ -7,14 +7,21 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../drizzle/schema';
 import type { AppConfig } from '../../src/config';
-import {
-  deliverQueuedMessages, deliverQueuedMessagesSweep, DevelopmentMessageSender, MESSAGE_MAX_AGE_MS, QueueingMessageSender, ResendEmailTransport,
-  TwilioSmsTransport, type MessageTransport, type OutgoingMessage,
-} from '../../src/platform/providers/messaging';
 import { providersFor } from '../../src/platform/providers';
+import {
+  DevelopmentMessageSender,
+  deliverQueuedMessages,
+  deliverQueuedMessagesSweep,
+  MESSAGE_MAX_AGE_MS,
+  type MessageTransport,
+  type OutgoingMessage,
+  QueueingMessageSender,
+  ResendEmailTransport,
+  TwilioSmsTransport,
+} from '../../src/platform/providers/messaging';
 import { buildTestApp, useTestApp } from '../helpers/app';
 import { makeClinic, makeTenant } from '../helpers/factories';
-import { startMessagingStandIn, type MessagingStandIn } from './messaging-stand-in';
+import { type MessagingStandIn, startMessagingStandIn } from './messaging-stand-in';
 
 const t = useTestApp();
 let standIn: MessagingStandIn;
@@ -27,16 +34,33 @@ afterAll(async () => {
 });
 
 const resendConfig = (overrides: Partial<{ apiKey: string; baseUrl: string }> = {}) => ({
-  apiKey: standIn.resendKey, from: 'Brand Admin <no-reply@mail.example.com>', baseUrl: standIn.baseUrl, ...overrides,
+  apiKey: standIn.resendKey,
+  from: 'Brand Admin <no-reply@mail.example.com>',
+  baseUrl: standIn.baseUrl,
+  ...overrides,
 });
 const twilioConfig = (overrides: Partial<{ authToken: string; baseUrl: string }> = {}) => ({
-  accountSid: standIn.twilioSid, authToken: standIn.twilioToken, fromNumber: '+15550100000', baseUrl: standIn.baseUrl, ...overrides,
+  accountSid: standIn.twilioSid,
+  authToken: standIn.twilioToken,
+  fromNumber: '+15550100000',
+  baseUrl: standIn.baseUrl,
+  ...overrides,
 });
 const email = (overrides: Partial<{ id: string; to: string; subject: string | null; body: string }> = {}) => ({
-  id: randomUUID(), channel: 'email' as const, to: 'jane@example.com', subject: 'Welcome', body: 'Hello Jane', ...overrides,
+  id: randomUUID(),
+  channel: 'email' as const,
+  to: 'jane@example.com',
+  subject: 'Welcome',
+  body: 'Hello Jane',
+  ...overrides,
 });
 const text = (overrides: Partial<{ id: string; to: string; body: string }> = {}) => ({
-  id: randomUUID(), channel: 'sms' as const, to: '+15550102000', subject: null, body: 'Your refill ships today', ...overrides,
+  id: randomUUID(),
+  channel: 'sms' as const,
+  to: '+15550102000',
+  subject: null,
+  body: 'Your refill ships today',
+  ...overrides,
 });
 const lastRequest = () => standIn.requests[standIn.requests.length - 1]!;
 /** A port nothing listens on. */
@@ -53,7 +77,12 @@ describe('ResendEmailTransport', () => {
     expect(request.headers.authorization).toBe(`Bearer ${standIn.resendKey}`);
     expect(request.headers['content-type']).toBe('application/json');
     expect(request.headers['idempotency-key']).toBe(`message-${message.id}`);
-    expect(request.body).toEqual({ from: 'Brand Admin <no-reply@mail.example.com>', to: ['jane@example.com'], subject: 'Welcome', text: 'Hello Jane' });
+    expect(request.body).toEqual({
+      from: 'Brand Admin <no-reply@mail.example.com>',
+      to: ['jane@example.com'],
+      subject: 'Welcome',
+      text: 'Hello Jane',
+    });
     expect(standIn.emails.at(-1)!.id).toBe((result as { providerMessageId: string }).providerMessageId);
   });
 
@@ -86,11 +115,19 @@ describe('ResendEmailTransport', () => {
     // The same key with another body is a mistake, not worth retrying.
     const message = email();
     await transport.deliver(message);
-    expect(await transport.deliver({ ...message, body: 'changed' })).toMatchObject({ ok: false, retry: false, error: expect.stringContaining('invalid_idempotent_request') });
+    expect(await transport.deliver({ ...message, body: 'changed' })).toMatchObject({
+      ok: false,
+      retry: false,
+      error: expect.stringContaining('invalid_idempotent_request'),
+    });
   });
 
   it('treats an unreachable provider and a provider that does not answer in time as retryable', async () => {
-    expect(await new ResendEmailTransport(resendConfig({ baseUrl: CLOSED })).deliver(email())).toMatchObject({ ok: false, retry: true, error: expect.stringMatching(/^resend: /) });
+    expect(await new ResendEmailTransport(resendConfig({ baseUrl: CLOSED })).deliver(email())).toMatchObject({
+      ok: false,
+      retry: true,
+      error: expect.stringMatching(/^resend: /),
+    });
     standIn.delayNext(1_000);
     const slow = await new ResendEmailTransport(resendConfig(), undefined, 100).deliver(email());
     expect(slow).toEqual({ ok: false, retry: true, error: 'resend: no answer in time' });
@@ -115,9 +152,17 @@ describe('TwilioSmsTransport', () => {
     expect(badToken).toEqual({ ok: false, retry: false, error: 'twilio: HTTP 401 error 20003: Authenticate' });
 
     const transport = new TwilioSmsTransport(twilioConfig());
-    expect(await transport.deliver(text({ to: '555-0100' }))).toMatchObject({ ok: false, retry: false, error: expect.stringContaining('error 21211') });
+    expect(await transport.deliver(text({ to: '555-0100' }))).toMatchObject({
+      ok: false,
+      retry: false,
+      error: expect.stringContaining('error 21211'),
+    });
     standIn.failNext('twilio', 429, { code: 20429, message: 'Too Many Requests', status: 429 });
-    expect(await transport.deliver(text())).toMatchObject({ ok: false, retry: true, error: 'twilio: HTTP 429 error 20429: Too Many Requests' });
+    expect(await transport.deliver(text())).toMatchObject({
+      ok: false,
+      retry: true,
+      error: 'twilio: HTTP 429 error 20429: Too Many Requests',
+    });
     standIn.failNext('twilio', 503, { code: 20503, message: 'Service unavailable', status: 503 });
     expect(await transport.deliver(text())).toMatchObject({ ok: false, retry: true });
     expect(await new TwilioSmsTransport(twilioConfig({ baseUrl: CLOSED })).deliver(text())).toMatchObject({ ok: false, retry: true });
@@ -125,13 +170,23 @@ describe('TwilioSmsTransport', () => {
 });
 
 describe('deliverQueuedMessages', () => {
-  const transport = (): MessageTransport => ({ email: new ResendEmailTransport(resendConfig()), sms: new TwilioSmsTransport(twilioConfig()) });
+  const transport = (): MessageTransport => ({
+    email: new ResendEmailTransport(resendConfig()),
+    sms: new TwilioSmsTransport(twilioConfig()),
+  });
   const outgoing = (clinicId: string, overrides: Partial<OutgoingMessage> = {}): OutgoingMessage => ({
-    clinicId, channel: 'email', kind: 'welcome', to: `p-${randomUUID().slice(0, 8)}@example.com`, subject: 'Welcome', body: 'Hello', ...overrides,
+    clinicId,
+    channel: 'email',
+    kind: 'welcome',
+    to: `p-${randomUUID().slice(0, 8)}@example.com`,
+    subject: 'Welcome',
+    body: 'Hello',
+    ...overrides,
   });
   const rowsOf = (ids: string[]) => t.db.select().from(messages).where(inArray(messages.id, ids)).orderBy(messages.createdAt);
   /** Rows other tests left queued are set aside, so a run over "every queued row" sees only this test's. */
-  const setAsideQueued = () => t.db.update(messages).set({ status: 'failed', error: 'set aside by a test' }).where(eq(messages.status, 'queued'));
+  const setAsideQueued = () =>
+    t.db.update(messages).set({ status: 'failed', error: 'set aside by a test' }).where(eq(messages.status, 'queued'));
 
   it('the queueing sender records queued rows; a run hands them to the providers and marks them sent', async () => {
     const { clinic } = await makeTenant(t.db);
@@ -141,7 +196,10 @@ describe('deliverQueuedMessages', () => {
     const sms = await sender.send(t.db, outgoing(clinic.id, { channel: 'sms', to: '+15550102000', subject: null, body: 'Hi' }), now);
     expect(mail.status).toBe('queued');
     const queued = await rowsOf([mail.id, sms.id]);
-    expect(queued.map((r) => [r.status, r.provider, r.sentAt])).toEqual([['queued', 'resend', null], ['queued', 'twilio', null]]);
+    expect(queued.map((r) => [r.status, r.provider, r.sentAt])).toEqual([
+      ['queued', 'resend', null],
+      ['queued', 'twilio', null],
+    ]);
 
     const later = new Date(now.getTime() + 5_000);
     const report = await deliverQueuedMessages(t.db, later, transport(), { ids: [mail.id, sms.id] });
@@ -152,7 +210,12 @@ describe('deliverQueuedMessages', () => {
     expect(sentSms[0]).toMatchObject({ status: 'sent', provider: 'twilio', sentAt: later, error: null });
     expect(sentSms[0]!.providerMessageId).toMatch(/^SM/);
     // A second run finds nothing to do.
-    expect(await deliverQueuedMessages(t.db, later, transport(), { ids: [mail.id, sms.id] })).toEqual({ sent: 0, failed: 0, retrying: 0, sandboxed: 0 });
+    expect(await deliverQueuedMessages(t.db, later, transport(), { ids: [mail.id, sms.id] })).toEqual({
+      sent: 0,
+      failed: 0,
+      retrying: 0,
+      sandboxed: 0,
+    });
   });
 
   it('keeps a row queued with the error after a retryable failure and sends it on the next run; a refusal fails it', async () => {
@@ -162,13 +225,21 @@ describe('deliverQueuedMessages', () => {
     const retry = await sender.send(t.db, outgoing(clinic.id), now);
     standIn.failNext('resend', 503, { statusCode: 503, name: 'application_error', message: 'down' });
     expect(await deliverQueuedMessages(t.db, now, transport(), { ids: [retry.id] })).toMatchObject({ retrying: 1 });
-    expect((await rowsOf([retry.id]))[0]).toMatchObject({ status: 'queued', error: 'resend: HTTP 503 application_error: down', sentAt: null });
+    expect((await rowsOf([retry.id]))[0]).toMatchObject({
+      status: 'queued',
+      error: 'resend: HTTP 503 application_error: down',
+      sentAt: null,
+    });
     expect(await deliverQueuedMessages(t.db, now, transport(), { ids: [retry.id] })).toMatchObject({ sent: 1 });
     expect((await rowsOf([retry.id]))[0]).toMatchObject({ status: 'sent', error: null });
 
     const refused = await sender.send(t.db, outgoing(clinic.id, { channel: 'sms', to: '+1555' }), now);
     expect(await deliverQueuedMessages(t.db, now, transport(), { ids: [refused.id] })).toMatchObject({ failed: 1 });
-    expect((await rowsOf([refused.id]))[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('21211'), providerMessageId: null });
+    expect((await rowsOf([refused.id]))[0]).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('21211'),
+      providerMessageId: null,
+    });
   });
 
   it('gives up on a row queued for more than 24 hours without calling the provider', async () => {
@@ -180,7 +251,10 @@ describe('deliverQueuedMessages', () => {
     const calls = standIn.requests.length;
     expect(await deliverQueuedMessages(t.db, new Date(), transport(), { ids: [old.id] })).toMatchObject({ failed: 1, sent: 0 });
     expect(standIn.requests.length).toBe(calls);
-    expect((await rowsOf([old.id]))[0]).toMatchObject({ status: 'failed', error: 'not delivered within 24 hours (last error: resend: HTTP 500 internal_server_error)' });
+    expect((await rowsOf([old.id]))[0]).toMatchObject({
+      status: 'failed',
+      error: 'not delivered within 24 hours (last error: resend: HTTP 500 internal_server_error)',
+    });
   });
 
   it("never hands a sandbox clinic's message to a provider: it is recorded as the development sender does", async () => {
@@ -190,7 +264,11 @@ describe('deliverQueuedMessages', () => {
     const calls = standIn.requests.length;
     expect(await deliverQueuedMessages(t.db, new Date(), transport(), { ids: [row.id] })).toMatchObject({ sandboxed: 1 });
     expect(standIn.requests.length).toBe(calls);
-    expect((await rowsOf([row.id]))[0]).toMatchObject({ status: 'sent', provider: 'development', providerMessageId: expect.stringMatching(/^dev_/) });
+    expect((await rowsOf([row.id]))[0]).toMatchObject({
+      status: 'sent',
+      provider: 'development',
+      providerMessageId: expect.stringMatching(/^dev_/),
+    });
   });
 
   it('two runs at once send every row exactly once (rows are claimed with FOR UPDATE SKIP LOCKED)', async () => {
@@ -202,8 +280,10 @@ describe('deliverQueuedMessages', () => {
     for (let i = 0; i < 12; i++) ids.push((await sender.send(t.db, outgoing(clinic.id, { to: `burst${i}@example.com` }), now)).id);
     const before = standIn.emails.length;
     standIn.setLatency(15);
-    const reports = await Promise.all([deliverQueuedMessages(t.db, now, transport()), deliverQueuedMessages(t.db, now, transport())])
-      .finally(() => standIn.setLatency(0));
+    const reports = await Promise.all([
+      deliverQueuedMessages(t.db, now, transport()),
+      deliverQueuedMessages(t.db, now, transport()),
+    ]).finally(() => standIn.setLatency(0));
     expect(reports[0]!.sent + reports[1]!.sent).toBe(12);
     expect(reports[0]!.sent).toBeGreaterThan(0);
     expect(reports[1]!.sent).toBeGreaterThan(0);
@@ -232,10 +312,18 @@ describe('deliverQueuedMessages', () => {
   it('a channel without a provider is recorded as failed in production, by the development sender elsewhere', async () => {
     const { clinic } = await makeTenant(t.db);
     const emailOnly: MessageTransport = { email: new ResendEmailTransport(resendConfig()), sms: null };
-    const production = await new QueueingMessageSender(emailOnly).send(t.db, outgoing(clinic.id, { channel: 'sms', to: '+15550102000' }), new Date());
+    const production = await new QueueingMessageSender(emailOnly).send(
+      t.db,
+      outgoing(clinic.id, { channel: 'sms', to: '+15550102000' }),
+      new Date(),
+    );
     expect(production.status).toBe('failed');
     expect((await rowsOf([production.id]))[0]).toMatchObject({ provider: 'none', error: 'no SMS provider configured' });
-    const development = await new QueueingMessageSender(emailOnly, new DevelopmentMessageSender()).send(t.db, outgoing(clinic.id, { channel: 'sms', to: '+15550102000' }), new Date());
+    const development = await new QueueingMessageSender(emailOnly, new DevelopmentMessageSender()).send(
+      t.db,
+      outgoing(clinic.id, { channel: 'sms', to: '+15550102000' }),
+      new Date(),
+    );
     expect((await rowsOf([development.id]))[0]).toMatchObject({ status: 'sent', provider: 'development' });
   });
 });
@@ -249,7 +337,10 @@ describe('POST /api/v1/contacts with the production sender', () => {
     expect(res.status).toBe(201);
     const { data } = await res.json();
     await app.flush();
-    const [row] = await t.db.select().from(messages).where(and(eq(messages.patientId, data.id), eq(messages.kind, 'welcome')));
+    const [row] = await t.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.patientId, data.id), eq(messages.kind, 'welcome')));
     expect(row).toMatchObject({ status: 'sent', provider: 'resend', toAddress: 'nina@example.com', error: null });
     const delivered = standIn.emails.find((e) => e.idempotencyKey === `message-${row!.id}`)!;
     expect(delivered.body).toMatchObject({ to: ['nina@example.com'], subject: `Welcome to ${clinic.name}` });
@@ -263,7 +354,11 @@ describe('deliverQueuedMessagesSweep', () => {
     await t.db.update(messages).set({ status: 'failed', error: 'set aside by a test' }).where(eq(messages.status, 'queued'));
     const { clinic } = await makeTenant(t.db);
     const sender = new QueueingMessageSender({ email: new ResendEmailTransport(resendConfig()), sms: null });
-    const row = await sender.send(t.db, { clinicId: clinic.id, channel: 'email', kind: 'welcome', to: 'sweep@example.com', subject: 'Hi', body: 'Hello' }, new Date());
+    const row = await sender.send(
+      t.db,
+      { clinicId: clinic.id, channel: 'email', kind: 'welcome', to: 'sweep@example.com', subject: 'Hi', body: 'Hello' },
+      new Date(),
+    );
     await deliverQueuedMessagesSweep(t.db, new Date(), t.services);
     const [still] = await t.db.select().from(messages).where(eq(messages.id, row.id));
     expect(still!.status).toBe('queued');

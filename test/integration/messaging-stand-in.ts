@@ -71,8 +71,10 @@ export async function startMessagingStandIn(): Promise<MessagingStandIn> {
 
   const resend = (req: IncomingMessage, res: ServerResponse, raw: string, body: Record<string, unknown>) => {
     const auth = req.headers.authorization;
-    if (!auth) return answer(res, 401, { statusCode: 401, name: 'missing_api_key', message: 'Missing API key in the authorization header.' });
-    if (auth !== `Bearer ${resendKey}`) return answer(res, 403, { statusCode: 403, name: 'invalid_api_key', message: 'API key is invalid' });
+    if (!auth)
+      return answer(res, 401, { statusCode: 401, name: 'missing_api_key', message: 'Missing API key in the authorization header.' });
+    if (auth !== `Bearer ${resendKey}`)
+      return answer(res, 403, { statusCode: 403, name: 'invalid_api_key', message: 'API key is invalid' });
     if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
       return answer(res, 422, { statusCode: 422, name: 'validation_error', message: 'Invalid content type' });
     }
@@ -88,7 +90,11 @@ export async function startMessagingStandIn(): Promise<MessagingStandIn> {
     if (key) {
       const seen = replays.get(key);
       if (seen && seen.raw !== raw) {
-        return answer(res, 409, { statusCode: 409, name: 'invalid_idempotent_request', message: 'Same idempotency key used with a different request payload.' });
+        return answer(res, 409, {
+          statusCode: 409,
+          name: 'invalid_idempotent_request',
+          message: 'Same idempotency key used with a different request payload.',
+        });
       }
       if (seen) return answer(res, 200, { id: seen.id });
     }
@@ -111,7 +117,8 @@ export async function startMessagingStandIn(): Promise<MessagingStandIn> {
     if (!form.To) return answer(res, 400, { code: 21604, message: "A 'To' phone number is required.", status: 400 });
     if (!form.From) return answer(res, 400, { code: 21603, message: "A 'From' phone number is required.", status: 400 });
     if (!form.Body) return answer(res, 400, { code: 21602, message: 'Message body is required.', status: 400 });
-    if (!E164.test(form.To)) return answer(res, 400, { code: 21211, message: `The 'To' number ${form.To} is not a valid phone number.`, status: 400 });
+    if (!E164.test(form.To))
+      return answer(res, 400, { code: 21211, message: `The 'To' number ${form.To} is not a valid phone number.`, status: 400 });
     const sid = `SM${randomBytes(16).toString('hex')}`;
     sms.push({ sid, body: form });
     return answer(res, 201, { sid, status: 'queued', to: form.To, from: form.From, body: form.Body, account_sid: twilioSid });

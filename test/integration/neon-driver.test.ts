@@ -8,14 +8,14 @@ import { WebSocket } from 'ws';
 import { plans, requestLogs } from '../../drizzle/schema';
 import { createApp } from '../../src/app';
 import { BackgroundTasks } from '../../src/platform/background';
-import { openDatabase, type DatabaseHandle } from '../../src/platform/db/client';
+import { type DatabaseHandle, openDatabase } from '../../src/platform/db/client';
 import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
 import { RequestLogWriter } from '../../src/platform/request-log';
 import type { ServicesFactory } from '../../src/platform/services';
 import { testConfig, testServices } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { makeTenant } from '../helpers/factories';
-import { startNeonWsProxy, useNeonWsProxy, type NeonWsProxy } from '../tooling/neon-ws-proxy';
+import { type NeonWsProxy, startNeonWsProxy, useNeonWsProxy } from '../tooling/neon-ws-proxy';
 
 let proxy: NeonWsProxy;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -179,7 +179,10 @@ describe('the app on the Neon driver, one database handle per request', () => {
     await settle();
     // Each request used its own proxied connection, and the request log (background work) landed.
     expect(proxy.totalConnections - before).toBeGreaterThanOrEqual(2);
-    const [logged] = await database.db.select({ n: sql<number>`count(*)::int` }).from(requestLogs).where(eq(requestLogs.apiKeyId, keyRow.id));
+    const [logged] = await database.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(requestLogs)
+      .where(eq(requestLogs.apiKeyId, keyRow.id));
     expect(logged!.n).toBe(2);
 
     const bad = await app.request('/api/v1/me', { headers: { 'x-api-key': 'svc_live_not-a-real-key' } });

@@ -4,12 +4,12 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailDomains } from '../../drizzle/schema';
-import { recordsFromResend, ResendEmailDomains } from '../../src/platform/providers/domains';
+import { ResendEmailDomains, recordsFromResend } from '../../src/platform/providers/domains';
 import { ProviderError } from '../../src/platform/providers/errors';
 import { withEnv } from '../api/organization/organization-fixtures';
 import { useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
-import { startResendDomainsStandIn, type ResendDomainsStandIn } from '../tooling/resend-domains-stand-in';
+import { type ResendDomainsStandIn, startResendDomainsStandIn } from '../tooling/resend-domains-stand-in';
 
 const t = useTestApp();
 let resend: ResendDomainsStandIn;
@@ -21,7 +21,8 @@ afterAll(async () => {
   await resend?.close();
 });
 
-const adapter = (overrides: Partial<{ apiKey: string; baseUrl: string }> = {}) => new ResendEmailDomains({ apiKey: resend.apiKey, baseUrl: resend.baseUrl, ...overrides });
+const adapter = (overrides: Partial<{ apiKey: string; baseUrl: string }> = {}) =>
+  new ResendEmailDomains({ apiKey: resend.apiKey, baseUrl: resend.baseUrl, ...overrides });
 const env = () => ({ RESEND_API_KEY: resend.apiKey, RESEND_API_BASE_URL: resend.baseUrl });
 const domain = () => `mail-${crypto.randomUUID().slice(0, 8)}.brandhealth.com`;
 const kindOf = async (work: Promise<unknown>) => {
@@ -49,14 +50,19 @@ describe('ResendEmailDomains', () => {
   });
 
   it('maps record kinds: DKIM CNAMEs, DMARC, tracking; skips what it does not know', () => {
-    expect(recordsFromResend([
-      { record: 'DKIM', name: 'abc._domainkey', type: 'CNAME', value: 'abc.dkim.amazonses.com.' },
-      { record: 'DMARC', name: '_dmarc', type: 'TXT', value: 'v=DMARC1; p=none;' },
-      { record: 'Tracking', name: 'links.x.com', type: 'CNAME', value: 'links1.resend-dns.com' },
-      { record: 'Receiving', name: 'x.com', type: 'MX', value: 'inbound-smtp.us-east-1.amazonaws.com', priority: 10 },
-      { record: 'SPF', name: 'send', type: 'A', value: '1.2.3.4' },
-      'garbage',
-    ], 'x.com')).toEqual([
+    expect(
+      recordsFromResend(
+        [
+          { record: 'DKIM', name: 'abc._domainkey', type: 'CNAME', value: 'abc.dkim.amazonses.com.' },
+          { record: 'DMARC', name: '_dmarc', type: 'TXT', value: 'v=DMARC1; p=none;' },
+          { record: 'Tracking', name: 'links.x.com', type: 'CNAME', value: 'links1.resend-dns.com' },
+          { record: 'Receiving', name: 'x.com', type: 'MX', value: 'inbound-smtp.us-east-1.amazonaws.com', priority: 10 },
+          { record: 'SPF', name: 'send', type: 'A', value: '1.2.3.4' },
+          'garbage',
+        ],
+        'x.com',
+      ),
+    ).toEqual([
       { type: 'CNAME', name: 'abc._domainkey.x.com', value: 'abc.dkim.amazonses.com.', purpose: 'dkim', priority: null },
       { type: 'TXT', name: '_dmarc.x.com', value: 'v=DMARC1; p=none;', purpose: 'dmarc', priority: null },
       { type: 'CNAME', name: 'links.x.com', value: 'links1.resend-dns.com', purpose: 'tracking', priority: null },
@@ -68,7 +74,10 @@ describe('ResendEmailDomains', () => {
     const created = await adapter().create({ clinicId: 'c', domain: name });
     const record = { providerDomainId: created.providerDomainId, domain: name, startedAt: new Date() };
     const pending = await adapter().verify(record);
-    expect(resend.requests.slice(-2).map((r) => `${r.method} ${r.path}`)).toEqual([`POST /domains/${created.providerDomainId}/verify`, `GET /domains/${created.providerDomainId}`]);
+    expect(resend.requests.slice(-2).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /domains/${created.providerDomainId}/verify`,
+      `GET /domains/${created.providerDomainId}`,
+    ]);
     expect(pending.verified).toBe(false);
     expect(pending.problems[0]).toContain('pending at Resend');
     expect(pending.problems).toContain(`SPF MX record send.${name} is pending`);
@@ -128,7 +137,9 @@ describe('email-domain operations through Resend (chosen from the Worker env)', 
     expect(taken.status).toBe(409);
     expect((await taken.json()).code).toBe('CONFLICT');
     const refused = await withEnv(t, '/api/v1/clinic/email-domain/start', {
-      key, body: { domain: domain(), fromLocalPart: 'care' }, env: { ...env(), RESEND_API_KEY: 're_not_the_key' },
+      key,
+      body: { domain: domain(), fromLocalPart: 'care' },
+      env: { ...env(), RESEND_API_KEY: 're_not_the_key' },
     });
     expect(refused.status).toBe(502);
     expect((await refused.json()).code).toBe('DOMAIN_PROVIDER_ERROR');

@@ -8,14 +8,18 @@ import { globalProducts, ledgerEntries, payouts, processorPrices, refunds as ref
 import { ConfigError, readConfig } from '../../src/config';
 import type { ApiError } from '../../src/platform/http/errors';
 import { ProviderError, providerFailure } from '../../src/platform/http/provider-errors';
-import {
-  DevelopmentPaymentProcessor, StripePaymentProcessor, type CreatePriceInput, type RefundInput, type TransferInput,
-} from '../../src/platform/providers/payments';
 import { providersFor } from '../../src/platform/providers';
+import {
+  type CreatePriceInput,
+  DevelopmentPaymentProcessor,
+  type RefundInput,
+  StripePaymentProcessor,
+  type TransferInput,
+} from '../../src/platform/providers/payments';
 import { buildTestApp, testConfig, useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
 import { addLedgerEntry, makeOrder } from '../helpers/money-fixtures';
-import { startStripeStandIn, type StripeStandIn } from '../tooling/stripe-stand-in';
+import { type StripeStandIn, startStripeStandIn } from '../tooling/stripe-stand-in';
 
 const t = useTestApp();
 let stand: StripeStandIn;
@@ -47,7 +51,10 @@ const input = (overrides: Partial<CreatePriceInput> = {}): CreatePriceInput => (
 
 /** The adapter's failure (a ProviderError), as the API answers it. */
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ProviderError);
   return providerFailure(error as ProviderError);
 }
@@ -130,7 +137,10 @@ describe('StripePaymentProcessor against the Stripe stand-in', () => {
   it('POST /api/v1/tenant-products/update on the Stripe adapter stores the price Stripe created', async () => {
     const { clinic, key } = await makeTenant(t.db);
     const u = randomUUID().slice(0, 8);
-    const [gp] = await t.db.insert(globalProducts).values({ name: `Tirzepatide ${u}`, slug: `tirzepatide-${u}`, pharmacyBasePriceCents: 19_900 }).returning();
+    const [gp] = await t.db
+      .insert(globalProducts)
+      .values({ name: `Tirzepatide ${u}`, slug: `tirzepatide-${u}`, pharmacyBasePriceCents: 19_900 })
+      .returning();
     const [tp] = await t.db.insert(tenantProducts).values({ clinicId: clinic.id, globalProductId: gp!.id }).returning();
     const app = buildTestApp(t.db, t.databaseUrl, { payments: adapter() });
     const before = stand.requests.length;
@@ -139,7 +149,10 @@ describe('StripePaymentProcessor against the Stripe stand-in', () => {
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data.processorPriceId).toMatch(/^price_[A-Za-z0-9]{24}$/);
-    expect(stand.prices.get(data.processorPriceId)).toMatchObject({ unit_amount: 34_900, metadata: { clinic_id: clinic.id, reference: `tenant_product:${tp!.id}` } });
+    expect(stand.prices.get(data.processorPriceId)).toMatchObject({
+      unit_amount: 34_900,
+      metadata: { clinic_id: clinic.id, reference: `tenant_product:${tp!.id}` },
+    });
     const sent = stand.requests.slice(before);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.form['product_data[name]']).toBe(gp!.name);
@@ -167,7 +180,9 @@ describe('choosing the payment processor', () => {
     expect(paymentsFor({ ...base, stripe: null }, t.db)).toBeInstanceOf(DevelopmentPaymentProcessor);
     expect(paymentsFor({ ...base, environment: 'development', stripe: null }, t.db)).toBeInstanceOf(DevelopmentPaymentProcessor);
     expect(() => paymentsFor({ ...base, environment: 'production', stripe: null }, t.db)).toThrow(ConfigError);
-    expect(paymentsFor({ ...base, environment: 'production', stripe: { secretKey: 'sk_live_x' } }, t.db)).toBeInstanceOf(StripePaymentProcessor);
+    expect(paymentsFor({ ...base, environment: 'production', stripe: { secretKey: 'sk_live_x' } }, t.db)).toBeInstanceOf(
+      StripePaymentProcessor,
+    );
   });
 
   it('reads STRIPE_SECRET_KEY and refuses a publishable key', () => {
@@ -203,7 +218,11 @@ describe('StripePaymentProcessor refunds and transfers against the stand-in', ()
     const before = stand.requests.length;
     const { processorRefundId } = await adapter().refund(input);
     expect(processorRefundId).toMatch(/^re_[A-Za-z0-9]{24}$/);
-    expect(stand.refunds.get(processorRefundId)).toMatchObject({ amount: 12_000, payment_intent: input.processorPaymentId, status: 'succeeded' });
+    expect(stand.refunds.get(processorRefundId)).toMatchObject({
+      amount: 12_000,
+      payment_intent: input.processorPaymentId,
+      status: 'succeeded',
+    });
     const sent = stand.requests.slice(before);
     expect(sent).toHaveLength(1);
     expect([sent[0]!.method, sent[0]!.path]).toEqual(['POST', '/v1/refunds']);
@@ -256,7 +275,12 @@ describe('StripePaymentProcessor refunds and transfers against the stand-in', ()
     expect(sent).toHaveLength(1);
     expect([sent[0]!.method, sent[0]!.path]).toEqual(['POST', '/v1/transfers']);
     expect(sent[0]!.headers['idempotency-key']).toBe(input.idempotencyKey);
-    expect(sent[0]!.form).toEqual({ amount: '2550', currency: 'usd', destination: 'acct_1TestClinic', 'metadata[clinic_id]': input.clinicId });
+    expect(sent[0]!.form).toEqual({
+      amount: '2550',
+      currency: 'usd',
+      destination: 'acct_1TestClinic',
+      'metadata[clinic_id]': input.clinicId,
+    });
     expect(stand.transfers.get(processorTransferId)).toMatchObject({ amount: 2_550, destination: 'acct_1TestClinic' });
 
     expect(adapter().payoutsConnected()).toBe(false);
@@ -279,7 +303,11 @@ describe('StripePaymentProcessor refunds and transfers against the stand-in', ()
     const refunded = await app.request('/api/v1/refunds', { key, body: { orderId: order.id, reason: 'Wrong dose' } });
     expect(refunded.status).toBe(201);
     const { data: refund } = await refunded.json();
-    expect(stand.refunds.get(refund.processorRefundId)).toMatchObject({ amount: 8_800, payment_intent: payment!.processorPaymentId, metadata: { clinic_id: clinic.id, reason: 'Wrong dose' } });
+    expect(stand.refunds.get(refund.processorRefundId)).toMatchObject({
+      amount: 8_800,
+      payment_intent: payment!.processorPaymentId,
+      metadata: { clinic_id: clinic.id, reason: 'Wrong dose' },
+    });
     const [row] = await t.db.select().from(refundRows).where(eq(refundRows.id, refund.id));
     expect(row!.processorRefundId).toBe(refund.processorRefundId);
     const sentRefund = stand.requests.findLast((r) => r.path === '/v1/refunds')!;
@@ -288,7 +316,11 @@ describe('StripePaymentProcessor refunds and transfers against the stand-in', ()
     const withdrawn = await app.request('/api/v1/payouts/withdraw', { key, body: { amount: 100 } });
     expect(withdrawn.status).toBe(201);
     const { data } = await withdrawn.json();
-    expect(stand.transfers.get(data.payout.processorTransferId)).toMatchObject({ amount: 10_000, destination: 'acct_1TestClinic', metadata: { clinic_id: clinic.id } });
+    expect(stand.transfers.get(data.payout.processorTransferId)).toMatchObject({
+      amount: 10_000,
+      destination: 'acct_1TestClinic',
+      metadata: { clinic_id: clinic.id },
+    });
     const sentTransfer = stand.requests.findLast((r) => r.path === '/v1/transfers')!;
     expect(sentTransfer.headers['idempotency-key']).toBe(`withdrawal:${data.payout.id}`);
 
@@ -301,7 +333,10 @@ describe('StripePaymentProcessor refunds and transfers against the stand-in', ()
 
     // Without a connected account: 409, nothing sent.
     const before = stand.requests.length;
-    const unconnected = await buildTestApp(t.db, t.databaseUrl, { payments: adapter() }).request('/api/v1/payouts/withdraw', { key, body: { amount: 1 } });
+    const unconnected = await buildTestApp(t.db, t.databaseUrl, { payments: adapter() }).request('/api/v1/payouts/withdraw', {
+      key,
+      body: { amount: 1 },
+    });
     expect(unconnected.status).toBe(409);
     expect((await unconnected.json()).code).toBe('PAYOUT_ACCOUNT_NOT_CONNECTED');
     expect(stand.requests.length).toBe(before);

@@ -39,14 +39,25 @@ describe('TwilioSmsNumbers', () => {
     const first = twilio.pool[0]!;
     const bought = await adapter().provisionTollFreeNumber({ clinicId: 'clinic-1', account: account() });
     const [search, purchase] = twilio.requests.slice(-2);
-    expect(search).toMatchObject({ method: 'GET', path: `/2010-04-01/Accounts/${twilio.accountSid}/AvailablePhoneNumbers/US/TollFree.json`, query: { SmsEnabled: 'true', PageSize: '5' } });
+    expect(search).toMatchObject({
+      method: 'GET',
+      path: `/2010-04-01/Accounts/${twilio.accountSid}/AvailablePhoneNumbers/US/TollFree.json`,
+      query: { SmsEnabled: 'true', PageSize: '5' },
+    });
     expect(search!.headers.authorization).toBe(`Basic ${Buffer.from(`${twilio.accountSid}:${twilio.authToken}`).toString('base64')}`);
-    expect(purchase).toMatchObject({ method: 'POST', path: `/2010-04-01/Accounts/${twilio.accountSid}/IncomingPhoneNumbers/TollFree.json`, form: { PhoneNumber: first, FriendlyName: 'Brand Admin clinic clinic-1' } });
+    expect(purchase).toMatchObject({
+      method: 'POST',
+      path: `/2010-04-01/Accounts/${twilio.accountSid}/IncomingPhoneNumbers/TollFree.json`,
+      form: { PhoneNumber: first, FriendlyName: 'Brand Admin clinic clinic-1' },
+    });
     expect(bought).toEqual({ phoneNumber: first, providerNumberId: expect.stringMatching(/^PN[0-9a-f]{32}$/) });
     expect(twilio.owned.get(bought.providerNumberId)).toBe(first);
 
     await adapter().releaseNumber({ account: account(), providerNumberId: bought.providerNumberId });
-    expect(twilio.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/2010-04-01/Accounts/${twilio.accountSid}/IncomingPhoneNumbers/${bought.providerNumberId}.json` });
+    expect(twilio.requests.at(-1)).toMatchObject({
+      method: 'DELETE',
+      path: `/2010-04-01/Accounts/${twilio.accountSid}/IncomingPhoneNumbers/${bought.providerNumberId}.json`,
+    });
     expect(twilio.owned.has(bought.providerNumberId)).toBe(false);
     // Releasing a number Twilio no longer has is done already.
     await adapter().releaseNumber({ account: account(), providerNumberId: bought.providerNumberId });
@@ -57,12 +68,17 @@ describe('TwilioSmsNumbers', () => {
     twilio.takeBeforePurchase(2);
     const bought = await adapter().provisionTollFreeNumber({ clinicId: 'c', account: account() });
     expect(bought.phoneNumber).toBe(listed[2]);
-    const attempts = twilio.requests.filter((r) => r.method === 'POST').slice(-3).map((r) => r.form.PhoneNumber);
+    const attempts = twilio.requests
+      .filter((r) => r.method === 'POST')
+      .slice(-3)
+      .map((r) => r.form.PhoneNumber);
     expect(attempts).toEqual(listed);
   });
 
   it('maps errors: credentials, no numbers, outages, no answer', async () => {
-    expect(await kindOf(adapter().provisionTollFreeNumber({ clinicId: 'c', account: { ...account(), authToken: 'wrong' } }))).toBe('credentials_rejected');
+    expect(await kindOf(adapter().provisionTollFreeNumber({ clinicId: 'c', account: { ...account(), authToken: 'wrong' } }))).toBe(
+      'credentials_rejected',
+    );
     twilio.failNext(200, { available_phone_numbers: [] });
     expect(await kindOf(adapter().provisionTollFreeNumber({ clinicId: 'c', account: account() }))).toBe('no_numbers');
     twilio.failNext(503, { code: 20503, message: 'Service unavailable', status: 503 });
@@ -78,9 +94,13 @@ describe('TwilioSmsNumbers', () => {
   });
 });
 
-describe('activate and release through Twilio (the clinic\'s own stored account)', () => {
+describe("activate and release through Twilio (the clinic's own stored account)", () => {
   const configure = (key: string, authToken = twilio.authToken) =>
-    t.request('/api/v1/organization/sms/twilio', { key, method: 'PUT', body: { accountSid: twilio.accountSid, authToken, phoneNumber: '+14155550123' } });
+    t.request('/api/v1/organization/sms/twilio', {
+      key,
+      method: 'PUT',
+      body: { accountSid: twilio.accountSid, authToken, phoneNumber: '+14155550123' },
+    });
 
   it('buys the number on the stored account and releases it again', async () => {
     const { clinic, key } = await makeTenant(t.db);
@@ -92,7 +112,9 @@ describe('activate and release through Twilio (the clinic\'s own stored account)
     const [row] = await t.db.select().from(smsConfigs).where(eq(smsConfigs.clinicId, clinic.id));
     expect(twilio.owned.get(row!.providerNumberId!)).toBe(expected);
     // The decrypted token went to Twilio (basic auth), never into an answer.
-    expect(twilio.requests.at(-1)!.headers.authorization).toBe(`Basic ${Buffer.from(`${twilio.accountSid}:${twilio.authToken}`).toString('base64')}`);
+    expect(twilio.requests.at(-1)!.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${twilio.accountSid}:${twilio.authToken}`).toString('base64')}`,
+    );
 
     const released = await withEnv(t, '/api/v1/organization/sms/release', { key, method: 'DELETE', env: env() });
     expect(released.status).toBe(200);

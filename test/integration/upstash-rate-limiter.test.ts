@@ -130,7 +130,10 @@ describe.skipIf(!redisUp)(`UpstashRateLimiter on a real Redis (${shown(REDIS_URL
       const pipeline = client.pipeline();
       pipeline.incr(`${k}:n`).get(`${k}:s`).evalsha('0'.repeat(40), [], []);
       const piped = await pipeline.exec({ keepErrors: true });
-      expect(piped.slice(0, 2)).toEqual([{ result: 42, error: undefined }, { result: 'héllo ✓ {not json', error: undefined }]);
+      expect(piped.slice(0, 2)).toEqual([
+        { result: 42, error: undefined },
+        { result: 'héllo ✓ {not json', error: undefined },
+      ]);
       expect(piped[2]!.error).toMatch(/^NOSCRIPT/);
       expect(await client.multi().incr(`${k}:n`).get(`${k}:missing`).exec()).toEqual([43, null]);
       await expect(client.evalsha('0'.repeat(40), [], [])).rejects.toThrow(/NOSCRIPT/);
@@ -149,7 +152,11 @@ describe.skipIf(!redisUp)(`UpstashRateLimiter on a real Redis (${shown(REDIS_URL
       const key = `${PREFIX}:enc`;
       await redis.set(key, 'plain text');
       const post = (headers: Record<string, string>) =>
-        fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(['GET', key]) });
+        fetch(server.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(['GET', key]),
+        });
       expect((await post({ authorization: 'Bearer wrong' })).status).toBe(401);
       expect((await post({})).status).toBe(401);
       const auth = { authorization: `Bearer ${server.token}` };
@@ -299,13 +306,9 @@ describe.skipIf(!redisUp)(`UpstashRateLimiter on a real Redis (${shown(REDIS_URL
       // Window k, 20% in: 7 requests.
       expect(await run(start + 2_000, 7)).toEqual([9, 8, 7, 6, 5, 4, 3].map((remaining) => ({ success: true, remaining })));
       // Window k+1, 40% in: the previous 7 weigh floor(0.6 * 7) = 4, so 6 more pass.
-      expect(await run(start + 14_000, 7)).toEqual(
-        [5, 4, 3, 2, 1, 0, 0].map((remaining, i) => ({ success: i < 6, remaining })),
-      );
+      expect(await run(start + 14_000, 7)).toEqual([5, 4, 3, 2, 1, 0, 0].map((remaining, i) => ({ success: i < 6, remaining })));
       // Window k+2, 10% in: the previous 6 weigh floor(0.9 * 6) = 5, so 5 pass.
-      expect(await run(start + 21_000, 6)).toEqual(
-        [4, 3, 2, 1, 0, 0].map((remaining, i) => ({ success: i < 5, remaining })),
-      );
+      expect(await run(start + 21_000, 6)).toEqual([4, 3, 2, 1, 0, 0].map((remaining, i) => ({ success: i < 5, remaining })));
     });
 
     it('agrees with MemoryRateLimiter after a refusal: a refused identifier stays refused until the window ends', async () => {

@@ -13,7 +13,7 @@
 // publish(hostname) makes the brand's DNS "resolve" (hostname and certificate become active);
 // failNext(status, errors) queues error answers; delayNext(ms) holds the next answer.
 import { randomUUID } from 'node:crypto';
-import { flatHeaders, readBody, sendJson as answer, startLocalServer, type RecordedJsonRequest } from './http-stand-in';
+import { sendJson as answer, flatHeaders, type RecordedJsonRequest, readBody, startLocalServer } from './http-stand-in';
 
 export type CloudflareRequest = RecordedJsonRequest;
 
@@ -49,7 +49,11 @@ function view(h: CloudflareHostname) {
     verification_errors: h.published ? [] : ['custom hostname does not CNAME to this zone.'],
     ssl: h.published
       ? { ...h.ssl, status: 'active' }
-      : { ...h.ssl, status: 'pending_validation', validation_errors: [{ message: 'The certificate authority could not validate the hostname yet.' }] },
+      : {
+          ...h.ssl,
+          status: 'pending_validation',
+          validation_errors: [{ message: 'The certificate authority could not validate the hostname yet.' }],
+        },
     ownership_verification: { type: 'txt', name: `_cf-custom-hostname.${h.hostname}`, value: h.token },
     created_at: new Date().toISOString(),
   };
@@ -85,7 +89,8 @@ export async function startCloudflareStandIn(): Promise<CloudflareStandIn> {
     if (req.headers.authorization !== `Bearer ${apiToken}`) return answer(res, 403, failure(9109, 'Invalid access token'));
     const match = /^\/client\/v4\/zones\/([^/]+)\/custom_hostnames(?:\/([^/]+))?$/.exec(path);
     if (!match) return answer(res, 404, failure(7000, 'No route for that URI'));
-    if (match[1] !== zoneId) return answer(res, 404, failure(7003, 'Could not route to the zone, perhaps your object identifier is invalid?'));
+    if (match[1] !== zoneId)
+      return answer(res, 404, failure(7003, 'Could not route to the zone, perhaps your object identifier is invalid?'));
     const id = match[2];
 
     if (req.method === 'POST' && !id) {
@@ -94,10 +99,20 @@ export async function startCloudflareStandIn(): Promise<CloudflareStandIn> {
         return answer(res, 400, failure(1407, 'Invalid custom hostname.'));
       }
       const top = hostname.split('.').pop()!;
-      if (['test', 'example', 'invalid', 'localhost'].includes(top)) return answer(res, 400, failure(1409, 'Reserved top domain custom hostnames are not supported.'));
-      if (/(^|\.)example\.(com|net|org)$/.test(hostname)) return answer(res, 400, failure(1411, 'Custom hostnames ending in example.com, example.net, or example.org are prohibited.'));
-      if ([...hostnames.values()].some((h) => h.hostname === hostname && !h.deleted)) return answer(res, 409, failure(1406, 'Duplicate custom hostname found.'));
-      const created: CloudflareHostname = { id: randomUUID(), hostname, token: randomUUID(), published: false, deleted: false, ssl: (body.ssl as Record<string, unknown>) ?? {} };
+      if (['test', 'example', 'invalid', 'localhost'].includes(top))
+        return answer(res, 400, failure(1409, 'Reserved top domain custom hostnames are not supported.'));
+      if (/(^|\.)example\.(com|net|org)$/.test(hostname))
+        return answer(res, 400, failure(1411, 'Custom hostnames ending in example.com, example.net, or example.org are prohibited.'));
+      if ([...hostnames.values()].some((h) => h.hostname === hostname && !h.deleted))
+        return answer(res, 409, failure(1406, 'Duplicate custom hostname found.'));
+      const created: CloudflareHostname = {
+        id: randomUUID(),
+        hostname,
+        token: randomUUID(),
+        published: false,
+        deleted: false,
+        ssl: (body.ssl as Record<string, unknown>) ?? {},
+      };
       hostnames.set(created.id, created);
       return answer(res, 201, envelope(view(created)));
     }

@@ -5,10 +5,11 @@
 // returns. Each WebSocket becomes one TCP connection to that address; binary frames are piped both ways
 // untouched (the driver speaks the raw Postgres wire protocol inside them), and when either side closes
 // the other is closed too.
-import { connect, type Socket } from 'node:net';
+
 import type { AddressInfo } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { neonConfig } from '@neondatabase/serverless';
-import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { type RawData, WebSocket, WebSocketServer } from 'ws';
 
 export interface NeonWsProxy {
   /** Port the proxy listens on (127.0.0.1). */

@@ -42,10 +42,17 @@ const b64url = (input: Buffer | string) => Buffer.from(input).toString('base64ur
 
 export function signLikeQStash(key: string, destination: string, body: string, nowSeconds = Math.floor(Date.now() / 1000)): string {
   const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
-  const payload = b64url(JSON.stringify({
-    iss: 'Upstash', sub: destination, exp: nowSeconds + 300, nbf: nowSeconds, iat: nowSeconds, jti: randomUUID(),
-    body: createHash('sha256').update(body).digest('base64url'),
-  }));
+  const payload = b64url(
+    JSON.stringify({
+      iss: 'Upstash',
+      sub: destination,
+      exp: nowSeconds + 300,
+      nbf: nowSeconds,
+      iat: nowSeconds,
+      jti: randomUUID(),
+      body: createHash('sha256').update(body).digest('base64url'),
+    }),
+  );
   const signature = createHmac('sha256', key).update(`${header}.${payload}`).digest('base64url');
   return `${header}.${payload}.${signature}`;
 }
@@ -101,7 +108,11 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
-    url, token, currentSigningKey, nextSigningKey, messages,
+    url,
+    token,
+    currentSigningKey,
+    nextSigningKey,
+    messages,
     get publishCalls() {
       return publishCalls;
     },
@@ -111,7 +122,12 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
       for (const message of due) {
         const res = await call(message.destination, {
           method: 'POST',
-          headers: { ...message.headers, 'upstash-signature': signLikeQStash(currentSigningKey, message.destination, message.body), 'upstash-message-id': message.messageId, 'upstash-retried': String(message.retried) },
+          headers: {
+            ...message.headers,
+            'upstash-signature': signLikeQStash(currentSigningKey, message.destination, message.body),
+            'upstash-message-id': message.messageId,
+            'upstash-retried': String(message.retried),
+          },
           body: message.body,
         });
         message.lastStatus = res.status;

@@ -13,7 +13,7 @@
 // ("... has been registered already"); an unknown id 404 not_found. publish(name) makes the
 // brand's records visible; failNext(status, body) queues error answers.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { flatHeaders, readBody, sendJson as answer, startLocalServer, type RecordedJsonRequest } from './http-stand-in';
+import { sendJson as answer, flatHeaders, type RecordedJsonRequest, readBody, startLocalServer } from './http-stand-in';
 
 export type ResendRequest = RecordedJsonRequest;
 
@@ -78,9 +78,23 @@ export async function startResendDomainsStandIn(): Promise<ResendDomainsStandIn>
       if ([...domains.values()].some((d) => d.name === name && !d.deleted)) {
         return answer(res, 403, error(403, 'validation_error', `The ${name} domain has been registered already.`));
       }
-      const created: ResendDomain = { id: randomUUID(), name, status: 'not_started', published: false, deleted: false, dkim: randomBytes(120).toString('base64') };
+      const created: ResendDomain = {
+        id: randomUUID(),
+        name,
+        status: 'not_started',
+        published: false,
+        deleted: false,
+        dkim: randomBytes(120).toString('base64'),
+      };
       domains.set(created.id, created);
-      return answer(res, 201, { id: created.id, name, status: created.status, records: records(created), region: 'us-east-1', created_at: new Date().toISOString() });
+      return answer(res, 201, {
+        id: created.id,
+        name,
+        status: created.status,
+        records: records(created),
+        region: 'us-east-1',
+        created_at: new Date().toISOString(),
+      });
     }
     const found = id ? domains.get(id) : undefined;
     if (!found || found.deleted) return answer(res, 404, error(404, 'not_found', 'Domain not found'));
@@ -89,7 +103,15 @@ export async function startResendDomainsStandIn(): Promise<ResendDomainsStandIn>
       return answer(res, 200, { object: 'domain', id: found.id });
     }
     if (req.method === 'GET' && !verify) {
-      return answer(res, 200, { object: 'domain', id: found.id, name: found.name, status: found.status, records: records(found), region: 'us-east-1', created_at: new Date().toISOString() });
+      return answer(res, 200, {
+        object: 'domain',
+        id: found.id,
+        name: found.name,
+        status: found.status,
+        records: records(found),
+        region: 'us-east-1',
+        created_at: new Date().toISOString(),
+      });
     }
     if (req.method === 'DELETE' && !verify) {
       found.deleted = true;

@@ -15,7 +15,7 @@
 //   true); other parameters: 400 idempotency_error.
 //   Errors shaped like Stripe's { error: { type, code?, param?, message } }; 401 for another key; failNext().
 // Every request is recorded (method, path, query, form, headers) so tests count and inspect calls.
-import { newSecretKey, startStripeServer, stripeError, stripeId, type StripeServer } from './stripe-http';
+import { newSecretKey, type StripeServer, startStripeServer, stripeError, stripeId } from './stripe-http';
 
 export interface StandInAccount {
   id: string;
@@ -47,7 +47,10 @@ export interface StripeBillingStandIn extends StripeServer {
   addSubscription(fields: { priceId: string; periodStart: Date; periodEnd: Date; status?: string }): StandInSubscription;
 }
 
-const missing = (what: string, id: string) => ({ status: 404, body: stripeError('invalid_request_error', `No such ${what}: '${id}'`, { code: 'resource_missing', param: 'id' }) });
+const missing = (what: string, id: string) => ({
+  status: 404,
+  body: stripeError('invalid_request_error', `No such ${what}: '${id}'`, { code: 'resource_missing', param: 'id' }),
+});
 
 export async function startStripeBillingStandIn(options: { secretKey?: string } = {}): Promise<StripeBillingStandIn> {
   const secretKey = options.secretKey ?? newSecretKey();
@@ -57,7 +60,16 @@ export async function startStripeBillingStandIn(options: { secretKey?: string } 
 
   const priceObject = (id: string) => {
     const p = prices.get(id)!;
-    return { id, object: 'price', active: p.active, currency: 'usd', lookup_key: p.lookup_key, unit_amount: p.unit_amount, type: 'recurring', recurring: { interval: 'month', interval_count: 1 } };
+    return {
+      id,
+      object: 'price',
+      active: p.active,
+      currency: 'usd',
+      lookup_key: p.lookup_key,
+      unit_amount: p.unit_amount,
+      type: 'recurring',
+      recurring: { interval: 'month', interval_count: 1 },
+    };
   };
   const accountObject = (a: StandInAccount) => ({ object: 'account', type: 'express', ...a });
   const subscriptionObject = (s: StandInSubscription) => ({
@@ -70,21 +82,39 @@ export async function startStripeBillingStandIn(options: { secretKey?: string } 
       object: 'list',
       has_more: false,
       url: `/v1/subscription_items?subscription=${s.id}`,
-      data: [{ id: s.itemId, object: 'subscription_item', price: priceObject(s.priceId), quantity: 1, current_period_start: s.periodStart, current_period_end: s.periodEnd }],
+      data: [
+        {
+          id: s.itemId,
+          object: 'subscription_item',
+          price: priceObject(s.priceId),
+          quantity: 1,
+          current_period_start: s.periodStart,
+          current_period_end: s.periodEnd,
+        },
+      ],
     },
   });
 
-  function route(method: string, path: string, query: Record<string, string>, form: Record<string, string>): { status: number; body: unknown } {
+  function route(
+    method: string,
+    path: string,
+    query: Record<string, string>,
+    form: Record<string, string>,
+  ): { status: number; body: unknown } {
     let m = /^\/v1\/accounts\/([^/]+)$/.exec(path);
     if (m && method === 'GET') {
       const account = accounts.get(m[1]!);
       return account ? { status: 200, body: accountObject(account) } : missing('account', m[1]!);
     }
     if (path === '/v1/prices' && method === 'GET') {
-      const keys = Object.entries(query).filter(([k]) => /^lookup_keys\[\d*\]$/.test(k)).map(([, v]) => v);
+      const keys = Object.entries(query)
+        .filter(([k]) => /^lookup_keys\[\d*\]$/.test(k))
+        .map(([, v]) => v);
       const limit = Number(query.limit ?? 10);
       const data = [...prices.values()]
-        .filter((p) => (keys.length === 0 || keys.includes(p.lookup_key)) && (query.active === undefined || String(p.active) === query.active))
+        .filter(
+          (p) => (keys.length === 0 || keys.includes(p.lookup_key)) && (query.active === undefined || String(p.active) === query.active),
+        )
         .slice(0, limit)
         .map((p) => priceObject(p.id));
       return { status: 200, body: { object: 'list', data, has_more: false, url: '/v1/prices' } };
@@ -95,24 +125,44 @@ export async function startStripeBillingStandIn(options: { secretKey?: string } 
       if (!sub) return missing('subscription', m[1]!);
       if (method === 'GET') return { status: 200, body: subscriptionObject(sub) };
       if (method === 'DELETE') {
-        if (sub.status === 'canceled') return { status: 400, body: stripeError('invalid_request_error', `No such subscription: '${sub.id}'`, { code: 'resource_missing' }) };
+        if (sub.status === 'canceled')
+          return {
+            status: 400,
+            body: stripeError('invalid_request_error', `No such subscription: '${sub.id}'`, { code: 'resource_missing' }),
+          };
         sub.status = 'canceled';
         sub.canceledAt = Math.floor(Date.now() / 1000);
         return { status: 200, body: subscriptionObject(sub) };
       }
       if (method === 'POST') {
         if (sub.status === 'canceled') {
-          return { status: 400, body: stripeError('invalid_request_error', 'A canceled subscription can only update its cancellation_details and metadata.') };
+          return {
+            status: 400,
+            body: stripeError('invalid_request_error', 'A canceled subscription can only update its cancellation_details and metadata.'),
+          };
         }
         const itemId = form['items[0][id]'];
         const priceId = form['items[0][price]'];
         if (itemId && itemId !== sub.itemId) return missing('subscription_item', itemId);
         if (priceId) {
-          if (!prices.has(priceId)) return { status: 400, body: stripeError('invalid_request_error', `No such price: '${priceId}'`, { code: 'resource_missing', param: 'items[0][price]' }) };
+          if (!prices.has(priceId))
+            return {
+              status: 400,
+              body: stripeError('invalid_request_error', `No such price: '${priceId}'`, {
+                code: 'resource_missing',
+                param: 'items[0][price]',
+              }),
+            };
           sub.priceId = priceId;
         }
         if (form.proration_date !== undefined && !/^\d+$/.test(form.proration_date)) {
-          return { status: 400, body: stripeError('invalid_request_error', 'Invalid integer: ' + form.proration_date, { code: 'parameter_invalid_integer', param: 'proration_date' }) };
+          return {
+            status: 400,
+            body: stripeError('invalid_request_error', `Invalid integer: ${form.proration_date}`, {
+              code: 'parameter_invalid_integer',
+              param: 'proration_date',
+            }),
+          };
         }
         for (const [key, value] of Object.entries(form)) {
           const meta = /^metadata\[([^\]]+)\]$/.exec(key);

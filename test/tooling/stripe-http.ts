@@ -57,13 +57,22 @@ export async function startStripeServer(secretKey: string, route: StripeRoute): 
       const failure = failures.shift();
       if (failure) return send(res, { status: failure.status, body: { error: failure.error } });
       if (headers.authorization !== `Bearer ${secretKey}`) {
-        return send(res, { status: 401, body: stripeError('invalid_request_error', 'Invalid API Key provided: ' + (headers.authorization ?? '').slice(7, 15) + '****') });
+        return send(res, {
+          status: 401,
+          body: stripeError('invalid_request_error', `Invalid API Key provided: ${(headers.authorization ?? '').slice(7, 15)}****`),
+        });
       }
       const key = method !== 'GET' ? headers['idempotency-key'] : undefined;
       const fingerprint = `${method} ${url.pathname} ${new URLSearchParams(Object.entries(form).sort(([a], [b]) => a.localeCompare(b))).toString()}`;
       const earlier = key ? idempotent.get(key) : undefined;
       if (earlier && earlier.fingerprint !== fingerprint) {
-        return send(res, { status: 400, body: stripeError('idempotency_error', 'Keys for idempotent requests can only be used with the same parameters they were first used with.') });
+        return send(res, {
+          status: 400,
+          body: stripeError(
+            'idempotency_error',
+            'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+          ),
+        });
       }
       if (earlier) return send(res, earlier, { 'idempotent-replayed': 'true' });
       const answer = route(method, url.pathname, query, form);

@@ -20,7 +20,7 @@
 //
 // Every request is recorded (method, path, query, headers, parsed form) so tests assert what was sent;
 // the recording, key check, failNext and idempotent replays are stripe-http.ts's.
-import { newSecretKey, startStripeServer, stripeError, stripeId, type StripeAnswer, type StripeServer } from './stripe-http';
+import { newSecretKey, type StripeAnswer, type StripeServer, startStripeServer, stripeError, stripeId } from './stripe-http';
 
 /** host, port and protocol are what StripePaymentProcessor takes. */
 export interface StripeStandIn extends StripeServer {
@@ -55,13 +55,36 @@ export async function startStripeStandIn(options: { secretKey?: string } = {}): 
 
   function createPrice(form: Record<string, string>): StripeAnswer {
     const amount = form.unit_amount;
-    if (amount === undefined) return { status: 400, body: stripeError('invalid_request_error', 'Missing required param: unit_amount.', { code: 'parameter_missing', param: 'unit_amount' }) };
+    if (amount === undefined)
+      return {
+        status: 400,
+        body: stripeError('invalid_request_error', 'Missing required param: unit_amount.', {
+          code: 'parameter_missing',
+          param: 'unit_amount',
+        }),
+      };
     if (!/^\d+$/.test(amount) || Number(amount) > 99_999_999) {
-      return { status: 400, body: stripeError('invalid_request_error', 'Invalid integer: ' + amount, { code: 'parameter_invalid_integer', param: 'unit_amount' }) };
+      return {
+        status: 400,
+        body: stripeError('invalid_request_error', `Invalid integer: ${amount}`, {
+          code: 'parameter_invalid_integer',
+          param: 'unit_amount',
+        }),
+      };
     }
-    if (!form.currency) return { status: 400, body: stripeError('invalid_request_error', 'Missing required param: currency.', { code: 'parameter_missing', param: 'currency' }) };
+    if (!form.currency)
+      return {
+        status: 400,
+        body: stripeError('invalid_request_error', 'Missing required param: currency.', { code: 'parameter_missing', param: 'currency' }),
+      };
     if (!form.product && !form['product_data[name]']) {
-      return { status: 400, body: stripeError('invalid_request_error', 'You must specify either `product` or `product_data` when creating a price.', { code: 'parameter_missing', param: 'product_data' }) };
+      return {
+        status: 400,
+        body: stripeError('invalid_request_error', 'You must specify either `product` or `product_data` when creating a price.', {
+          code: 'parameter_missing',
+          param: 'product_data',
+        }),
+      };
     }
     const id = stripeId('price');
     const price = {
@@ -89,22 +112,44 @@ export async function startStripeStandIn(options: { secretKey?: string } = {}): 
     return { status: 200, body: price };
   }
 
-  const missing = (param: string) => ({ status: 400, body: stripeError('invalid_request_error', `Missing required param: ${param}.`, { code: 'parameter_missing', param }) });
-  const badInteger = (param: string, value: string) => ({ status: 400, body: stripeError('invalid_request_error', 'Invalid integer: ' + value, { code: 'parameter_invalid_integer', param }) });
+  const missing = (param: string) => ({
+    status: 400,
+    body: stripeError('invalid_request_error', `Missing required param: ${param}.`, { code: 'parameter_missing', param }),
+  });
+  const badInteger = (param: string, value: string) => ({
+    status: 400,
+    body: stripeError('invalid_request_error', `Invalid integer: ${value}`, { code: 'parameter_invalid_integer', param }),
+  });
 
   function createRefund(form: Record<string, string>): StripeAnswer {
     const chargeId = form.payment_intent ?? form.charge;
     if (!chargeId) return missing('payment_intent');
     if (!/^(pi|ch)_/.test(chargeId)) {
-      return { status: 400, body: stripeError('invalid_request_error', `No such payment_intent: '${chargeId}'`, { code: 'resource_missing', param: form.payment_intent ? 'payment_intent' : 'charge' }) };
+      return {
+        status: 400,
+        body: stripeError('invalid_request_error', `No such payment_intent: '${chargeId}'`, {
+          code: 'resource_missing',
+          param: form.payment_intent ? 'payment_intent' : 'charge',
+        }),
+      };
     }
     const amount = form.amount;
     if (amount !== undefined && (!/^\d+$/.test(amount) || Number(amount) < 1)) return badInteger('amount', amount);
     const left = charges.get(chargeId);
     if (left !== undefined) {
-      if (left === 0) return { status: 400, body: stripeError('invalid_request_error', `Charge ${chargeId} has already been refunded.`, { code: 'charge_already_refunded' }) };
+      if (left === 0)
+        return {
+          status: 400,
+          body: stripeError('invalid_request_error', `Charge ${chargeId} has already been refunded.`, { code: 'charge_already_refunded' }),
+        };
       if (amount !== undefined && Number(amount) > left) {
-        return { status: 400, body: stripeError('invalid_request_error', `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`, { code: 'amount_too_large', param: 'amount' }) };
+        return {
+          status: 400,
+          body: stripeError('invalid_request_error', `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`, {
+            code: 'amount_too_large',
+            param: 'amount',
+          }),
+        };
       }
       charges.set(chargeId, left - Number(amount ?? left));
     }
@@ -131,7 +176,13 @@ export async function startStripeStandIn(options: { secretKey?: string } = {}): 
     if (!form.currency) return missing('currency');
     if (!form.destination) return missing('destination');
     if (!form.destination.startsWith('acct_')) {
-      return { status: 400, body: stripeError('invalid_request_error', `No such destination: '${form.destination}'`, { code: 'resource_missing', param: 'destination' }) };
+      return {
+        status: 400,
+        body: stripeError('invalid_request_error', `No such destination: '${form.destination}'`, {
+          code: 'resource_missing',
+          param: 'destination',
+        }),
+      };
     }
     const id = stripeId('tr');
     const transfer = {
@@ -158,7 +209,9 @@ export async function startStripeStandIn(options: { secretKey?: string } = {}): 
 
   const server = await startStripeServer(secretKey, (method, path, _query, form) => {
     const handler = method === 'POST' ? HANDLERS[path] : undefined;
-    return handler ? handler(form) : { status: 404, body: stripeError('invalid_request_error', `Unrecognized request URL (${method}: ${path}).`) };
+    return handler
+      ? handler(form)
+      : { status: 404, body: stripeError('invalid_request_error', `Unrecognized request URL (${method}: ${path}).`) };
   });
   return {
     ...server,

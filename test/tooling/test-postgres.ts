@@ -1,8 +1,9 @@
 // The PostgreSQL server a test project runs on: the one at TEST_DATABASE_URL, or an embedded
 // PostgreSQL 17 of its own (data folder and port unique to the run).
-import { migrateDatabase } from '../../scripts/lib/migrations';
+
 import { databaseUrl, withClient } from '../../scripts/lib/database';
 import { freePort, startEmbeddedPostgres } from '../../scripts/lib/embedded-postgres';
+import { migrateDatabase } from '../../scripts/lib/migrations';
 
 /**
  * Test files run two at a time, each with a pool of 4, plus the Worker's per-request connections
@@ -27,7 +28,12 @@ export const dropDatabase = (serverUrl: string, name: string) =>
 export async function startTestServer(label: string): Promise<TestServer> {
   const embedded = process.env.TEST_DATABASE_URL
     ? undefined
-    : await startEmbeddedPostgres({ dataDir: `/tmp/brand-admin-${label}-pg-${process.pid}`, port: await freePort(), persistent: false, maxConnections: TEST_MAX_CONNECTIONS });
+    : await startEmbeddedPostgres({
+        dataDir: `/tmp/brand-admin-${label}-pg-${process.pid}`,
+        port: await freePort(),
+        persistent: false,
+        maxConnections: TEST_MAX_CONNECTIONS,
+      });
   const serverUrl = embedded?.url ?? process.env.TEST_DATABASE_URL!;
   const created: string[] = [];
   const server: TestServer = {

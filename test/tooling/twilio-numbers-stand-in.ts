@@ -11,7 +11,7 @@
 // available 400 21422; an unknown number sid 404 20404. takeBeforePurchase(n) lets "someone else"
 // buy the first n numbers between the search and the purchase; failNext(status, body) queues errors.
 import { randomBytes } from 'node:crypto';
-import { flatHeaders, readBody, sendJson as answer, startLocalServer } from './http-stand-in';
+import { sendJson as answer, flatHeaders, readBody, startLocalServer } from './http-stand-in';
 
 export interface TwilioRequest {
   method: string;
@@ -35,7 +35,12 @@ export interface TwilioNumbersStandIn {
   close(): Promise<void>;
 }
 
-const error = (status: number, code: number, message: string) => ({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status });
+const error = (status: number, code: number, message: string) => ({
+  code,
+  message,
+  more_info: `https://www.twilio.com/docs/errors/${code}`,
+  status,
+});
 
 export async function startTwilioNumbersStandIn(): Promise<TwilioNumbersStandIn> {
   const accountSid = `AC${randomBytes(16).toString('hex')}`;
@@ -50,7 +55,13 @@ export async function startTwilioNumbersStandIn(): Promise<TwilioNumbersStandIn>
     const raw = await readBody(req);
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const form = Object.fromEntries(new URLSearchParams(raw));
-    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: flatHeaders(req), form });
+    requests.push({
+      method: req.method ?? '',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: flatHeaders(req),
+      form,
+    });
     const failing = failures.shift();
     if (failing) return answer(res, failing.status, failing.body);
 
@@ -66,7 +77,12 @@ export async function startTwilioNumbersStandIn(): Promise<TwilioNumbersStandIn>
       // Someone else buys the first numbers right after they were listed.
       for (; stolen > 0 && pool.length > 0; stolen--) pool.shift();
       return answer(res, 200, {
-        available_phone_numbers: listed.map((n) => ({ phone_number: n, friendly_name: n, iso_country: 'US', capabilities: { SMS: true, MMS: true, voice: true } })),
+        available_phone_numbers: listed.map((n) => ({
+          phone_number: n,
+          friendly_name: n,
+          iso_country: 'US',
+          capabilities: { SMS: true, MMS: true, voice: true },
+        })),
         uri: rest,
       });
     }
@@ -77,7 +93,13 @@ export async function startTwilioNumbersStandIn(): Promise<TwilioNumbersStandIn>
       pool.splice(at, 1);
       const sid = `PN${randomBytes(16).toString('hex')}`;
       owned.set(sid, number);
-      return answer(res, 201, { sid, account_sid: accountSid, phone_number: number, friendly_name: form.FriendlyName ?? number, capabilities: { sms: true, mms: true, voice: true } });
+      return answer(res, 201, {
+        sid,
+        account_sid: accountSid,
+        phone_number: number,
+        friendly_name: form.FriendlyName ?? number,
+        capabilities: { sms: true, mms: true, voice: true },
+      });
     }
     const release = /^\/IncomingPhoneNumbers\/(PN[0-9a-f]{32})\.json$/.exec(rest);
     if (req.method === 'DELETE' && release) {

@@ -49,7 +49,10 @@ interface Prepared {
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -162,7 +165,14 @@ export async function startUpstashRestServer(options: UpstashRestServerOptions =
       return { name, args: ['exists', ...args.slice(1).map((sha) => serverSha(String(sha)))] };
     }
     if (name === 'script' && sub === 'flush') {
-      return { name, args, after: (reply) => (shaMap.clear(), reply) };
+      return {
+        name,
+        args,
+        after: (reply) => {
+          shaMap.clear();
+          return reply;
+        },
+      };
     }
     return { name, args };
   }
@@ -198,7 +208,8 @@ export async function startUpstashRestServer(options: UpstashRestServerOptions =
     }
 
     if (path === '/pipeline' || path === '/multi-exec') {
-      if (!Array.isArray(body) || body.length === 0) return send(res, 400, { error: 'ERR a pipeline must be a non-empty array of commands' });
+      if (!Array.isArray(body) || body.length === 0)
+        return send(res, 400, { error: 'ERR a pipeline must be a non-empty array of commands' });
       const commands = body;
       if (path === '/pipeline') {
         // Sent back to back on one connection: ioredis keeps them in order, like Upstash's pipeline.

@@ -1,18 +1,25 @@
 // The checkout area's pure rules: effective status, embed URL, token shape, the items of a checkout.
 import { describe, expect, it } from 'vitest';
+import type { ProductRow } from '../../src/modules/catalog/programs/queries';
 import { checkoutItems } from '../../src/modules/webhooks-checkout/checkout/complete-session';
 import { createSessionBody } from '../../src/modules/webhooks-checkout/checkout/schemas';
-import { DEFAULT_CHECKOUT_EMBED_BASE_URL, effectiveStatus, embedUrlFor, generateSessionToken } from '../../src/modules/webhooks-checkout/checkout/service';
-import type { ProductRow } from '../../src/modules/catalog/programs/queries';
+import {
+  DEFAULT_CHECKOUT_EMBED_BASE_URL,
+  effectiveStatus,
+  embedUrlFor,
+  generateSessionToken,
+} from '../../src/modules/webhooks-checkout/checkout/service';
 
 describe('effectiveStatus', () => {
   const expiresAt = new Date('2030-01-01T00:30:00.000Z');
-  it('created stays created before expiresAt', () => expect(effectiveStatus('created', expiresAt, new Date(expiresAt.getTime() - 1))).toBe('created'));
+  it('created stays created before expiresAt', () =>
+    expect(effectiveStatus('created', expiresAt, new Date(expiresAt.getTime() - 1))).toBe('created'));
   it('created reads as expired at and after expiresAt', () => {
     expect(effectiveStatus('created', expiresAt, expiresAt)).toBe('expired');
     expect(effectiveStatus('created', expiresAt, new Date(expiresAt.getTime() + 1))).toBe('expired');
   });
-  it('completed stays completed after expiresAt', () => expect(effectiveStatus('completed', expiresAt, new Date('2031-01-01'))).toBe('completed'));
+  it('completed stays completed after expiresAt', () =>
+    expect(effectiveStatus('completed', expiresAt, new Date('2031-01-01'))).toBe('completed'));
 });
 
 describe('embedUrlFor and tokens', () => {
@@ -50,15 +57,45 @@ describe('createSessionBody', () => {
 
 describe('checkoutItems', () => {
   const product = (values: Partial<ProductRow>): ProductRow => ({
-    id: 'pp', globalProductId: 'gp', displayOrder: 0, isPatientVisible: true, isActive: true, linkSource: 'program',
-    programBaseFeeCents: 5_000, clinicFeeOverrideCents: null, placeholderFeeCents: null, facilitationFeeCents: 500, hasCoverage: true,
-    name: 'Semaglutide', slug: 's', categories: [], description: null, imageUrl: null, pharmacyBasePriceCents: 10_000,
-    packDurationMonths: 1, vialsPerPack: 1, supplyDays: 30, requiresCooler: false, allowPrepay: false, isDiscontinued: false, ...values,
+    id: 'pp',
+    globalProductId: 'gp',
+    displayOrder: 0,
+    isPatientVisible: true,
+    isActive: true,
+    linkSource: 'program',
+    programBaseFeeCents: 5_000,
+    clinicFeeOverrideCents: null,
+    placeholderFeeCents: null,
+    facilitationFeeCents: 500,
+    hasCoverage: true,
+    name: 'Semaglutide',
+    slug: 's',
+    categories: [],
+    description: null,
+    imageUrl: null,
+    pharmacyBasePriceCents: 10_000,
+    packDurationMonths: 1,
+    vialsPerPack: 1,
+    supplyDays: 30,
+    requiresCooler: false,
+    allowPrepay: false,
+    isDiscontinued: false,
+    ...values,
   });
   it('one line per sellable product at its display price, plus the service fee line', () => {
-    const items = checkoutItems({ nonMedicalServiceFeeCents: 2_500, products: [product({}), product({ isActive: false }), product({ programBaseFeeCents: null })] });
+    const items = checkoutItems({
+      nonMedicalServiceFeeCents: 2_500,
+      products: [product({}), product({ isActive: false }), product({ programBaseFeeCents: null })],
+    });
     expect(items).toEqual([
-      { globalProductId: 'gp', productName: 'Semaglutide', quantity: 1, unitPriceCents: 15_500, pharmacyCostCents: 10_000, facilitationFeeCents: 500 },
+      {
+        globalProductId: 'gp',
+        productName: 'Semaglutide',
+        quantity: 1,
+        unitPriceCents: 15_500,
+        pharmacyCostCents: 10_000,
+        facilitationFeeCents: 500,
+      },
       { productName: 'Non-medical service fee', quantity: 1, unitPriceCents: 2_500, pharmacyCostCents: 0 },
     ]);
   });

@@ -7,8 +7,14 @@ describe('ConnectionGate', () => {
     const a = await gate.acquire(1000);
     const b = await gate.acquire(1000);
     const order: string[] = [];
-    const c = gate.acquire(1000).then((release) => (order.push('c'), release));
-    const d = gate.acquire(1000).then((release) => (order.push('d'), release));
+    const c = gate.acquire(1000).then((release) => {
+      order.push('c');
+      return release;
+    });
+    const d = gate.acquire(1000).then((release) => {
+      order.push('d');
+      return release;
+    });
     await new Promise((r) => setTimeout(r, 20));
     expect(gate.inUse).toBe(2);
     expect(gate.queued).toBe(2);

@@ -1,11 +1,21 @@
 // The coupon rules that span fields, rule by rule.
 import { describe, expect, it } from 'vitest';
-import { assertCouponTerms, couponInvalidReasons, couponTermProblems, fromHundredths, toHundredths } from '../../src/modules/catalog/coupons/rules';
+import {
+  assertCouponTerms,
+  couponInvalidReasons,
+  couponTermProblems,
+  fromHundredths,
+  toHundredths,
+} from '../../src/modules/catalog/coupons/rules';
 import { ApiError } from '../../src/platform/http/errors';
 
 const at = (iso: string) => new Date(iso);
 const terms = (over: Partial<Parameters<typeof couponTermProblems>[0]> = {}) => ({
-  discountType: 'percent' as const, discountValueHundredths: 1_000, startsAt: null, expiresAt: null, ...over,
+  discountType: 'percent' as const,
+  discountValueHundredths: 1_000,
+  startsAt: null,
+  expiresAt: null,
+  ...over,
 });
 
 describe('discount value as stored', () => {
@@ -23,21 +33,27 @@ describe('couponTermProblems', () => {
   it('percent: 1 to 100 inclusive', () => {
     expect(couponTermProblems(terms({ discountValueHundredths: 100 }))).toEqual([]);
     expect(couponTermProblems(terms({ discountValueHundredths: 10_000 }))).toEqual([]);
-    expect(couponTermProblems(terms({ discountValueHundredths: 99 }))).toEqual([{ field: 'body.discountValue', message: 'a percent discount must be between 1 and 100' }]);
+    expect(couponTermProblems(terms({ discountValueHundredths: 99 }))).toEqual([
+      { field: 'body.discountValue', message: 'a percent discount must be between 1 and 100' },
+    ]);
     expect(couponTermProblems(terms({ discountValueHundredths: 10_001 }))).toHaveLength(1);
   });
 
   it('fixed: any positive amount, above 100 too', () => {
     expect(couponTermProblems(terms({ discountType: 'fixed', discountValueHundredths: 1 }))).toEqual([]);
     expect(couponTermProblems(terms({ discountType: 'fixed', discountValueHundredths: 50_000 }))).toEqual([]);
-    expect(couponTermProblems(terms({ discountType: 'fixed', discountValueHundredths: 0 }))).toEqual([{ field: 'body.discountValue', message: 'a fixed discount must be a positive amount' }]);
+    expect(couponTermProblems(terms({ discountType: 'fixed', discountValueHundredths: 0 }))).toEqual([
+      { field: 'body.discountValue', message: 'a fixed discount must be a positive amount' },
+    ]);
   });
 
   it('expiresAt strictly after startsAt; either alone is fine', () => {
     expect(couponTermProblems(terms({ startsAt: at('2030-01-01T00:00:00Z'), expiresAt: at('2030-01-01T00:00:01Z') }))).toEqual([]);
     expect(couponTermProblems(terms({ startsAt: at('2030-01-01T00:00:00Z') }))).toEqual([]);
     expect(couponTermProblems(terms({ expiresAt: at('2000-01-01T00:00:00Z') }))).toEqual([]);
-    expect(couponTermProblems(terms({ startsAt: at('2030-01-01T00:00:00Z'), expiresAt: at('2030-01-01T00:00:00Z') }))).toEqual([{ field: 'body.expiresAt', message: 'must be after startsAt' }]);
+    expect(couponTermProblems(terms({ startsAt: at('2030-01-01T00:00:00Z'), expiresAt: at('2030-01-01T00:00:00Z') }))).toEqual([
+      { field: 'body.expiresAt', message: 'must be after startsAt' },
+    ]);
   });
 
   it('reports every problem; assertCouponTerms throws them as a 400 with errors[]', () => {
@@ -59,7 +75,11 @@ describe('couponTermProblems', () => {
 describe('couponInvalidReasons', () => {
   const now = at('2030-06-01T12:00:00Z');
   const state = (over: Partial<Parameters<typeof couponInvalidReasons>[0]> = {}) => ({
-    isActive: true, startsAt: null, expiresAt: null, maxRedemptions: null, ...over,
+    isActive: true,
+    startsAt: null,
+    expiresAt: null,
+    maxRedemptions: null,
+    ...over,
   });
 
   it('a plain active coupon is valid', () => {
@@ -82,7 +102,12 @@ describe('couponInvalidReasons', () => {
     expect(couponInvalidReasons(state({ maxRedemptions: 3 }), 4, now)).toEqual(['max_redemptions_reached']);
   });
   it('all reasons, in the fixed order', () => {
-    const everything = state({ isActive: false, expiresAt: at('2030-01-01T00:00:00Z'), startsAt: at('2031-01-01T00:00:00Z'), maxRedemptions: 1 });
+    const everything = state({
+      isActive: false,
+      expiresAt: at('2030-01-01T00:00:00Z'),
+      startsAt: at('2031-01-01T00:00:00Z'),
+      maxRedemptions: 1,
+    });
     expect(couponInvalidReasons(everything, 1, now)).toEqual(['inactive', 'expired', 'not_started', 'max_redemptions_reached']);
   });
 });

@@ -46,7 +46,15 @@ describe('API key format', () => {
     expect(classifyApiKey(`${raw}x`)).toBeNull();
     // Legacy keys: the type prefix and 43 base64url characters, no checksum.
     expect(classifyApiKey(`svc_live_${'A'.repeat(43)}`)).toBe('legacy');
-    for (const bad of [undefined, '', 'sk_live_x', 'svc_live_', `svc_live_${'A'.repeat(42)}`, `svc_live_${'A'.repeat(42)}\u0000`, `svc_live_${'é'.repeat(49)}`]) {
+    for (const bad of [
+      undefined,
+      '',
+      'sk_live_x',
+      'svc_live_',
+      `svc_live_${'A'.repeat(42)}`,
+      `svc_live_${'A'.repeat(42)}\u0000`,
+      `svc_live_${'é'.repeat(49)}`,
+    ]) {
       expect(classifyApiKey(bad)).toBeNull();
     }
   });
@@ -54,21 +62,43 @@ describe('API key format', () => {
 
 describe('configuration', () => {
   const strongSecret = 'x'.repeat(32);
-  const production = { JWT_SECRET: strongSecret, UPSTASH_REDIS_REST_URL: 'https://u', UPSTASH_REDIS_REST_TOKEN: 't', WEBHOOK_SECRET_KEY: btoa('k'.repeat(32)),
-    QSTASH_TOKEN: 'q', QSTASH_CURRENT_SIGNING_KEY: 'c', QSTASH_NEXT_SIGNING_KEY: 'n', PUBLIC_BASE_URL: 'https://api.example.com',
-    RESEND_API_KEY: 're_test', EMAIL_FROM: 'no-reply@mail.example.com' };
+  const production = {
+    JWT_SECRET: strongSecret,
+    UPSTASH_REDIS_REST_URL: 'https://u',
+    UPSTASH_REDIS_REST_TOKEN: 't',
+    WEBHOOK_SECRET_KEY: btoa('k'.repeat(32)),
+    QSTASH_TOKEN: 'q',
+    QSTASH_CURRENT_SIGNING_KEY: 'c',
+    QSTASH_NEXT_SIGNING_KEY: 'n',
+    PUBLIC_BASE_URL: 'https://api.example.com',
+    RESEND_API_KEY: 're_test',
+    EMAIL_FROM: 'no-reply@mail.example.com',
+  };
 
   it('chooses the Neon driver for Neon hosts and node-postgres otherwise', () => {
-    expect(readConfig({ ...production, DATABASE_URL: 'postgres://u:p@ep-x-pooler.us-east-2.aws.neon.tech/db' }).database)
-      .toMatchObject({ driver: 'neon', source: 'database_url' });
+    expect(readConfig({ ...production, DATABASE_URL: 'postgres://u:p@ep-x-pooler.us-east-2.aws.neon.tech/db' }).database).toMatchObject({
+      driver: 'neon',
+      source: 'database_url',
+    });
     expect(readConfig({ ENVIRONMENT: 'development', DATABASE_URL: 'postgres://localhost:5432/db' }).database.driver).toBe('pg');
-    expect(readConfig({ ENVIRONMENT: 'development', DATABASE_URL: 'postgres://localhost/db', DATABASE_DRIVER: 'neon' }).database.driver).toBe('neon');
+    expect(
+      readConfig({ ENVIRONMENT: 'development', DATABASE_URL: 'postgres://localhost/db', DATABASE_DRIVER: 'neon' }).database.driver,
+    ).toBe('neon');
     expect(readConfig({ ENVIRONMENT: 'development', DATABASE_URL: 'postgres://localhost/db' }).jwtSecret).toBe(DEVELOPMENT_JWT_SECRET);
   });
 
   it('a HYPERDRIVE binding wins over DATABASE_URL and always uses node-postgres', () => {
-    const config = readConfig({ ...production, HYPERDRIVE: { connectionString: 'postgres://u:p@abc.hyperdrive.local:5432/db' }, DATABASE_URL: 'postgres://u:p@ep-x.neon.tech/db' });
-    expect(config.database).toEqual({ url: 'postgres://u:p@abc.hyperdrive.local:5432/db', driver: 'pg', source: 'hyperdrive', maxConnections: 20 });
+    const config = readConfig({
+      ...production,
+      HYPERDRIVE: { connectionString: 'postgres://u:p@abc.hyperdrive.local:5432/db' },
+      DATABASE_URL: 'postgres://u:p@ep-x.neon.tech/db',
+    });
+    expect(config.database).toEqual({
+      url: 'postgres://u:p@abc.hyperdrive.local:5432/db',
+      driver: 'pg',
+      source: 'hyperdrive',
+      maxConnections: 20,
+    });
   });
 
   it('caps connections per isolate with DATABASE_MAX_CONNECTIONS', () => {
@@ -84,8 +114,12 @@ describe('configuration', () => {
     expect(() => readConfig({ DATABASE_URL: 'postgres://h/db', JWT_SECRET: strongSecret })).toThrow(/UPSTASH/);
     expect(() => readConfig({ JWT_SECRET: strongSecret })).toThrow(/HYPERDRIVE|DATABASE_URL/);
     expect(() => readConfig({ ...production, DATABASE_URL: 'postgres://h/db', JWT_SECRET: 'x'.repeat(31) })).toThrow(/at least 32 bytes/);
-    expect(() => readConfig({ ...production, DATABASE_URL: 'postgres://h/db', JWT_SECRET: DEVELOPMENT_JWT_SECRET })).toThrow(/development secret/);
-    expect(() => readConfig({ ...production, DATABASE_URL: 'postgres://h/db', WEBHOOK_SECRET_KEY: undefined })).toThrow(/WEBHOOK_SECRET_KEY/);
+    expect(() => readConfig({ ...production, DATABASE_URL: 'postgres://h/db', JWT_SECRET: DEVELOPMENT_JWT_SECRET })).toThrow(
+      /development secret/,
+    );
+    expect(() => readConfig({ ...production, DATABASE_URL: 'postgres://h/db', WEBHOOK_SECRET_KEY: undefined })).toThrow(
+      /WEBHOOK_SECRET_KEY/,
+    );
     const ok = readConfig({ ...production, DATABASE_URL: 'postgres://h/db' });
     expect(ok.environment).toBe('production');
     expect(ok.upstash).toEqual({ url: 'https://u', token: 't' });
@@ -97,7 +131,9 @@ describe('configuration', () => {
       expect(() => readConfig({ ENVIRONMENT, DATABASE_URL: 'postgres://u:p@db.example.com/app' })).toThrow(/database on this machine/);
       expect(() => readConfig({ ENVIRONMENT, HYPERDRIVE: hyperdrive })).toThrow(/database on this machine/);
       // Local Hyperdrive (wrangler dev, the workers tests): the loopback DATABASE_URL beside it is the witness.
-      expect(readConfig({ ENVIRONMENT, HYPERDRIVE: hyperdrive, DATABASE_URL: 'postgres://127.0.0.1:54329/db' }).database.source).toBe('hyperdrive');
+      expect(readConfig({ ENVIRONMENT, HYPERDRIVE: hyperdrive, DATABASE_URL: 'postgres://127.0.0.1:54329/db' }).database.source).toBe(
+        'hyperdrive',
+      );
       for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '[::1]']) {
         expect(readConfig({ ENVIRONMENT, DATABASE_URL: `postgres://u:p@${host}:5432/db` }).environment).toBe(ENVIRONMENT);
       }

@@ -13,7 +13,7 @@ import { freePort } from '../../scripts/lib/embedded-postgres';
 import { classifyDatabaseError } from '../../src/platform/db/errors';
 import { describeError } from '../../src/platform/log';
 import { createTestDatabase } from '../helpers/database';
-import { startNeonWsProxy, useNeonWsProxy, type NeonWsProxy } from '../tooling/neon-ws-proxy';
+import { type NeonWsProxy, startNeonWsProxy, useNeonWsProxy } from '../tooling/neon-ws-proxy';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let closedPort: number;
@@ -103,7 +103,7 @@ describe('classifyDatabaseError: an unreachable or saturated database is unavail
     expect(classifyDatabaseError(viaLocalhost)).toBe('unavailable');
   });
 
-  it('a server that never answers: pg\'s connection timeout', async () => {
+  it("a server that never answers: pg's connection timeout", async () => {
     const silent = await tcpServer(() => {});
     const error = await queryError(urlAt(silent), { connectionTimeoutMillis: 150 });
     expect(JSON.stringify(describeError(error))).toMatch(/connection timeout|timeout exceeded/);
@@ -183,11 +183,15 @@ describe('classifyDatabaseError: an unreachable or saturated database is unavail
     for (const code of ['08000', '08001', '08003', '08006', '08P01', '57P03', '53300']) {
       const error = Object.assign(new DatabaseError('connection failure', 0, 'error'), { code });
       expect(classifyDatabaseError(error), code).toBe('unavailable');
-      expect(classifyDatabaseError(Object.assign(new Error('Failed query: select 1\nparams: '), { cause: error })), code).toBe('unavailable');
+      expect(classifyDatabaseError(Object.assign(new Error('Failed query: select 1\nparams: '), { cause: error })), code).toBe(
+        'unavailable',
+      );
     }
     // What node-postgres reports in workerd (the Worker, Hyperdrive) when its socket cannot be opened or drops.
     for (const message of ['connection attempt failed', 'Network connection lost.']) {
-      expect(classifyDatabaseError(new Error('Failed query: select 1\nparams: ', { cause: new Error(message) })), message).toBe('unavailable');
+      expect(classifyDatabaseError(new Error('Failed query: select 1\nparams: ', { cause: new Error(message) })), message).toBe(
+        'unavailable',
+      );
     }
   });
 });

@@ -10,7 +10,12 @@ describe('MemoryRateLimiter (sliding window, as @upstash/ratelimit computes it)'
     const limiter = new MemoryRateLimiter(() => now);
     const results = [];
     for (let i = 0; i < 4; i++) results.push(await limiter.limit(rule, 'a'));
-    expect(results.map((r) => [r.success, r.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]]);
+    expect(results.map((r) => [r.success, r.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
     expect(results[3]!.reset).toBe(Math.floor(now / 10_000) * 10_000 + 10_000);
     // Another identifier has its own count.
     expect((await limiter.limit(rule, 'b')).remaining).toBe(2);
@@ -37,23 +42,37 @@ describe('rateLimitHeaders', () => {
 
   it('reports the rule with the fewest requests left, and Retry-After only when refused', () => {
     const now = 1_000;
-    const h = rateLimitHeaders([
-      { rule: minute, result: { success: true, limit: 300, remaining: 250, reset: now + 30_000 } },
-      { rule: burst, result: { success: true, limit: 100, remaining: 40, reset: now + 4_200 } },
-    ], now);
-    expect(h).toEqual({ 'RateLimit-Limit': '100', 'RateLimit-Remaining': '40', 'RateLimit-Reset': '5', 'RateLimit-Policy': '300;w=60, 100;w=10' });
-    const refused = rateLimitHeaders([
-      { rule: minute, result: { success: false, limit: 300, remaining: 0, reset: now + 30_000 } },
-      { rule: burst, result: { success: true, limit: 100, remaining: 40, reset: now + 4_200 } },
-    ], now);
+    const h = rateLimitHeaders(
+      [
+        { rule: minute, result: { success: true, limit: 300, remaining: 250, reset: now + 30_000 } },
+        { rule: burst, result: { success: true, limit: 100, remaining: 40, reset: now + 4_200 } },
+      ],
+      now,
+    );
+    expect(h).toEqual({
+      'RateLimit-Limit': '100',
+      'RateLimit-Remaining': '40',
+      'RateLimit-Reset': '5',
+      'RateLimit-Policy': '300;w=60, 100;w=10',
+    });
+    const refused = rateLimitHeaders(
+      [
+        { rule: minute, result: { success: false, limit: 300, remaining: 0, reset: now + 30_000 } },
+        { rule: burst, result: { success: true, limit: 100, remaining: 40, reset: now + 4_200 } },
+      ],
+      now,
+    );
     expect(refused).toMatchObject({ 'RateLimit-Limit': '300', 'RateLimit-Remaining': '0', 'Retry-After': '30' });
   });
 
   it('reports only the configured policy when the store timed out (no made-up counts)', () => {
-    const h = rateLimitHeaders([
-      { rule: minute, result: { success: true, limit: 300, remaining: 300, reset: 0, degraded: true } },
-      { rule: burst, result: { success: true, limit: 100, remaining: 100, reset: 0, degraded: true } },
-    ], 1_000);
+    const h = rateLimitHeaders(
+      [
+        { rule: minute, result: { success: true, limit: 300, remaining: 300, reset: 0, degraded: true } },
+        { rule: burst, result: { success: true, limit: 100, remaining: 100, reset: 0, degraded: true } },
+      ],
+      1_000,
+    );
     expect(h).toEqual({ 'RateLimit-Limit': '300', 'RateLimit-Policy': '300;w=60, 100;w=10' });
   });
 });

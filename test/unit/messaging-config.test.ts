@@ -1,7 +1,14 @@
 // messagingConfigFrom (the messaging variables: all of a provider's or none, formats, email required in
 // production) and which sender a configuration gives (the providers' messaging).
 import { describe, expect, it } from 'vitest';
-import { ConfigError, isValidEmailFrom, messagingConfigFrom, RESEND_API_BASE_URL, TWILIO_API_BASE_URL, type AppConfig } from '../../src/config';
+import {
+  type AppConfig,
+  ConfigError,
+  isValidEmailFrom,
+  messagingConfigFrom,
+  RESEND_API_BASE_URL,
+  TWILIO_API_BASE_URL,
+} from '../../src/config';
 import type { Database } from '../../src/platform/db/client';
 import { providersFor } from '../../src/platform/providers';
 import { DevelopmentMessageSender, QueueingMessageSender } from '../../src/platform/providers/messaging';
@@ -35,9 +42,13 @@ describe('messagingConfigFrom', () => {
   });
 
   it("refuses half of a provider's variables", () => {
-    expect(() => messagingConfigFrom({ RESEND_API_KEY: RESEND.RESEND_API_KEY }, 'development')).toThrow(/both RESEND_API_KEY and EMAIL_FROM/);
+    expect(() => messagingConfigFrom({ RESEND_API_KEY: RESEND.RESEND_API_KEY }, 'development')).toThrow(
+      /both RESEND_API_KEY and EMAIL_FROM/,
+    );
     expect(() => messagingConfigFrom({ EMAIL_FROM: RESEND.EMAIL_FROM }, 'development')).toThrow(ConfigError);
-    expect(() => messagingConfigFrom({ TWILIO_ACCOUNT_SID: TWILIO.TWILIO_ACCOUNT_SID }, 'development')).toThrow(/all of TWILIO_ACCOUNT_SID/);
+    expect(() => messagingConfigFrom({ TWILIO_ACCOUNT_SID: TWILIO.TWILIO_ACCOUNT_SID }, 'development')).toThrow(
+      /all of TWILIO_ACCOUNT_SID/,
+    );
     expect(() => messagingConfigFrom({ ...TWILIO, TWILIO_FROM_NUMBER: '' }, 'development')).toThrow(ConfigError);
   });
 

@@ -1,12 +1,24 @@
 // The fee waterfall and the state machine's tables, rule by rule (docs/order-lifecycle.md).
 import { describe, expect, it } from 'vitest';
 import { ORDER_STATUSES } from '../../drizzle/schema';
-import { PLATFORM_EVENT, PLATFORM_EVENT_NAMES } from '../../src/modules/orders/orders/lifecycle/events';
-import { chargeLedgerMovements, computeFeeBreakdown, DEFAULT_DOCTOR_FEE_CENTS, feeBreakdownAddsUp, processorFeeCents, roundHalfUpRatio } from '../../src/modules/orders/orders/lifecycle/fees';
-import { nextLabStage, nextOrderStatus, nextVisitStatus, ORDER_TRANSITIONS } from '../../src/modules/orders/orders/lifecycle/machine';
 import { orderNumberPrefix } from '../../src/modules/orders/orders/lifecycle/create';
+import { PLATFORM_EVENT, PLATFORM_EVENT_NAMES } from '../../src/modules/orders/orders/lifecycle/events';
+import {
+  chargeLedgerMovements,
+  computeFeeBreakdown,
+  DEFAULT_DOCTOR_FEE_CENTS,
+  feeBreakdownAddsUp,
+  processorFeeCents,
+  roundHalfUpRatio,
+} from '../../src/modules/orders/orders/lifecycle/fees';
+import { nextLabStage, nextOrderStatus, nextVisitStatus, ORDER_TRANSITIONS } from '../../src/modules/orders/orders/lifecycle/machine';
 
-const item = (unitPriceCents: number, quantity = 1, pharmacyCostCents = 0, facilitationFeeCents = 0) => ({ unitPriceCents, quantity, pharmacyCostCents, facilitationFeeCents });
+const item = (unitPriceCents: number, quantity = 1, pharmacyCostCents = 0, facilitationFeeCents = 0) => ({
+  unitPriceCents,
+  quantity,
+  pharmacyCostCents,
+  facilitationFeeCents,
+});
 
 describe('computeFeeBreakdown', () => {
   it('rule 1: subtotal is the sum of unit price x quantity', () => {
@@ -54,7 +66,13 @@ describe('computeFeeBreakdown', () => {
   });
 
   it('rule 8: brandAmount is what is left, the discount coming out of it; both identities hold', () => {
-    const b = computeFeeBreakdown({ items: [item(19_900, 1, 8_000, 1_000)], discountCents: 1_990, taxCents: 1_234, shippingCents: 999, platformFeeBasisPoints: 125 });
+    const b = computeFeeBreakdown({
+      items: [item(19_900, 1, 8_000, 1_000)],
+      discountCents: 1_990,
+      taxCents: 1_234,
+      shippingCents: 999,
+      platformFeeBasisPoints: 125,
+    });
     expect(b.brandAmount).toBe(19_900 - 1_990 - 8_000 - 1_500 - b.processorFee - b.platformFee);
     expect(feeBreakdownAddsUp(b)).toBe(true);
     expect(b.subtotal - b.discount + b.tax + b.shipping).toBe(b.total);
@@ -63,7 +81,13 @@ describe('computeFeeBreakdown', () => {
 
   it('adds up for many amounts (every rounding case)', () => {
     for (let price = 1; price < 40_000; price += 97) {
-      const b = computeFeeBreakdown({ items: [item(price, 1 + (price % 3), Math.floor(price / 3))], discountCents: price % 500 > price ? 0 : price % 500, taxCents: price % 77, shippingCents: price % 2 ? 500 : 0, platformFeeBasisPoints: price % 300 });
+      const b = computeFeeBreakdown({
+        items: [item(price, 1 + (price % 3), Math.floor(price / 3))],
+        discountCents: price % 500 > price ? 0 : price % 500,
+        taxCents: price % 77,
+        shippingCents: price % 2 ? 500 : 0,
+        platformFeeBasisPoints: price % 300,
+      });
       expect(feeBreakdownAddsUp(b), String(price)).toBe(true);
       for (const value of Object.values(b)) expect(Number.isInteger(value)).toBe(true);
     }
@@ -94,7 +118,15 @@ describe('chargeLedgerMovements', () => {
     const movements = chargeLedgerMovements('00000000-0000-4000-8000-000000000001', b);
     expect(movements[0]).toMatchObject({ type: 'charge', amountCents: b.total });
     expect(movements.reduce((sum, m) => sum + m.amountCents, 0)).toBe(b.brandAmount);
-    expect(movements.map((m) => m.type)).toEqual(['charge', 'pharmacy_cost', 'pharmacy_cost', 'doctor_fee', 'processor_fee', 'platform_fee', 'platform_fee']);
+    expect(movements.map((m) => m.type)).toEqual([
+      'charge',
+      'pharmacy_cost',
+      'pharmacy_cost',
+      'doctor_fee',
+      'processor_fee',
+      'platform_fee',
+      'platform_fee',
+    ]);
   });
 
   it('skips zero parts', () => {

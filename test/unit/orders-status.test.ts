@@ -1,14 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { LAB_STAGES } from '../../drizzle/schema';
-import { parseDateOrDateTime, toRange, windowQuery } from '../../src/modules/orders/orders/schemas';
-import { feeBreakdownToAmounts } from '../../src/modules/orders/orders/fee-breakdown';
-import { buildLabStatus, buildVisitStatus, type LabLegRow } from '../../src/modules/orders/orders/status';
 import { likePattern } from '../../src/modules/orders/customers/service';
+import { feeBreakdownToAmounts } from '../../src/modules/orders/orders/fee-breakdown';
+import { parseDateOrDateTime, toRange, windowQuery } from '../../src/modules/orders/orders/schemas';
+import { buildLabStatus, buildVisitStatus, type LabLegRow } from '../../src/modules/orders/orders/status';
 import { daysOverdue } from '../../src/modules/orders/titration-schedule/service';
 
 const leg = (values: Partial<LabLegRow>): LabLegRow => ({
-  isLabGated: true, stage: 'requisition_created', requisitionCreatedAt: 'R', deliveredToPatientAt: 'D', receivedByLabAt: 'L', resultsAvailableAt: 'X',
-  kitToPatientCarrier: null, kitToPatientTrackingNumber: null, kitToLabCarrier: null, kitToLabTrackingNumber: null, ...values,
+  isLabGated: true,
+  stage: 'requisition_created',
+  requisitionCreatedAt: 'R',
+  deliveredToPatientAt: 'D',
+  receivedByLabAt: 'L',
+  resultsAvailableAt: 'X',
+  kitToPatientCarrier: null,
+  kitToPatientTrackingNumber: null,
+  kitToLabCarrier: null,
+  kitToLabTrackingNumber: null,
+  ...values,
 });
 
 describe('buildLabStatus', () => {
@@ -43,7 +52,13 @@ describe('buildLabStatus', () => {
 describe('buildVisitStatus', () => {
   const visit = { bookingRequired: true, scheduledAt: 'S', lastSyncedAt: 'Y' };
   it('no row: not_booked with bookingRequired null', () => {
-    expect(buildVisitStatus('o', null)).toEqual({ orderId: 'o', visitStatus: 'not_booked', bookingRequired: null, scheduledAt: null, lastSyncedAt: null });
+    expect(buildVisitStatus('o', null)).toEqual({
+      orderId: 'o',
+      visitStatus: 'not_booked',
+      bookingRequired: null,
+      scheduledAt: null,
+      lastSyncedAt: null,
+    });
   });
   it('shows scheduledAt for booked, no_show and concluded only', () => {
     expect(buildVisitStatus('o', { ...visit, status: 'booked' }).scheduledAt).toBe('S');
@@ -53,7 +68,11 @@ describe('buildVisitStatus', () => {
     expect(buildVisitStatus('o', { ...visit, status: 'not_booked' }).scheduledAt).toBeNull();
   });
   it('answers an unknown stored value as not_booked', () => {
-    expect(buildVisitStatus('o', { ...visit, status: 'rescheduled' })).toMatchObject({ visitStatus: 'not_booked', scheduledAt: null, lastSyncedAt: 'Y' });
+    expect(buildVisitStatus('o', { ...visit, status: 'rescheduled' })).toMatchObject({
+      visitStatus: 'not_booked',
+      scheduledAt: null,
+      lastSyncedAt: 'Y',
+    });
   });
 });
 
@@ -61,10 +80,14 @@ describe('order windows', () => {
   it('accepts real dates and date-times only', () => {
     expect(parseDateOrDateTime('2030-02-28')?.kind).toBe('date');
     expect(parseDateOrDateTime('2030-01-01T05:00:00+05:00')?.date.toISOString()).toBe('2030-01-01T00:00:00.000Z');
-    for (const bad of ['2030-02-30', '1969-12-31', '2030-1-1', '20300101', 'yesterday', '2030-01-01T00:00:00', '']) expect(parseDateOrDateTime(bad), bad).toBeNull();
+    for (const bad of ['2030-02-30', '1969-12-31', '2030-1-1', '20300101', 'yesterday', '2030-01-01T00:00:00', ''])
+      expect(parseDateOrDateTime(bad), bad).toBeNull();
   });
   it('makes a date end inclusive through the end of its day', () => {
-    expect(toRange({ startDate: '2030-01-01', endDate: '2030-01-31' })).toEqual({ from: new Date('2030-01-01T00:00:00.000Z'), to: new Date('2030-01-31T23:59:59.999Z') });
+    expect(toRange({ startDate: '2030-01-01', endDate: '2030-01-31' })).toEqual({
+      from: new Date('2030-01-01T00:00:00.000Z'),
+      to: new Date('2030-01-31T23:59:59.999Z'),
+    });
     expect(toRange({})).toEqual({ from: null, to: null });
   });
   it('refuses an end before the start', () => {

@@ -1,7 +1,11 @@
 // The pricing rules (spec "Pricing rules"; docs/programs.md), one by one.
 import { describe, expect, it } from 'vitest';
 import {
-  countProducts, NON_MEDICAL_SERVICE_FEE_INCLUDED_IN_DISPLAY_PRICE, priceProduct, resolveFee, type PricingInput,
+  countProducts,
+  NON_MEDICAL_SERVICE_FEE_INCLUDED_IN_DISPLAY_PRICE,
+  type PricingInput,
+  priceProduct,
+  resolveFee,
 } from '../../src/modules/catalog/programs/pricing';
 
 const base: PricingInput = {
@@ -18,13 +22,17 @@ const input = (values: Partial<PricingInput>): PricingInput => ({ ...base, ...va
 
 describe('rule 1: the fee resolves clinic override -> program base fee -> tenant placeholder', () => {
   it('takes the clinic override over everything', () => {
-    expect(resolveFee(input({ clinicFeeOverrideCents: 5_000, programBaseFeeCents: 7_000, tenantPlaceholderFeeCents: 9_000 })))
-      .toEqual({ feeSource: 'clinic_override', effectiveFeeCents: 5_000 });
+    expect(resolveFee(input({ clinicFeeOverrideCents: 5_000, programBaseFeeCents: 7_000, tenantPlaceholderFeeCents: 9_000 }))).toEqual({
+      feeSource: 'clinic_override',
+      effectiveFeeCents: 5_000,
+    });
   });
 
   it('takes the program base fee without an override', () => {
-    expect(resolveFee(input({ programBaseFeeCents: 7_000, tenantPlaceholderFeeCents: 9_000 })))
-      .toEqual({ feeSource: 'program_base', effectiveFeeCents: 7_000 });
+    expect(resolveFee(input({ programBaseFeeCents: 7_000, tenantPlaceholderFeeCents: 9_000 }))).toEqual({
+      feeSource: 'program_base',
+      effectiveFeeCents: 7_000,
+    });
   });
 
   it('falls back to the tenant placeholder', () => {
@@ -36,8 +44,14 @@ describe('rule 1: the fee resolves clinic override -> program base fee -> tenant
   });
 
   it('treats a fee of 0 as a fee (an override of 0 wins; a base fee of 0 beats the placeholder)', () => {
-    expect(resolveFee(input({ clinicFeeOverrideCents: 0, programBaseFeeCents: 7_000 }))).toEqual({ feeSource: 'clinic_override', effectiveFeeCents: 0 });
-    expect(resolveFee(input({ programBaseFeeCents: 0, tenantPlaceholderFeeCents: 9_000 }))).toEqual({ feeSource: 'program_base', effectiveFeeCents: 0 });
+    expect(resolveFee(input({ clinicFeeOverrideCents: 0, programBaseFeeCents: 7_000 }))).toEqual({
+      feeSource: 'clinic_override',
+      effectiveFeeCents: 0,
+    });
+    expect(resolveFee(input({ programBaseFeeCents: 0, tenantPlaceholderFeeCents: 9_000 }))).toEqual({
+      feeSource: 'program_base',
+      effectiveFeeCents: 0,
+    });
   });
 });
 
@@ -47,7 +61,9 @@ describe('rule 2: displayPrice is what the patient pays and never includes nonMe
   });
 
   it('reflects the resolution: the override, not the base fee, is in the price', () => {
-    expect(priceProduct(input({ clinicFeeOverrideCents: 5_000, programBaseFeeCents: 7_000 })).displayPriceCents).toBe(12_900 + 1_000 + 5_000);
+    expect(priceProduct(input({ clinicFeeOverrideCents: 5_000, programBaseFeeCents: 7_000 })).displayPriceCents).toBe(
+      12_900 + 1_000 + 5_000,
+    );
   });
 
   it('counts a missing tenant product as a facilitation fee of 0', () => {

@@ -12,7 +12,13 @@ describe('request-log retention sweep', () => {
     const { clinic, keyRow } = await makeTenant(t.db);
     const day = 86_400_000;
     const entry = (ageDays: number) => ({
-      apiKeyId: keyRow.id, clinicId: clinic.id, requestId: `r${ageDays}`, method: 'GET', route: '/api/v1/me', status: 200, durationMs: 1,
+      apiKeyId: keyRow.id,
+      clinicId: clinic.id,
+      requestId: `r${ageDays}`,
+      method: 'GET',
+      route: '/api/v1/me',
+      status: 200,
+      durationMs: 1,
       createdAt: new Date(Date.now() - ageDays * day),
     });
     await t.db.insert(requestLogs).values([entry(200), entry(91), entry(89), entry(0)]);

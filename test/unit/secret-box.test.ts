@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { DEVELOPMENT_WEBHOOK_SECRET_KEY, readWebhookSecretKey } from '../../src/config';
-import { base64ToBytes, bytesToBase64, decrypt, encrypt, SecretBoxError } from '../../src/platform/crypto/secret-box';
 import { generateSigningSecret } from '../../src/modules/webhooks-checkout/webhooks/secrets';
+import { base64ToBytes, bytesToBase64, decrypt, encrypt, SecretBoxError } from '../../src/platform/crypto/secret-box';
 
 const KEY = bytesToBase64(new Uint8Array(32).map((_, i) => i * 7));
 const OTHER_KEY = bytesToBase64(new Uint8Array(32).fill(9));
 
 describe('secret-box (AES-256-GCM)', () => {
   it('round-trips, with a fresh IV each time (base64 of 12-byte IV + ciphertext + 16-byte tag)', async () => {
-    const secret = 'whsec_' + 'x'.repeat(44);
+    const secret = `whsec_${'x'.repeat(44)}`;
     const a = await encrypt(secret, KEY);
     const b = await encrypt(secret, KEY);
     expect(a).not.toBe(b);

@@ -16,7 +16,42 @@ const count = async (table: string) =>
 describe('demo data', () => {
   it('seeds idempotently: a second run changes no counts', async () => {
     await seedDemoData(database.db);
-    const tables = ['clinics', 'users', 'pharmacies', 'global_products', 'pharmacy_coverages', 'program_templates', 'titration_protocols', 'form_structures', 'patients', 'questionnaires', 'products', 'product_pharmacy_coverages', 'coupons', 'coupon_redemptions', 'price_change_alerts', 'programs', 'program_products', 'program_titration_protocols', 'tenant_products', 'enrollments', 'orders', 'order_items', 'payments', 'shipping_addresses', 'shipments', 'order_events', 'lab_legs', 'visits', 'titration_schedules', 'ledger_entries', 'payouts', 'refunds', 'refund_requests', 'disputes'];
+    const tables = [
+      'clinics',
+      'users',
+      'pharmacies',
+      'global_products',
+      'pharmacy_coverages',
+      'program_templates',
+      'titration_protocols',
+      'form_structures',
+      'patients',
+      'questionnaires',
+      'products',
+      'product_pharmacy_coverages',
+      'coupons',
+      'coupon_redemptions',
+      'price_change_alerts',
+      'programs',
+      'program_products',
+      'program_titration_protocols',
+      'tenant_products',
+      'enrollments',
+      'orders',
+      'order_items',
+      'payments',
+      'shipping_addresses',
+      'shipments',
+      'order_events',
+      'lab_legs',
+      'visits',
+      'titration_schedules',
+      'ledger_entries',
+      'payouts',
+      'refunds',
+      'refund_requests',
+      'disputes',
+    ];
     const first = Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)] as const)));
     await seedDemoData(database.db);
     const second = Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)] as const)));

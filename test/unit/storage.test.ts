@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, type AppConfig, type Env } from '../../src/config';
+import { type AppConfig, ConfigError, type Env } from '../../src/config';
 import type { Database } from '../../src/platform/db/client';
 import { providersFor } from '../../src/platform/providers';
 import { MemoryStorage, R2Storage } from '../../src/platform/providers/storage';
@@ -7,6 +7,7 @@ import { MemoryStorage, R2Storage } from '../../src/platform/providers/storage';
 /** The storage providersFor gives these bindings and this configuration. */
 const storageFor = (env: Env, config: Pick<AppConfig, 'environment'>) =>
   providersFor({ ...config, uploadsPublicBaseUrl: env.UPLOADS_PUBLIC_BASE_URL } as AppConfig, env, {} as Database).storage;
+
 import { publicUrlBuilder } from '../../src/platform/providers/storage/public-url';
 
 const KEY = 'clinics/5b0c1f0e-9a51-4a34-8a5f-0e6f3f4b9e21/program_image/0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10.png';
@@ -99,6 +100,8 @@ describe('the storage a request gets (providersFor)', () => {
 
   it('refuses a bad UPLOADS_PUBLIC_BASE_URL', () => {
     const { bucket } = fakeBucket();
-    expect(() => storageFor({ UPLOADS: bucket, UPLOADS_PUBLIC_BASE_URL: 'not a url' } as Env, { environment: 'production' })).toThrow(ConfigError);
+    expect(() => storageFor({ UPLOADS: bucket, UPLOADS_PUBLIC_BASE_URL: 'not a url' } as Env, { environment: 'production' })).toThrow(
+      ConfigError,
+    );
   });
 });

@@ -24,7 +24,17 @@ describe('safeString() and text()', () => {
   });
 
   it('accept ordinary text, including non-Latin scripts, emoji (surrogate pairs) and U+FFFF', () => {
-    for (const value of ['', 'Acme Clinic', 'Zoë Ñuñez', '東京クリニック', 'клиника', 'ok 👍🏽', '\uffff', '\u00a0nbsp', '\u200bzero-width']) {
+    for (const value of [
+      '',
+      'Acme Clinic',
+      'Zoë Ñuñez',
+      '東京クリニック',
+      'клиника',
+      'ok 👍🏽',
+      '\uffff',
+      '\u00a0nbsp',
+      '\u200bzero-width',
+    ]) {
       expect(safeString().safeParse(value).success, JSON.stringify(value)).toBe(true);
     }
   });
@@ -71,8 +81,20 @@ describe('dateTime()', () => {
   });
 
   it('refuses what is not a date-time with a zone', () => {
-    for (const value of ['tomorrow', '2030-01-01', '2030-01-01T00:00:00', '2030-02-30T00:00:00Z', '2030-01-01T24:00:00Z', '2030-01-01T00:00:60Z',
-      '2030-01-01T00:00Z', '+012030-01-01T00:00:00Z', '2030-01-01T00:00:00+0530', '2030-01-01 00:00:00Z', '2030-01-01T00:00:00\u0000Z', '']) {
+    for (const value of [
+      'tomorrow',
+      '2030-01-01',
+      '2030-01-01T00:00:00',
+      '2030-02-30T00:00:00Z',
+      '2030-01-01T24:00:00Z',
+      '2030-01-01T00:00:60Z',
+      '2030-01-01T00:00Z',
+      '+012030-01-01T00:00:00Z',
+      '2030-01-01T00:00:00+0530',
+      '2030-01-01 00:00:00Z',
+      '2030-01-01T00:00:00\u0000Z',
+      '',
+    ]) {
       expect(schema.safeParse(value).success, value).toBe(false);
     }
   });

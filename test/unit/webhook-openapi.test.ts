@@ -2,12 +2,26 @@
 // really POSTs matches what it declares.
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
-import { openApiDocument } from '../../src/platform/http/openapi';
 import { deliveryBody } from '../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
 import { WEBHOOK_EVENTS } from '../../src/platform/events/names';
+import { openApiDocument } from '../../src/platform/http/openapi';
 
 const document = openApiDocument(createApp(() => Promise.reject(new Error('the document needs no services')))) as unknown as {
-  webhooks: Record<string, { post: { operationId: string; requestBody: { content: { 'application/json': { schema: { properties: Record<string, { properties?: Record<string, unknown>; enum?: string[] }>; required?: string[] } } } } } }>;
+  webhooks: Record<
+    string,
+    {
+      post: {
+        operationId: string;
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: { properties: Record<string, { properties?: Record<string, unknown>; enum?: string[] }>; required?: string[] };
+            };
+          };
+        };
+      };
+    }
+  >;
 };
 
 describe('the webhooks section of the OpenAPI document', () => {
@@ -28,9 +42,14 @@ describe('the webhooks section of the OpenAPI document', () => {
 
   it('matches the body the lifecycle events are sent with', () => {
     const orderId = crypto.randomUUID();
-    const body = JSON.parse(deliveryBody({
-      id: crypto.randomUUID(), eventType: 'order.shipped', createdAt: new Date(), payload: { orderId, orderEventId: crypto.randomUUID() },
-    })) as { type: string; data: Record<string, string> };
+    const body = JSON.parse(
+      deliveryBody({
+        id: crypto.randomUUID(),
+        eventType: 'order.shipped',
+        createdAt: new Date(),
+        payload: { orderId, orderEventId: crypto.randomUUID() },
+      }),
+    ) as { type: string; data: Record<string, string> };
     const declared = document.webhooks['order.shipped']!.post.requestBody.content['application/json'].schema.properties.data!.properties!;
     expect(body.type).toBe('order.shipped');
     expect(Object.keys(body.data).sort()).toEqual(Object.keys(declared).sort());

@@ -1,8 +1,20 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { MAX_ATTEMPTS, MAX_RETRY_AFTER_MS, nextAttemptAt, parseRetryAfter, RETRY_SCHEDULE_MS } from '../../src/modules/webhooks-checkout/webhooks/deliveries/schedule';
-import { deliveryHeaders, serviceSignature, serviceSignatureHeader, standardSignature, standardSignatureHeader } from '../../src/modules/webhooks-checkout/webhooks/deliveries/signing';
+import {
+  MAX_ATTEMPTS,
+  MAX_RETRY_AFTER_MS,
+  nextAttemptAt,
+  parseRetryAfter,
+  RETRY_SCHEDULE_MS,
+} from '../../src/modules/webhooks-checkout/webhooks/deliveries/schedule';
+import {
+  deliveryHeaders,
+  serviceSignature,
+  serviceSignatureHeader,
+  standardSignature,
+  standardSignatureHeader,
+} from '../../src/modules/webhooks-checkout/webhooks/deliveries/signing';
 import { verifyStandardWebhook, verifyWebhook } from '../../src/modules/webhooks-checkout/webhooks/deliveries/verify';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'; // Standard Webhooks' documented example secret
@@ -61,13 +73,17 @@ describe('webhook-signature (Standard Webhooks scheme)', () => {
     const key = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
     const expected = createHmac('sha256', key).update(`msg_1.${T}.${BODY}`).digest('base64');
     expect(await standardSignature(SECRET, 'msg_1', T, BODY)).toBe(expected);
-    expect(await standardSignatureHeader([SECRET, OTHER], 'msg_1', T, BODY)).toBe(`v1,${expected} v1,${await standardSignature(OTHER, 'msg_1', T, BODY)}`);
+    expect(await standardSignatureHeader([SECRET, OTHER], 'msg_1', T, BODY)).toBe(
+      `v1,${expected} v1,${await standardSignature(OTHER, 'msg_1', T, BODY)}`,
+    );
   });
 
   it("matches the Standard Webhooks specification's published example", async () => {
     // github.com/standard-webhooks/standard-webhooks spec example.
     const body = '{"test": 2432232314}';
-    expect(await standardSignature(SECRET, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, body)).toBe('g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+    expect(await standardSignature(SECRET, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, body)).toBe(
+      'g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    );
   });
 
   it('verifies by recomputation and refuses tampering', async () => {
@@ -80,7 +96,14 @@ describe('webhook-signature (Standard Webhooks scheme)', () => {
 
 describe('deliveryHeaders', () => {
   it('sends every header of an attempt, signed with the given timestamp', async () => {
-    const headers = await deliveryHeaders({ secrets: [SECRET], body: BODY, eventType: 'order.created', attemptId: 'a1', idempotencyKey: 'evt_1_2', timestamp: T });
+    const headers = await deliveryHeaders({
+      secrets: [SECRET],
+      body: BODY,
+      eventType: 'order.created',
+      attemptId: 'a1',
+      idempotencyKey: 'evt_1_2',
+      timestamp: T,
+    });
     expect(headers).toMatchObject({
       'content-type': 'application/json',
       'x-service-event': 'order.created',
@@ -94,7 +117,9 @@ describe('deliveryHeaders', () => {
   });
 
   it('refuses to sign without a secret', async () => {
-    await expect(deliveryHeaders({ secrets: [], body: BODY, eventType: 'x', attemptId: 'a', idempotencyKey: 'k', timestamp: T })).rejects.toThrow();
+    await expect(
+      deliveryHeaders({ secrets: [], body: BODY, eventType: 'x', attemptId: 'a', idempotencyKey: 'k', timestamp: T }),
+    ).rejects.toThrow();
   });
 });
 
@@ -106,7 +131,7 @@ describe('retry schedule', () => {
   it('is 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: eight attempts in all', () => {
     expect(RETRY_SCHEDULE_MS).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     expect(MAX_ATTEMPTS).toBe(8);
-    RETRY_SCHEDULE_MS.forEach((step, i) => expect(waitAfter(i + 1, 0.5)).toBe(step));
+    for (const [i, step] of RETRY_SCHEDULE_MS.entries()) expect(waitAfter(i + 1, 0.5)).toBe(step);
   });
 
   it('moves each wait by at most ±10% (jitter)', () => {
@@ -120,7 +145,7 @@ describe('retry schedule', () => {
     expect(nextAttemptAt(7, now)).not.toBeNull();
   });
 
-  it("honours Retry-After within [schedule step, 10 h]", () => {
+  it('honours Retry-After within [schedule step, 10 h]', () => {
     expect(waitAfter(2, 0.5, 3_600_000)).toBe(3_600_000); // longer than 5 min: honoured
     expect(waitAfter(2, 0.5, 1_000)).toBe(300_000); // shorter than the step: the step
     expect(waitAfter(1, 0.5, 48 * 3_600_000)).toBe(MAX_RETRY_AFTER_MS); // capped at 10 h

@@ -115,7 +115,14 @@ describe('checkWebhookUrl', () => {
       expect(checkWebhookUrl(url, { allowInsecureLocalhost: true }).ok, url).toBe(true);
     }
     // The flag opens exactly those two hosts, nothing else local or plain-http.
-    for (const url of ['http://10.0.0.1:80/', 'http://[::1]:9999/', 'http://example.com/', 'http://api.localhost:1/', 'http://u:p@127.0.0.1:1/', 'ftp://127.0.0.1/']) {
+    for (const url of [
+      'http://10.0.0.1:80/',
+      'http://[::1]:9999/',
+      'http://example.com/',
+      'http://api.localhost:1/',
+      'http://u:p@127.0.0.1:1/',
+      'ftp://127.0.0.1/',
+    ]) {
       expect(checkWebhookUrl(url, { allowInsecureLocalhost: true }).ok, url).toBe(false);
     }
   });

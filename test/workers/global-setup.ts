@@ -37,6 +37,8 @@ export default async function setup(project: TestProject) {
   } finally {
     await connection.close();
   }
-  console.log(`Workers tests use ${server.embedded ? 'their own embedded PostgreSQL 17' : 'the PostgreSQL at TEST_DATABASE_URL'}; database ${name}.`);
+  console.log(
+    `Workers tests use ${server.embedded ? 'their own embedded PostgreSQL 17' : 'the PostgreSQL at TEST_DATABASE_URL'}; database ${name}.`,
+  );
   return () => server.stop();
 }

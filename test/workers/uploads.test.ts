@@ -5,7 +5,7 @@ import { env, exports } from 'cloudflare:workers';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { globalProductImageOverrides, globalProducts, uploads } from '../../drizzle/schema';
-import { openDatabase, type DatabaseHandle } from '../../src/platform/db/client';
+import { type DatabaseHandle, openDatabase } from '../../src/platform/db/client';
 import { R2Storage } from '../../src/platform/providers/storage/r2';
 import { IMAGES } from '../helpers/images';
 

@@ -12,9 +12,9 @@ import { env, exports } from 'cloudflare:workers';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiKeys, clinics, plans, requestLogs } from '../../drizzle/schema';
-import { generateApiKey, hashApiKey } from '../../src/platform/auth/api-key-format';
 import { configFor } from '../../src/config';
-import { openDatabase, type DatabaseHandle } from '../../src/platform/db/client';
+import { generateApiKey, hashApiKey } from '../../src/platform/auth/api-key-format';
+import { type DatabaseHandle, openDatabase } from '../../src/platform/db/client';
 
 const seeded = inject('workersDatabase');
 
@@ -73,7 +73,10 @@ describe('the Worker in workerd', () => {
 
   it('GET /api/v1/me answers 200 for a clinic and key inserted from inside workerd', async () => {
     const suffix = crypto.randomUUID().slice(0, 8);
-    const [plan] = await handle.db.insert(plans).values({ code: `wk-plan-${suffix}`, name: `Plan ${suffix}` }).returning();
+    const [plan] = await handle.db
+      .insert(plans)
+      .values({ code: `wk-plan-${suffix}`, name: `Plan ${suffix}` })
+      .returning();
     const [clinic] = await handle.db
       .insert(clinics)
       .values({ name: `Workerd Clinic ${suffix}`, slug: `workerd-${suffix}`, planId: plan!.id })
@@ -139,7 +142,12 @@ describe('a burst larger than the connection gate', () => {
     const suffix = crypto.randomUUID().slice(0, 8);
     const key = await generateApiKey('secret', false);
     await handle.db.insert(apiKeys).values({
-      clinicId: seeded.clinicId, name: `burst-${suffix}`, kind: 'secret', keyPrefix: key.keyPrefix, keyHash: key.keyHash, scopes: ['read'],
+      clinicId: seeded.clinicId,
+      name: `burst-${suffix}`,
+      kind: 'secret',
+      keyPrefix: key.keyPrefix,
+      keyHash: key.keyHash,
+      scopes: ['read'],
     });
     // Fire inside one 10-second burst window (the workerd clock cannot be frozen), so the cap is exactly 100.
     const left = () => 10_000 - (Date.now() % 10_000);

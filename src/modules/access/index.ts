@@ -8,6 +8,10 @@ import { authRoutes } from './auth/routes';
 import { healthRoutes } from './health/routes';
 import { meRoutes } from './me/routes';
 
-export const routes = new OpenAPIHono<AppEnv>().route('/', healthRoutes).route('/', authRoutes).route('/', apiKeyRoutes).route('/', meRoutes);
+export const routes = new OpenAPIHono<AppEnv>()
+  .route('/', healthRoutes)
+  .route('/', authRoutes)
+  .route('/', apiKeyRoutes)
+  .route('/', meRoutes);
 
 export const sweeps: Sweep[] = [];

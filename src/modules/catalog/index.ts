@@ -5,16 +5,16 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../platform/context';
 import type { Sweep } from '../../platform/sweep';
 import { couponRoutes } from './coupons/routes';
-import { priceAlertRoutes } from './pharmacy-price-changes/routes';
+import { globalFormStructureRoutes } from './global-form-structures/routes';
 import { globalProductRoutes } from './global-products/routes';
+import { priceAlertRoutes } from './pharmacy-price-changes/routes';
 import { productCatalogRoutes } from './product-catalog/routes';
 import { productRoutes } from './products/routes';
-import { globalFormStructureRoutes } from './global-form-structures/routes';
 import { programTemplateRoutes } from './program-templates/routes';
-import { titrationProtocolRoutes } from './titration-protocols/routes';
 import { programCopilotRoutes } from './programs/copilot/routes';
 import { programRoutes } from './programs/routes';
 import { tenantProductRoutes } from './tenant-products/routes';
+import { titrationProtocolRoutes } from './titration-protocols/routes';
 import { uploadRoutes } from './uploads/routes';
 
 export const routes = new OpenAPIHono<AppEnv>()
@@ -33,11 +33,18 @@ export const routes = new OpenAPIHono<AppEnv>()
 
 export const sweeps: Sweep[] = [];
 
+export { nextSlug } from './products/slugs';
 // Pricing: one function decides a program product's price (checkout, affiliates and the seed use it).
 export { priceProduct } from './programs/pricing';
-export { pricingInput, programProductsJson, readProgram, type ProductRow, type ProgramRow } from './programs/queries';
-export { nextSlug } from './products/slugs';
+export { type ProductRow, type ProgramRow, pricingInput, programProductsJson, readProgram } from './programs/queries';
 // Image uploads: the checks and the storage every area's upload routes share.
-export { IMAGE_RULES, checkImageField, imageFileField, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from './uploads/multipart';
-export { MAX_IMAGE_BYTES, imageUploadForm, storedImage, type StoredImage } from './uploads/schemas';
-export { checkImage, storeImage, type CheckedImage, type UploadDeps } from './uploads/service';
+export {
+  checkImageField,
+  IMAGE_RULES,
+  imageFileField,
+  imageUploadErrors,
+  multipartImageBody,
+  withDeclaredSizeCheck,
+} from './uploads/multipart';
+export { imageUploadForm, MAX_IMAGE_BYTES, type StoredImage, storedImage } from './uploads/schemas';
+export { type CheckedImage, checkImage, storeImage, type UploadDeps } from './uploads/service';

@@ -8,8 +8,8 @@ import { affiliateRoutes } from './affiliate-program/routes';
 import { crmConnectionRoutes } from './connection/routes';
 import { contactRoutes } from './contacts/routes';
 import { messageTemplateRoutes } from './message-templates/routes';
-import { sequenceSweep } from './sequences/runner';
 import { sequenceRoutes } from './sequences/routes';
+import { sequenceSweep } from './sequences/runner';
 import { tagRoutes } from './tags/routes';
 
 export const routes = new OpenAPIHono<AppEnv>()

@@ -25,20 +25,37 @@ export const routes = new OpenAPIHono<AppEnv>()
 
 export const sweeps: Sweep[] = [];
 
-// The order lifecycle: how the platform creates and moves an order (checkout and the demo seed use it).
-export { applyPlatformEvent } from './orders/lifecycle/apply';
-export { createOrder, type CreateOrderItem } from './orders/lifecycle/create';
-export type { PlatformEvent } from './orders/lifecycle/events';
-export {
-  DEFAULT_DOCTOR_FEE_CENTS, PROCESSOR_FEE_FIXED_CENTS, PROCESSOR_FEE_RATE_PER_MILLE, computeFeeBreakdown, roundHalfUpRatio,
-} from './orders/lifecycle/fees';
-export { appendLedgerEntries } from './ledger/entries';
-// Reads the large-clinic measurements call directly (scripts/seed-large.ts).
-export { listOrders } from './orders/service';
-export { needsAttention, orderStats, orderSummary } from './orders/reports';
 export { listCustomers } from './customers/service';
 // Reporting windows, shared with the storefront's analytics.
 export {
-  GRANULARITIES, GRANULARITY_SQL, at, bucketStarts, checkBuckets, checkWindow, resolveWindow, seriesQuery, windowFields, windowOut, windowQuery,
-  windowSchema, type ResolvedWindow, type SeriesQuery, type WindowQuery,
+  at,
+  bucketStarts,
+  checkBuckets,
+  checkWindow,
+  GRANULARITIES,
+  GRANULARITY_SQL,
+  type ResolvedWindow,
+  resolveWindow,
+  type SeriesQuery,
+  seriesQuery,
+  type WindowQuery,
+  windowFields,
+  windowOut,
+  windowQuery,
+  windowSchema,
 } from './dashboard/window';
+export { appendLedgerEntries } from './ledger/entries';
+// The order lifecycle: how the platform creates and moves an order (checkout and the demo seed use it).
+export { applyPlatformEvent } from './orders/lifecycle/apply';
+export { type CreateOrderItem, createOrder } from './orders/lifecycle/create';
+export type { PlatformEvent } from './orders/lifecycle/events';
+export {
+  computeFeeBreakdown,
+  DEFAULT_DOCTOR_FEE_CENTS,
+  PROCESSOR_FEE_FIXED_CENTS,
+  PROCESSOR_FEE_RATE_PER_MILLE,
+  roundHalfUpRatio,
+} from './orders/lifecycle/fees';
+export { needsAttention, orderStats, orderSummary } from './orders/reports';
+// Reads the large-clinic measurements call directly (scripts/seed-large.ts).
+export { listOrders } from './orders/service';

@@ -6,11 +6,11 @@ import type { AppEnv } from '../../platform/context';
 import type { Sweep } from '../../platform/sweep';
 import { billingRoutes } from './billing/routes';
 import { platformSubscriptionsSweep } from './billing/sweeps';
-import { notificationRoutes } from './notifications/routes';
-import { onboardingRoutes } from './onboarding/routes';
-import { clinicRoutes } from './clinic/routes';
 import { customDomainRoutes } from './clinic/custom-domain/routes';
 import { emailDomainRoutes } from './clinic/email-domain/routes';
+import { clinicRoutes } from './clinic/routes';
+import { notificationRoutes } from './notifications/routes';
+import { onboardingRoutes } from './onboarding/routes';
 import { organizationSettingsRoutes } from './organization/routes';
 import { smsRoutes } from './organization/sms/routes';
 import { sandboxRoutes } from './sandbox/routes';
@@ -37,6 +37,6 @@ export const sweeps: Sweep[] = [
   expireTeamInvitations, // pending invitations past expiresAt become expired (docs/team.md)
 ];
 
+export { toStoredDnsRecords } from './clinic/email-domain/views';
 // What the demo data (scripts/seed) builds its rows with.
 export { encryptSmsAuthToken } from './organization/sms/service';
-export { toStoredDnsRecords } from './clinic/email-domain/views';

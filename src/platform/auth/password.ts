@@ -28,5 +28,4 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /** Checked against when the email is unknown, so a miss takes as long as a wrong password. */
-export const DECOY_PASSWORD_HASH =
-  'pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+export const DECOY_PASSWORD_HASH = 'pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';

@@ -48,7 +48,9 @@ const params = (iv: Uint8Array<ArrayBuffer>, associatedData?: string): AesGcmPar
 /** Encrypts `plaintext` under the base64 key: base64(iv || ciphertext). */
 export async function encrypt(plaintext: string, keyBase64: string, associatedData?: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const sealed = new Uint8Array(await crypto.subtle.encrypt(params(iv, associatedData), await importKey(keyBase64), encoder.encode(plaintext)));
+  const sealed = new Uint8Array(
+    await crypto.subtle.encrypt(params(iv, associatedData), await importKey(keyBase64), encoder.encode(plaintext)),
+  );
   const out = new Uint8Array(IV_BYTES + sealed.length);
   out.set(iv, 0);
   out.set(sealed, IV_BYTES);
@@ -63,7 +65,11 @@ export async function decrypt(ciphertext: string, keyBase64: string, associatedD
   const bytes = base64ToBytes(ciphertext);
   if (bytes.length < IV_BYTES + 16) throw new SecretBoxError('ciphertext too short');
   try {
-    const plain = await crypto.subtle.decrypt(params(bytes.slice(0, IV_BYTES), associatedData), await importKey(keyBase64), bytes.slice(IV_BYTES));
+    const plain = await crypto.subtle.decrypt(
+      params(bytes.slice(0, IV_BYTES), associatedData),
+      await importKey(keyBase64),
+      bytes.slice(IV_BYTES),
+    );
     return decoder.decode(plain);
   } catch {
     throw new SecretBoxError('cannot decrypt: wrong key, wrong context or altered ciphertext');

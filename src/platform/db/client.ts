@@ -1,7 +1,7 @@
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import type { DatabaseDriver } from '../../config';
 import * as schema from '../../../drizzle/schema';
+import type { DatabaseDriver } from '../../config';
 import type { ConnectionGate } from './connection-gate';
 
 export type Schema = typeof schema;
@@ -58,7 +58,11 @@ function gatePool(pool: PoolLike, gate: ConnectionGate): void {
       await end();
     } finally {
       // A slot whose wait timed out was never taken, so there is nothing to give back then.
-      if (slot) await slot.then((release) => release(), () => {});
+      if (slot)
+        await slot.then(
+          (release) => release(),
+          () => {},
+        );
     }
   };
 }
@@ -70,10 +74,7 @@ function gatePool(pool: PoolLike, gate: ConnectionGate): void {
  */
 export async function openDatabase({ url, driver, gate }: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (driver === 'neon') {
-    const [{ Pool }, { drizzle }] = await Promise.all([
-      import('@neondatabase/serverless'),
-      import('drizzle-orm/neon-serverless'),
-    ]);
+    const [{ Pool }, { drizzle }] = await Promise.all([import('@neondatabase/serverless'), import('drizzle-orm/neon-serverless')]);
     // The WebSocket pool (not the HTTP driver) so that interactive transactions work.
     const pool = new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     pool.on('error', () => {}); // an idle socket dropped by the server must not crash the isolate

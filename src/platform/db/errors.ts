@@ -70,7 +70,8 @@ function classifyOne(error: unknown): DatabaseErrorKind | null {
   if (UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return 'unavailable';
   // A WebSocket's `error` event (the Neon driver emits the event itself as the error). In the browser
   // and workerd it is a bare Event that says nothing more; under node `ws` it wraps the socket error.
-  const isEvent = (typeof Event !== 'undefined' && error instanceof Event) || (!(error instanceof Error) && e.type === 'error' && 'target' in e);
+  const isEvent =
+    (typeof Event !== 'undefined' && error instanceof Event) || (!(error instanceof Error) && e.type === 'error' && 'target' in e);
   if (isEvent && e.type === 'error') return 'unavailable';
   return null;
 }

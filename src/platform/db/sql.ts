@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from './client';
 
 /** Rows of a raw statement (node-postgres and Neon both answer { rows }). */

@@ -13,7 +13,13 @@ export type OutboxPayload = Record<string, string | null>;
  * the event reports, so the event exists exactly when the change does (nothing lost, nothing
  * invented). Delivery fans it out to the subscribed endpoints later, off the request path.
  */
-export async function recordOutboxEvent(tx: Queryable, clinicId: string, eventType: WebhookEvent, payload: OutboxPayload, occurredAt?: Date): Promise<string> {
+export async function recordOutboxEvent(
+  tx: Queryable,
+  clinicId: string,
+  eventType: WebhookEvent,
+  payload: OutboxPayload,
+  occurredAt?: Date,
+): Promise<string> {
   const [row] = await tx
     .insert(outboxEvents)
     .values({ clinicId, eventType, payload, ...(occurredAt ? { createdAt: occurredAt } : {}) })

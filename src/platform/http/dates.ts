@@ -33,8 +33,12 @@ export function parseDateTime(value: string): { date: Date } | { problem: DateTi
   // Date.UTC maps years 0–99 to 1900–1999; such years are outside the range anyway.
   if (
     year < 100 ||
-    check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day ||
-    hour > 23 || minute > 59 || second > 59
+    check.getUTCFullYear() !== year ||
+    check.getUTCMonth() !== month - 1 ||
+    check.getUTCDate() !== day ||
+    hour > 23 ||
+    minute > 59 ||
+    second > 59
   ) {
     return year < 100 ? { problem: 'range' } : { problem: 'format' };
   }

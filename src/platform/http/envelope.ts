@@ -19,7 +19,11 @@ export const errorBody = z
       .array(z.object({ field: z.string().openapi({ example: 'body.name' }), message: z.string() }))
       .optional()
       .openapi({ description: 'VALIDATION_ERROR from validation: each refused field, named as target.path.' }),
-    retryAfterSeconds: z.number().int().optional().openapi({ description: 'RATE_LIMIT_EXCEEDED and SERVICE_UNAVAILABLE: seconds to wait (as in Retry-After).' }),
+    retryAfterSeconds: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'RATE_LIMIT_EXCEEDED and SERVICE_UNAVAILABLE: seconds to wait (as in Retry-After).' }),
   })
   .openapi('Error');
 

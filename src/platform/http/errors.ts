@@ -97,5 +97,4 @@ export const invalidFields = (errors: FieldProblem[], where = 'body'): ApiError 
 
 /** invalidFields for one field. */
 export const invalidField = (field: string, message: string): ApiError => invalidFields([{ field, message }]);
-export const conflict = (code: ErrorCode, message: string, extra?: Record<string, unknown>) =>
-  new ApiError(409, code, message, extra);
+export const conflict = (code: ErrorCode, message: string, extra?: Record<string, unknown>) => new ApiError(409, code, message, extra);

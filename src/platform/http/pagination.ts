@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 
 export const MAX_PAGE_SIZE = 200;
 export const DEFAULT_PAGE_SIZE = 25;
@@ -7,7 +7,12 @@ export const DEFAULT_PAGE_SIZE = 25;
 /** Query parameters of every paged list. */
 export const pageQuery = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({ description: 'Page number, from 1.', example: 1 }),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE)
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(DEFAULT_PAGE_SIZE)
     .openapi({ description: `Page size, at most ${MAX_PAGE_SIZE}.`, example: DEFAULT_PAGE_SIZE }),
 });
 export type PageQuery = z.infer<typeof pageQuery>;

@@ -8,7 +8,13 @@ import { ApiError, type ErrorCode } from './errors';
 export const PROVIDER_RETRY_AFTER_SECONDS = 5;
 
 const retryLater = (code: ErrorCode, message: string) =>
-  new ApiError(503, code, message, { retryAfterSeconds: PROVIDER_RETRY_AFTER_SECONDS }, { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) });
+  new ApiError(
+    503,
+    code,
+    message,
+    { retryAfterSeconds: PROVIDER_RETRY_AFTER_SECONDS },
+    { 'Retry-After': String(PROVIDER_RETRY_AFTER_SECONDS) },
+  );
 
 /** A custom-hostname or email-domain failure; `what` names the record in the message. */
 function domainFailure(error: ProviderError, what: 'hostname' | 'domain'): ApiError {
@@ -18,7 +24,11 @@ function domainFailure(error: ProviderError, what: 'hostname' | 'domain'): ApiEr
     case 'invalid':
       return new ApiError(502, 'DOMAIN_PROVIDER_ERROR', error.message);
     case 'not_found':
-      return new ApiError(502, 'DOMAIN_PROVIDER_ERROR', `The provider no longer knows this ${what}; remove it and start again (${error.message})`);
+      return new ApiError(
+        502,
+        'DOMAIN_PROVIDER_ERROR',
+        `The provider no longer knows this ${what}; remove it and start again (${error.message})`,
+      );
     case 'unavailable':
       // provider 'none': this deployment has no provider configured (production without its variables).
       return retryLater(
@@ -33,7 +43,11 @@ function domainFailure(error: ProviderError, what: 'hostname' | 'domain'): ApiEr
 function smsFailure(error: ProviderError): ApiError {
   switch (error.kind) {
     case 'credentials_rejected':
-      return new ApiError(409, 'SMS_CREDENTIALS_REJECTED', `The SMS provider refused the stored account SID and auth token; store the right ones with PUT /api/v1/organization/sms/twilio (${error.message})`);
+      return new ApiError(
+        409,
+        'SMS_CREDENTIALS_REJECTED',
+        `The SMS provider refused the stored account SID and auth token; store the right ones with PUT /api/v1/organization/sms/twilio (${error.message})`,
+      );
     case 'unavailable':
       return retryLater('SMS_PROVIDER_UNAVAILABLE', `The SMS provider did not answer; nothing was changed (${error.message})`);
     default:
@@ -46,7 +60,10 @@ export function providerFailure(error: ProviderError): ApiError {
   switch (error.capability) {
     case 'payments':
       return error.kind === 'unavailable'
-        ? retryLater('PAYMENT_PROCESSOR_UNAVAILABLE', `The payment processor is unavailable (${error.message}); retry in ${PROVIDER_RETRY_AFTER_SECONDS} seconds`)
+        ? retryLater(
+            'PAYMENT_PROCESSOR_UNAVAILABLE',
+            `The payment processor is unavailable (${error.message}); retry in ${PROVIDER_RETRY_AFTER_SECONDS} seconds`,
+          )
         : new ApiError(502, 'PAYMENT_PROCESSOR_ERROR', `The payment processor refused the request (${error.message})`);
     case 'custom_hostnames':
       return domainFailure(error, 'hostname');

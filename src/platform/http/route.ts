@@ -5,7 +5,7 @@ import { readToken } from '../auth/jwt';
 import { findActiveUser } from '../auth/users';
 import type { AppEnv, KeyPrincipal } from '../context';
 import { errorBody } from './envelope';
-import { ApiError, forbidden, unauthorized, type ErrorCode } from './errors';
+import { ApiError, type ErrorCode, forbidden, unauthorized } from './errors';
 
 /** Who may call a route. Every route declares one; the guard is built from it, never written by hand. */
 export type RouteAccess =
@@ -31,9 +31,7 @@ export type RouteAccess =
   | { auth: 'public' };
 
 /** Areas that hold real patients and money: sandbox keys answer 403 SANDBOX_NOT_ALLOWED there. */
-export const SANDBOX_BLOCKED_PREFIXES = ['/orders', '/customers', '/payouts', '/refunds', '/refund-requests'].map(
-  (p) => `/api/v1${p}`,
-);
+export const SANDBOX_BLOCKED_PREFIXES = ['/orders', '/customers', '/payouts', '/refunds', '/refund-requests'].map((p) => `/api/v1${p}`);
 
 const GATE_CODES: Record<Entitlement, { code: ErrorCode; message: string }> = {
   affiliates: { code: 'AFFILIATES_TIER_REQUIRED', message: 'Your plan does not include the Affiliates program' },
@@ -116,8 +114,7 @@ export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'
   access: RouteAccess,
   config: R,
 ) {
-  const security =
-    access.auth === 'key' ? [{ ApiKey: [] }] : access.auth === 'jwt' ? [{ BearerToken: [] }] : [];
+  const security = access.auth === 'key' ? [{ ApiKey: [] }] : access.auth === 'jwt' ? [{ BearerToken: [] }] : [];
   return createRoute<P, R>({
     ...config,
     security,

@@ -2,7 +2,7 @@
 // configuration (and its bindings) to the implementations a request or a cron run uses. Each capability
 // has an interface (<capability>/types.ts), vendor adapters and a development implementation; which one
 // runs is decided below, once. Tests pass stand-ins through the same door (providersFor's overrides).
-import { ConfigError, type AppConfig, type ProviderBindings } from '../../config';
+import { type AppConfig, ConfigError, type ProviderBindings } from '../../config';
 import type { Database } from '../db/client';
 import type { AiProvider } from './ai/types';
 import { WorkersAiProvider } from './ai/workers-ai';
@@ -13,7 +13,7 @@ import { CloudflareCustomHostnames } from './domains/cloudflare';
 import { DevelopmentCustomHostnames, DevelopmentEmailDomains, isDevelopmentProviderId } from './domains/development';
 import { ResendEmailDomains } from './domains/resend';
 import type { CustomHostnameProvider, EmailDomainProvider } from './domains/types';
-import { ProviderError, type ProviderCapability } from './errors';
+import { type ProviderCapability, ProviderError } from './errors';
 import { DevelopmentMessageSender } from './messaging/development';
 import { QueueingMessageSender } from './messaging/queueing';
 import { ResendEmailTransport } from './messaging/resend';
@@ -80,7 +80,8 @@ let memory: { base: string | undefined; instance: MemoryStorage } | undefined;
 function storageFor(config: AppConfig, bindings: ProviderBindings): ObjectStorage {
   const base = config.uploadsPublicBaseUrl;
   if (bindings.UPLOADS) {
-    if (r2?.bucket !== bindings.UPLOADS || r2.base !== base) r2 = { bucket: bindings.UPLOADS, base, instance: new R2Storage(bindings.UPLOADS, base) };
+    if (r2?.bucket !== bindings.UPLOADS || r2.base !== base)
+      r2 = { bucket: bindings.UPLOADS, base, instance: new R2Storage(bindings.UPLOADS, base) };
     return r2.instance;
   }
   if (config.environment === 'production') {
@@ -97,7 +98,9 @@ function storageFor(config: AppConfig, bindings: ProviderBindings): ObjectStorag
 function paymentsFor(config: AppConfig, db: Database): PaymentProcessor {
   if (config.stripe) return new StripePaymentProcessor({ secretKey: config.stripe.secretKey });
   if (config.environment === 'production') {
-    throw new ConfigError('STRIPE_SECRET_KEY is required in production (the development payment processor only records prices in the database)');
+    throw new ConfigError(
+      'STRIPE_SECRET_KEY is required in production (the development payment processor only records prices in the database)',
+    );
   }
   return new DevelopmentPaymentProcessor(db);
 }
@@ -204,7 +207,12 @@ export function providersFor(config: AppConfig, bindings: ProviderBindings, db: 
       return once('paymentsFor', () => (choice: ProviderChoice) => (choice.sandbox ? new DevelopmentPaymentProcessor(db) : this.payments));
     },
     get billing() {
-      return once('billing', () => (choice: ProviderChoice = {}) => billingFor(config, db, choice));
+      return once(
+        'billing',
+        () =>
+          (choice: ProviderChoice = {}) =>
+            billingFor(config, db, choice),
+      );
     },
     get ai() {
       return once('ai', () => (bindings.AI ? new WorkersAiProvider(bindings.AI, config.copilot.model) : null));

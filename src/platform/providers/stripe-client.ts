@@ -22,7 +22,14 @@ const clients = new Map<string, Promise<Stripe>>();
 
 /** The client for these options, made on first use and kept for the isolate's life. */
 export function stripeClientFor(options: StripeClientOptions): Promise<Stripe> {
-  const key = JSON.stringify([options.secretKey, options.host, options.port, options.protocol, options.maxNetworkRetries, options.timeoutMs]);
+  const key = JSON.stringify([
+    options.secretKey,
+    options.host,
+    options.port,
+    options.protocol,
+    options.maxNetworkRetries,
+    options.timeoutMs,
+  ]);
   let client = clients.get(key);
   if (!client) {
     client = loadStripeClient(options);

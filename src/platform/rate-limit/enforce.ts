@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../context';
 import { ApiError } from '../http/errors';
-import { rateLimitHeaders, refusedOutcome, secondsUntil, type RuleOutcome } from './policy';
+import { type RuleOutcome, rateLimitHeaders, refusedOutcome, secondsUntil } from './policy';
 import type { RateLimitRule } from './types';
 
 type Check = 'limit' | 'peek';
@@ -15,7 +15,12 @@ const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit
  * tighter one). The headers are set at once, so they reach every answer, errors and 5xx included.
  * Throws 429 RATE_LIMIT_EXCEEDED when a rule is exhausted.
  */
-export async function enforceRateLimits(c: Context<AppEnv>, rules: RateLimitRule[], identifier: string, check: Check = 'limit'): Promise<void> {
+export async function enforceRateLimits(
+  c: Context<AppEnv>,
+  rules: RateLimitRule[],
+  identifier: string,
+  check: Check = 'limit',
+): Promise<void> {
   const services = c.get('services');
   const outcomes: RuleOutcome[] = await Promise.all(
     rules.map(async (rule) => ({ rule, result: await services.rateLimiter[check](rule, identifier) })),
@@ -30,9 +35,15 @@ export async function enforceRateLimits(c: Context<AppEnv>, rules: RateLimitRule
   const refused = refusedOutcome(outcomes);
   if (refused) {
     const retryAfterSeconds = secondsUntil(refused.result.reset, now);
-    throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', `Rate limit exceeded; retry in ${retryAfterSeconds} seconds`, {
-      retryAfterSeconds,
-    }, headers);
+    throw new ApiError(
+      429,
+      'RATE_LIMIT_EXCEEDED',
+      `Rate limit exceeded; retry in ${retryAfterSeconds} seconds`,
+      {
+        retryAfterSeconds,
+      },
+      headers,
+    );
   }
 }
 

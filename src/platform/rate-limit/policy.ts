@@ -47,15 +47,15 @@ export function rateLimitHeaders(outcomes: RuleOutcome[], now: number): Record<s
 }
 
 export function refusedOutcome(outcomes: RuleOutcome[]): RuleOutcome | undefined {
-  return outcomes
-    .filter((o) => !o.result.success)
-    .sort((a, b) => b.result.reset - a.result.reset)[0];
+  return outcomes.filter((o) => !o.result.success).sort((a, b) => b.result.reset - a.result.reset)[0];
 }
 
 function pickBinding(outcomes: RuleOutcome[]): RuleOutcome | undefined {
-  return refusedOutcome(outcomes)
-    ?? [...outcomes].filter((o) => !o.result.degraded).sort((a, b) => a.result.remaining - b.result.remaining)[0]
-    ?? outcomes[0];
+  return (
+    refusedOutcome(outcomes) ??
+    [...outcomes].filter((o) => !o.result.degraded).sort((a, b) => a.result.remaining - b.result.remaining)[0] ??
+    outcomes[0]
+  );
 }
 
 export function secondsUntil(resetMs: number, now: number): number {

@@ -19,7 +19,13 @@ export interface UpstashRateLimiterOptions {
   fallback?: RateLimiter;
 }
 
-const degraded = (rule: RateLimitRule): RateLimitResult => ({ success: true, limit: rule.limit, remaining: rule.limit, reset: 0, degraded: true });
+const degraded = (rule: RateLimitRule): RateLimitResult => ({
+  success: true,
+  limit: rule.limit,
+  remaining: rule.limit,
+  reset: 0,
+  degraded: true,
+});
 
 class StoreTimeout extends Error {
   override name = 'StoreTimeout';
@@ -72,15 +78,22 @@ export class UpstashRateLimiter implements RateLimiter {
     }
   }
 
-  private storeFailed(rule: RateLimitRule, identifier: string, error: unknown, call: 'limit' | 'peek'): Promise<RateLimitResult> | RateLimitResult {
+  private storeFailed(
+    rule: RateLimitRule,
+    identifier: string,
+    error: unknown,
+    call: 'limit' | 'peek',
+  ): Promise<RateLimitResult> | RateLimitResult {
     // The error text holds the Redis key (a key id or IP), so only its kind is logged.
-    console.error(JSON.stringify({
-      level: 'error',
-      msg: 'rate limiter store unavailable',
-      rule: rule.name,
-      fallback: rule.onStoreFailure,
-      error: error instanceof Error ? error.name : 'unknown',
-    }));
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        msg: 'rate limiter store unavailable',
+        rule: rule.name,
+        fallback: rule.onStoreFailure,
+        error: error instanceof Error ? error.name : 'unknown',
+      }),
+    );
     if (rule.onStoreFailure === 'local') return this.fallback[call](rule, identifier);
     return degraded(rule);
   }

@@ -9,7 +9,19 @@ import { makeClinic, makeUser, TEST_PASSWORD } from '../../helpers/factories';
 
 const t = useTestApp();
 
-const METADATA_FIELDS = ['createdAt', 'expiresAt', 'id', 'isSandbox', 'keyPrefix', 'kind', 'lastUsedAt', 'name', 'rateLimitPerMin', 'revokedAt', 'scopes'];
+const METADATA_FIELDS = [
+  'createdAt',
+  'expiresAt',
+  'id',
+  'isSandbox',
+  'keyPrefix',
+  'kind',
+  'lastUsedAt',
+  'name',
+  'rateLimitPerMin',
+  'revokedAt',
+  'scopes',
+];
 
 async function admin() {
   const clinic = await makeClinic(t.db);
@@ -54,7 +66,10 @@ describe('responses that carry a secret are not cached', () => {
 
   it('declares the headers in the OpenAPI document', async () => {
     const document = await (await t.request('/api/v1/openapi.json')).json();
-    for (const [path, status] of [['/auth/signin', '200'], ['/api-keys', '201']] as const) {
+    for (const [path, status] of [
+      ['/auth/signin', '200'],
+      ['/api-keys', '201'],
+    ] as const) {
       const headers = document.paths[path].post.responses[status].headers;
       expect(headers['Cache-Control'].schema.enum, path).toEqual(['no-store']);
       expect(headers.Pragma.schema.enum, path).toEqual(['no-cache']);
@@ -92,10 +107,12 @@ describe('revoking is idempotent and keeps the first revokedAt', () => {
     try {
       await locker.query('begin');
       await locker.query('select 1 from api_keys where id = $1 for update', [key.id]);
-      const pending = apps.map((app) => app.request(`/api-keys/${key.id}`, { token, method: 'DELETE' }).then(async (res) => {
-        expect(res.status).toBe(200);
-        return (await res.json()).data as { revokedAt: string };
-      }));
+      const pending = apps.map((app) =>
+        app.request(`/api-keys/${key.id}`, { token, method: 'DELETE' }).then(async (res) => {
+          expect(res.status).toBe(200);
+          return (await res.json()).data as { revokedAt: string };
+        }),
+      );
       for (let i = 0; ; i++) {
         // pg_stat_activity is a snapshot per transaction: clear it before each look.
         await locker.query('select pg_stat_clear_snapshot()');

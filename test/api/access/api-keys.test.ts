@@ -113,7 +113,16 @@ describe('POST /api-keys', () => {
 
   it('validates the body: names the field, refuses unknown fields and kinds', async () => {
     const { token } = await adminOf();
-    for (const body of [{}, { name: '' }, { name: 'x', kind: 'root' }, { name: 'x', scopes: ['admin'] }, { name: 'x', scopes: [] }, { name: 'x', expiresAt: 'tomorrow' }, { name: 'x', extra: 1 }, [1, 2]]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: 'x', kind: 'root' },
+      { name: 'x', scopes: ['admin'] },
+      { name: 'x', scopes: [] },
+      { name: 'x', expiresAt: 'tomorrow' },
+      { name: 'x', extra: 1 },
+      [1, 2],
+    ]) {
       const res = await create(token, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((await res.json()).code).toBe('VALIDATION_ERROR');
@@ -132,7 +141,11 @@ describe('bearer token checks', () => {
     }
     const otherSecret = await issueToken({ userId: crypto.randomUUID(), clinicId: clinic.id, role: 'owner' }, 'another-secret', new Date());
     expect((await t.request('/api-keys', { token: otherSecret.token })).status).toBe(401);
-    const expired = await issueToken({ userId: crypto.randomUUID(), clinicId: clinic.id, role: 'owner' }, t.config.jwtSecret, new Date(Date.now() - 13 * 3600_000));
+    const expired = await issueToken(
+      { userId: crypto.randomUUID(), clinicId: clinic.id, role: 'owner' },
+      t.config.jwtSecret,
+      new Date(Date.now() - 13 * 3600_000),
+    );
     expect((await t.request('/api-keys', { token: expired.token })).status).toBe(401);
     const member = await adminOf({}, 'member');
     const res = await t.request('/api-keys', { token: member.token });
@@ -170,7 +183,19 @@ describe('GET /api-keys', () => {
     expect(body.data.map((k: { name: string }) => k.name)).toEqual(['second', 'first']);
     const listed = body.data[1];
     expect(Object.keys(listed).sort()).toEqual(
-      ['createdAt', 'expiresAt', 'id', 'isSandbox', 'keyPrefix', 'kind', 'lastUsedAt', 'name', 'rateLimitPerMin', 'revokedAt', 'scopes'].sort(),
+      [
+        'createdAt',
+        'expiresAt',
+        'id',
+        'isSandbox',
+        'keyPrefix',
+        'kind',
+        'lastUsedAt',
+        'name',
+        'rateLimitPerMin',
+        'revokedAt',
+        'scopes',
+      ].sort(),
     );
     expect(listed.lastUsedAt).not.toBeNull();
     expect(JSON.stringify(body)).not.toContain(a.apiKey);

@@ -17,7 +17,12 @@ describe('POST /auth/signin', () => {
     const body = await res.json();
     expect(body.success).toBe(true);
     expect(body.data.user).toEqual({
-      id: user.id, clinicId: clinic.id, email: user.email, firstName: 'Test', lastName: 'User', role: 'owner',
+      id: user.id,
+      clinicId: clinic.id,
+      email: user.email,
+      firstName: 'Test',
+      lastName: 'User',
+      role: 'owner',
     });
     expect(new Date(body.data.expiresAt).getTime()).toBeGreaterThan(Date.now() + 11 * 3600_000);
     expect(await readToken(body.data.token, t.config.jwtSecret)).toEqual({ userId: user.id, clinicId: clinic.id, role: 'owner' });
@@ -96,7 +101,10 @@ describe('sign-in limits across addresses', () => {
     expect((await fresh.json()).code).toBe('RATE_LIMIT_EXCEEDED');
     expect(Number(fresh.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another account from the same addresses is unaffected.
-    const other = await t.request('/auth/signin', { body: { ...body, email: 'someone-else@example.test' }, headers: { 'cf-connecting-ip': '203.0.113.1' } });
+    const other = await t.request('/auth/signin', {
+      body: { ...body, email: 'someone-else@example.test' },
+      headers: { 'cf-connecting-ip': '203.0.113.1' },
+    });
     expect(other.status).toBe(401);
   });
 });

@@ -22,14 +22,22 @@ describe('GET /api/v1/program-templates', () => {
     const a = await makeGlobalProduct(t.db);
     const b = await makeGlobalProduct(t.db);
     const active = await makeTemplate(t.db, { nonMedicalServiceFeeCents: 4_950, version: 3, description: 'GLP-1' }, [
-      { globalProductId: a.id, displayOrder: 2 }, { globalProductId: b.id, displayOrder: 1 },
+      { globalProductId: a.id, displayOrder: 2 },
+      { globalProductId: b.id, displayOrder: 1 },
     ]);
     const inactive = await makeTemplate(t.db, { isActive: false });
     const res = await t.request('/api/v1/program-templates', { key });
     expect(res.status).toBe(200);
     const { data } = await res.json();
     const found = data.find((x: { id: string }) => x.id === active.id);
-    expect(found).toMatchObject({ name: active.name, slug: active.slug, description: 'GLP-1', nonMedicalServiceFee: 49.5, version: 3, productCount: 2 });
+    expect(found).toMatchObject({
+      name: active.name,
+      slug: active.slug,
+      description: 'GLP-1',
+      nonMedicalServiceFee: 49.5,
+      version: 3,
+      productCount: 2,
+    });
     expect(data.some((x: { id: string }) => x.id === inactive.id)).toBe(false);
     const names = data.map((x: { name: string }) => x.name);
     expect(names).toEqual([...names].sort());
@@ -84,17 +92,40 @@ describe('GET /api/v1/program-templates/{id}/global-products', () => {
   it("answers the template's global products with the template's link fields, money in dollars", async () => {
     const { key } = await makeTenant(t.db);
     const product = await makeGlobalProduct(t.db, {
-      categories: ['weight_loss'], description: 'd', imageUrl: 'https://img.test/a.png', pharmacyBasePriceCents: 12_999,
-      packDurationMonths: 3, vialsPerPack: 2, supplyDays: 84, requiresCooler: true, allowPrepay: true, isDiscontinued: false,
+      categories: ['weight_loss'],
+      description: 'd',
+      imageUrl: 'https://img.test/a.png',
+      pharmacyBasePriceCents: 12_999,
+      packDurationMonths: 3,
+      vialsPerPack: 2,
+      supplyDays: 84,
+      requiresCooler: true,
+      allowPrepay: true,
+      isDiscontinued: false,
     });
     const template = await makeTemplate(t.db, {}, [{ globalProductId: product.id, displayOrder: 4, programBaseFeeCents: 5_000 }]);
     const res = await t.request(`/api/v1/program-templates/${template.id}/global-products`, { key });
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toEqual([{
-      id: product.id, name: product.name, slug: product.slug, categories: ['weight_loss'], description: 'd',
-      imageUrl: 'https://img.test/a.png', pharmacyBasePrice: 129.99, packDurationMonths: 3, vialsPerPack: 2, supplyDays: 84,
-      requiresCooler: true, allowPrepay: true, isDiscontinued: false, displayOrder: 4, isPatientVisible: true, programBaseFee: 50,
-    }]);
+    expect((await res.json()).data).toEqual([
+      {
+        id: product.id,
+        name: product.name,
+        slug: product.slug,
+        categories: ['weight_loss'],
+        description: 'd',
+        imageUrl: 'https://img.test/a.png',
+        pharmacyBasePrice: 129.99,
+        packDurationMonths: 3,
+        vialsPerPack: 2,
+        supplyDays: 84,
+        requiresCooler: true,
+        allowPrepay: true,
+        isDiscontinued: false,
+        displayOrder: 4,
+        isPatientVisible: true,
+        programBaseFee: 50,
+      },
+    ]);
   });
 
   it('answers [] for a template without products and 404 for unknown or malformed ids', async () => {
@@ -123,8 +154,15 @@ describe('GET /api/v1/titration-protocols', () => {
     expect(res.status).toBe(200);
     const found = (await res.json()).data.find((x: { id: string }) => x.id === protocol.id);
     expect(found).toEqual({
-      id: protocol.id, name: protocol.name, description: 'steps', maxLevel: 2, createdAt: protocol.createdAt.toISOString(),
-      levels: [{ level: 1, dose: '1 mg', weeks: 4 }, { level: 2, dose: '2 mg', weeks: 0 }],
+      id: protocol.id,
+      name: protocol.name,
+      description: 'steps',
+      maxLevel: 2,
+      createdAt: protocol.createdAt.toISOString(),
+      levels: [
+        { level: 1, dose: '1 mg', weeks: 4 },
+        { level: 2, dose: '2 mg', weeks: 0 },
+      ],
     });
     expect(await roundTrips(() => t.request('/api/v1/titration-protocols', { key }))).toBe(2);
   });
@@ -138,7 +176,11 @@ describe('GET /api/v1/global-form-structures', () => {
     expect(res.status).toBe(200);
     const found = (await res.json()).data.find((x: { id: string }) => x.id === form.id);
     expect(found).toEqual({
-      id: form.id, name: form.name, slug: form.slug, category: 'follow_up', structure: { steps: ['progress'], nested: { a: 1 } },
+      id: form.id,
+      name: form.name,
+      slug: form.slug,
+      category: 'follow_up',
+      structure: { steps: ['progress'], nested: { a: 1 } },
       createdAt: form.createdAt.toISOString(),
     });
     expect(await roundTrips(() => t.request('/api/v1/global-form-structures', { key }))).toBe(2);
@@ -148,8 +190,13 @@ describe('GET /api/v1/global-form-structures', () => {
 describe('access', () => {
   const paths = async () => {
     const template = await makeTemplate(t.db);
-    return ['/api/v1/program-templates', `/api/v1/program-templates/${template.id}`, `/api/v1/program-templates/${template.id}/global-products`,
-      '/api/v1/titration-protocols', '/api/v1/global-form-structures'];
+    return [
+      '/api/v1/program-templates',
+      `/api/v1/program-templates/${template.id}`,
+      `/api/v1/program-templates/${template.id}/global-products`,
+      '/api/v1/titration-protocols',
+      '/api/v1/global-form-structures',
+    ];
   };
 
   it('is readable with a read-only key, an AI-connector key and a sandbox key', async () => {

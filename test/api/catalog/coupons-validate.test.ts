@@ -11,8 +11,15 @@ describe('GET /api/v1/billing/validate-coupon', () => {
     const { clinic, key } = await makeTenant(t.db);
     const readOnly = await makeKey(t.db, clinic.id, { scopes: ['read'] });
     const coupon = await makeCoupon(t.db, clinic.id, {
-      code: 'Spring25', discountType: 'fixed', discountValueHundredths: 2_500, minOrderAmountCents: 10_000, maxRedemptions: 5,
-      perCustomerLimit: 1, startsAt: new Date(Date.now() - DAY), expiresAt: new Date(Date.now() + DAY), scope: 'all_charges',
+      code: 'Spring25',
+      discountType: 'fixed',
+      discountValueHundredths: 2_500,
+      minOrderAmountCents: 10_000,
+      maxRedemptions: 5,
+      perCustomerLimit: 1,
+      startsAt: new Date(Date.now() - DAY),
+      expiresAt: new Date(Date.now() + DAY),
+      scope: 'all_charges',
     });
     await makeCouponRedemption(t.db, clinic.id, coupon.id);
     const res = await validate(readOnly.raw, ' spring25 ');
@@ -20,10 +27,23 @@ describe('GET /api/v1/billing/validate-coupon', () => {
     const body = await res.json();
     expect(body.success).toBe(true);
     expect(body.data).toMatchObject({
-      valid: true, reason: null, reasons: [], message: 'The coupon is valid',
+      valid: true,
+      reason: null,
+      reasons: [],
+      message: 'The coupon is valid',
       coupon: {
-        id: coupon.id, code: 'Spring25', discountType: 'fixed', discountValue: 25, scope: 'all_charges', overMarginBehavior: 'reject',
-        isActive: true, minOrderAmount: 100, perCustomerLimit: 1, maxRedemptions: 5, redemptionCount: 1, remainingRedemptions: 4,
+        id: coupon.id,
+        code: 'Spring25',
+        discountType: 'fixed',
+        discountValue: 25,
+        scope: 'all_charges',
+        overMarginBehavior: 'reject',
+        isActive: true,
+        minOrderAmount: 100,
+        perCustomerLimit: 1,
+        maxRedemptions: 5,
+        redemptionCount: 1,
+        remainingRedemptions: 4,
       },
     });
 
@@ -62,7 +82,12 @@ describe('GET /api/v1/billing/validate-coupon', () => {
 
   it('lists every reason in a fixed order, the first as reason', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const coupon = await makeCoupon(t.db, clinic.id, { code: 'ALLBAD', isActive: false, expiresAt: new Date(Date.now() - DAY), maxRedemptions: 1 });
+    const coupon = await makeCoupon(t.db, clinic.id, {
+      code: 'ALLBAD',
+      isActive: false,
+      expiresAt: new Date(Date.now() - DAY),
+      maxRedemptions: 1,
+    });
     await makeCouponRedemption(t.db, clinic.id, coupon.id);
     const { data } = await (await validate(key, 'allbad')).json();
     expect(data).toMatchObject({ valid: false, reason: 'inactive', reasons: ['inactive', 'expired', 'max_redemptions_reached'] });
@@ -83,7 +108,7 @@ describe('GET /api/v1/billing/validate-coupon', () => {
     expect(await at(start + DAY)).toBe('expired');
   });
 
-  it('answers 404 for a code no live coupon of the clinic has (another clinic\'s, a deleted one, an unknown one)', async () => {
+  it("answers 404 for a code no live coupon of the clinic has (another clinic's, a deleted one, an unknown one)", async () => {
     const { clinic, key } = await makeTenant(t.db);
     const other = await makeTenant(t.db);
     await makeCoupon(t.db, other.clinic.id, { code: 'THEIRS' });

@@ -36,9 +36,19 @@ describe('POST /api/v1/coupons', () => {
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      code: 'WELCOME10', description: 'Ten off', discountType: 'percent', discountValue: 10, startsAt: null, expiresAt: null,
-      isActive: true, scope: 'first_charge', overMarginBehavior: 'reject', maxRedemptions: null, perCustomerLimit: null,
-      minOrderAmount: null, redemptionCount: 0,
+      code: 'WELCOME10',
+      description: 'Ten off',
+      discountType: 'percent',
+      discountValue: 10,
+      startsAt: null,
+      expiresAt: null,
+      isActive: true,
+      scope: 'first_charge',
+      overMarginBehavior: 'reject',
+      maxRedemptions: null,
+      perCustomerLimit: null,
+      minOrderAmount: null,
+      redemptionCount: 0,
     });
     const [row] = await t.db.select().from(coupons).where(eq(coupons.id, data.id));
     expect(row!.discountValueHundredths).toBe(1_000);
@@ -47,16 +57,32 @@ describe('POST /api/v1/coupons', () => {
   it('stores a fixed amount and a minimum order in cents, dates normalised to UTC, and trims the code', async () => {
     const { key } = await tenant();
     const res = await create(key, {
-      code: '  SAVE-25_off ', discountType: 'fixed', discountValue: 24.99, startsAt: '2030-01-01T00:00:00+02:00',
-      expiresAt: '2030-02-01T00:00:00Z', scope: 'all_charges', overMarginBehavior: 'cap', maxRedemptions: 100,
-      perCustomerLimit: 2, minOrderAmount: 50.5, isActive: false,
+      code: '  SAVE-25_off ',
+      discountType: 'fixed',
+      discountValue: 24.99,
+      startsAt: '2030-01-01T00:00:00+02:00',
+      expiresAt: '2030-02-01T00:00:00Z',
+      scope: 'all_charges',
+      overMarginBehavior: 'cap',
+      maxRedemptions: 100,
+      perCustomerLimit: 2,
+      minOrderAmount: 50.5,
+      isActive: false,
     });
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      code: 'SAVE-25_off', discountType: 'fixed', discountValue: 24.99, startsAt: '2029-12-31T22:00:00.000Z',
-      expiresAt: '2030-02-01T00:00:00.000Z', scope: 'all_charges', overMarginBehavior: 'cap', maxRedemptions: 100,
-      perCustomerLimit: 2, minOrderAmount: 50.5, isActive: false,
+      code: 'SAVE-25_off',
+      discountType: 'fixed',
+      discountValue: 24.99,
+      startsAt: '2029-12-31T22:00:00.000Z',
+      expiresAt: '2030-02-01T00:00:00.000Z',
+      scope: 'all_charges',
+      overMarginBehavior: 'cap',
+      maxRedemptions: 100,
+      perCustomerLimit: 2,
+      minOrderAmount: 50.5,
+      isActive: false,
     });
     const [row] = await t.db.select().from(coupons).where(eq(coupons.id, data.id));
     expect(row).toMatchObject({ discountValueHundredths: 2_499, minOrderAmountCents: 5_050 });
@@ -167,12 +193,23 @@ describe('GET /api/v1/coupons', () => {
 });
 
 describe('GET /api/v1/coupons/{id}', () => {
-  it('answers the coupon; another clinic\'s, an unknown, a malformed and a deleted id answer the same 404', async () => {
+  it("answers the coupon; another clinic's, an unknown, a malformed and a deleted id answer the same 404", async () => {
     const { key, readKey, clinic } = await tenant();
-    const coupon = await makeCoupon(t.db, clinic.id, { code: 'MINE', discountType: 'fixed', discountValueHundredths: 1_250, minOrderAmountCents: 4_000 });
+    const coupon = await makeCoupon(t.db, clinic.id, {
+      code: 'MINE',
+      discountType: 'fixed',
+      discountValueHundredths: 1_250,
+      minOrderAmountCents: 4_000,
+    });
     const res = await t.request(`/api/v1/coupons/${coupon.id}`, { key: readKey });
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toMatchObject({ id: coupon.id, code: 'MINE', discountType: 'fixed', discountValue: 12.5, minOrderAmount: 40 });
+    expect((await res.json()).data).toMatchObject({
+      id: coupon.id,
+      code: 'MINE',
+      discountType: 'fixed',
+      discountValue: 12.5,
+      minOrderAmount: 40,
+    });
     expect(await statements(() => t.request(`/api/v1/coupons/${coupon.id}`, { key }))).toEqual({ status: 200, count: 2 });
 
     const other = await tenant();
@@ -192,14 +229,27 @@ describe('GET /api/v1/coupons/{id}', () => {
 describe('PUT /api/v1/coupons/{id}', () => {
   it('changes only the fields sent and validates the merged coupon', async () => {
     const { key, clinic } = await tenant();
-    const coupon = await makeCoupon(t.db, clinic.id, { code: 'EDIT', discountValueHundredths: 5_000, startsAt: new Date('2030-01-01T00:00:00Z') });
+    const coupon = await makeCoupon(t.db, clinic.id, {
+      code: 'EDIT',
+      discountValueHundredths: 5_000,
+      startsAt: new Date('2030-01-01T00:00:00Z'),
+    });
     await makeCouponRedemption(t.db, clinic.id, coupon.id);
-    const res = await t.request(`/api/v1/coupons/${coupon.id}`, { key, method: 'PUT', body: { description: 'Half off', maxRedemptions: 10 } });
+    const res = await t.request(`/api/v1/coupons/${coupon.id}`, {
+      key,
+      method: 'PUT',
+      body: { description: 'Half off', maxRedemptions: 10 },
+    });
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      code: 'EDIT', description: 'Half off', maxRedemptions: 10, discountType: 'percent', discountValue: 50,
-      startsAt: '2030-01-01T00:00:00.000Z', redemptionCount: 1,
+      code: 'EDIT',
+      description: 'Half off',
+      maxRedemptions: 10,
+      discountType: 'percent',
+      discountValue: 50,
+      startsAt: '2030-01-01T00:00:00.000Z',
+      redemptionCount: 1,
     });
     expect(new Date(data.updatedAt).getTime()).toBeGreaterThan(coupon.updatedAt.getTime() - 1);
 
@@ -208,14 +258,22 @@ describe('PUT /api/v1/coupons/{id}', () => {
     const bad = await t.request(`/api/v1/coupons/${fixed.id}`, { key, method: 'PUT', body: { discountType: 'percent' } });
     expect(bad.status).toBe(400);
     expect((await bad.json()).errors).toEqual([{ field: 'body.discountValue', message: 'a percent discount must be between 1 and 100' }]);
-    const good = await t.request(`/api/v1/coupons/${fixed.id}`, { key, method: 'PUT', body: { discountType: 'percent', discountValue: 15 } });
+    const good = await t.request(`/api/v1/coupons/${fixed.id}`, {
+      key,
+      method: 'PUT',
+      body: { discountType: 'percent', discountValue: 15 },
+    });
     expect((await good.json()).data).toMatchObject({ discountType: 'percent', discountValue: 15 });
 
     // expiresAt is checked against the stored startsAt.
     const early = await t.request(`/api/v1/coupons/${coupon.id}`, { key, method: 'PUT', body: { expiresAt: '2029-12-31T00:00:00Z' } });
     expect(early.status).toBe(400);
     expect((await early.json()).message).toContain('body.expiresAt');
-    const cleared = await t.request(`/api/v1/coupons/${coupon.id}`, { key, method: 'PUT', body: { startsAt: null, expiresAt: '2029-12-31T00:00:00Z', minOrderAmount: 20 } });
+    const cleared = await t.request(`/api/v1/coupons/${coupon.id}`, {
+      key,
+      method: 'PUT',
+      body: { startsAt: null, expiresAt: '2029-12-31T00:00:00Z', minOrderAmount: 20 },
+    });
     expect((await cleared.json()).data).toMatchObject({ startsAt: null, expiresAt: '2029-12-31T00:00:00.000Z', minOrderAmount: 20 });
   });
 
@@ -230,7 +288,7 @@ describe('PUT /api/v1/coupons/{id}', () => {
     expect((await recased.json()).data.code).toBe('mine');
   });
 
-  it('refuses an empty or invalid body, 404s other clinics\' ids, needs the write scope', async () => {
+  it("refuses an empty or invalid body, 404s other clinics' ids, needs the write scope", async () => {
     const { key, readKey, clinic } = await tenant();
     const coupon = await makeCoupon(t.db, clinic.id);
     for (const body of [{}, { discountValue: 0 }, { code: 'x' }, { unknown: true }]) {
@@ -260,7 +318,11 @@ describe('DELETE /api/v1/coupons/{id}', () => {
     expect((await res.json()).data).toEqual({ id: coupon.id, deleted: true });
     const [row] = await t.db.select().from(coupons).where(eq(coupons.id, coupon.id));
     expect(row!.deletedAt).not.toBeNull();
-    for (const [path, method] of [[`/api/v1/coupons/${coupon.id}`, 'GET'], [`/api/v1/coupons/${coupon.id}`, 'DELETE'], [`/api/v1/coupons/${coupon.id}/performance`, 'GET']]) {
+    for (const [path, method] of [
+      [`/api/v1/coupons/${coupon.id}`, 'GET'],
+      [`/api/v1/coupons/${coupon.id}`, 'DELETE'],
+      [`/api/v1/coupons/${coupon.id}/performance`, 'GET'],
+    ]) {
       expect((await t.request(path!, { key, method })).status, `${method} ${path}`).toBe(404);
     }
     expect((await t.request(`/api/v1/coupons/${coupon.id}`, { key, method: 'PUT', body: { isActive: false } })).status).toBe(404);
@@ -285,10 +347,30 @@ describe('GET /api/v1/coupons/{id}/performance', () => {
     const coupon = await makeCoupon(t.db, clinic.id, { maxRedemptions: 10 });
     const other = await makeCoupon(t.db, clinic.id);
     const [a, b] = [await patient(clinic.id), await patient(clinic.id)];
-    await makeCouponRedemption(t.db, clinic.id, coupon.id, { patientId: a.id, orderAmountCents: 20_000, discountCents: 2_000, redeemedAt: new Date('2030-01-05T10:00:00Z') });
-    await makeCouponRedemption(t.db, clinic.id, coupon.id, { patientId: a.id, orderAmountCents: 10_050, discountCents: 1_005, redeemedAt: new Date('2030-01-31T23:30:00Z') });
-    await makeCouponRedemption(t.db, clinic.id, coupon.id, { patientId: b.id, orderAmountCents: 5_000, discountCents: 500, redeemedAt: new Date('2030-03-01T00:00:00Z') });
-    await makeCouponRedemption(t.db, clinic.id, coupon.id, { patientId: null, orderAmountCents: 1_000, discountCents: 100, redeemedAt: new Date('2030-03-02T00:00:00Z') });
+    await makeCouponRedemption(t.db, clinic.id, coupon.id, {
+      patientId: a.id,
+      orderAmountCents: 20_000,
+      discountCents: 2_000,
+      redeemedAt: new Date('2030-01-05T10:00:00Z'),
+    });
+    await makeCouponRedemption(t.db, clinic.id, coupon.id, {
+      patientId: a.id,
+      orderAmountCents: 10_050,
+      discountCents: 1_005,
+      redeemedAt: new Date('2030-01-31T23:30:00Z'),
+    });
+    await makeCouponRedemption(t.db, clinic.id, coupon.id, {
+      patientId: b.id,
+      orderAmountCents: 5_000,
+      discountCents: 500,
+      redeemedAt: new Date('2030-03-01T00:00:00Z'),
+    });
+    await makeCouponRedemption(t.db, clinic.id, coupon.id, {
+      patientId: null,
+      orderAmountCents: 1_000,
+      discountCents: 100,
+      redeemedAt: new Date('2030-03-02T00:00:00Z'),
+    });
     await makeCouponRedemption(t.db, clinic.id, other.id, { patientId: b.id, orderAmountCents: 99_900, discountCents: 9_990 });
 
     const res = await t.request(`/api/v1/coupons/${coupon.id}/performance`, { key });
@@ -314,13 +396,21 @@ describe('GET /api/v1/coupons/{id}/performance', () => {
     expect(await statements(() => t.request(`/api/v1/coupons/${coupon.id}/performance`, { key }))).toEqual({ status: 200, count: 2 });
   });
 
-  it('answers zeros for a coupon without redemptions, 404 for other clinics\' ids', async () => {
+  it("answers zeros for a coupon without redemptions, 404 for other clinics' ids", async () => {
     const { key, clinic } = await tenant();
     const coupon = await makeCoupon(t.db, clinic.id);
     const { data } = await (await t.request(`/api/v1/coupons/${coupon.id}/performance`, { key })).json();
     expect(data).toMatchObject({
-      redemptions: 0, uniqueCustomers: 0, totalDiscount: 0, totalOrderAmount: 0, averageDiscount: null, averageOrderAmount: null,
-      remainingRedemptions: null, firstRedeemedAt: null, lastRedeemedAt: null, byMonth: [],
+      redemptions: 0,
+      uniqueCustomers: 0,
+      totalDiscount: 0,
+      totalOrderAmount: 0,
+      averageDiscount: null,
+      averageOrderAmount: null,
+      remainingRedemptions: null,
+      firstRedeemedAt: null,
+      lastRedeemedAt: null,
+      byMonth: [],
     });
     const other = await tenant();
     const theirs = await makeCoupon(t.db, other.clinic.id);

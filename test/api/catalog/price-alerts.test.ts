@@ -27,8 +27,14 @@ describe('GET /api/v1/pharmacy-price-changes/alerts', () => {
     const { clinic, readKey, program } = await tenant();
     const product = await globalProduct();
     const older = await makePriceChangeAlert(t.db, clinic.id, {
-      programId: program.id, globalProductId: product.id, direction: 'increase', previousPharmacyPriceCents: 12_900,
-      newPharmacyPriceCents: 13_900, currentProgramFeeCents: 9_900, suggestedProgramFeeCents: 10_900, perUnitMarginDeltaCents: -1_000,
+      programId: program.id,
+      globalProductId: product.id,
+      direction: 'increase',
+      previousPharmacyPriceCents: 12_900,
+      newPharmacyPriceCents: 13_900,
+      currentProgramFeeCents: 9_900,
+      suggestedProgramFeeCents: 10_900,
+      perUnitMarginDeltaCents: -1_000,
       createdAt: new Date(Date.now() - 60_000),
     });
     const newer = await makePriceChangeAlert(t.db, clinic.id, { direction: 'decrease', perUnitMarginDeltaCents: 550 });
@@ -42,9 +48,19 @@ describe('GET /api/v1/pharmacy-price-changes/alerts', () => {
     expect(data.count).toBe(2);
     expect(data.alerts.map((a: { id: string }) => a.id)).toEqual([newer.id, older.id]);
     expect(data.alerts[1]).toEqual({
-      id: older.id, productId: null, programId: program.id, globalProductId: product.id, direction: 'increase',
-      previousPharmacyPrice: 129, newPharmacyPrice: 139, currentProgramFee: 99, suggestedProgramFee: 109, perUnitMarginDelta: -10,
-      status: 'open', acknowledgedAt: null, createdAt: older.createdAt.toISOString(),
+      id: older.id,
+      productId: null,
+      programId: program.id,
+      globalProductId: product.id,
+      direction: 'increase',
+      previousPharmacyPrice: 129,
+      newPharmacyPrice: 139,
+      currentProgramFee: 99,
+      suggestedProgramFee: 109,
+      perUnitMarginDelta: -10,
+      status: 'open',
+      acknowledgedAt: null,
+      createdAt: older.createdAt.toISOString(),
     });
     expect(data.alerts[0]).toMatchObject({ direction: 'decrease', perUnitMarginDelta: 5.5, currentProgramFee: null });
 
@@ -76,7 +92,12 @@ describe('GET /api/v1/pharmacy-price-changes/alerts', () => {
 
   it('refuses a bad status or limit with 400 naming it', async () => {
     const { key } = await tenant();
-    for (const [query, field] of [['?status=closed', 'query.status'], ['?limit=0', 'query.limit'], ['?limit=201', 'query.limit'], ['?limit=x', 'query.limit']]) {
+    for (const [query, field] of [
+      ['?status=closed', 'query.status'],
+      ['?limit=0', 'query.limit'],
+      ['?limit=201', 'query.limit'],
+      ['?limit=x', 'query.limit'],
+    ]) {
       const res = await t.request(`${LIST}${query}`, { key });
       expect(res.status, query).toBe(400);
       expect((await res.json()).message, query).toContain(field!);

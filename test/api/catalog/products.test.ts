@@ -28,9 +28,21 @@ describe('GET /api/v1/products', () => {
     const other = await makeTenant(t.db);
     const pharmacy = await makePharmacy(t.db);
     const older = await makeOwnProduct(t.db, clinic.id, { createdAt: new Date(Date.now() - 60_000) });
-    const newer = await makeOwnProduct(t.db, clinic.id, { pharmacyPriceCents: 3_999, category: 'skin', categories: ['skin'], brandName: 'B', pharmacyProvider: 'P', pharmacyProductId: 'X-1', description: 'd', isActive: false }, [
-      { pharmacyId: pharmacy.id, customName: 'House B12' },
-    ]);
+    const newer = await makeOwnProduct(
+      t.db,
+      clinic.id,
+      {
+        pharmacyPriceCents: 3_999,
+        category: 'skin',
+        categories: ['skin'],
+        brandName: 'B',
+        pharmacyProvider: 'P',
+        pharmacyProductId: 'X-1',
+        description: 'd',
+        isActive: false,
+      },
+      [{ pharmacyId: pharmacy.id, customName: 'House B12' }],
+    );
     const foreign = await makeOwnProduct(t.db, other.clinic.id);
     const global = await makeGlobalProduct(t.db);
     const res = await t.request('/api/v1/products', { key });
@@ -42,9 +54,21 @@ describe('GET /api/v1/products', () => {
     expect(ids).not.toContain(foreign.id);
     expect(data.slice(2).every((p: P) => p.source === 'platform')).toBe(true);
     expect(data[0]).toEqual({
-      id: newer.id, name: newer.name, slug: newer.slug, description: 'd', category: 'skin', categories: ['skin'], isActive: false,
-      pharmacyProvider: 'P', pharmacyPrice: 39.99, pharmacyProductId: 'X-1', brandName: 'B', imageUrl: null,
-      pharmacyCoverages: [{ id: newer.coverages[0]!.id, customName: 'House B12', pharmacy: { id: pharmacy.id, name: pharmacy.name, slug: pharmacy.slug } }],
+      id: newer.id,
+      name: newer.name,
+      slug: newer.slug,
+      description: 'd',
+      category: 'skin',
+      categories: ['skin'],
+      isActive: false,
+      pharmacyProvider: 'P',
+      pharmacyPrice: 39.99,
+      pharmacyProductId: 'X-1',
+      brandName: 'B',
+      imageUrl: null,
+      pharmacyCoverages: [
+        { id: newer.coverages[0]!.id, customName: 'House B12', pharmacy: { id: pharmacy.id, name: pharmacy.name, slug: pharmacy.slug } },
+      ],
       source: 'clinic',
     });
     expect(await roundTrips(() => t.request('/api/v1/products', { key }))).toBe(2);
@@ -55,16 +79,29 @@ describe('GET /api/v1/products', () => {
     const other = await makeTenant(t.db);
     const backup = await makePharmacy(t.db, 'Backup Rx');
     const primary = await makePharmacy(t.db, 'Primary Rx');
-    const global = await makeGlobalProduct(t.db, { categories: ['hormone', 'mens_health'], pharmacyBasePriceCents: 4_550, imageUrl: 'https://img.test/shared.png', description: 'g' }, [
-      { pharmacyId: backup.id, role: 'backup', customName: 'B' },
-      { pharmacyId: primary.id, role: 'primary', customName: 'P' },
-    ]);
+    const global = await makeGlobalProduct(
+      t.db,
+      { categories: ['hormone', 'mens_health'], pharmacyBasePriceCents: 4_550, imageUrl: 'https://img.test/shared.png', description: 'g' },
+      [
+        { pharmacyId: backup.id, role: 'backup', customName: 'B' },
+        { pharmacyId: primary.id, role: 'primary', customName: 'P' },
+      ],
+    );
     const discontinued = await makeGlobalProduct(t.db, { isDiscontinued: true });
     await makeImageOverride(t.db, clinic.id, global.id, 'https://img.test/brand.png');
     const { data } = await (await t.request('/api/v1/products', { key })).json();
     expect(data.find((p: P) => p.id === global.id)).toEqual({
-      id: global.id, name: global.name, slug: global.slug, description: 'g', category: 'hormone', categories: ['hormone', 'mens_health'],
-      isActive: true, pharmacyProvider: 'Primary Rx', pharmacyPrice: 45.5, pharmacyProductId: null, brandName: null,
+      id: global.id,
+      name: global.name,
+      slug: global.slug,
+      description: 'g',
+      category: 'hormone',
+      categories: ['hormone', 'mens_health'],
+      isActive: true,
+      pharmacyProvider: 'Primary Rx',
+      pharmacyPrice: 45.5,
+      pharmacyProductId: null,
+      brandName: null,
       imageUrl: 'https://img.test/brand.png',
       pharmacyCoverages: [
         { id: global.coverages[1]!.id, customName: 'P', pharmacy: { id: primary.id, name: primary.name, slug: primary.slug } },
@@ -72,7 +109,12 @@ describe('GET /api/v1/products', () => {
       ],
       source: 'platform',
     });
-    expect(data.find((p: P) => p.id === discontinued.id)).toMatchObject({ isActive: false, pharmacyProvider: null, category: null, pharmacyCoverages: [] });
+    expect(data.find((p: P) => p.id === discontinued.id)).toMatchObject({
+      isActive: false,
+      pharmacyProvider: null,
+      category: null,
+      pharmacyCoverages: [],
+    });
     // Another clinic sees the shared image, not this clinic's override.
     const theirs = (await (await t.request('/api/v1/products', { key: other.key })).json()).data.find((p: P) => p.id === global.id);
     expect(theirs.imageUrl).toBe('https://img.test/shared.png');
@@ -82,13 +124,27 @@ describe('GET /api/v1/products', () => {
 describe('POST /api/v1/products', () => {
   it('creates a product (201) with a slug unique within the clinic', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const res = await t.request('/api/v1/products', { key, body: { name: 'Vitamin B12 Injection', description: 'Weekly', pharmacyPrice: 35.5, pharmacyProductId: 'B12', isActive: true } });
+    const res = await t.request('/api/v1/products', {
+      key,
+      body: { name: 'Vitamin B12 Injection', description: 'Weekly', pharmacyPrice: 35.5, pharmacyProductId: 'B12', isActive: true },
+    });
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toEqual({
-      id: expect.any(String), name: 'Vitamin B12 Injection', slug: 'vitamin-b12-injection', description: 'Weekly', category: null, categories: [],
-      isActive: true, pharmacyProvider: null, pharmacyPrice: 35.5, pharmacyProductId: 'B12', brandName: null, imageUrl: null,
-      pharmacyCoverages: [], source: 'clinic',
+      id: expect.any(String),
+      name: 'Vitamin B12 Injection',
+      slug: 'vitamin-b12-injection',
+      description: 'Weekly',
+      category: null,
+      categories: [],
+      isActive: true,
+      pharmacyProvider: null,
+      pharmacyPrice: 35.5,
+      pharmacyProductId: 'B12',
+      brandName: null,
+      imageUrl: null,
+      pharmacyCoverages: [],
+      source: 'clinic',
     });
     const [row] = await t.db.select().from(products).where(eq(products.id, data.id));
     expect(row).toMatchObject({ clinicId: clinic.id, pharmacyPriceCents: 3_550 });
@@ -99,7 +155,9 @@ describe('POST /api/v1/products', () => {
     expect(third.data.slug).toBe('vitamin-b12-injection-3');
     // Another clinic may use the same slug.
     const other = await makeTenant(t.db);
-    const theirs = await (await t.request('/api/v1/products', { key: other.key, body: { name: 'Vitamin B12 Injection', pharmacyPrice: 1 } })).json();
+    const theirs = await (
+      await t.request('/api/v1/products', { key: other.key, body: { name: 'Vitamin B12 Injection', pharmacyPrice: 1 } })
+    ).json();
     expect(theirs.data.slug).toBe('vitamin-b12-injection');
     // The new product is readable and listed.
     expect((await t.request(`/api/v1/products/${data.id}`, { key })).status).toBe(200);
@@ -107,9 +165,28 @@ describe('POST /api/v1/products', () => {
 
   it('accepts the documented extras and defaults isActive to true', async () => {
     const { key } = await makeTenant(t.db);
-    const res = await t.request('/api/v1/products', { key, body: { name: '  Crème ŝérum  ', pharmacyPrice: 0, category: 'skin', categories: ['skin', 'care'], brandName: 'Glow', pharmacyProvider: 'Lakeview' } });
+    const res = await t.request('/api/v1/products', {
+      key,
+      body: {
+        name: '  Crème ŝérum  ',
+        pharmacyPrice: 0,
+        category: 'skin',
+        categories: ['skin', 'care'],
+        brandName: 'Glow',
+        pharmacyProvider: 'Lakeview',
+      },
+    });
     expect(res.status).toBe(201);
-    expect((await res.json()).data).toMatchObject({ name: 'Crème ŝérum', slug: 'creme-serum', isActive: true, category: 'skin', categories: ['skin', 'care'], brandName: 'Glow', pharmacyProvider: 'Lakeview', pharmacyPrice: 0 });
+    expect((await res.json()).data).toMatchObject({
+      name: 'Crème ŝérum',
+      slug: 'creme-serum',
+      isActive: true,
+      category: 'skin',
+      categories: ['skin', 'care'],
+      brandName: 'Glow',
+      pharmacyProvider: 'Lakeview',
+      pharmacyPrice: 0,
+    });
   });
 
   it('refuses bad bodies with 400 naming the field', async () => {
@@ -147,7 +224,10 @@ describe('GET /api/v1/products/{id} and its alias /api/v1/products-management/{i
     const { clinic, key } = await makeTenant(t.db);
     const own = await makeOwnProduct(t.db, clinic.id);
     const global = await makeGlobalProduct(t.db);
-    for (const [id, source] of [[own.id, 'clinic'], [global.id, 'platform']] as const) {
+    for (const [id, source] of [
+      [own.id, 'clinic'],
+      [global.id, 'platform'],
+    ] as const) {
       const a = await t.request(`/api/v1/products/${id}`, { key });
       const b = await t.request(`/api/v1/products-management/${id}`, { key });
       expect(a.status).toBe(200);
@@ -177,12 +257,30 @@ describe('PUT /api/v1/products/{id} and its alias PUT /api/v1/products-managemen
     const { clinic, key } = await makeTenant(t.db);
     const pharmacy = await makePharmacy(t.db);
     const own = await makeOwnProduct(t.db, clinic.id, { description: 'keep', pharmacyProductId: 'KEEP' }, [{ pharmacyId: pharmacy.id }]);
-    const res = await t.request(`/api/v1/products/${own.id}`, { key, method: 'PUT', body: { name: 'Renamed', pharmacyPrice: 12.34, isActive: false, brandName: null } });
+    const res = await t.request(`/api/v1/products/${own.id}`, {
+      key,
+      method: 'PUT',
+      body: { name: 'Renamed', pharmacyPrice: 12.34, isActive: false, brandName: null },
+    });
     expect(res.status).toBe(200);
     const { data } = await res.json();
-    expect(data).toMatchObject({ id: own.id, name: 'Renamed', slug: own.slug, description: 'keep', pharmacyProductId: 'KEEP', pharmacyPrice: 12.34, isActive: false, brandName: null, source: 'clinic' });
+    expect(data).toMatchObject({
+      id: own.id,
+      name: 'Renamed',
+      slug: own.slug,
+      description: 'keep',
+      pharmacyProductId: 'KEEP',
+      pharmacyPrice: 12.34,
+      isActive: false,
+      brandName: null,
+      source: 'clinic',
+    });
     expect(data.pharmacyCoverages).toHaveLength(1);
-    const alias = await t.request(`/api/v1/products-management/${own.id}`, { key, method: 'PUT', body: { slug: 'renamed', description: null, categories: ['a', 'b'] } });
+    const alias = await t.request(`/api/v1/products-management/${own.id}`, {
+      key,
+      method: 'PUT',
+      body: { slug: 'renamed', description: null, categories: ['a', 'b'] },
+    });
     expect(alias.status).toBe(200);
     expect((await alias.json()).data).toMatchObject({ slug: 'renamed', description: null, categories: ['a', 'b'], name: 'Renamed' });
     const [row] = await t.db.select().from(products).where(eq(products.id, own.id));

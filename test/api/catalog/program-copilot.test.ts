@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { enrollments, globalProducts, patients, programProducts, programs, tenantProducts } from '../../../drizzle/schema';
+import { DEFAULT_COPILOT_MODEL } from '../../../src/config';
 import { providersFor } from '../../../src/platform/providers';
 import type { AiProvider, JsonGenerationRequest } from '../../../src/platform/providers/ai/types';
-import { ProviderError } from '../../../src/platform/providers/errors';
-import { DEFAULT_COPILOT_MODEL } from '../../../src/config';
 import { parseModelAnswer, WorkersAiProvider } from '../../../src/platform/providers/ai/workers-ai';
+import { ProviderError } from '../../../src/platform/providers/errors';
 import { buildTestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 
@@ -16,23 +16,39 @@ const DAY = 86_400_000;
 
 async function makeGlobalProduct(values: Partial<typeof globalProducts.$inferInsert> = {}) {
   const u = unique();
-  const [row] = await t.db.insert(globalProducts).values({ name: `Product ${u}`, slug: `product-${u}`, pharmacyBasePriceCents: 10_000, ...values }).returning();
+  const [row] = await t.db
+    .insert(globalProducts)
+    .values({ name: `Product ${u}`, slug: `product-${u}`, pharmacyBasePriceCents: 10_000, ...values })
+    .returning();
   return row!;
 }
 
 async function makeProgram(clinicId: string, values: Partial<typeof programs.$inferInsert> = {}) {
-  const [row] = await t.db.insert(programs).values({ clinicId, name: `Program ${unique()}`, ...values }).returning();
+  const [row] = await t.db
+    .insert(programs)
+    .values({ clinicId, name: `Program ${unique()}`, ...values })
+    .returning();
   return row!;
 }
 
-async function addProduct(clinicId: string, programId: string, globalProductId: string, values: Partial<typeof programProducts.$inferInsert> = {}) {
+async function addProduct(
+  clinicId: string,
+  programId: string,
+  globalProductId: string,
+  values: Partial<typeof programProducts.$inferInsert> = {},
+) {
   await t.db.insert(programProducts).values({ clinicId, programId, globalProductId, ...values });
 }
 
 async function enroll(clinicId: string, programId: string, status: 'active' | 'cancelled') {
   const u = unique();
-  const [patient] = await t.db.insert(patients).values({ clinicId, firstName: 'Pat', lastName: u, email: `pat-${u}@example.test` }).returning();
-  await t.db.insert(enrollments).values({ clinicId, patientId: patient!.id, programId, status, chargeAmountCents: 10_000, netAmountCents: 4_000 });
+  const [patient] = await t.db
+    .insert(patients)
+    .values({ clinicId, firstName: 'Pat', lastName: u, email: `pat-${u}@example.test` })
+    .returning();
+  await t.db
+    .insert(enrollments)
+    .values({ clinicId, patientId: patient!.id, programId, status, chargeAmountCents: 10_000, netAmountCents: 4_000 });
 }
 
 /** A provider that records what it was asked and answers a fixture (or fails). */
@@ -73,7 +89,9 @@ describe('GET /api/v1/programs/copilot/suggestions', () => {
     await makeProgram(clinic.id, { name: 'Delta', state: 'retired' });
     const echo = await makeProgram(clinic.id, { name: 'Echo', state: 'paused' });
     await addProduct(clinic.id, echo.id, priced.id, { programBaseFeeCents: 3_000, isActive: false });
-    await makeProgram(clinic.id, { name: 'Foxtrot', state: 'draft' }).then((p) => addProduct(clinic.id, p.id, priced.id, { programBaseFeeCents: 1 }));
+    await makeProgram(clinic.id, { name: 'Foxtrot', state: 'draft' }).then((p) =>
+      addProduct(clinic.id, p.id, priced.id, { programBaseFeeCents: 1 }),
+    );
 
     const res = await t.request('/api/v1/programs/copilot/suggestions', { key });
     expect(res.status).toBe(200);
@@ -89,10 +107,20 @@ describe('GET /api/v1/programs/copilot/suggestions', () => {
       ['live_program_without_patients', 'Charlie', 1],
     ]);
     expect(data.suggestions[0]).toMatchObject({
-      priority: 'high', action: 'replace_product', programId: alpha.id, globalProductId: discontinued.id, productName: discontinued.name,
+      priority: 'high',
+      action: 'replace_product',
+      programId: alpha.id,
+      globalProductId: discontinued.id,
+      productName: discontinued.name,
       headline: `${discontinued.name} is discontinued`,
     });
-    expect(data.suggestions[1]).toMatchObject({ priority: 'high', action: 'set_prices', globalProductId: null, productName: null, headline: '1 product without a price' });
+    expect(data.suggestions[1]).toMatchObject({
+      priority: 'high',
+      action: 'set_prices',
+      globalProductId: null,
+      productName: null,
+      headline: '1 product without a price',
+    });
     expect(data.suggestions[2]).toMatchObject({ programId: bravo.id, action: 'add_products' });
     expect(data.suggestions[5]).toMatchObject({ programId: charlie.id, priority: 'low', action: 'promote_or_pause' });
   });
@@ -135,8 +163,18 @@ describe('POST /api/v1/programs/copilot/draft', () => {
   it('asks the model with the catalogue of the category and returns a checked draft, creating nothing', async () => {
     const { clinic, key } = await makeTenant(t.db);
     const category = `cat_${unique()}`;
-    const a = await makeGlobalProduct({ name: `A ${unique()}`, categories: [category], pharmacyBasePriceCents: 12_900, packDurationMonths: 1 });
-    const b = await makeGlobalProduct({ name: `B ${unique()}`, categories: [category, 'other'], pharmacyBasePriceCents: 34_500, packDurationMonths: 3 });
+    const a = await makeGlobalProduct({
+      name: `A ${unique()}`,
+      categories: [category],
+      pharmacyBasePriceCents: 12_900,
+      packDurationMonths: 1,
+    });
+    const b = await makeGlobalProduct({
+      name: `B ${unique()}`,
+      categories: [category, 'other'],
+      pharmacyBasePriceCents: 34_500,
+      packDurationMonths: 3,
+    });
     const gone = await makeGlobalProduct({ name: `C ${unique()}`, categories: [category], isDiscontinued: true });
     const elsewhere = await makeGlobalProduct({ name: `D ${unique()}`, categories: [`cat_${unique()}`] });
     const ai = new FakeProvider(() => ({
@@ -161,7 +199,14 @@ describe('POST /api/v1/programs/copilot/draft', () => {
       description: 'Monthly care.\nWith check-ins.',
       rationale: 'GLP-1 first.',
       products: [
-        { globalProductId: b.id, name: b.name, categories: [category, 'other'], pharmacyBasePrice: 345, packDurationMonths: 3, reason: 'Three months per pack' },
+        {
+          globalProductId: b.id,
+          name: b.name,
+          categories: [category, 'other'],
+          pharmacyBasePrice: 345,
+          packDurationMonths: 3,
+          reason: 'Three months per pack',
+        },
         { globalProductId: a.id, name: a.name, categories: [category], pharmacyBasePrice: 129, packDurationMonths: 1, reason: 'Monthly' },
       ],
       persisted: false,
@@ -183,7 +228,9 @@ describe('POST /api/v1/programs/copilot/draft', () => {
     const category = `cat_${unique()}`;
     const product = await makeGlobalProduct({ categories: [category] });
     const answers: (() => unknown)[] = [
-      () => { throw new ProviderError('ai', 'fake', 'unavailable', 'Workers AI call failed: 3040 capacity'); },
+      () => {
+        throw new ProviderError('ai', 'fake', 'unavailable', 'Workers AI call failed: 3040 capacity');
+      },
       () => ({ description: 'no name', products: [{ globalProductId: product.id }] }),
       () => ({ name: 'No products', products: [{ globalProductId: randomUUID() }] }),
       () => 'just text',
@@ -200,8 +247,12 @@ describe('POST /api/v1/programs/copilot/draft', () => {
     const { key } = await makeTenant(t.db);
     const ai = new FakeProvider(() => ({}));
     const cases: [unknown, string][] = [
-      [{}, 'body.goal'], [{ goal: 'ab' }, 'body.goal'], [{ goal: 'x'.repeat(1001) }, 'body.goal'], [{ goal: 'ok goal', category: 'a\u0000b' }, 'body.category'],
-      [{ goal: 'ok goal', maxProducts: 0 }, 'body.maxProducts'], [{ goal: 'ok goal', maxProducts: 11 }, 'body.maxProducts'],
+      [{}, 'body.goal'],
+      [{ goal: 'ab' }, 'body.goal'],
+      [{ goal: 'x'.repeat(1001) }, 'body.goal'],
+      [{ goal: 'ok goal', category: 'a\u0000b' }, 'body.category'],
+      [{ goal: 'ok goal', maxProducts: 0 }, 'body.maxProducts'],
+      [{ goal: 'ok goal', maxProducts: 11 }, 'body.maxProducts'],
       [{ goal: 'ok goal', category: `none_${unique()}` }, 'body.category'],
     ];
     for (const [body, field] of cases) {
@@ -229,29 +280,53 @@ describe('WorkersAiProvider (the Workers AI binding)', () => {
 
   it('sends the messages, JSON-mode schema and limits to env.AI.run with the model', async () => {
     const calls: unknown[][] = [];
-    const binding = { run: async (...args: unknown[]) => (calls.push(args), { response: '{"name":"X"}' }) };
+    const binding = {
+      run: async (...args: unknown[]) => {
+        calls.push(args);
+        return { response: '{"name":"X"}' };
+      },
+    };
     const provider = new WorkersAiProvider(binding);
     expect(provider.model).toBe(DEFAULT_COPILOT_MODEL);
     expect(await provider.generateJson(request)).toEqual({ name: 'X' });
-    expect(calls).toEqual([[DEFAULT_COPILOT_MODEL, {
-      messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'user' }],
-      response_format: { type: 'json_schema', json_schema: { type: 'object' } },
-      max_tokens: 100,
-      temperature: 0.2,
-    }]]);
+    expect(calls).toEqual([
+      [
+        DEFAULT_COPILOT_MODEL,
+        {
+          messages: [
+            { role: 'system', content: 'sys' },
+            { role: 'user', content: 'user' },
+          ],
+          response_format: { type: 'json_schema', json_schema: { type: 'object' } },
+          max_tokens: 100,
+          temperature: 0.2,
+        },
+      ],
+    ]);
   });
 
   it('reads object, text and fenced answers; anything else or a failing binding is a ProviderError', async () => {
     expect(parseModelAnswer({ response: { a: 1 } })).toEqual({ a: 1 });
     expect(parseModelAnswer({ response: '```json\n{"a":2}\n```' })).toEqual({ a: 2 });
     for (const bad of [{ response: 'not json' }, { response: '' }, {}, null]) expect(() => parseModelAnswer(bad)).toThrow(ProviderError);
-    const failing = new WorkersAiProvider({ run: async () => { throw new Error('3040: Capacity temporarily exceeded'); } }, '@cf/x');
+    const failing = new WorkersAiProvider(
+      {
+        run: async () => {
+          throw new Error('3040: Capacity temporarily exceeded');
+        },
+      },
+      '@cf/x',
+    );
     await expect(failing.generateJson(request)).rejects.toThrow(/Capacity/);
   });
 
   it('is chosen when the deployment has an AI binding, with COPILOT_MODEL', () => {
     expect(providersFor(t.config, {}, t.db).ai).toBeNull();
-    const provider = providersFor({ ...t.config, copilot: { model: '@cf/meta/llama-3.1-8b-instruct' } }, { AI: { run: async () => ({}) } }, t.db).ai;
+    const provider = providersFor(
+      { ...t.config, copilot: { model: '@cf/meta/llama-3.1-8b-instruct' } },
+      { AI: { run: async () => ({}) } },
+      t.db,
+    ).ai;
     expect(provider).toBeInstanceOf(WorkersAiProvider);
     expect(provider!.model).toBe('@cf/meta/llama-3.1-8b-instruct');
   });

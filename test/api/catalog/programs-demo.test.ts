@@ -3,8 +3,8 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoData } from '../../../scripts/seed';
-import { DEMO, DEMO_BLOCKS, demoId } from '../../../scripts/seed/ids';
 import { SEED_TITRATION, seedGlobalProductId } from '../../../scripts/seed/catalog';
+import { DEMO, DEMO_BLOCKS, demoId } from '../../../scripts/seed/ids';
 import { seedProgramId } from '../../../scripts/seed/programs';
 import { routeTable } from '../../../src/app';
 import { useTestApp } from '../../helpers/app';
@@ -25,7 +25,9 @@ describe('programs demo data', () => {
     const listed = await get('/api/v1/programs');
     expect(listed.map((p: { id: string }) => p.id).sort()).toEqual([1, 2, 3, 4, 5, 6].map((i) => seedProgramId(0, i)).sort());
     const rows = (await t.db.execute(sql`
-      select clinic_id, count(distinct patient_id)::int as n from enrollments group by clinic_id`)) as unknown as { rows: { clinic_id: string; n: number }[] };
+      select clinic_id, count(distinct patient_id)::int as n from enrollments group by clinic_id`)) as unknown as {
+      rows: { clinic_id: string; n: number }[];
+    };
     const byClinic = Object.fromEntries(rows.rows.map((r) => [r.clinic_id, r.n]));
     expect(byClinic[DEMO.clinics.demo]).toBeGreaterThanOrEqual(40);
     expect(byClinic[DEMO.clinics.harbor]).toBeGreaterThanOrEqual(40);
@@ -42,7 +44,10 @@ describe('programs demo data', () => {
     const program1 = await get(`/api/v1/programs/${seedProgramId(0, 1)}`);
     expect(program1).toMatchObject({ state: 'live', unpricedProductCount: 0, sellableProductCount: 4 });
     const program2 = await get(`/api/v1/programs/${seedProgramId(0, 2)}/products`);
-    expect(program2.products.find((p: { globalProductId: string }) => p.globalProductId === seedGlobalProductId(4))).toMatchObject({ isSellable: false, hasResolvedPrice: true });
+    expect(program2.products.find((p: { globalProductId: string }) => p.globalProductId === seedGlobalProductId(4))).toMatchObject({
+      isSellable: false,
+      hasResolvedPrice: true,
+    });
   });
 
   it('answers a real overview', async () => {
@@ -66,14 +71,22 @@ describe('programs demo data', () => {
         .replace('{id}', harborProgram)
         .replace('{productId}', seedGlobalProductId(1))
         .replace('{attachmentId}', demoId(DEMO_BLOCKS.programTitration, 101));
-      const body = route.method === 'GET' || route.method === 'DELETE' ? undefined
-        : path.endsWith('/activate') ? { isActive: false }
-        : path.endsWith('/visibility') ? { isPatientVisible: false }
-        : path.endsWith('/titration-protocols') ? { titrationProtocolId: SEED_TITRATION.semaglutide }
-        : route.path.endsWith('{attachmentId}') ? { position: 1 }
-        : path.endsWith('/products') ? { products: [] }
-        : route.path === '/api/v1/programs/{id}' ? { name: 'Taken over' }
-        : undefined;
+      const body =
+        route.method === 'GET' || route.method === 'DELETE'
+          ? undefined
+          : path.endsWith('/activate')
+            ? { isActive: false }
+            : path.endsWith('/visibility')
+              ? { isPatientVisible: false }
+              : path.endsWith('/titration-protocols')
+                ? { titrationProtocolId: SEED_TITRATION.semaglutide }
+                : route.path.endsWith('{attachmentId}')
+                  ? { position: 1 }
+                  : path.endsWith('/products')
+                    ? { products: [] }
+                    : route.path === '/api/v1/programs/{id}'
+                      ? { name: 'Taken over' }
+                      : undefined;
       const res = await t.request(path, { key: demoKey, method: route.method, body });
       expect(res.status, `${route.method} ${route.path}`).toBe(404);
     }

@@ -11,7 +11,9 @@ describe('GET /api/v1/programs/overview', () => {
     const { clinic, key } = await makeTenant(t.db);
     const other = await makeTenant(t.db);
     const product = await makeGlobalProduct(t.db);
-    const live = await makeProgram(t.db, clinic.id, { name: 'Live', state: 'live' }, [{ globalProductId: product.id, programBaseFeeCents: 1_000 }]);
+    const live = await makeProgram(t.db, clinic.id, { name: 'Live', state: 'live' }, [
+      { globalProductId: product.id, programBaseFeeCents: 1_000 },
+    ]);
     const live2 = await makeProgram(t.db, clinic.id, { name: 'Live 2', state: 'live' });
     const draft = await makeProgram(t.db, clinic.id, { name: 'Draft', state: 'draft' });
     await makeProgram(t.db, clinic.id, { name: 'Paused', state: 'paused' });
@@ -22,7 +24,8 @@ describe('GET /api/v1/programs/overview', () => {
     await makeEnrollment(t.db, clinic.id, live.id, { billingIntervalMonths: 3, chargeAmountCents: 30_000, netAmountCents: 9_000 });
     await makeEnrollment(t.db, clinic.id, live.id, { status: 'paused', chargeAmountCents: 99_999 });
     await makeEnrollment(t.db, clinic.id, live.id, { status: 'cancelled', chargeAmountCents: 99_999 });
-    for (let i = 0; i < 3; i++) await makeEnrollment(t.db, clinic.id, live2.id, { billingIntervalMonths: 3, chargeAmountCents: 10_000, netAmountCents: 1_000 });
+    for (let i = 0; i < 3; i++)
+      await makeEnrollment(t.db, clinic.id, live2.id, { billingIntervalMonths: 3, chargeAmountCents: 10_000, netAmountCents: 1_000 });
     await makeEnrollment(t.db, clinic.id, live2.id, { patientId: patient.id, chargeAmountCents: 1_000, netAmountCents: 100 });
     await makeEnrollment(t.db, other.clinic.id, (await makeProgram(t.db, other.clinic.id, { state: 'live' })).id);
 
@@ -34,7 +37,9 @@ describe('GET /api/v1/programs/overview', () => {
     expect(t.queries.filter((q) => !q.includes('"request_logs"'))).toHaveLength(2);
     const { data } = await res.json();
     expect(data.stats).toEqual({
-      livePrograms: 2, draftPrograms: 1, pausedPrograms: 1,
+      livePrograms: 2,
+      draftPrograms: 1,
+      pausedPrograms: 1,
       totalPatients: 5, // the shared patient counts once
       estBilledMonthlyCents: 20_000 + 10_000 + 10_000 + 1_000,
       estNetMonthlyCents: 5_000 + 3_000 + 1_000 + 100,
@@ -61,22 +66,51 @@ describe('GET /api/v1/programs/overview', () => {
     await makeEnrollment(t.db, clinic.id, program.id, { globalProductId: priced.id, billingIntervalMonths: 2 });
     await makeEnrollment(t.db, clinic.id, program.id, { globalProductId: priced.id });
     await makePriceChangeAlert(t.db, clinic.id, {
-      programId: program.id, globalProductId: priced.id, direction: 'increase', previousPharmacyPriceCents: 10_000, newPharmacyPriceCents: 11_000, perUnitMarginDeltaCents: -1_000,
+      programId: program.id,
+      globalProductId: priced.id,
+      direction: 'increase',
+      previousPharmacyPriceCents: 10_000,
+      newPharmacyPriceCents: 11_000,
+      perUnitMarginDeltaCents: -1_000,
     });
     // Not margin-cutting, or already handled: no item.
-    await makePriceChangeAlert(t.db, clinic.id, { programId: program.id, globalProductId: priced.id, direction: 'decrease', perUnitMarginDeltaCents: 500 });
-    await makePriceChangeAlert(t.db, clinic.id, { programId: program.id, globalProductId: priced.id, direction: 'increase', status: 'acknowledged', perUnitMarginDeltaCents: -10 });
+    await makePriceChangeAlert(t.db, clinic.id, {
+      programId: program.id,
+      globalProductId: priced.id,
+      direction: 'decrease',
+      perUnitMarginDeltaCents: 500,
+    });
+    await makePriceChangeAlert(t.db, clinic.id, {
+      programId: program.id,
+      globalProductId: priced.id,
+      direction: 'increase',
+      status: 'acknowledged',
+      perUnitMarginDeltaCents: -10,
+    });
 
     const { data } = await (await t.request('/api/v1/programs/overview', { key })).json();
     const byType = Object.fromEntries(data.attention.map((a: { type: string }) => [a.type, a]));
     expect(data.attention).toHaveLength(3);
-    expect(byType.unpriced_products).toMatchObject({ programId: program.id, programName: 'Main', estValueCents: null, action: 'set_product_pricing' });
+    expect(byType.unpriced_products).toMatchObject({
+      programId: program.id,
+      programName: 'Main',
+      estValueCents: null,
+      action: 'set_product_pricing',
+    });
     expect(byType.unpriced_products.detail).toContain('Unpriced');
-    expect(byType.discontinued_product_in_use).toMatchObject({ programId: program.id, estValueCents: 12_000, action: 'replace_discontinued_product' });
+    expect(byType.discontinued_product_in_use).toMatchObject({
+      programId: program.id,
+      estValueCents: 12_000,
+      action: 'replace_discontinued_product',
+    });
     expect(byType.discontinued_product_in_use.headline).toContain('Old pen');
     // 1000 per charge: monthly 1000 + every two months 500.
     expect(byType.pharmacy_price_increase).toMatchObject({ programId: program.id, estValueCents: 1_500, action: 'review_program_fee' });
-    expect(data.attention.map((a: { type: string }) => a.type)).toEqual(['discontinued_product_in_use', 'pharmacy_price_increase', 'unpriced_products']);
+    expect(data.attention.map((a: { type: string }) => a.type)).toEqual([
+      'discontinued_product_in_use',
+      'pharmacy_price_increase',
+      'unpriced_products',
+    ]);
   });
 
   it('answers zeros for a clinic without programs; a read-only key may read it', async () => {

@@ -13,7 +13,14 @@ const UNKNOWN = '7d7f3a52-5c4e-4c1f-9a55-1b2b3c4d5e6f';
 async function world() {
   const tenant = await makeTenant(t.db);
   const stranger = await makeTenant(t.db);
-  const override = await makeGlobalProduct(t.db, { name: 'A override', pharmacyBasePriceCents: 12_900, packDurationMonths: 3, vialsPerPack: 3, supplyDays: 84, allowPrepay: true });
+  const override = await makeGlobalProduct(t.db, {
+    name: 'A override',
+    pharmacyBasePriceCents: 12_900,
+    packDurationMonths: 3,
+    vialsPerPack: 3,
+    supplyDays: 84,
+    allowPrepay: true,
+  });
   const base = await makeGlobalProduct(t.db, { name: 'B base', pharmacyBasePriceCents: 4_500 });
   const placeholder = await makeGlobalProduct(t.db, { name: 'C placeholder', pharmacyBasePriceCents: 2_000 });
   const unpriced = await makeGlobalProduct(t.db, { name: 'D unpriced', pharmacyBasePriceCents: 3_000 });
@@ -56,14 +63,51 @@ describe('GET /api/v1/programs/{id}/products (pricing read)', () => {
     expect(data.nonMedicalServiceFeeIncludedInDisplayPrice).toBe(false);
     const [a, b, c, d, e, f] = data.products;
     expect(a).toEqual({
-      globalProductId: w.override.id, name: 'A override', displayOrder: 0, linkSource: 'program', isPatientVisible: true,
-      displayPrice: 129 + 10 + 99, effectiveProgramFee: 99, feeSource: 'clinic_override', clinicProgramFee: 99, programBaseFee: 70,
-      placeholderPrice: 5, pharmacyBasePrice: 129, facilitationFee: 10, packDurationMonths: 3, vialsPerPack: 3, supplyDays: 84,
-      allowPrepay: true, isSellable: true, isCostBacked: true, hasResolvedPrice: true,
+      globalProductId: w.override.id,
+      name: 'A override',
+      displayOrder: 0,
+      linkSource: 'program',
+      isPatientVisible: true,
+      displayPrice: 129 + 10 + 99,
+      effectiveProgramFee: 99,
+      feeSource: 'clinic_override',
+      clinicProgramFee: 99,
+      programBaseFee: 70,
+      placeholderPrice: 5,
+      pharmacyBasePrice: 129,
+      facilitationFee: 10,
+      packDurationMonths: 3,
+      vialsPerPack: 3,
+      supplyDays: 84,
+      allowPrepay: true,
+      isSellable: true,
+      isCostBacked: true,
+      hasResolvedPrice: true,
     });
-    expect(b).toMatchObject({ feeSource: 'program_base', linkSource: 'template', effectiveProgramFee: 30, displayPrice: 75, facilitationFee: 0, isSellable: true });
-    expect(c).toMatchObject({ feeSource: 'tenant_placeholder', effectiveProgramFee: 15, placeholderPrice: 15, displayPrice: 37.5, isPatientVisible: false, isSellable: true });
-    expect(d).toMatchObject({ feeSource: 'none', effectiveProgramFee: null, displayPrice: null, hasResolvedPrice: false, isSellable: false, isCostBacked: true });
+    expect(b).toMatchObject({
+      feeSource: 'program_base',
+      linkSource: 'template',
+      effectiveProgramFee: 30,
+      displayPrice: 75,
+      facilitationFee: 0,
+      isSellable: true,
+    });
+    expect(c).toMatchObject({
+      feeSource: 'tenant_placeholder',
+      effectiveProgramFee: 15,
+      placeholderPrice: 15,
+      displayPrice: 37.5,
+      isPatientVisible: false,
+      isSellable: true,
+    });
+    expect(d).toMatchObject({
+      feeSource: 'none',
+      effectiveProgramFee: null,
+      displayPrice: null,
+      hasResolvedPrice: false,
+      isSellable: false,
+      isCostBacked: true,
+    });
     expect(e).toMatchObject({ feeSource: 'program_base', hasResolvedPrice: true, isSellable: false });
     expect(f).toMatchObject({ hasResolvedPrice: true, isCostBacked: false, isSellable: false });
     const program = (await (await t.request(`/api/v1/programs/${w.program.id}`, { key: w.key })).json()).data;
@@ -81,7 +125,9 @@ describe('PUT /api/v1/programs/{id}/products', () => {
     const w = await world();
     const other = await makeGlobalProduct(t.db, { name: 'G new' });
     const res = await t.request(`/api/v1/programs/${w.program.id}/products`, {
-      key: w.key, method: 'PUT', body: { products: [{ productId: other.id }, { productId: w.override.id }, { productId: w.discontinued.id }] },
+      key: w.key,
+      method: 'PUT',
+      body: { products: [{ productId: other.id }, { productId: w.override.id }, { productId: w.discontinued.id }] },
     });
     expect(res.status).toBe(200);
     const { data } = await res.json();
@@ -97,20 +143,29 @@ describe('PUT /api/v1/programs/{id}/products', () => {
     const extra = await makeGlobalProduct(t.db);
     const template = await makeTemplate(t.db, [{ globalProductId: extra.id, programBaseFeeCents: 4_200 }]);
     const program = await makeProgram(t.db, w.clinic.id, { templateId: template.id, templateVersion: 1 });
-    const { data } = await (await t.request(`/api/v1/programs/${program.id}/products`, { key: w.key, method: 'PUT', body: { products: [{ productId: extra.id }] } })).json();
+    const { data } = await (
+      await t.request(`/api/v1/programs/${program.id}/products`, {
+        key: w.key,
+        method: 'PUT',
+        body: { products: [{ productId: extra.id }] },
+      })
+    ).json();
     expect(data.products[0]).toMatchObject({ linkSource: 'template', programBaseFee: 42, feeSource: 'program_base' });
   });
 
   it('empties the set with an empty list', async () => {
     const w = await world();
-    const { data } = await (await t.request(`/api/v1/programs/${w.program.id}/products`, { key: w.key, method: 'PUT', body: { products: [] } })).json();
+    const { data } = await (
+      await t.request(`/api/v1/programs/${w.program.id}/products`, { key: w.key, method: 'PUT', body: { products: [] } })
+    ).json();
     expect(data.products).toEqual([]);
   });
 
   it('refuses unknown ids, repeated ids and newly added discontinued products with a 400 naming them', async () => {
     const w = await world();
     const freshDiscontinued = await makeGlobalProduct(t.db, { isDiscontinued: true });
-    const send = (products: unknown) => t.request(`/api/v1/programs/${w.program.id}/products`, { key: w.key, method: 'PUT', body: { products } });
+    const send = (products: unknown) =>
+      t.request(`/api/v1/programs/${w.program.id}/products`, { key: w.key, method: 'PUT', body: { products } });
     const unknown = await send([{ productId: w.base.id }, { productId: UNKNOWN }]);
     expect(unknown.status).toBe(400);
     expect((await unknown.json()).message).toContain(UNKNOWN);
@@ -128,10 +183,14 @@ describe('PUT /api/v1/programs/{id}/products', () => {
 
   it('404s for another clinic, unknown and malformed ids; needs the write scope', async () => {
     const w = await world();
-    await expectSame404(ids(w).map((id) => () => t.request(`/api/v1/programs/${id}/products`, { key: w.key, method: 'PUT', body: { products: [] } })));
+    await expectSame404(
+      ids(w).map((id) => () => t.request(`/api/v1/programs/${id}/products`, { key: w.key, method: 'PUT', body: { products: [] } })),
+    );
     expect(await t.db.select().from(programProducts).where(eq(programProducts.programId, w.strangerProgram.id))).toHaveLength(1);
     const readOnly = await makeKey(t.db, w.clinic.id, { scopes: ['read'] });
-    expect((await t.request(`/api/v1/programs/${w.program.id}/products`, { key: readOnly.raw, method: 'PUT', body: { products: [] } })).status).toBe(403);
+    expect(
+      (await t.request(`/api/v1/programs/${w.program.id}/products`, { key: readOnly.raw, method: 'PUT', body: { products: [] } })).status,
+    ).toBe(403);
   });
 });
 
@@ -141,7 +200,9 @@ describe('GET /api/v1/programs/{id}/global-products', () => {
     const candidate = await makeGlobalProduct(t.db, { name: 'Z candidate', pharmacyBasePriceCents: 5_000 });
     const hidden = await makeGlobalProduct(t.db, { name: 'Z discontinued', isDiscontinued: true });
     await makeTenantProduct(t.db, w.clinic.id, candidate.id, { placeholderFeeCents: 2_000 });
-    await t.db.insert(globalProductImageOverrides).values({ clinicId: w.clinic.id, globalProductId: candidate.id, imageUrl: 'https://img.example/z.png' });
+    await t.db
+      .insert(globalProductImageOverrides)
+      .values({ clinicId: w.clinic.id, globalProductId: candidate.id, imageUrl: 'https://img.example/z.png' });
     const res = await t.request(`/api/v1/programs/${w.program.id}/global-products`, { key: w.key });
     expect(res.status).toBe(200);
     const { data } = await res.json();
@@ -149,7 +210,12 @@ describe('GET /api/v1/programs/{id}/global-products', () => {
     expect(byId[hidden.id]).toBeUndefined();
     expect(byId[w.discontinued.id]).toMatchObject({ inProgram: true, isDiscontinued: true });
     expect(byId[candidate.id]).toMatchObject({
-      inProgram: false, feeSource: 'tenant_placeholder', effectiveProgramFee: 20, displayPrice: 70, hasResolvedPrice: true, imageUrl: 'https://img.example/z.png',
+      inProgram: false,
+      feeSource: 'tenant_placeholder',
+      effectiveProgramFee: 20,
+      displayPrice: 70,
+      hasResolvedPrice: true,
+      imageUrl: 'https://img.example/z.png',
     });
     expect(byId[w.override.id]).toMatchObject({ inProgram: true, feeSource: 'clinic_override', displayPrice: 238 });
   });
@@ -165,28 +231,62 @@ describe('activation and visibility', () => {
     const w = await world();
     const activation = (await (await t.request(`/api/v1/programs/${w.program.id}/products/activation-status`, { key: w.key })).json()).data;
     expect(activation.programId).toBe(w.program.id);
-    expect(activation.products[5]).toEqual({ globalProductId: w.uncovered.id, name: 'F uncovered', isActive: false, isDiscontinued: false, hasResolvedPrice: true, isSellable: false });
+    expect(activation.products[5]).toEqual({
+      globalProductId: w.uncovered.id,
+      name: 'F uncovered',
+      isActive: false,
+      isDiscontinued: false,
+      hasResolvedPrice: true,
+      isSellable: false,
+    });
     const visibility = (await (await t.request(`/api/v1/programs/${w.program.id}/products/visibility-status`, { key: w.key })).json()).data;
     expect(visibility.products[2]).toEqual({ globalProductId: w.placeholder.id, name: 'C placeholder', isPatientVisible: false });
   });
 
   it('PATCH activate and visibility change one product (by global product id)', async () => {
     const w = await world();
-    const off = await t.request(`/api/v1/programs/${w.program.id}/products/${w.override.id}/activate`, { key: w.key, method: 'PATCH', body: { isActive: false } });
+    const off = await t.request(`/api/v1/programs/${w.program.id}/products/${w.override.id}/activate`, {
+      key: w.key,
+      method: 'PATCH',
+      body: { isActive: false },
+    });
     expect(off.status).toBe(200);
-    expect((await off.json()).data).toEqual({ globalProductId: w.override.id, name: 'A override', isActive: false, isDiscontinued: false, hasResolvedPrice: true, isSellable: false });
-    const shown = await t.request(`/api/v1/programs/${w.program.id}/products/${w.placeholder.id}/visibility`, { key: w.key, method: 'PATCH', body: { isPatientVisible: true } });
+    expect((await off.json()).data).toEqual({
+      globalProductId: w.override.id,
+      name: 'A override',
+      isActive: false,
+      isDiscontinued: false,
+      hasResolvedPrice: true,
+      isSellable: false,
+    });
+    const shown = await t.request(`/api/v1/programs/${w.program.id}/products/${w.placeholder.id}/visibility`, {
+      key: w.key,
+      method: 'PATCH',
+      body: { isPatientVisible: true },
+    });
     expect((await shown.json()).data).toEqual({ globalProductId: w.placeholder.id, name: 'C placeholder', isPatientVisible: true });
-    const [row] = await t.db.select().from(programProducts).where(and(eq(programProducts.programId, w.program.id), eq(programProducts.globalProductId, w.override.id)));
+    const [row] = await t.db
+      .select()
+      .from(programProducts)
+      .where(and(eq(programProducts.programId, w.program.id), eq(programProducts.globalProductId, w.override.id)));
     expect(row!.isActive).toBe(false);
     // An unpriced product may be activated: hasResolvedPrice is not an activation gate.
-    const unpricedOn = await t.request(`/api/v1/programs/${w.program.id}/products/${w.unpriced.id}/activate`, { key: w.key, method: 'PATCH', body: { isActive: true } });
+    const unpricedOn = await t.request(`/api/v1/programs/${w.program.id}/products/${w.unpriced.id}/activate`, {
+      key: w.key,
+      method: 'PATCH',
+      body: { isActive: true },
+    });
     expect(unpricedOn.status).toBe(200);
   });
 
   it('validates the body', async () => {
     const w = await world();
-    for (const [path, body] of [['activate', {}], ['activate', { isActive: 'yes' }], ['visibility', { isPatientVisible: 1 }], ['visibility', { isPatientVisible: true, x: 1 }]] as const) {
+    for (const [path, body] of [
+      ['activate', {}],
+      ['activate', { isActive: 'yes' }],
+      ['visibility', { isPatientVisible: 1 }],
+      ['visibility', { isPatientVisible: true, x: 1 }],
+    ] as const) {
       const res = await t.request(`/api/v1/programs/${w.program.id}/products/${w.base.id}/${path}`, { key: w.key, method: 'PATCH', body });
       expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(400);
     }
@@ -198,14 +298,23 @@ describe('activation and visibility', () => {
     for (const path of ['activation-status', 'visibility-status']) {
       await expectSame404(ids(w).map((id) => () => t.request(`/api/v1/programs/${id}/products/${path}`, { key: w.key })));
     }
-    for (const [path, body] of [['activate', { isActive: true }], ['visibility', { isPatientVisible: true }]] as const) {
+    for (const [path, body] of [
+      ['activate', { isActive: true }],
+      ['visibility', { isPatientVisible: true }],
+    ] as const) {
       await expectSame404([
-        ...ids(w).map((id) => () => t.request(`/api/v1/programs/${id}/products/${w.base.id}/${path}`, { key: w.key, method: 'PATCH', body })),
+        ...ids(w).map(
+          (id) => () => t.request(`/api/v1/programs/${id}/products/${w.base.id}/${path}`, { key: w.key, method: 'PATCH', body }),
+        ),
         () => t.request(`/api/v1/programs/${w.program.id}/products/${outsider.id}/${path}`, { key: w.key, method: 'PATCH', body }),
         () => t.request(`/api/v1/programs/${w.program.id}/products/nope/${path}`, { key: w.key, method: 'PATCH', body }),
       ]);
       const readOnly = await makeKey(t.db, w.clinic.id, { scopes: ['read'] });
-      const res = await t.request(`/api/v1/programs/${w.program.id}/products/${w.base.id}/${path}`, { key: readOnly.raw, method: 'PATCH', body });
+      const res = await t.request(`/api/v1/programs/${w.program.id}/products/${w.base.id}/${path}`, {
+        key: readOnly.raw,
+        method: 'PATCH',
+        body,
+      });
       expect(res.status).toBe(403);
     }
     const [row] = await t.db.select().from(programProducts).where(eq(programProducts.programId, w.strangerProgram.id));

@@ -27,7 +27,14 @@ async function syncWorld() {
   const dropped = await makeGlobalProduct(t.db, { name: 'Dropped' });
   const own = await makeGlobalProduct(t.db, { name: 'Own' });
   const added = await makeGlobalProduct(t.db, { name: 'Added' });
-  const template = await makeTemplate(t.db, [{ globalProductId: kept.id, programBaseFeeCents: 5_000 }, { globalProductId: added.id, programBaseFeeCents: 2_000 }], { version: 2 });
+  const template = await makeTemplate(
+    t.db,
+    [
+      { globalProductId: kept.id, programBaseFeeCents: 5_000 },
+      { globalProductId: added.id, programBaseFeeCents: 2_000 },
+    ],
+    { version: 2 },
+  );
   const program = await makeProgram(t.db, tenant.clinic.id, { name: 'Derived', templateId: template.id, templateVersion: 1 }, [
     { globalProductId: kept.id, programBaseFeeCents: 4_000, clinicFeeOverrideCents: 9_000, linkSource: 'template' },
     { globalProductId: dropped.id, programBaseFeeCents: 1_000, linkSource: 'template' },
@@ -41,10 +48,21 @@ describe('sync', () => {
   it('GET sync-status says the program is behind its template', async () => {
     const w = await syncWorld();
     const res = await t.request(`/api/v1/programs/${w.program.id}/sync-status`, { key: w.key });
-    expect((await res.json()).data).toEqual({ programId: w.program.id, templateId: w.template.id, templateVersion: 1, latestTemplateVersion: 2, isBehind: true });
+    expect((await res.json()).data).toEqual({
+      programId: w.program.id,
+      templateId: w.template.id,
+      templateVersion: 1,
+      latestTemplateVersion: 2,
+      isBehind: true,
+    });
     const plain = await makeProgram(t.db, w.clinic.id);
-    expect((await (await t.request(`/api/v1/programs/${plain.id}/sync-status`, { key: w.key })).json()).data)
-      .toEqual({ programId: plain.id, templateId: null, templateVersion: null, latestTemplateVersion: null, isBehind: false });
+    expect((await (await t.request(`/api/v1/programs/${plain.id}/sync-status`, { key: w.key })).json()).data).toEqual({
+      programId: plain.id,
+      templateId: null,
+      templateVersion: null,
+      latestTemplateVersion: null,
+      isBehind: false,
+    });
   });
 
   it('POST sync re-applies products and base fees, keeps clinic overrides and own products, sets the version', async () => {
@@ -52,8 +70,14 @@ describe('sync', () => {
     const res = await t.request(`/api/v1/programs/${w.program.id}/sync`, { key: w.key, method: 'POST' });
     expect(res.status).toBe(200);
     expect((await res.json()).data).toEqual({
-      programId: w.program.id, templateId: w.template.id, templateVersion: 2, latestTemplateVersion: 2, isBehind: false,
-      addedProducts: 1, updatedProducts: 1, removedProducts: 1,
+      programId: w.program.id,
+      templateId: w.template.id,
+      templateVersion: 2,
+      latestTemplateVersion: 2,
+      isBehind: false,
+      addedProducts: 1,
+      updatedProducts: 1,
+      removedProducts: 1,
     });
     const pricing = (await (await t.request(`/api/v1/programs/${w.program.id}/products`, { key: w.key })).json()).data.products;
     const byId = Object.fromEntries(pricing.map((p: { globalProductId: string }) => [p.globalProductId, p]));
@@ -71,20 +95,26 @@ describe('sync', () => {
     expect(res.status).toBe(409);
   });
 
-  it('POST sync-all syncs every derived program of the clinic that is not retired, and only the clinic\'s', async () => {
+  it("POST sync-all syncs every derived program of the clinic that is not retired, and only the clinic's", async () => {
     const w = await syncWorld();
     const second = await makeProgram(t.db, w.clinic.id, { templateId: w.template.id, templateVersion: 2 });
     await makeProgram(t.db, w.clinic.id, { templateId: w.template.id, templateVersion: 1, state: 'retired' });
     await makeProgram(t.db, w.clinic.id);
     await t.db.update(programTemplates).set({ version: 3 }).where(eq(programTemplates.id, w.template.id));
-    await t.db.update(programTemplateProducts).set({ programBaseFeeCents: 6_000 }).where(and(eq(programTemplateProducts.templateId, w.template.id), eq(programTemplateProducts.globalProductId, w.kept.id)));
+    await t.db
+      .update(programTemplateProducts)
+      .set({ programBaseFeeCents: 6_000 })
+      .where(and(eq(programTemplateProducts.templateId, w.template.id), eq(programTemplateProducts.globalProductId, w.kept.id)));
     const res = await t.request('/api/v1/programs/sync-all', { key: w.key, method: 'POST' });
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data.synced).toBe(2);
     expect(data.programs.map((p: { programId: string }) => p.programId).sort()).toEqual([w.program.id, second.id].sort());
     expect(data.programs.every((p: { templateVersion: number }) => p.templateVersion === 3)).toBe(true);
-    const [secondKept] = await t.db.select().from(programProducts).where(and(eq(programProducts.programId, second.id), eq(programProducts.globalProductId, w.kept.id)));
+    const [secondKept] = await t.db
+      .select()
+      .from(programProducts)
+      .where(and(eq(programProducts.programId, second.id), eq(programProducts.globalProductId, w.kept.id)));
     expect(secondKept!.programBaseFeeCents).toBe(6_000);
     const [theirs] = await t.db.select().from(programs).where(eq(programs.id, w.strangerProgram.id));
     expect(theirs!.templateVersion).toBe(1);
@@ -108,19 +138,28 @@ describe('titration protocols', () => {
     const protocol = await makeTitrationProtocol(t.db);
     const program = await makeProgram(t.db, tenant.clinic.id);
     const strangerProgram = await makeProgram(t.db, stranger.clinic.id);
-    const [strangerAttachment] = await t.db.insert(programTitrationProtocols)
-      .values({ clinicId: stranger.clinic.id, programId: strangerProgram.id, titrationProtocolId: protocol.id }).returning();
+    const [strangerAttachment] = await t.db
+      .insert(programTitrationProtocols)
+      .values({ clinicId: stranger.clinic.id, programId: strangerProgram.id, titrationProtocolId: protocol.id })
+      .returning();
     return { ...tenant, stranger, protocol, program, strangerProgram, strangerAttachment: strangerAttachment! };
   }
 
   it('attaches, lists by position, updates and detaches', async () => {
     const w = await titrationWorld();
     const base = `/api/v1/programs/${w.program.id}/titration-protocols`;
-    const first = await t.request(base, { key: w.key, body: { titrationProtocolId: w.protocol.id, flatFee: 25.5, allowedBillingMonths: [3, 1], position: 5 } });
+    const first = await t.request(base, {
+      key: w.key,
+      body: { titrationProtocolId: w.protocol.id, flatFee: 25.5, allowedBillingMonths: [3, 1], position: 5 },
+    });
     expect(first.status).toBe(201);
     const attached = (await first.json()).data;
     expect(attached).toMatchObject({
-      programId: w.program.id, titrationProtocolId: w.protocol.id, flatFee: 25.5, allowedBillingMonths: [1, 3], position: 5,
+      programId: w.program.id,
+      titrationProtocolId: w.protocol.id,
+      flatFee: 25.5,
+      allowedBillingMonths: [1, 3],
+      position: 5,
       titrationProtocol: { id: w.protocol.id, name: w.protocol.name, maxLevel: 2 },
     });
     const second = (await (await t.request(base, { key: w.key, body: { titrationProtocolId: w.protocol.id } })).json()).data;
@@ -130,7 +169,11 @@ describe('titration protocols', () => {
     const listed = (await (await t.request(base, { key: w.key })).json()).data;
     expect(listed.map((a: { id: string }) => a.id)).toEqual([early.id, attached.id, second.id]);
 
-    const updated = await t.request(`${base}/${attached.id}`, { key: w.key, method: 'PUT', body: { flatFee: 30, allowedBillingMonths: [12, 6], position: 9 } });
+    const updated = await t.request(`${base}/${attached.id}`, {
+      key: w.key,
+      method: 'PUT',
+      body: { flatFee: 30, allowedBillingMonths: [12, 6], position: 9 },
+    });
     expect(updated.status).toBe(200);
     expect((await updated.json()).data).toMatchObject({ id: attached.id, flatFee: 30, allowedBillingMonths: [6, 12], position: 9 });
 
@@ -171,24 +214,68 @@ describe('titration protocols', () => {
     }
   });
 
-  it('404s for another clinic program, unknown and malformed ids, and another program\'s attachment; writes need the write scope', async () => {
+  it("404s for another clinic program, unknown and malformed ids, and another program's attachment; writes need the write scope", async () => {
     const w = await titrationWorld();
     const ids = [w.strangerProgram.id, UNKNOWN, 'not-a-uuid'];
     await expectSame404(ids.map((id) => () => t.request(`/api/v1/programs/${id}/titration-protocols`, { key: w.key })));
-    await expectSame404(ids.map((id) => () => t.request(`/api/v1/programs/${id}/titration-protocols`, { key: w.key, body: { titrationProtocolId: w.protocol.id } })));
-    const own = (await (await t.request(`/api/v1/programs/${w.program.id}/titration-protocols`, { key: w.key, body: { titrationProtocolId: w.protocol.id } })).json()).data;
+    await expectSame404(
+      ids.map(
+        (id) => () => t.request(`/api/v1/programs/${id}/titration-protocols`, { key: w.key, body: { titrationProtocolId: w.protocol.id } }),
+      ),
+    );
+    const own = (
+      await (
+        await t.request(`/api/v1/programs/${w.program.id}/titration-protocols`, {
+          key: w.key,
+          body: { titrationProtocolId: w.protocol.id },
+        })
+      ).json()
+    ).data;
     const pairs: [string, string][] = [
-      [w.strangerProgram.id, w.strangerAttachment.id], [w.program.id, w.strangerAttachment.id], [UNKNOWN, own.id], ['x', own.id], [w.program.id, UNKNOWN], [w.program.id, 'x'],
+      [w.strangerProgram.id, w.strangerAttachment.id],
+      [w.program.id, w.strangerAttachment.id],
+      [UNKNOWN, own.id],
+      ['x', own.id],
+      [w.program.id, UNKNOWN],
+      [w.program.id, 'x'],
     ];
     for (const method of ['PUT', 'DELETE']) {
-      await expectSame404(pairs.map(([id, attachmentId]) => () =>
-        t.request(`/api/v1/programs/${id}/titration-protocols/${attachmentId}`, { key: w.key, method, ...(method === 'PUT' ? { body: { position: 1 } } : {}) })));
+      await expectSame404(
+        pairs.map(
+          ([id, attachmentId]) =>
+            () =>
+              t.request(`/api/v1/programs/${id}/titration-protocols/${attachmentId}`, {
+                key: w.key,
+                method,
+                ...(method === 'PUT' ? { body: { position: 1 } } : {}),
+              }),
+        ),
+      );
     }
-    expect(await t.db.select().from(programTitrationProtocols).where(eq(programTitrationProtocols.id, w.strangerAttachment.id))).toHaveLength(1);
+    expect(
+      await t.db.select().from(programTitrationProtocols).where(eq(programTitrationProtocols.id, w.strangerAttachment.id)),
+    ).toHaveLength(1);
     const readOnly = await makeKey(t.db, w.clinic.id, { scopes: ['read'] });
-    expect((await t.request(`/api/v1/programs/${w.program.id}/titration-protocols`, { key: readOnly.raw, body: { titrationProtocolId: w.protocol.id } })).status).toBe(403);
-    expect((await t.request(`/api/v1/programs/${w.program.id}/titration-protocols/${own.id}`, { key: readOnly.raw, method: 'PUT', body: { position: 1 } })).status).toBe(403);
-    expect((await t.request(`/api/v1/programs/${w.program.id}/titration-protocols/${own.id}`, { key: readOnly.raw, method: 'DELETE' })).status).toBe(403);
+    expect(
+      (
+        await t.request(`/api/v1/programs/${w.program.id}/titration-protocols`, {
+          key: readOnly.raw,
+          body: { titrationProtocolId: w.protocol.id },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await t.request(`/api/v1/programs/${w.program.id}/titration-protocols/${own.id}`, {
+          key: readOnly.raw,
+          method: 'PUT',
+          body: { position: 1 },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await t.request(`/api/v1/programs/${w.program.id}/titration-protocols/${own.id}`, { key: readOnly.raw, method: 'DELETE' })).status,
+    ).toBe(403);
     expect((await t.request(`/api/v1/programs/${w.program.id}/titration-protocols`, { key: readOnly.raw })).status).toBe(200);
   });
 });

@@ -5,7 +5,13 @@ import { orders, programProducts, programs, programTitrationProtocols } from '..
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import {
-  makeEnrollment, makeGlobalProduct, makePatient, makeProgram, makeTemplate, makeTenantProduct, makeTitrationProtocol,
+  makeEnrollment,
+  makeGlobalProduct,
+  makePatient,
+  makeProgram,
+  makeTemplate,
+  makeTenantProduct,
+  makeTitrationProtocol,
 } from '../../helpers/program-fixtures';
 
 const t = useTestApp();
@@ -18,12 +24,19 @@ async function world() {
   const b = await makeGlobalProduct(t.db, { pharmacyBasePriceCents: 4_500 });
   const c = await makeGlobalProduct(t.db, { pharmacyBasePriceCents: 2_000 });
   await makeTenantProduct(t.db, tenant.clinic.id, c.id, { placeholderFeeCents: 1_500, facilitationFeeCents: 500 });
-  const program = await makeProgram(t.db, tenant.clinic.id, { name: 'Weight', state: 'live', isActive: true, nonMedicalServiceFeeCents: 4_900 }, [
-    { globalProductId: a.id, clinicFeeOverrideCents: 9_900, programBaseFeeCents: 7_000 },
-    { globalProductId: b.id, programBaseFeeCents: 3_000 },
-    { globalProductId: c.id },
+  const program = await makeProgram(
+    t.db,
+    tenant.clinic.id,
+    { name: 'Weight', state: 'live', isActive: true, nonMedicalServiceFeeCents: 4_900 },
+    [
+      { globalProductId: a.id, clinicFeeOverrideCents: 9_900, programBaseFeeCents: 7_000 },
+      { globalProductId: b.id, programBaseFeeCents: 3_000 },
+      { globalProductId: c.id },
+    ],
+  );
+  const strangerProgram = await makeProgram(t.db, stranger.clinic.id, { name: 'Theirs' }, [
+    { globalProductId: a.id, programBaseFeeCents: 1 },
   ]);
-  const strangerProgram = await makeProgram(t.db, stranger.clinic.id, { name: 'Theirs' }, [{ globalProductId: a.id, programBaseFeeCents: 1 }]);
   return { ...tenant, stranger, a, b, c, program, strangerProgram };
 }
 
@@ -42,7 +55,9 @@ async function expectSame404(requests: (() => Promise<Response>)[]) {
 describe('GET /api/v1/programs', () => {
   it('lists the clinic programs with products, counts and the spec fields, newest first, in one query', async () => {
     const { key, program } = await world();
-    const second = await makeProgram(t.db, (await t.db.select().from(programs).where(eq(programs.id, program.id)))[0]!.clinicId, { name: 'Later' });
+    const second = await makeProgram(t.db, (await t.db.select().from(programs).where(eq(programs.id, program.id)))[0]!.clinicId, {
+      name: 'Later',
+    });
     await t.flush();
     t.queries.length = 0;
     const res = await t.request('/api/v1/programs', { key });
@@ -54,7 +69,12 @@ describe('GET /api/v1/programs', () => {
     expect(body.data.map((p: { id: string }) => p.id)).toEqual([second.id, program.id]);
     const listed = body.data[1];
     expect(listed).toMatchObject({
-      name: 'Weight', isActive: true, nonMedicalServiceFee: 49, state: 'live', sellableProductCount: 3, unpricedProductCount: 0,
+      name: 'Weight',
+      isActive: true,
+      nonMedicalServiceFee: 49,
+      state: 'live',
+      sellableProductCount: 3,
+      unpricedProductCount: 0,
     });
     expect(listed.programGlobalProducts).toHaveLength(3);
     expect(listed.programGlobalProducts[0].globalProduct).toMatchObject({ pharmacyBasePrice: 129, isDiscontinued: false });
@@ -87,27 +107,51 @@ describe('POST /api/v1/programs', () => {
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      name: 'Hair', state: 'draft', isActive: false, isFeatured: false, nonMedicalServiceFee: 0, templateId: null,
-      sellableProductCount: 0, unpricedProductCount: 0, programGlobalProducts: [], description: null,
+      name: 'Hair',
+      state: 'draft',
+      isActive: false,
+      isFeatured: false,
+      nonMedicalServiceFee: 0,
+      templateId: null,
+      sellableProductCount: 0,
+      unpricedProductCount: 0,
+      programGlobalProducts: [],
+      description: null,
     });
     expect((await t.request(`/api/v1/programs/${data.id}`, { key })).status).toBe(200);
   });
 
   it('derives a program from a template: its products, base fees and fee', async () => {
     const { key, a, b } = await world();
-    const template = await makeTemplate(t.db, [{ globalProductId: a.id, programBaseFeeCents: 8_000 }, { globalProductId: b.id }], { version: 4, nonMedicalServiceFeeCents: 2_900 });
+    const template = await makeTemplate(t.db, [{ globalProductId: a.id, programBaseFeeCents: 8_000 }, { globalProductId: b.id }], {
+      version: 4,
+      nonMedicalServiceFeeCents: 2_900,
+    });
     const { data } = await (await t.request('/api/v1/programs', { key, body: { name: 'From template', templateId: template.id } })).json();
     expect(data).toMatchObject({ templateId: template.id, nonMedicalServiceFee: 29, unpricedProductCount: 1, sellableProductCount: 1 });
     expect(data.programGlobalProducts.map((p: { globalProduct: { id: string } }) => p.globalProduct.id)).toEqual([a.id, b.id]);
     const status = await (await t.request(`/api/v1/programs/${data.id}/sync-status`, { key })).json();
-    expect(status.data).toEqual({ programId: data.id, templateId: template.id, templateVersion: 4, latestTemplateVersion: 4, isBehind: false });
+    expect(status.data).toEqual({
+      programId: data.id,
+      templateId: template.id,
+      templateVersion: 4,
+      latestTemplateVersion: 4,
+      isBehind: false,
+    });
   });
 
   it('takes every program field and answers them', async () => {
     const { key } = await world();
     const body = {
-      name: 'Full', description: 'Line one\nline two', isActive: true, isFeatured: true, nonMedicalServiceFee: 19.99,
-      heroImageUrl: 'https://cdn.example.com/a.jpg', customSlug: 'full-program', accentColor: '#0F766E', state: 'live',
+      name: 'Full',
+      description: 'Line one\nline two',
+      isActive: true,
+      isFeatured: true,
+      nonMedicalServiceFee: 19.99,
+      heroImageUrl: 'https://cdn.example.com/a.jpg',
+      customSlug: 'full-program',
+      accentColor: '#0F766E',
+      state: 'live',
     };
     const { data } = await (await t.request('/api/v1/programs', { key, body })).json();
     expect(data).toMatchObject({ ...body });
@@ -163,8 +207,22 @@ describe('GET /api/v1/programs/{id}', () => {
     expect(data.id).toBe(program.id);
     expect(data.programGlobalProducts.map((p: { globalProduct: { id: string } }) => p.globalProduct.id)).toEqual([a.id, b.id, c.id]);
     expect(Object.keys(data).sort()).toEqual([
-      'accentColor', 'createdAt', 'customSlug', 'description', 'heroImageUrl', 'id', 'isActive', 'isFeatured', 'name',
-      'nonMedicalServiceFee', 'programGlobalProducts', 'sellableProductCount', 'state', 'templateId', 'unpricedProductCount', 'updatedAt',
+      'accentColor',
+      'createdAt',
+      'customSlug',
+      'description',
+      'heroImageUrl',
+      'id',
+      'isActive',
+      'isFeatured',
+      'name',
+      'nonMedicalServiceFee',
+      'programGlobalProducts',
+      'sellableProductCount',
+      'state',
+      'templateId',
+      'unpricedProductCount',
+      'updatedAt',
     ]);
   });
 
@@ -178,13 +236,25 @@ describe('PUT /api/v1/programs/{id}', () => {
   it('updates fields and sets clinic overrides that the pricing read shows at once', async () => {
     const { key, program, b, c } = await world();
     const res = await t.request(`/api/v1/programs/${program.id}`, {
-      key, method: 'PUT', body: { name: 'Renamed', nonMedicalServiceFee: 10, productPricing: { [b.id]: { programFee: 45.5 }, [c.id.toUpperCase()]: { programFee: 0 } } },
+      key,
+      method: 'PUT',
+      body: {
+        name: 'Renamed',
+        nonMedicalServiceFee: 10,
+        productPricing: { [b.id]: { programFee: 45.5 }, [c.id.toUpperCase()]: { programFee: 0 } },
+      },
     });
     expect(res.status).toBe(200);
     expect((await res.json()).data).toMatchObject({ name: 'Renamed', nonMedicalServiceFee: 10 });
     const pricing = (await (await t.request(`/api/v1/programs/${program.id}/products`, { key })).json()).data;
     const byId = Object.fromEntries(pricing.products.map((p: { globalProductId: string }) => [p.globalProductId, p]));
-    expect(byId[b.id]).toMatchObject({ feeSource: 'clinic_override', clinicProgramFee: 45.5, effectiveProgramFee: 45.5, programBaseFee: 30, displayPrice: 45 + 45.5 });
+    expect(byId[b.id]).toMatchObject({
+      feeSource: 'clinic_override',
+      clinicProgramFee: 45.5,
+      effectiveProgramFee: 45.5,
+      programBaseFee: 30,
+      displayPrice: 45 + 45.5,
+    });
     expect(byId[c.id]).toMatchObject({ feeSource: 'clinic_override', clinicProgramFee: 0, displayPrice: 20 + 5 });
   });
 
@@ -192,14 +262,21 @@ describe('PUT /api/v1/programs/{id}', () => {
     const { key, program, a } = await world();
     await t.request(`/api/v1/programs/${program.id}`, { key, method: 'PUT', body: { productPricing: { [a.id]: { programFee: null } } } });
     const pricing = (await (await t.request(`/api/v1/programs/${program.id}/products`, { key })).json()).data;
-    expect(pricing.products[0]).toMatchObject({ globalProductId: a.id, feeSource: 'program_base', clinicProgramFee: null, effectiveProgramFee: 70 });
+    expect(pricing.products[0]).toMatchObject({
+      globalProductId: a.id,
+      feeSource: 'program_base',
+      clinicProgramFee: null,
+      effectiveProgramFee: 70,
+    });
   });
 
   it('refuses unknown or foreign global product ids in productPricing with a 400 naming them, changing nothing', async () => {
     const { key, program, a } = await world();
     const outsider = await makeGlobalProduct(t.db);
     const res = await t.request(`/api/v1/programs/${program.id}`, {
-      key, method: 'PUT', body: { name: 'Changed', productPricing: { [a.id]: { programFee: 1 }, [outsider.id]: { programFee: 2 }, nope: { programFee: 3 } } },
+      key,
+      method: 'PUT',
+      body: { name: 'Changed', productPricing: { [a.id]: { programFee: 1 }, [outsider.id]: { programFee: 2 }, nope: { programFee: 3 } } },
     });
     expect(res.status).toBe(400);
     const { message } = await res.json();
@@ -214,19 +291,31 @@ describe('PUT /api/v1/programs/{id}', () => {
   it('refuses one product keyed twice in productPricing (ids differing only in case) with a 400, changing nothing', async () => {
     const { key, program, a } = await world();
     const res = await t.request(`/api/v1/programs/${program.id}`, {
-      key, method: 'PUT', body: { productPricing: { [a.id]: { programFee: 1 }, [a.id.toUpperCase()]: { programFee: 2 } } },
+      key,
+      method: 'PUT',
+      body: { productPricing: { [a.id]: { programFee: 1 }, [a.id.toUpperCase()]: { programFee: 2 } } },
     });
     expect(res.status).toBe(400);
     const { message } = await res.json();
     expect(message).toContain('body.productPricing');
     expect(message).toContain(a.id);
-    const [row] = await t.db.select().from(programProducts).where(and(eq(programProducts.programId, program.id), eq(programProducts.globalProductId, a.id)));
+    const [row] = await t.db
+      .select()
+      .from(programProducts)
+      .where(and(eq(programProducts.programId, program.id), eq(programProducts.globalProductId, a.id)));
     expect(row!.clinicFeeOverrideCents).toBe(9_900);
   });
 
   it('validates the body', async () => {
     const { key, program, a } = await world();
-    for (const body of [{ name: '' }, { productPricing: { [a.id]: { programFee: -1 } } }, { productPricing: { [a.id]: {} } }, { productPricing: { [a.id]: { programFee: 1, x: 1 } } }, { isActive: 'yes' }, { unknown: 1 }]) {
+    for (const body of [
+      { name: '' },
+      { productPricing: { [a.id]: { programFee: -1 } } },
+      { productPricing: { [a.id]: {} } },
+      { productPricing: { [a.id]: { programFee: 1, x: 1 } } },
+      { isActive: 'yes' },
+      { unknown: 1 },
+    ]) {
       const res = await t.request(`/api/v1/programs/${program.id}`, { key, method: 'PUT', body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
@@ -234,7 +323,11 @@ describe('PUT /api/v1/programs/{id}', () => {
 
   it('404s like GET, needs the write scope', async () => {
     const { key, clinic, strangerProgram } = await world();
-    await expectSame404([strangerProgram.id, UNKNOWN, 'x'].map((id) => () => t.request(`/api/v1/programs/${id}`, { key, method: 'PUT', body: { name: 'n' } })));
+    await expectSame404(
+      [strangerProgram.id, UNKNOWN, 'x'].map(
+        (id) => () => t.request(`/api/v1/programs/${id}`, { key, method: 'PUT', body: { name: 'n' } }),
+      ),
+    );
     const readOnly = await makeKey(t.db, clinic.id, { scopes: ['read'] });
     expect((await t.request(`/api/v1/programs/${UNKNOWN}`, { key: readOnly.raw, method: 'PUT', body: { name: 'n' } })).status).toBe(403);
   });
@@ -258,11 +351,32 @@ describe('DELETE /api/v1/programs/{id}', () => {
   it('retires a program that orders still refer to (active order, no enrollment), and the order keeps its program', async () => {
     const { key, clinic, program } = await world();
     const patient = await makePatient(t.db, clinic.id);
-    const breakdown = { subtotal: 10_000, discount: 0, tax: 0, shipping: 0, total: 10_000, pharmacyCost: 4_000, doctorFee: 1_500, processorFee: 320, platformFee: 500, brandAmount: 3_680 };
-    const [order] = await t.db.insert(orders).values({
-      clinicId: clinic.id, orderNumber: `T-${crypto.randomUUID().slice(0, 8)}`, patientId: patient.id, programId: program.id, status: 'sent_to_pharmacy',
-      subtotalCents: 10_000, totalCents: 10_000, brandAmountCents: 3_680, feeBreakdown: breakdown,
-    }).returning();
+    const breakdown = {
+      subtotal: 10_000,
+      discount: 0,
+      tax: 0,
+      shipping: 0,
+      total: 10_000,
+      pharmacyCost: 4_000,
+      doctorFee: 1_500,
+      processorFee: 320,
+      platformFee: 500,
+      brandAmount: 3_680,
+    };
+    const [order] = await t.db
+      .insert(orders)
+      .values({
+        clinicId: clinic.id,
+        orderNumber: `T-${crypto.randomUUID().slice(0, 8)}`,
+        patientId: patient.id,
+        programId: program.id,
+        status: 'sent_to_pharmacy',
+        subtotalCents: 10_000,
+        totalCents: 10_000,
+        brandAmountCents: 3_680,
+        feeBreakdown: breakdown,
+      })
+      .returning();
     const res = await t.request(`/api/v1/programs/${program.id}`, { key, method: 'DELETE' });
     expect(res.status).toBe(200);
     expect((await res.json()).data.state).toBe('retired');
@@ -311,7 +425,9 @@ describe('DELETE /api/v1/programs/{id}', () => {
 
   it('404s like GET, needs the write scope', async () => {
     const { key, clinic, strangerProgram } = await world();
-    await expectSame404([strangerProgram.id, UNKNOWN, 'x'].map((id) => () => t.request(`/api/v1/programs/${id}`, { key, method: 'DELETE' })));
+    await expectSame404(
+      [strangerProgram.id, UNKNOWN, 'x'].map((id) => () => t.request(`/api/v1/programs/${id}`, { key, method: 'DELETE' })),
+    );
     expect(await t.db.select().from(programs).where(eq(programs.id, strangerProgram.id))).toHaveLength(1);
     const readOnly = await makeKey(t.db, clinic.id, { scopes: ['read'] });
     expect((await t.request(`/api/v1/programs/${strangerProgram.id}`, { key: readOnly.raw, method: 'DELETE' })).status).toBe(403);
@@ -322,24 +438,46 @@ describe('POST /api/v1/programs/{id}/duplicate', () => {
   it('deep-copies the program, its products with their fees and its titration attachments as a draft', async () => {
     const { key, clinic, program } = await world();
     const protocol = await makeTitrationProtocol(t.db);
-    await t.db.insert(programTitrationProtocols).values({ clinicId: clinic.id, programId: program.id, titrationProtocolId: protocol.id, flatFeeCents: 2_500, allowedBillingMonths: [1, 3], position: 2 });
+    await t.db.insert(programTitrationProtocols).values({
+      clinicId: clinic.id,
+      programId: program.id,
+      titrationProtocolId: protocol.id,
+      flatFeeCents: 2_500,
+      allowedBillingMonths: [1, 3],
+      position: 2,
+    });
     await t.db.update(programs).set({ customSlug: 'weight' }).where(eq(programs.id, program.id));
     const res = await t.request(`/api/v1/programs/${program.id}/duplicate`, { key, method: 'POST' });
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data.id).not.toBe(program.id);
-    expect(data).toMatchObject({ name: 'Weight (copy)', state: 'draft', isActive: false, customSlug: null, nonMedicalServiceFee: 49, sellableProductCount: 3 });
+    expect(data).toMatchObject({
+      name: 'Weight (copy)',
+      state: 'draft',
+      isActive: false,
+      customSlug: null,
+      nonMedicalServiceFee: 49,
+      sellableProductCount: 3,
+    });
     const original = (await (await t.request(`/api/v1/programs/${program.id}/products`, { key })).json()).data.products;
     const copied = (await (await t.request(`/api/v1/programs/${data.id}/products`, { key })).json()).data.products;
     expect(copied).toEqual(original);
     const attachments = (await (await t.request(`/api/v1/programs/${data.id}/titration-protocols`, { key })).json()).data;
     expect(attachments).toHaveLength(1);
-    expect(attachments[0]).toMatchObject({ titrationProtocolId: protocol.id, flatFee: 25, allowedBillingMonths: [1, 3], position: 2, programId: data.id });
+    expect(attachments[0]).toMatchObject({
+      titrationProtocolId: protocol.id,
+      flatFee: 25,
+      allowedBillingMonths: [1, 3],
+      position: 2,
+      programId: data.id,
+    });
   });
 
   it('404s like GET, needs the write scope', async () => {
     const { key, clinic, strangerProgram } = await world();
-    await expectSame404([strangerProgram.id, UNKNOWN, 'x'].map((id) => () => t.request(`/api/v1/programs/${id}/duplicate`, { key, method: 'POST' })));
+    await expectSame404(
+      [strangerProgram.id, UNKNOWN, 'x'].map((id) => () => t.request(`/api/v1/programs/${id}/duplicate`, { key, method: 'POST' })),
+    );
     const readOnly = await makeKey(t.db, clinic.id, { scopes: ['read'] });
     expect((await t.request(`/api/v1/programs/${UNKNOWN}/duplicate`, { key: readOnly.raw, method: 'POST' })).status).toBe(403);
   });

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { globalProducts, plans, processorPrices, questionnaires, tenantProducts, tenantProductSelections } from '../../../drizzle/schema';
-import { DevelopmentPaymentProcessor, type CreatePriceInput, type PaymentProcessor } from '../../../src/platform/providers/payments';
+import { globalProducts, plans, processorPrices, questionnaires, tenantProductSelections, tenantProducts } from '../../../drizzle/schema';
+import { type CreatePriceInput, DevelopmentPaymentProcessor, type PaymentProcessor } from '../../../src/platform/providers/payments';
 import { processorRefused, processorUnavailable } from '../../../src/platform/providers/payments/types';
-import { buildTestApp, useTestApp, type TestApp } from '../../helpers/app';
+import { buildTestApp, type TestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 
 const t = useTestApp();
@@ -12,18 +12,27 @@ const unique = () => randomUUID().slice(0, 8);
 
 async function makeGlobalProduct(values: Partial<typeof globalProducts.$inferInsert> = {}) {
   const u = unique();
-  const [row] = await t.db.insert(globalProducts).values({ name: `Product ${u}`, slug: `product-${u}`, pharmacyBasePriceCents: 10_000, ...values }).returning();
+  const [row] = await t.db
+    .insert(globalProducts)
+    .values({ name: `Product ${u}`, slug: `product-${u}`, pharmacyBasePriceCents: 10_000, ...values })
+    .returning();
   return row!;
 }
 
 async function makeTenantProduct(clinicId: string, values: Partial<typeof tenantProducts.$inferInsert> = {}) {
   const gp = await makeGlobalProduct();
-  const [row] = await t.db.insert(tenantProducts).values({ clinicId, globalProductId: gp.id, facilitationFeeCents: 1_500, ...values }).returning();
+  const [row] = await t.db
+    .insert(tenantProducts)
+    .values({ clinicId, globalProductId: gp.id, facilitationFeeCents: 1_500, ...values })
+    .returning();
   return { ...row!, globalProduct: gp };
 }
 
 async function makeQuestionnaire(clinicId: string) {
-  const [row] = await t.db.insert(questionnaires).values({ clinicId, name: `Intake ${unique()}` }).returning();
+  const [row] = await t.db
+    .insert(questionnaires)
+    .values({ clinicId, name: `Intake ${unique()}` })
+    .returning();
   return row!;
 }
 
@@ -31,7 +40,8 @@ async function setPlanLimits(planId: string, limits: { maxSelectedProducts?: num
   await t.db.update(plans).set(limits).where(eq(plans.id, planId));
 }
 
-const updatePrice = (key: string, body: unknown, app: Pick<TestApp, 'request'> = t) => app.request('/api/v1/tenant-products/update', { key, body });
+const updatePrice = (key: string, body: unknown, app: Pick<TestApp, 'request'> = t) =>
+  app.request('/api/v1/tenant-products/update', { key, body });
 const updateSelection = (key: string, body: unknown) => t.request('/api/v1/tenant-products/update-selection', { key, body });
 
 /** Records calls, and answers like a processor (or fails as told). */
@@ -85,7 +95,13 @@ describe('POST /api/v1/tenant-products/update', () => {
     expect(stored).toMatchObject({ priceCents: 24_999, processorPriceId: data.processorPriceId });
     const prices = await t.db.select().from(processorPrices).where(eq(processorPrices.clinicId, clinic.id));
     expect(prices).toHaveLength(1);
-    expect(prices[0]).toMatchObject({ processorPriceId: data.processorPriceId, reference: `tenant_product:${tp.id}`, unitAmountCents: 24_999, currency: 'usd', isActive: true });
+    expect(prices[0]).toMatchObject({
+      processorPriceId: data.processorPriceId,
+      reference: `tenant_product:${tp.id}`,
+      unitAmountCents: 24_999,
+      currency: 'usd',
+      isActive: true,
+    });
   });
 
   it('creates nothing for the same price again, and a new price for a new amount', async () => {
@@ -107,24 +123,34 @@ describe('POST /api/v1/tenant-products/update', () => {
     const app = buildTestApp(t.db, t.databaseUrl, { payments: processor });
     const res = await updatePrice(key, { tenantProductId: tp.id, price: 199 }, app);
     expect((await res.json()).data.processorPriceId).toBe('price_rec_1');
-    expect(processor.calls).toEqual([{
-      clinicId: clinic.id,
-      reference: `tenant_product:${tp.id}`,
-      unitAmountCents: 19_900,
-      currency: 'usd',
-      productName: tp.globalProduct.name,
-      idempotencyKey: `tenant-product-price:${tp.id}:19900:${tp.updatedAt.getTime()}`,
-    }]);
+    expect(processor.calls).toEqual([
+      {
+        clinicId: clinic.id,
+        reference: `tenant_product:${tp.id}`,
+        unitAmountCents: 19_900,
+        currency: 'usd',
+        productName: tp.globalProduct.name,
+        idempotencyKey: `tenant-product-price:${tp.id}:19900:${tp.updatedAt.getTime()}`,
+      },
+    ]);
   });
 
   it('stores nothing when the processor fails (503 unavailable with Retry-After, 502 refused)', async () => {
     const { clinic, key } = await makeTenant(t.db);
     const tp = await makeTenantProduct(clinic.id);
-    const unavailable = await updatePrice(key, { tenantProductId: tp.id, price: 199 }, buildTestApp(t.db, t.databaseUrl, { payments: new RecordingProcessor('unavailable') }));
+    const unavailable = await updatePrice(
+      key,
+      { tenantProductId: tp.id, price: 199 },
+      buildTestApp(t.db, t.databaseUrl, { payments: new RecordingProcessor('unavailable') }),
+    );
     expect(unavailable.status).toBe(503);
     expect(unavailable.headers.get('retry-after')).toBe('5');
     expect(await unavailable.json()).toMatchObject({ code: 'PAYMENT_PROCESSOR_UNAVAILABLE', retryAfterSeconds: 5 });
-    const refused = await updatePrice(key, { tenantProductId: tp.id, price: 199 }, buildTestApp(t.db, t.databaseUrl, { payments: new RecordingProcessor('refused') }));
+    const refused = await updatePrice(
+      key,
+      { tenantProductId: tp.id, price: 199 },
+      buildTestApp(t.db, t.databaseUrl, { payments: new RecordingProcessor('refused') }),
+    );
     expect(refused.status).toBe(502);
     expect((await refused.json()).code).toBe('PAYMENT_PROCESSOR_ERROR');
     const [stored] = await t.db.select().from(tenantProducts).where(eq(tenantProducts.id, tp.id));
@@ -142,7 +168,11 @@ describe('POST /api/v1/tenant-products/update', () => {
         throw processorUnavailable('after recording');
       },
     };
-    const res = await updatePrice(key, { tenantProductId: tp.id, price: 199 }, buildTestApp(t.db, t.databaseUrl, { payments: failingAfterRecording }));
+    const res = await updatePrice(
+      key,
+      { tenantProductId: tp.id, price: 199 },
+      buildTestApp(t.db, t.databaseUrl, { payments: failingAfterRecording }),
+    );
     expect(res.status).toBe(503);
     expect(await t.db.$count(processorPrices, eq(processorPrices.clinicId, clinic.id))).toBe(0);
   });
@@ -187,7 +217,12 @@ describe('POST /api/v1/tenant-products/update', () => {
     expect(below.status).toBe(400);
     expect((await below.json()).message).toMatch(/body\.price: must be at least 115/);
     expect((await updatePrice(key, { tenantProductId: tp.id, price: 115 })).status).toBe(200);
-    for (const body of [{ price: 150 }, { tenantProductId: tp.id }, { tenantProductId: tp.id, price: 150, extra: true }, { tenantProductId: 'a\u0000b', price: 150 }]) {
+    for (const body of [
+      { price: 150 },
+      { tenantProductId: tp.id },
+      { tenantProductId: tp.id, price: 150, extra: true },
+      { tenantProductId: 'a\u0000b', price: 150 },
+    ]) {
       const res = await updatePrice(key, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
@@ -223,12 +258,14 @@ describe('POST /api/v1/tenant-products/update-selection', () => {
     const { clinic, key } = await makeTenant(t.db);
     const [a, b] = [await makeTenantProduct(clinic.id), await makeTenantProduct(clinic.id)];
     const [q1, q2] = [await makeQuestionnaire(clinic.id), await makeQuestionnaire(clinic.id)];
-    const res = await updateSelection(key, { products: [
-      { productId: a.id, questionnaireId: q1.id },
-      { productId: a.id, questionnaireId: q2.id },
-      { productId: b.id, questionnaireId: q1.id },
-      { productId: b.id.toUpperCase(), questionnaireId: q1.id },
-    ] });
+    const res = await updateSelection(key, {
+      products: [
+        { productId: a.id, questionnaireId: q1.id },
+        { productId: a.id, questionnaireId: q2.id },
+        { productId: b.id, questionnaireId: q1.id },
+        { productId: b.id.toUpperCase(), questionnaireId: q1.id },
+      ],
+    });
     expect(res.status).toBe(200);
     expect((await res.json()).data).toEqual({
       selections: [
@@ -256,13 +293,15 @@ describe('POST /api/v1/tenant-products/update-selection', () => {
     await updateSelection(key, { products: [{ productId: own.id, questionnaireId: q.id }] });
     const foreignProduct = await makeTenantProduct(other.clinic.id);
     const foreignQuestionnaire = await makeQuestionnaire(other.clinic.id);
-    const res = await updateSelection(key, { products: [
-      { productId: own.id, questionnaireId: q.id },
-      { productId: foreignProduct.id, questionnaireId: q.id },
-      { productId: randomUUID(), questionnaireId: foreignQuestionnaire.id },
-      { productId: 'nope', questionnaireId: 'nope' },
-      { productId: own.globalProductId, questionnaireId: q.id },
-    ] });
+    const res = await updateSelection(key, {
+      products: [
+        { productId: own.id, questionnaireId: q.id },
+        { productId: foreignProduct.id, questionnaireId: q.id },
+        { productId: randomUUID(), questionnaireId: foreignQuestionnaire.id },
+        { productId: 'nope', questionnaireId: 'nope' },
+        { productId: own.globalProductId, questionnaireId: q.id },
+      ],
+    });
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(body.code).toBe('VALIDATION_ERROR');
@@ -288,7 +327,9 @@ describe('POST /api/v1/tenant-products/update-selection', () => {
     expect(await three.json()).toMatchObject({ code: 'PLAN_LIMIT_REACHED', data: { limit: 2, requested: 3 } });
     expect(await selectionOf(clinic.id)).toEqual([]);
     // Two products on two questionnaires: four rows, two products.
-    const two = await updateSelection(key, { products: [products[0]!, products[1]!].flatMap((p) => [q1, q2].map((q) => ({ productId: p.id, questionnaireId: q.id }))) });
+    const two = await updateSelection(key, {
+      products: [products[0]!, products[1]!].flatMap((p) => [q1, q2].map((q) => ({ productId: p.id, questionnaireId: q.id }))),
+    });
     expect(two.status).toBe(200);
     expect((await two.json()).data).toMatchObject({ selectedProducts: 2, maxSelectedProducts: 2 });
   });
@@ -302,7 +343,10 @@ describe('POST /api/v1/tenant-products/update-selection', () => {
     await setPlanLimits(clinic.planId!, { maxProductPriceCents: 50_000 });
     const res = await updateSelection(key, { products: [pricey, cheap].map((p) => ({ productId: p.id, questionnaireId: q.id })) });
     expect(res.status).toBe(403);
-    expect(await res.json()).toMatchObject({ code: 'PLAN_PRICE_CAP_EXCEEDED', data: { maxPriceCents: 50_000, tenantProductIds: [pricey.id] } });
+    expect(await res.json()).toMatchObject({
+      code: 'PLAN_PRICE_CAP_EXCEEDED',
+      data: { maxPriceCents: 50_000, tenantProductIds: [pricey.id] },
+    });
     const ok = await updateSelection(key, { products: [cheap, unpriced].map((p) => ({ productId: p.id, questionnaireId: q.id })) });
     expect(ok.status).toBe(200);
   });
@@ -312,9 +356,14 @@ describe('POST /api/v1/tenant-products/update-selection', () => {
     await setPlanLimits(clinic.planId!, { maxSelectedProducts: 3 });
     const q = await makeQuestionnaire(clinic.id);
     const sets = await Promise.all([0, 1, 2, 3].map(async () => [await makeTenantProduct(clinic.id), await makeTenantProduct(clinic.id)]));
-    const results = await Promise.all(sets.map((set) => updateSelection(key, { products: set.map((p) => ({ productId: p.id, questionnaireId: q.id })) })));
+    const results = await Promise.all(
+      sets.map((set) => updateSelection(key, { products: set.map((p) => ({ productId: p.id, questionnaireId: q.id })) })),
+    );
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    const rows = await t.db.select().from(tenantProductSelections).where(and(eq(tenantProductSelections.clinicId, clinic.id)));
+    const rows = await t.db
+      .select()
+      .from(tenantProductSelections)
+      .where(and(eq(tenantProductSelections.clinicId, clinic.id)));
     expect(rows).toHaveLength(2);
     expect(sets.some((set) => set.every((p) => rows.some((r) => r.tenantProductId === p.id)))).toBe(true);
   });
@@ -322,8 +371,14 @@ describe('POST /api/v1/tenant-products/update-selection', () => {
   it('validates the body shape with 400', async () => {
     const { key } = await makeTenant(t.db);
     const id = randomUUID();
-    for (const body of [{}, { products: {} }, { products: [{ productId: id }] }, { products: [{ productId: id, questionnaireId: id, x: 1 }] }, { products: [], extra: 1 },
-      { products: Array.from({ length: 501 }, () => ({ productId: id, questionnaireId: id })) }]) {
+    for (const body of [
+      {},
+      { products: {} },
+      { products: [{ productId: id }] },
+      { products: [{ productId: id, questionnaireId: id, x: 1 }] },
+      { products: [], extra: 1 },
+      { products: Array.from({ length: 501 }, () => ({ productId: id, questionnaireId: id })) },
+    ]) {
       const res = await updateSelection(key, body);
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect((await res.json()).code).toBe('VALIDATION_ERROR');

@@ -10,13 +10,19 @@ import { assertDeclaredResponse } from '../../helpers/strict-response';
 const unique = () => randomUUID().slice(0, 8);
 
 export async function insertProgram(db: Database, clinicId: string, values: Partial<typeof programs.$inferInsert> = {}) {
-  const [row] = await db.insert(programs).values({ name: `Program ${unique()}`, ...values, clinicId }).returning();
+  const [row] = await db
+    .insert(programs)
+    .values({ name: `Program ${unique()}`, ...values, clinicId })
+    .returning();
   return row!;
 }
 
 export async function insertProduct(db: Database, clinicId: string, values: Partial<typeof products.$inferInsert> = {}) {
   const suffix = unique();
-  const [row] = await db.insert(products).values({ name: `Product ${suffix}`, slug: `product-${suffix}`, ...values, clinicId }).returning();
+  const [row] = await db
+    .insert(products)
+    .values({ name: `Product ${suffix}`, slug: `product-${suffix}`, ...values, clinicId })
+    .returning();
   return row!;
 }
 
@@ -24,7 +30,13 @@ export async function insertGlobalProduct(db: Database, values: Partial<typeof g
   const suffix = unique();
   const [row] = await db
     .insert(globalProducts)
-    .values({ name: `Global ${suffix}`, slug: `global-${suffix}`, pharmacyBasePriceCents: 10_000, imageUrl: 'https://images.example.test/shared.png', ...values })
+    .values({
+      name: `Global ${suffix}`,
+      slug: `global-${suffix}`,
+      pharmacyBasePriceCents: 10_000,
+      imageUrl: 'https://images.example.test/shared.png',
+      ...values,
+    })
     .returning();
   return row!;
 }
@@ -43,6 +55,6 @@ export async function send(
   if (options.key) headers['x-api-key'] = options.key;
   const res = await t.app.request(path, { method, body: options.body ?? null, headers });
   await assertDeclaredResponse(t.app, { method, path }, res);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are loosely typed in tests, for assertions
   return res as Omit<Response, 'json'> & { json(): Promise<any> };
 }

@@ -11,8 +11,12 @@ import { insertGlobalProduct, insertProduct, send } from './uploads-fixtures';
 const t = useTestApp();
 
 const path = (id: string) => `/api/v1/products/${id}/upload-image`;
-const json = (body: unknown) => ({ body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-const imageUrlOf = async (id: string) => (await t.db.select({ imageUrl: products.imageUrl }).from(products).where(eq(products.id, id)))[0]!.imageUrl;
+const json = (body: unknown) => ({
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+  headers: { 'content-type': 'application/json' },
+});
+const imageUrlOf = async (id: string) =>
+  (await t.db.select({ imageUrl: products.imageUrl }).from(products).where(eq(products.id, id)))[0]!.imageUrl;
 
 describe('POST /api/v1/products/{id}/upload-image', () => {
   it('stores a multipart image and sets the product imageUrl', async () => {
@@ -21,7 +25,10 @@ describe('POST /api/v1/products/{id}/upload-image', () => {
     const res = await send(t, path(product.id), { key, body: imageForm(IMAGES.jpeg, { type: 'image/jpeg', filename: 'vial.jpg' }) });
     expect(res.status).toBe(200);
     const { data } = await res.json();
-    expect(data).toMatchObject({ productId: product.id, upload: { contentType: 'image/jpeg', purpose: 'product_image', sizeBytes: IMAGES.jpeg.byteLength } });
+    expect(data).toMatchObject({
+      productId: product.id,
+      upload: { contentType: 'image/jpeg', purpose: 'product_image', sizeBytes: IMAGES.jpeg.byteLength },
+    });
     expect(data.upload.key).toMatch(new RegExp(`^clinics/${clinic.id}/product_image/[0-9a-f-]{36}\\.jpg$`));
     expect(data.imageUrl).toBe(data.upload.url);
     expect(await imageUrlOf(product.id)).toBe(data.imageUrl);

@@ -43,7 +43,13 @@ describe('POST /api/v1/programs/{id}/upload-image', () => {
     const [row] = await t.db.select().from(programs).where(eq(programs.id, program.id));
     expect(row!.heroImageUrl).toBe(data.imageUrl);
     const [upload] = await uploadRows(clinic.id);
-    expect(upload).toMatchObject({ id: data.upload.id, objectKey: data.upload.key, contentType: 'image/png', sizeBytes: IMAGES.png.byteLength, purpose: 'program_image' });
+    expect(upload).toMatchObject({
+      id: data.upload.id,
+      objectKey: data.upload.key,
+      contentType: 'image/png',
+      sizeBytes: IMAGES.png.byteLength,
+      purpose: 'program_image',
+    });
     const stored = await t.storage.get(data.upload.key);
     expect(stored?.contentType).toBe('image/png');
     expect(Buffer.from(stored!.bytes).equals(Buffer.from(IMAGES.png))).toBe(true);
@@ -68,7 +74,10 @@ describe('POST /api/v1/programs/{id}/upload-image', () => {
     const { clinic, key } = await makeTenant(t.db);
     const program = await insertProgram(t.db, clinic.id);
     // A GIF sent as image/svg+xml named logo.svg is stored as the GIF it is.
-    const res = await send(t, programPath(program.id), { key, body: imageForm(IMAGES.gif, { type: 'image/svg+xml', filename: 'logo.svg' }) });
+    const res = await send(t, programPath(program.id), {
+      key,
+      body: imageForm(IMAGES.gif, { type: 'image/svg+xml', filename: 'logo.svg' }),
+    });
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data.upload.contentType).toBe('image/gif');
@@ -117,7 +126,11 @@ describe('POST /api/v1/programs/{id}/upload-image', () => {
   it('answers 415 to a JSON or text body', async () => {
     const { clinic, key } = await makeTenant(t.db);
     const program = await insertProgram(t.db, clinic.id);
-    for (const [contentType, body] of [['application/json', '{"image":"x"}'], ['text/plain', 'hello'], ['image/png', IMAGES.png]] as const) {
+    for (const [contentType, body] of [
+      ['application/json', '{"image":"x"}'],
+      ['text/plain', 'hello'],
+      ['image/png', IMAGES.png],
+    ] as const) {
       const res = await send(t, programPath(program.id), { key, body, headers: { 'content-type': contentType } });
       expect(res.status, contentType).toBe(415);
       expect((await res.json()).code).toBe('UNSUPPORTED_MEDIA_TYPE');
@@ -198,7 +211,7 @@ describe('POST /api/v1/programs/{id}/upload-image', () => {
 });
 
 describe('POST /api/v1/global-products/{id}/upload-image', () => {
-  it("stores a brand-scoped override and never changes the shared global product", async () => {
+  it('stores a brand-scoped override and never changes the shared global product', async () => {
     const { clinic, key } = await makeTenant(t.db);
     const product = await insertGlobalProduct(t.db);
     const [before] = await t.db.select().from(globalProducts).where(eq(globalProducts.id, product.id));
@@ -212,7 +225,10 @@ describe('POST /api/v1/global-products/{id}/upload-image', () => {
 
     const [after] = await t.db.select().from(globalProducts).where(eq(globalProducts.id, product.id));
     expect(after).toEqual(before);
-    const overrides = await t.db.select().from(globalProductImageOverrides).where(eq(globalProductImageOverrides.globalProductId, product.id));
+    const overrides = await t.db
+      .select()
+      .from(globalProductImageOverrides)
+      .where(eq(globalProductImageOverrides.globalProductId, product.id));
     expect(overrides).toHaveLength(1);
     expect(overrides[0]).toMatchObject({ clinicId: clinic.id, imageUrl: data.imageUrl });
     expect((await uploadRows(clinic.id)).map((u) => u.objectKey)).toEqual([data.upload.key]);
@@ -258,7 +274,10 @@ describe('POST /api/v1/global-products/{id}/upload-image', () => {
     const { clinic, key } = await makeTenant(t.db);
     const readOnly = await makeKey(t.db, clinic.id, { scopes: ['read'] });
     const product = await insertGlobalProduct(t.db);
-    const svg = await send(t, globalPath(product.id), { key, body: imageForm(NOT_IMAGES.svg, { type: 'image/svg+xml', filename: 'x.svg' }) });
+    const svg = await send(t, globalPath(product.id), {
+      key,
+      body: imageForm(NOT_IMAGES.svg, { type: 'image/svg+xml', filename: 'x.svg' }),
+    });
     expect(svg.status).toBe(400);
     expect((await svg.json()).errors[0].field).toBe('body.image');
     const json = await send(t, globalPath(product.id), { key, body: '{}', headers: { 'content-type': 'application/json' } });

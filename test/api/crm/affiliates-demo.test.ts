@@ -9,13 +9,24 @@ import { useTestApp } from '../../helpers/app';
 import { makeKey } from '../../helpers/factories';
 
 const t = useTestApp();
-const TABLES = ['affiliate_programs', 'affiliates', 'affiliate_referrals', 'affiliate_commissions', 'affiliate_payouts', 'affiliate_tax_documents', 'affiliate_tiers'];
+const TABLES = [
+  'affiliate_programs',
+  'affiliates',
+  'affiliate_referrals',
+  'affiliate_commissions',
+  'affiliate_payouts',
+  'affiliate_tax_documents',
+  'affiliate_tiers',
+];
 let demoKey: string;
 
 const counts = async () => {
   const out: Record<string, number> = {};
   for (const table of TABLES) {
-    const rows = await rowsOf<{ clinic: string; n: number }>(t.db, sql.raw(`select clinic_id::text as clinic, count(*)::int as n from ${table} group by clinic_id`));
+    const rows = await rowsOf<{ clinic: string; n: number }>(
+      t.db,
+      sql.raw(`select clinic_id::text as clinic, count(*)::int as n from ${table} group by clinic_id`),
+    );
     for (const row of rows) out[`${table} ${row.clinic === DEMO.clinics.demo ? 'demo' : row.clinic}`] = row.n;
   }
   return out;
@@ -35,13 +46,20 @@ const get = async (path: string, key = demoKey) => {
 describe('affiliate demo data', () => {
   it('gives the Demo Clinic an enabled program with tiers, affiliates with referrals, commissions and a payout', async () => {
     const config = (await get('')).data;
-    expect(config).toMatchObject({ affiliateProgramEnabled: true, affiliateCommissionMode: 'percentage', isConfigured: true, affiliatePayoutFrequency: 'monthly' });
+    expect(config).toMatchObject({
+      affiliateProgramEnabled: true,
+      affiliateCommissionMode: 'percentage',
+      isConfigured: true,
+      affiliatePayoutFrequency: 'monthly',
+    });
     expect(config.tiers).toHaveLength(2);
     expect(config.affiliateCount).toBeGreaterThanOrEqual(3);
 
     const listed = await get('/affiliates');
     expect(listed.data.length).toBeGreaterThanOrEqual(3);
-    expect(listed.data.filter((a: { referralCount: number; earnedTotal: number }) => a.referralCount > 0 && a.earnedTotal > 0).length).toBeGreaterThanOrEqual(3);
+    expect(
+      listed.data.filter((a: { referralCount: number; earnedTotal: number }) => a.referralCount > 0 && a.earnedTotal > 0).length,
+    ).toBeGreaterThanOrEqual(3);
 
     const payouts = await get('/payouts');
     expect(payouts.data.length).toBeGreaterThanOrEqual(1);

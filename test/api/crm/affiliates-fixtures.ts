@@ -41,8 +41,14 @@ export async function makeReferral(db: Database, clinicId: string, affiliateId: 
 }
 
 /** A paid order of the patient (subtotal in cents) paid at `paidAt`. */
-export const paidOrder = (db: Database, clinicId: string, patientId: string, subtotalCents: number, paidAt: Date, values: OrderValues = {}) =>
-  makeOrder(db, clinicId, { patientId, subtotalCents, paidAt, status: 'delivered', createdAt: paidAt, ...values });
+export const paidOrder = (
+  db: Database,
+  clinicId: string,
+  patientId: string,
+  subtotalCents: number,
+  paidAt: Date,
+  values: OrderValues = {},
+) => makeOrder(db, clinicId, { patientId, subtotalCents, paidAt, status: 'delivered', createdAt: paidAt, ...values });
 
 /** Makes `count` of the affiliate's referred patients active (an active enrollment each). */
 export async function activeReferrals(db: Database, clinicId: string, affiliateId: string, count: number, referredAt: Date) {
@@ -53,7 +59,12 @@ export async function activeReferrals(db: Database, clinicId: string, affiliateI
   }
 }
 
-export async function makeTaxDocument(db: Database, clinicId: string, affiliateId: string, values: Partial<typeof affiliateTaxDocuments.$inferInsert> = {}) {
+export async function makeTaxDocument(
+  db: Database,
+  clinicId: string,
+  affiliateId: string,
+  values: Partial<typeof affiliateTaxDocuments.$inferInsert> = {},
+) {
   const [row] = await db
     .insert(affiliateTaxDocuments)
     .values({ documentType: 'w9', taxYear: 2029, tinLastFour: '1234', ...values, clinicId, affiliateId })

@@ -6,22 +6,25 @@ import { affiliateCommissions, affiliatePayouts, affiliateTiers } from '../../..
 import { lastCompletePeriod } from '../../../src/modules/crm/affiliate-program/rules';
 import { useTestApp } from '../../helpers/app';
 import { makeOrder } from '../../helpers/order-fixtures';
-import {
-  activeReferrals, affiliateTenant, makeAffiliate, makeProgramConfig, makeReferral, paidOrder,
-} from './affiliates-fixtures';
+import { activeReferrals, affiliateTenant, makeAffiliate, makeProgramConfig, makeReferral, paidOrder } from './affiliates-fixtures';
 
 const t = useTestApp();
 
 // The 15th of the current month, noon UTC: the last complete monthly period is the previous month.
 const real = new Date();
-const at = (monthOffset: number, day: number, hour = 12) => new Date(Date.UTC(real.getUTCFullYear(), real.getUTCMonth() + monthOffset, day, hour));
+const at = (monthOffset: number, day: number, hour = 12) =>
+  new Date(Date.UTC(real.getUTCFullYear(), real.getUTCMonth() + monthOffset, day, hour));
 const NOW = at(0, 15);
 const freeze = (date = NOW) => t.clock.freezeAt(date.getTime());
 
 const generate = (key: string) => t.request('/api/v1/affiliate-program/payouts/generate', { key, method: 'POST' });
 
 async function commissionsOf(affiliateId: string) {
-  return t.db.select().from(affiliateCommissions).where(eq(affiliateCommissions.affiliateId, affiliateId)).orderBy(affiliateCommissions.earnedAt);
+  return t.db
+    .select()
+    .from(affiliateCommissions)
+    .where(eq(affiliateCommissions.affiliateId, affiliateId))
+    .orderBy(affiliateCommissions.earnedAt);
 }
 
 describe('POST /api/v1/affiliate-program/payouts/generate: commission arithmetic', () => {
@@ -32,7 +35,11 @@ describe('POST /api/v1/affiliate-program/payouts/generate: commission arithmetic
     const affiliate = await makeAffiliate(t.db, clinicId);
     const referral = await makeReferral(t.db, clinicId, affiliate.id, at(-2, 10));
     const first = await paidOrder(t.db, clinicId, referral.patientId, 10_000, at(-1, 1));
-    const second = await paidOrder(t.db, clinicId, referral.patientId, 15_000, at(-1, 10), { discountCents: 1_000, taxCents: 900, shippingCents: 999 });
+    const second = await paidOrder(t.db, clinicId, referral.patientId, 15_000, at(-1, 10), {
+      discountCents: 1_000,
+      taxCents: 900,
+      shippingCents: 999,
+    });
     const third = await paidOrder(t.db, clinicId, referral.patientId, 3_333, at(-1, 20));
     // Not commissioned: paid before the referral, refunded, cancelled, unpaid, paid after now.
     await paidOrder(t.db, clinicId, referral.patientId, 50_000, at(-2, 9));
@@ -45,10 +52,21 @@ describe('POST /api/v1/affiliate-program/payouts/generate: commission arithmetic
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      payoutFrequency: 'monthly', periodStart: at(-1, 1, 0).toISOString(), periodEnd: at(0, 1, 0).toISOString(),
-      commissionsCreated: 3, commissionsAmount: 20 + 14 + 3.33, payoutsCreated: 1, carriedOver: [],
+      payoutFrequency: 'monthly',
+      periodStart: at(-1, 1, 0).toISOString(),
+      periodEnd: at(0, 1, 0).toISOString(),
+      commissionsCreated: 3,
+      commissionsAmount: 20 + 14 + 3.33,
+      payoutsCreated: 1,
+      carriedOver: [],
     });
-    expect(data.payouts[0]).toMatchObject({ amount: 37.33, status: 'pending', commissionCount: 3, excludedCommissionCount: 0, affiliate: { id: affiliate.id } });
+    expect(data.payouts[0]).toMatchObject({
+      amount: 37.33,
+      status: 'pending',
+      commissionCount: 3,
+      excludedCommissionCount: 0,
+      affiliate: { id: affiliate.id },
+    });
 
     const rows = await commissionsOf(affiliate.id);
     expect(rows.map((r) => [r.orderId, r.isFirstOrder, r.baseAmountCents, r.rateHundredths, r.amountCents, r.status])).toEqual([
@@ -94,10 +112,22 @@ describe('POST /api/v1/affiliate-program/payouts/generate: commission arithmetic
 
     expect((await generate(key)).status).toBe(200);
     const rates = async (id: string) => (await commissionsOf(id)).map((c) => [c.isFirstOrder, c.rateHundredths, c.amountCents]);
-    expect(await rates(overridden.id)).toEqual([[true, 3_000, 3_000], [false, 2_500, 2_500]]);
-    expect(await rates(halfOverridden.id)).toEqual([[true, 3_000, 3_000], [false, 1_500, 1_500]]);
-    expect(await rates(tiered.id)).toEqual([[true, 1_500, 1_500], [false, 1_500, 1_500]]);
-    expect(await rates(plain.id)).toEqual([[true, 2_000, 2_000], [false, 1_000, 1_000]]);
+    expect(await rates(overridden.id)).toEqual([
+      [true, 3_000, 3_000],
+      [false, 2_500, 2_500],
+    ]);
+    expect(await rates(halfOverridden.id)).toEqual([
+      [true, 3_000, 3_000],
+      [false, 1_500, 1_500],
+    ]);
+    expect(await rates(tiered.id)).toEqual([
+      [true, 1_500, 1_500],
+      [false, 1_500, 1_500],
+    ]);
+    expect(await rates(plain.id)).toEqual([
+      [true, 2_000, 2_000],
+      [false, 1_000, 1_000],
+    ]);
   });
 
   it('pays flat amounts in flat mode (never more than the order), ignoring tiers', async () => {
@@ -111,7 +141,10 @@ describe('POST /api/v1/affiliate-program/payouts/generate: commission arithmetic
     await paidOrder(t.db, clinicId, referral.patientId, 20_000, at(-1, 2));
     await paidOrder(t.db, clinicId, referral.patientId, 1_000, at(-1, 3));
     await generate(key);
-    expect((await commissionsOf(affiliate.id)).map((c) => [c.rateHundredths, c.amountCents])).toEqual([[5_000, 5_000], [1_500, 1_000]]);
+    expect((await commissionsOf(affiliate.id)).map((c) => [c.rateHundredths, c.amountCents])).toEqual([
+      [5_000, 5_000],
+      [1_500, 1_000],
+    ]);
   });
 
   it('stops earning at referral + commissionDurationMonths (exclusive), and skips removed affiliates', async () => {
@@ -137,7 +170,11 @@ describe('POST /api/v1/affiliate-program/payouts/generate: commission arithmetic
   it('carries commissions below the minimum payout threshold over to a later period, and keeps the current period for later', async () => {
     freeze();
     const { clinicId, key } = await affiliateTenant(t.db);
-    await makeProgramConfig(t.db, clinicId, { minimumPayoutThresholdCents: 5_000, firstOrderRateHundredths: 2_000, defaultRateHundredths: 2_000 });
+    await makeProgramConfig(t.db, clinicId, {
+      minimumPayoutThresholdCents: 5_000,
+      firstOrderRateHundredths: 2_000,
+      defaultRateHundredths: 2_000,
+    });
     const small = await makeAffiliate(t.db, clinicId);
     const smallReferral = await makeReferral(t.db, clinicId, small.id, at(-3, 1));
     await paidOrder(t.db, clinicId, smallReferral.patientId, 10_000, at(-1, 5)); // 20.00 last month
@@ -149,7 +186,13 @@ describe('POST /api/v1/affiliate-program/payouts/generate: commission arithmetic
     const first = (await (await generate(key)).json()).data;
     expect(first.commissionsCreated).toBe(3);
     expect(first.payouts.map((p: { affiliate: { id: string }; amount: number }) => [p.affiliate.id, p.amount])).toEqual([[big.id, 60]]);
-    expect(first.carriedOver).toEqual([{ affiliate: { id: small.id, firstName: small.firstName, lastName: small.lastName, email: small.email }, amount: 20, commissionCount: 1 }]);
+    expect(first.carriedOver).toEqual([
+      {
+        affiliate: { id: small.id, firstName: small.firstName, lastName: small.lastName, email: small.email },
+        amount: 20,
+        commissionCount: 1,
+      },
+    ]);
     expect((await commissionsOf(small.id)).map((c) => [c.status, c.payoutId])).toEqual([['earned', null]]);
     expect((await commissionsOf(big.id)).map((c) => c.status)).toEqual(['included', 'earned']);
 
@@ -158,7 +201,12 @@ describe('POST /api/v1/affiliate-program/payouts/generate: commission arithmetic
     await paidOrder(t.db, clinicId, smallReferral.patientId, 20_000, at(0, 20));
     const next = (await (await generate(key)).json()).data;
     expect(next.periodStart).toBe(at(0, 1, 0).toISOString());
-    const byAffiliate = Object.fromEntries(next.payouts.map((p: { affiliate: { id: string }; amount: number; commissionCount: number }) => [p.affiliate.id, [p.amount, p.commissionCount]]));
+    const byAffiliate = Object.fromEntries(
+      next.payouts.map((p: { affiliate: { id: string }; amount: number; commissionCount: number }) => [
+        p.affiliate.id,
+        [p.amount, p.commissionCount],
+      ]),
+    );
     expect(byAffiliate).toEqual({ [small.id]: [60, 2] });
     // The big affiliate's 20.00 of this period is below the threshold in its turn.
     expect(next.carriedOver.map((c: { affiliate: { id: string }; amount: number }) => [c.affiliate.id, c.amount])).toEqual([[big.id, 20]]);
@@ -185,13 +233,31 @@ describe('POST /api/v1/affiliate-program/payouts/generate: commission arithmetic
 
   it('uses weekly (Monday to Monday) and biweekly (14-day blocks from Monday 1970-01-05) periods in UTC', async () => {
     const wednesday = new Date('2030-01-16T10:00:00Z');
-    expect(lastCompletePeriod('weekly', wednesday)).toEqual({ start: new Date('2030-01-07T00:00:00Z'), end: new Date('2030-01-14T00:00:00Z') });
-    expect(lastCompletePeriod('weekly', new Date('2030-01-14T00:00:00Z'))).toEqual({ start: new Date('2030-01-07T00:00:00Z'), end: new Date('2030-01-14T00:00:00Z') });
-    expect(lastCompletePeriod('monthly', new Date('2030-03-01T00:00:00Z'))).toEqual({ start: new Date('2030-02-01T00:00:00Z'), end: new Date('2030-03-01T00:00:00Z') });
-    expect(lastCompletePeriod('monthly', new Date('2030-01-31T23:59:59Z'))).toEqual({ start: new Date('2029-12-01T00:00:00Z'), end: new Date('2030-01-01T00:00:00Z') });
+    expect(lastCompletePeriod('weekly', wednesday)).toEqual({
+      start: new Date('2030-01-07T00:00:00Z'),
+      end: new Date('2030-01-14T00:00:00Z'),
+    });
+    expect(lastCompletePeriod('weekly', new Date('2030-01-14T00:00:00Z'))).toEqual({
+      start: new Date('2030-01-07T00:00:00Z'),
+      end: new Date('2030-01-14T00:00:00Z'),
+    });
+    expect(lastCompletePeriod('monthly', new Date('2030-03-01T00:00:00Z'))).toEqual({
+      start: new Date('2030-02-01T00:00:00Z'),
+      end: new Date('2030-03-01T00:00:00Z'),
+    });
+    expect(lastCompletePeriod('monthly', new Date('2030-01-31T23:59:59Z'))).toEqual({
+      start: new Date('2029-12-01T00:00:00Z'),
+      end: new Date('2030-01-01T00:00:00Z'),
+    });
     // 2030-01-14 is 21,924 days (1,566 blocks) after the anchor: a block runs 2030-01-14 to 2030-01-28.
-    expect(lastCompletePeriod('biweekly', wednesday)).toEqual({ start: new Date('2029-12-31T00:00:00Z'), end: new Date('2030-01-14T00:00:00Z') });
-    expect(lastCompletePeriod('biweekly', new Date('2030-01-28T00:00:00Z'))).toEqual({ start: new Date('2030-01-14T00:00:00Z'), end: new Date('2030-01-28T00:00:00Z') });
+    expect(lastCompletePeriod('biweekly', wednesday)).toEqual({
+      start: new Date('2029-12-31T00:00:00Z'),
+      end: new Date('2030-01-14T00:00:00Z'),
+    });
+    expect(lastCompletePeriod('biweekly', new Date('2030-01-28T00:00:00Z'))).toEqual({
+      start: new Date('2030-01-14T00:00:00Z'),
+      end: new Date('2030-01-28T00:00:00Z'),
+    });
 
     freeze();
     const { clinicId, key } = await affiliateTenant(t.db);
@@ -239,7 +305,12 @@ describe('payout state machine', () => {
 
     const paid = await action(key, payout.id, 'mark-paid', { notes: '  PayPal transfer 4F2K  ' });
     expect(paid.status).toBe(200);
-    expect((await paid.json()).data).toMatchObject({ status: 'paid', paidAt: NOW.toISOString(), notes: 'PayPal transfer 4F2K', amount: 34 });
+    expect((await paid.json()).data).toMatchObject({
+      status: 'paid',
+      paidAt: NOW.toISOString(),
+      notes: 'PayPal transfer 4F2K',
+      amount: 34,
+    });
     expect((await commissionsOf(affiliate.id)).map((c) => c.status)).toEqual(['paid', 'paid']);
 
     const listed = await (await t.request('/api/v1/affiliate-program/affiliates', { key })).json();
@@ -278,7 +349,13 @@ describe('POST /api/v1/affiliate-program/payouts/{payoutId}/exclude-commissions'
     const later = commissions.find((c) => !c.isFirstOrder)!;
     const res = await action(key, payout.id, 'exclude-commissions', { commissionIds: [later.id.toUpperCase()] });
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toMatchObject({ id: payout.id, status: 'pending', amount: 20, commissionCount: 1, excludedCommissionCount: 1 });
+    expect((await res.json()).data).toMatchObject({
+      id: payout.id,
+      status: 'pending',
+      amount: 20,
+      commissionCount: 1,
+      excludedCommissionCount: 1,
+    });
     const [row] = await t.db.select().from(affiliatePayouts).where(eq(affiliatePayouts.id, payout.id));
     expect(row!.amountCents).toBe(2_000);
 
@@ -293,7 +370,9 @@ describe('POST /api/v1/affiliate-program/payouts/{payoutId}/exclude-commissions'
     await action(key, payout.id, 'approve');
     await action(key, payout.id, 'mark-paid', {});
     const after = await t.db.select().from(affiliateCommissions).where(eq(affiliateCommissions.payoutId, payout.id));
-    expect(after.map((c) => [c.id, c.status]).sort()).toEqual(commissions.map((c) => [c.id, c.id === later.id ? 'excluded' : 'paid']).sort());
+    expect(after.map((c) => [c.id, c.status]).sort()).toEqual(
+      commissions.map((c) => [c.id, c.id === later.id ? 'excluded' : 'paid']).sort(),
+    );
   });
 
   it("answers 400 for ids that are not this payout's commissions (unknown, another payout's, another clinic's) and changes nothing", async () => {
@@ -309,7 +388,13 @@ describe('POST /api/v1/affiliate-program/payouts/{payoutId}/exclude-commissions'
     }
     const [row] = await t.db.select().from(affiliatePayouts).where(eq(affiliatePayouts.id, one.payout.id));
     expect(row!.amountCents).toBe(3_400);
-    for (const body of [{}, { commissionIds: [] }, { commissionIds: ['not-a-uuid'] }, { commissionIds: 'x' }, { commissionIds: [one.commissions[0]!.id], extra: 1 }]) {
+    for (const body of [
+      {},
+      { commissionIds: [] },
+      { commissionIds: ['not-a-uuid'] },
+      { commissionIds: 'x' },
+      { commissionIds: [one.commissions[0]!.id], extra: 1 },
+    ]) {
       expect((await action(one.key, one.payout.id, 'exclude-commissions', body)).status, JSON.stringify(body)).toBe(400);
     }
   });
@@ -321,7 +406,11 @@ describe('GET /api/v1/affiliate-program/payouts and .../{id}/commissions', () =>
     const listed = await (await t.request('/api/v1/affiliate-program/payouts', { key })).json();
     expect(listed.pagination).toEqual({ page: 1, limit: 25, total: 1, totalPages: 1 });
     expect(listed.data[0]).toMatchObject({
-      id: payout.id, affiliate: { id: affiliate.id, email: affiliate.email }, amount: 34, status: 'pending', commissionCount: 2,
+      id: payout.id,
+      affiliate: { id: affiliate.id, email: affiliate.email },
+      amount: 34,
+      status: 'pending',
+      commissionCount: 2,
     });
     expect((await (await t.request('/api/v1/affiliate-program/payouts?status=paid', { key })).json()).data).toEqual([]);
     expect((await t.request('/api/v1/affiliate-program/payouts?status=unknown', { key })).status).toBe(400);
@@ -332,7 +421,14 @@ describe('GET /api/v1/affiliate-program/payouts and .../{id}/commissions', () =>
     const page = await res.json();
     expect(page.pagination).toEqual({ page: 1, limit: 1, total: 2, totalPages: 2 });
     expect(page.data[0]).toMatchObject({
-      id: commissions[0]!.id, affiliateId: affiliate.id, payoutId: payout.id, isFirstOrder: true, baseAmount: 100, rate: 20, amount: 20, status: 'included',
+      id: commissions[0]!.id,
+      affiliateId: affiliate.id,
+      payoutId: payout.id,
+      isFirstOrder: true,
+      baseAmount: 100,
+      rate: 20,
+      amount: 20,
+      status: 'included',
     });
     expect(Object.keys(page.data[0].patient).sort()).toEqual(['firstName', 'id', 'lastName']);
     expect(JSON.stringify(page)).not.toContain('@example.test');

@@ -7,7 +7,13 @@ import { routeTable } from '../../../src/app';
 import { useTestApp } from '../../helpers/app';
 import { makeGlobalProduct, makeProgram, makeTenantProduct } from '../../helpers/program-fixtures';
 import {
-  activeReferrals, affiliateTenant, makeAffiliate, makeProgramConfig, makeReferral, makeTaxDocument, paidOrder,
+  activeReferrals,
+  affiliateTenant,
+  makeAffiliate,
+  makeProgramConfig,
+  makeReferral,
+  makeTaxDocument,
+  paidOrder,
 } from './affiliates-fixtures';
 
 const t = useTestApp();
@@ -64,18 +70,34 @@ describe('GET and PUT /api/v1/affiliate-program', () => {
     const res = await t.request(BASE, { key });
     expect(res.status).toBe(200);
     expect((await res.json()).data).toEqual({
-      affiliateProgramEnabled: false, affiliateCommissionMode: 'percentage', affiliateFirstOrderRate: 0, affiliateDefaultRate: 0,
-      affiliateCommissionDurationMonths: null, affiliateCookieWindowDays: 30, affiliateMinimumPayoutThreshold: 0,
-      affiliatePayoutFrequency: 'monthly', affiliateMaxCount: null, isConfigured: false, affiliateCount: 0, tiers: [], updatedAt: null,
+      affiliateProgramEnabled: false,
+      affiliateCommissionMode: 'percentage',
+      affiliateFirstOrderRate: 0,
+      affiliateDefaultRate: 0,
+      affiliateCommissionDurationMonths: null,
+      affiliateCookieWindowDays: 30,
+      affiliateMinimumPayoutThreshold: 0,
+      affiliatePayoutFrequency: 'monthly',
+      affiliateMaxCount: null,
+      isConfigured: false,
+      affiliateCount: 0,
+      tiers: [],
+      updatedAt: null,
     });
   });
 
   it('saves the configuration (rates x 100, threshold in cents), merges partial updates, and lists tiers and affiliates', async () => {
     const { key, clinicId } = await affiliateTenant(t.db);
     const full = {
-      affiliateProgramEnabled: true, affiliateCommissionMode: 'percentage', affiliateFirstOrderRate: 22.5, affiliateDefaultRate: 10,
-      affiliateCommissionDurationMonths: 12, affiliateCookieWindowDays: 45, affiliateMinimumPayoutThreshold: 49.99,
-      affiliatePayoutFrequency: 'biweekly', affiliateMaxCount: 100,
+      affiliateProgramEnabled: true,
+      affiliateCommissionMode: 'percentage',
+      affiliateFirstOrderRate: 22.5,
+      affiliateDefaultRate: 10,
+      affiliateCommissionDurationMonths: 12,
+      affiliateCookieWindowDays: 45,
+      affiliateMinimumPayoutThreshold: 49.99,
+      affiliatePayoutFrequency: 'biweekly',
+      affiliateMaxCount: 100,
     };
     const res = await t.request(BASE, { key, method: 'PUT', body: full });
     expect(res.status).toBe(200);
@@ -89,11 +111,23 @@ describe('GET and PUT /api/v1/affiliate-program', () => {
       { clinicId, minActiveReferrals: 10, percentageHundredths: 1_500, label: 'Gold' },
       { clinicId, minActiveReferrals: 3, percentageHundredths: 1_250, label: 'Silver' },
     ]);
-    const partial = await t.request(BASE, { key, method: 'PUT', body: { affiliateDefaultRate: 12, affiliateCommissionDurationMonths: null } });
+    const partial = await t.request(BASE, {
+      key,
+      method: 'PUT',
+      body: { affiliateDefaultRate: 12, affiliateCommissionDurationMonths: null },
+    });
     const data = (await partial.json()).data;
     expect(data).toMatchObject({ ...full, affiliateDefaultRate: 12, affiliateCommissionDurationMonths: null, affiliateCount: 1 });
-    expect(data.tiers.map((tier: { label: string; percentage: number; minActiveReferrals: number }) => [tier.label, tier.percentage, tier.minActiveReferrals]))
-      .toEqual([['Silver', 12.5, 3], ['Gold', 15, 10]]);
+    expect(
+      data.tiers.map((tier: { label: string; percentage: number; minActiveReferrals: number }) => [
+        tier.label,
+        tier.percentage,
+        tier.minActiveReferrals,
+      ]),
+    ).toEqual([
+      ['Silver', 12.5, 3],
+      ['Gold', 15, 10],
+    ]);
     expect((await (await t.request(BASE, { key })).json()).data).toEqual(data);
   });
 
@@ -120,7 +154,9 @@ describe('GET and PUT /api/v1/affiliate-program', () => {
       expect((await res.json()).message, JSON.stringify(body)).toContain(field);
     }
     // Flat mode takes dollar rates above 100; switching back with them answers 400.
-    expect((await t.request(BASE, { key, method: 'PUT', body: { affiliateCommissionMode: 'flat', affiliateFirstOrderRate: 150 } })).status).toBe(200);
+    expect(
+      (await t.request(BASE, { key, method: 'PUT', body: { affiliateCommissionMode: 'flat', affiliateFirstOrderRate: 150 } })).status,
+    ).toBe(200);
     const back = await t.request(BASE, { key, method: 'PUT', body: { affiliateCommissionMode: 'percentage' } });
     expect(back.status).toBe(400);
     expect((await back.json()).message).toContain('body.affiliateFirstOrderRate: a percentage rate must be between 0 and 100');
@@ -156,12 +192,25 @@ describe('GET /api/v1/affiliate-program/margin-estimate', () => {
     // displayPrice 160.00 = 100.00 pharmacy + 10.00 facilitation + 50.00 fee. Clinic share: 160.00 - 100.00 - 10.00
     // - 15.00 doctor - 4.94 processor (2.9% + 0.30) = 30.06.
     expect(data).toEqual({
-      affiliateCommissionMode: 'percentage', affiliateFirstOrderRate: 20, affiliateDefaultRate: 10,
-      products: [{
-        programId: program.id, programName: 'Weight loss', programState: 'live', globalProductId: product.id, productName: product.name,
-        isSellable: true, displayPrice: 160, clinicMargin: 30.06, commissionFirstOrder: 32, commissionDefault: 16,
-        marginAfterFirstOrderCommission: -1.94, marginAfterDefaultCommission: 14.06,
-      }],
+      affiliateCommissionMode: 'percentage',
+      affiliateFirstOrderRate: 20,
+      affiliateDefaultRate: 10,
+      products: [
+        {
+          programId: program.id,
+          programName: 'Weight loss',
+          programState: 'live',
+          globalProductId: product.id,
+          productName: product.name,
+          isSellable: true,
+          displayPrice: 160,
+          clinicMargin: 30.06,
+          commissionFirstOrder: 32,
+          commissionDefault: 16,
+          marginAfterFirstOrderCommission: -1.94,
+          marginAfterDefaultCommission: 14.06,
+        },
+      ],
     });
   });
 });
@@ -184,11 +233,27 @@ describe('affiliates', () => {
     const body = await res.json();
     expect(body.pagination).toEqual({ page: 1, limit: 25, total: 2, totalPages: 1 });
     expect(body.data.map((a: { id: string }) => a.id)).toEqual([newer.id, older.id]);
-    expect(body.data[0]).toMatchObject({ firstOrderRate: 30, commissionRate: null, referralCount: 0, activeReferralCount: 0, tier: null, earnedTotal: 0 });
+    expect(body.data[0]).toMatchObject({
+      firstOrderRate: 30,
+      commissionRate: null,
+      referralCount: 0,
+      activeReferralCount: 0,
+      tier: null,
+      earnedTotal: 0,
+    });
     expect(body.data[1]).toMatchObject({
-      id: older.id, firstName: older.firstName, email: older.email, referralCode: older.referralCode, status: 'active',
-      payoutContactMethod: 'PayPal', referralCount: 3, activeReferralCount: 2, tier: { label: 'Silver', percentage: 15 },
-      earnedTotal: 15, unpaidTotal: 15, paidTotal: 0,
+      id: older.id,
+      firstName: older.firstName,
+      email: older.email,
+      referralCode: older.referralCode,
+      status: 'active',
+      payoutContactMethod: 'PayPal',
+      referralCount: 3,
+      activeReferralCount: 2,
+      tier: { label: 'Silver', percentage: 15 },
+      earnedTotal: 15,
+      unpaidTotal: 15,
+      paidTotal: 0,
     });
     const paged = await (await t.request(`${BASE}/affiliates?page=2&limit=1`, { key })).json();
     expect(paged.data.map((a: { id: string }) => a.id)).toEqual([older.id]);
@@ -203,13 +268,31 @@ describe('affiliates', () => {
 
     const res = await patch({ firstOrderRate: 30, commissionRate: 12.5, payoutContactMethod: ' Venmo ' });
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toMatchObject({ id: affiliate.id, firstOrderRate: 30, commissionRate: 12.5, payoutContactMethod: 'Venmo', payoutNotes: 'keep me' });
+    expect((await res.json()).data).toMatchObject({
+      id: affiliate.id,
+      firstOrderRate: 30,
+      commissionRate: 12.5,
+      payoutContactMethod: 'Venmo',
+      payoutNotes: 'keep me',
+    });
     const [row] = await t.db.select().from(affiliates).where(eq(affiliates.id, affiliate.id));
     expect(row).toMatchObject({ firstOrderRateHundredths: 3_000, commissionRateHundredths: 1_250 });
 
-    expect((await (await patch({ firstOrderRate: null, payoutNotes: null })).json()).data).toMatchObject({ firstOrderRate: null, commissionRate: 12.5, payoutNotes: null });
+    expect((await (await patch({ firstOrderRate: null, payoutNotes: null })).json()).data).toMatchObject({
+      firstOrderRate: null,
+      commissionRate: 12.5,
+      payoutNotes: null,
+    });
 
-    for (const body of [{}, { commissionRate: 100.5 }, { firstOrderRate: -1 }, { commissionRate: '10' }, { payoutContactMethod: '' }, { payoutContactMethod: 'x'.repeat(201) }, { status: 'removed' }]) {
+    for (const body of [
+      {},
+      { commissionRate: 100.5 },
+      { firstOrderRate: -1 },
+      { commissionRate: '10' },
+      { payoutContactMethod: '' },
+      { payoutContactMethod: 'x'.repeat(201) },
+      { status: 'removed' },
+    ]) {
       expect((await patch(body)).status, JSON.stringify(body)).toBe(400);
     }
     await makeProgramConfig(t.db, clinicId, { commissionMode: 'flat' });
@@ -221,15 +304,24 @@ describe('tax documents', () => {
   it('lists documents newest first with a status filter', async () => {
     const { key, clinicId } = await affiliateTenant(t.db);
     const affiliate = await makeAffiliate(t.db, clinicId);
-    const old = await makeTaxDocument(t.db, clinicId, affiliate.id, { submittedAt: new Date(Date.now() - 86_400_000), status: 'verified', reviewedAt: new Date() });
+    const old = await makeTaxDocument(t.db, clinicId, affiliate.id, {
+      submittedAt: new Date(Date.now() - 86_400_000),
+      status: 'verified',
+      reviewedAt: new Date(),
+    });
     const recent = await makeTaxDocument(t.db, clinicId, affiliate.id, { documentType: 'w8ben', tinLastFour: null });
     const res = await t.request(`${BASE}/tax-documents`, { key });
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.data.map((d: { id: string }) => d.id)).toEqual([recent.id, old.id]);
     expect(body.data[0]).toMatchObject({
-      affiliate: { id: affiliate.id, email: affiliate.email }, documentType: 'w8ben', taxYear: 2029, status: 'pending', tinLastFour: null,
-      reviewedAt: null, rejectionReason: null,
+      affiliate: { id: affiliate.id, email: affiliate.email },
+      documentType: 'w8ben',
+      taxYear: 2029,
+      status: 'pending',
+      tinLastFour: null,
+      reviewedAt: null,
+      rejectionReason: null,
     });
     const pending = await (await t.request(`${BASE}/tax-documents?status=pending`, { key })).json();
     expect(pending.data.map((d: { id: string }) => d.id)).toEqual([recent.id]);
@@ -247,19 +339,35 @@ describe('tax documents', () => {
     expect((await verified.json()).data).toMatchObject({ id: a.id, status: 'verified', rejectionReason: null });
 
     for (const body of [{}, { reason: '' }, { reason: '   ' }, { reason: 5 }, { reason: 'x'.repeat(1001) }, { reason: 'ok', extra: 1 }]) {
-      expect((await t.request(`${BASE}/tax-documents/${b.id}/reject`, { key, method: 'POST', body })).status, JSON.stringify(body)).toBe(400);
+      expect((await t.request(`${BASE}/tax-documents/${b.id}/reject`, { key, method: 'POST', body })).status, JSON.stringify(body)).toBe(
+        400,
+      );
     }
-    const rejected = await t.request(`${BASE}/tax-documents/${b.id}/reject`, { key, method: 'POST', body: { reason: ' Name does not match the TIN. ' } });
+    const rejected = await t.request(`${BASE}/tax-documents/${b.id}/reject`, {
+      key,
+      method: 'POST',
+      body: { reason: ' Name does not match the TIN. ' },
+    });
     expect(rejected.status).toBe(200);
     expect((await rejected.json()).data).toMatchObject({ id: b.id, status: 'rejected', rejectionReason: 'Name does not match the TIN.' });
 
-    for (const [id, what, body] of [[a.id, 'verify'], [a.id, 'reject', { reason: 'x' }], [b.id, 'verify'], [b.id, 'reject', { reason: 'x' }]] as const) {
+    for (const [id, what, body] of [
+      [a.id, 'verify'],
+      [a.id, 'reject', { reason: 'x' }],
+      [b.id, 'verify'],
+      [b.id, 'reject', { reason: 'x' }],
+    ] as const) {
       const res = await t.request(`${BASE}/tax-documents/${id}/${what}`, { key, method: 'POST', body });
       expect(res.status, `${what} ${id}`).toBe(409);
       expect((await res.json()).code).toBe('ILLEGAL_TRANSITION');
     }
     const rows = await t.db.select().from(affiliateTaxDocuments).where(eq(affiliateTaxDocuments.clinicId, clinicId));
-    expect(rows.map((r) => [r.id, r.status]).sort()).toEqual([[a.id, 'verified'], [b.id, 'rejected']].sort());
+    expect(rows.map((r) => [r.id, r.status]).sort()).toEqual(
+      [
+        [a.id, 'verified'],
+        [b.id, 'rejected'],
+      ].sort(),
+    );
   });
 });
 
@@ -275,8 +383,14 @@ describe('tiers', () => {
     expect(duplicate.status).toBe(409);
     expect((await duplicate.json()).code).toBe('CONFLICT');
 
-    for (const body of [{}, { minActiveReferrals: 0, percentage: 10, label: 'x' }, { minActiveReferrals: 2, percentage: 100.5, label: 'x' },
-      { minActiveReferrals: 2, percentage: 10, label: '' }, { minActiveReferrals: 2.5, percentage: 10, label: 'x' }, { minActiveReferrals: 2, percentage: 10, label: 'x', extra: true }]) {
+    for (const body of [
+      {},
+      { minActiveReferrals: 0, percentage: 10, label: 'x' },
+      { minActiveReferrals: 2, percentage: 100.5, label: 'x' },
+      { minActiveReferrals: 2, percentage: 10, label: '' },
+      { minActiveReferrals: 2.5, percentage: 10, label: 'x' },
+      { minActiveReferrals: 2, percentage: 10, label: 'x', extra: true },
+    ]) {
       expect((await t.request(`${BASE}/tiers`, { key, body })).status, JSON.stringify(body)).toBe(400);
     }
 
@@ -304,7 +418,10 @@ describe('reads', () => {
       expect(res.status, path).toBe(200);
       expect((await res.json()).data, path).not.toEqual([]);
       await t.flush();
-      expect(t.queries.filter((q) => !q.includes('"request_logs"')), path).toHaveLength(2);
+      expect(
+        t.queries.filter((q) => !q.includes('"request_logs"')),
+        path,
+      ).toHaveLength(2);
     }
   });
 });
@@ -320,7 +437,10 @@ describe('tenant isolation', () => {
     const generated = (await (await t.request(`${BASE}/payouts/generate`, { key: theirs.key, method: 'POST' })).json()).data;
     const payout = generated.payouts[0];
     const doc = await makeTaxDocument(t.db, theirs.clinicId, affiliate.id);
-    const [tier] = await t.db.insert(affiliateTiers).values({ clinicId: theirs.clinicId, minActiveReferrals: 1, percentageHundredths: 1_000, label: 'T' }).returning();
+    const [tier] = await t.db
+      .insert(affiliateTiers)
+      .values({ clinicId: theirs.clinicId, minActiveReferrals: 1, percentageHundredths: 1_000, label: 'T' })
+      .returning();
 
     const ids: Record<string, string> = { membershipId: affiliate.id, id: payout.id, payoutId: payout.id, docId: doc.id, tierId: tier!.id };
     const idRoutes = affiliateRoutes().filter((r) => r.path.includes('{'));

@@ -5,8 +5,8 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoData } from '../../../scripts/seed';
 import { seedTagId } from '../../../scripts/seed/contacts';
-import { rowsOf } from '../../../src/platform/db/sql';
 import { DEMO } from '../../../scripts/seed/ids';
+import { rowsOf } from '../../../src/platform/db/sql';
 import { useTestApp } from '../../helpers/app';
 import { makeKey } from '../../helpers/factories';
 
@@ -76,7 +76,8 @@ describe('CRM contacts demo data', () => {
   });
 
   it('loads again over itself without new tags, assignments or messages', async () => {
-    const counts = async () => rows<{ tags: number; assignments: number; messages: number; opted: number }>(sql`
+    const counts = async () =>
+      rows<{ tags: number; assignments: number; messages: number; opted: number }>(sql`
       select (select count(*)::int from tags) as tags, (select count(*)::int from patient_tags) as assignments,
              (select count(*)::int from messages) as messages,
              (select count(*)::int from patients where email_opted_out or sms_opted_out) as opted`);

@@ -24,13 +24,13 @@ function csvForm(content: string | Uint8Array, options: { field?: string; asText
 const importCsv = (key: string, content: string | Uint8Array, options?: { field?: string; asText?: boolean }) =>
   send(t, PATH, { key, body: csvForm(content, options) });
 
-const contactsOf = (clinicId: string) =>
-  t.db.select().from(patients).where(eq(patients.clinicId, clinicId)).orderBy(patients.email);
+const contactsOf = (clinicId: string) => t.db.select().from(patients).where(eq(patients.clinicId, clinicId)).orderBy(patients.email);
 
 describe('POST /api/v1/contacts/import', () => {
   it('imports rows with the header in any order and case, normalising emails and phones; sends no welcome email', async () => {
     const { key, clinic } = await makeTenant(t.db);
-    const csv = 'Email,LASTNAME,firstName,Phone Number,Notes\nJane.Doe@Example.com,Doe,Jane,+1 (555) 010-2000,likes tea\nbob@example.com,Brown,Bob,,\n';
+    const csv =
+      'Email,LASTNAME,firstName,Phone Number,Notes\nJane.Doe@Example.com,Doe,Jane,+1 (555) 010-2000,likes tea\nbob@example.com,Brown,Bob,,\n';
     const res = await importCsv(key, csv);
     expect(res.status).toBe(200);
     const { data } = await res.json();
@@ -45,12 +45,13 @@ describe('POST /api/v1/contacts/import', () => {
 
   it('handles quoted fields with commas, doubled quotes and line breaks, a BOM and CRLF, with correct line numbers', async () => {
     const { key, clinic } = await makeTenant(t.db);
-    const csv = '\uFEFFfirstname,lastname,email,notes\r\n'
-      + '"Mary, Ann","O""Brien",mary@example.com,"a note\r\nover two lines"\r\n'
-      + 'Bad,"Two\r\nLines",bad@example.com,\r\n'
-      + '\r\n'
-      + 'Tom,Tailor,tom@example.com,x\r\n'
-      + 'Eve,Quote,"eve@example.com"x,\r\n';
+    const csv =
+      '\uFEFFfirstname,lastname,email,notes\r\n' +
+      '"Mary, Ann","O""Brien",mary@example.com,"a note\r\nover two lines"\r\n' +
+      'Bad,"Two\r\nLines",bad@example.com,\r\n' +
+      '\r\n' +
+      'Tom,Tailor,tom@example.com,x\r\n' +
+      'Eve,Quote,"eve@example.com"x,\r\n';
     const { data } = await (await importCsv(key, csv)).json();
     expect(data.imported).toBe(2);
     expect(data.errors).toEqual([
@@ -60,7 +61,10 @@ describe('POST /api/v1/contacts/import', () => {
     ]);
     expect(data).toMatchObject({ totalRows: 4, skipped: 0, failed: 2 });
     const rows = await contactsOf(clinic.id);
-    expect(rows.map((r) => [r.firstName, r.lastName])).toEqual([['Mary, Ann', 'O"Brien'], ['Tom', 'Tailor']]);
+    expect(rows.map((r) => [r.firstName, r.lastName])).toEqual([
+      ['Mary, Ann', 'O"Brien'],
+      ['Tom', 'Tailor'],
+    ]);
   });
 
   it('reports bad rows by line with a reason and a redacted email, and imports the rest', async () => {
@@ -107,7 +111,10 @@ describe('POST /api/v1/contacts/import', () => {
     const { data } = await (await importCsv(key, csv)).json();
     expect(data).toEqual({ totalRows: 3, imported: 1, skipped: 2, failed: 0, errors: [] });
     const rows = await contactsOf(clinic.id);
-    expect(rows.map((r) => [r.firstName, r.email])).toEqual([['New', 'new@example.com'], ['Existing', 'old@example.com']]);
+    expect(rows.map((r) => [r.firstName, r.email])).toEqual([
+      ['New', 'new@example.com'],
+      ['Existing', 'old@example.com'],
+    ]);
     // Importing the same file again imports nothing.
     const again = await (await importCsv(key, csv)).json();
     expect(again.data).toMatchObject({ imported: 0, skipped: 3 });
@@ -117,7 +124,7 @@ describe('POST /api/v1/contacts/import', () => {
   it(`inserts valid rows in batches of ${IMPORT_BATCH_SIZE} in one transaction (no per-row queries)`, async () => {
     const { key, clinic } = await makeTenant(t.db);
     const count = 2 * IMPORT_BATCH_SIZE + 1;
-    const csv = 'firstname,lastname,email\n' + Array.from({ length: count }, (_, i) => `F${i},L${i},user${i}@example.com`).join('\n');
+    const csv = `firstname,lastname,email\n${Array.from({ length: count }, (_, i) => `F${i},L${i},user${i}@example.com`).join('\n')}`;
     await t.flush();
     t.queries.length = 0;
     const { data } = await (await importCsv(key, csv)).json();
@@ -163,7 +170,11 @@ describe('POST /api/v1/contacts/import', () => {
     const { key } = await makeTenant(t.db);
     const headerOnly = await (await importCsv(key, 'firstname,lastname,email\r\n')).json();
     expect(headerOnly.data).toEqual({ totalRows: 0, imported: 0, skipped: 0, failed: 0, errors: [] });
-    const latin1 = new Uint8Array([...new TextEncoder().encode('firstname,lastname,email\nJos'), 0xe9, ...new TextEncoder().encode(',X,j@example.com\n')]);
+    const latin1 = new Uint8Array([
+      ...new TextEncoder().encode('firstname,lastname,email\nJos'),
+      0xe9,
+      ...new TextEncoder().encode(',X,j@example.com\n'),
+    ]);
     const res = await importCsv(key, latin1);
     expect(res.status).toBe(400);
     expect((await res.json()).message).toContain('UTF-8');
@@ -175,7 +186,7 @@ describe('POST /api/v1/contacts/import', () => {
     const { key, clinic } = await makeTenant(t.db);
     // The size is made up in an ignored column, so the test stays fast.
     const head = 'firstname,lastname,email,notes\nBig,File,big@example.com,';
-    const padded = (size: number) => head + 'n'.repeat(size - head.length - 1) + '\n';
+    const padded = (size: number) => `${head + 'n'.repeat(size - head.length - 1)}\n`;
     const atLimit = await importCsv(key, padded(MAX_CSV_BYTES));
     expect(atLimit.status).toBe(200);
     expect((await atLimit.json()).data.imported).toBe(1);
@@ -219,7 +230,10 @@ describe('POST /api/v1/contacts/import', () => {
   it('answers 415 to a body that is not multipart, 400 without the csv field or with another field, 403 to a read-only key', async () => {
     const { key, clinic } = await makeTenant(t.db);
     const readOnly = await makeKey(t.db, clinic.id, { scopes: ['read'] });
-    for (const [contentType, body] of [['application/json', '{"csv":"firstname"}'], ['text/csv', 'firstname,lastname,email\n']] as const) {
+    for (const [contentType, body] of [
+      ['application/json', '{"csv":"firstname"}'],
+      ['text/csv', 'firstname,lastname,email\n'],
+    ] as const) {
       const res = await send(t, PATH, { key, body, headers: { 'content-type': contentType } });
       expect(res.status, contentType).toBe(415);
       expect((await res.json()).code).toBe('UNSUPPORTED_MEDIA_TYPE');
@@ -235,7 +249,7 @@ describe('POST /api/v1/contacts/import', () => {
     expect(await contactsOf(clinic.id)).toEqual([]);
   });
 
-  it('imports into the key\'s clinic only', async () => {
+  it("imports into the key's clinic only", async () => {
     const mine = await makeTenant(t.db);
     const theirs = await makeTenant(t.db);
     const email = `iso-${randomUUID().slice(0, 8)}@example.com`;

@@ -31,7 +31,10 @@ async function patient(clinicId: string, values: Partial<typeof patients.$inferI
 }
 
 async function tag(clinicId: string, values: Partial<typeof tags.$inferInsert> = {}) {
-  const [row] = await t.db.insert(tags).values({ clinicId, name: `Tag ${unique()}`, color: '#123456', ...values }).returning();
+  const [row] = await t.db
+    .insert(tags)
+    .values({ clinicId, name: `Tag ${unique()}`, color: '#123456', ...values })
+    .returning();
   return row!;
 }
 
@@ -41,19 +44,36 @@ const update = (key: string, id: string, body: unknown) => t.request(`/api/v1/co
 const statements = (send: () => Promise<{ status: number }>) => countStatements(t, send);
 
 const outboxOf = (clinicId: string) =>
-  t.db.select().from(outboxEvents).where(and(eq(outboxEvents.clinicId, clinicId), eq(outboxEvents.eventType, 'contact.unsubscribed')));
+  t.db
+    .select()
+    .from(outboxEvents)
+    .where(and(eq(outboxEvents.clinicId, clinicId), eq(outboxEvents.eventType, 'contact.unsubscribed')));
 
 describe('POST /api/v1/contacts', () => {
-  it('provisions a patient, answers the contact (201) and records the welcome email in the clinic\'s name', async () => {
+  it("provisions a patient, answers the contact (201) and records the welcome email in the clinic's name", async () => {
     const { key, clinic } = await tenant();
     t.clock.freezeAt(T0);
-    const res = await create(key, { firstName: ' Jane ', lastName: 'Doe', email: ' Jane.Doe@Example.COM ', phoneNumber: '+1 (555) 010-2000' });
+    const res = await create(key, {
+      firstName: ' Jane ',
+      lastName: 'Doe',
+      email: ' Jane.Doe@Example.COM ',
+      phoneNumber: '+1 (555) 010-2000',
+    });
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toEqual({
-      id: expect.any(String), firstName: 'Jane', lastName: 'Doe', email: 'jane.doe@example.com', phoneNumber: '+15550102000',
-      emailOptedOut: false, smsOptedOut: false, optOutDate: null, createdAt: new Date(T0).toISOString(), lastLoginAt: null,
-      lastContactDate: new Date(T0).toISOString(), tags: [],
+      id: expect.any(String),
+      firstName: 'Jane',
+      lastName: 'Doe',
+      email: 'jane.doe@example.com',
+      phoneNumber: '+15550102000',
+      emailOptedOut: false,
+      smsOptedOut: false,
+      optOutDate: null,
+      createdAt: new Date(T0).toISOString(),
+      lastLoginAt: null,
+      lastContactDate: new Date(T0).toISOString(),
+      tags: [],
     });
     const [row] = await t.db.select().from(patients).where(eq(patients.id, data.id));
     expect(row).toMatchObject({ clinicId: clinic.id, email: 'jane.doe@example.com', phoneNumber: '+15550102000' });
@@ -61,7 +81,12 @@ describe('POST /api/v1/contacts', () => {
     const sent = await t.db.select().from(messages).where(eq(messages.patientId, data.id));
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({
-      clinicId: clinic.id, channel: 'email', kind: 'welcome', toAddress: 'jane.doe@example.com', status: 'sent', provider: 'development',
+      clinicId: clinic.id,
+      channel: 'email',
+      kind: 'welcome',
+      toAddress: 'jane.doe@example.com',
+      status: 'sent',
+      provider: 'development',
       subject: `Welcome to ${clinic.name}`,
     });
     expect(sent[0]!.body).toContain('Hi Jane,');
@@ -141,11 +166,16 @@ describe('POST /api/v1/contacts', () => {
 });
 
 describe('GET /api/v1/contacts', () => {
-  it('lists the clinic\'s contacts newest first with tags (by name) and the newest message date, in one query', async () => {
+  it("lists the clinic's contacts newest first with tags (by name) and the newest message date, in one query", async () => {
     const { key, readKey, clinic } = await tenant();
     const day = 86_400_000;
     const older = await patient(clinic.id, { firstName: 'Old', createdAt: new Date(T0 - 3 * day), lastLoginAt: new Date(T0 - day) });
-    const newer = await patient(clinic.id, { firstName: 'New', createdAt: new Date(T0 - day), emailOptedOut: true, optOutDate: new Date(T0 - 2 * day) });
+    const newer = await patient(clinic.id, {
+      firstName: 'New',
+      createdAt: new Date(T0 - day),
+      emailOptedOut: true,
+      optOutDate: new Date(T0 - 2 * day),
+    });
     const vip = await tag(clinic.id, { name: 'vip', category: 'tier', description: 'Big spender' });
     const alpha = await tag(clinic.id, { name: 'Alpha', isActive: false });
     await t.db.insert(patientTags).values([
@@ -153,8 +183,26 @@ describe('GET /api/v1/contacts', () => {
       { clinicId: clinic.id, tagId: alpha.id, patientId: older.id },
     ]);
     await t.db.insert(messages).values([
-      { clinicId: clinic.id, channel: 'email', kind: 'welcome', toAddress: older.email, body: 'x', provider: 'development', patientId: older.id, createdAt: new Date(T0 - 2 * day) },
-      { clinicId: clinic.id, channel: 'sms', kind: 'sequence', toAddress: '+15550100000', body: 'y', provider: 'development', patientId: older.id, createdAt: new Date(T0 - day / 2) },
+      {
+        clinicId: clinic.id,
+        channel: 'email',
+        kind: 'welcome',
+        toAddress: older.email,
+        body: 'x',
+        provider: 'development',
+        patientId: older.id,
+        createdAt: new Date(T0 - 2 * day),
+      },
+      {
+        clinicId: clinic.id,
+        channel: 'sms',
+        kind: 'sequence',
+        toAddress: '+15550100000',
+        body: 'y',
+        provider: 'development',
+        patientId: older.id,
+        createdAt: new Date(T0 - day / 2),
+      },
     ]);
     // Another clinic's contact, tag and message are never seen.
     const other = await tenant();
@@ -167,13 +215,39 @@ describe('GET /api/v1/contacts', () => {
     const body = await res.json();
     expect(body.pagination).toEqual({ page: 1, limit: 25, total: 2, totalPages: 1 });
     expect(body.data.map((c: { id: string }) => c.id)).toEqual([newer.id, older.id]);
-    expect(body.data[0]).toMatchObject({ emailOptedOut: true, optOutDate: new Date(T0 - 2 * day).toISOString(), lastContactDate: null, tags: [] });
-    expect(body.data[1]).toMatchObject({ lastLoginAt: new Date(T0 - day).toISOString(), lastContactDate: new Date(T0 - day / 2).toISOString() });
+    expect(body.data[0]).toMatchObject({
+      emailOptedOut: true,
+      optOutDate: new Date(T0 - 2 * day).toISOString(),
+      lastContactDate: null,
+      tags: [],
+    });
+    expect(body.data[1]).toMatchObject({
+      lastLoginAt: new Date(T0 - day).toISOString(),
+      lastContactDate: new Date(T0 - day / 2).toISOString(),
+    });
     expect(body.data[1].tags).toEqual([
-      { id: alpha.id, name: 'Alpha', description: null, category: null, color: '#123456', clinicId: clinic.id, isActive: false,
-        createdAt: alpha.createdAt.toISOString(), updatedAt: alpha.updatedAt.toISOString() },
-      { id: vip.id, name: 'vip', description: 'Big spender', category: 'tier', color: '#123456', clinicId: clinic.id, isActive: true,
-        createdAt: vip.createdAt.toISOString(), updatedAt: vip.updatedAt.toISOString() },
+      {
+        id: alpha.id,
+        name: 'Alpha',
+        description: null,
+        category: null,
+        color: '#123456',
+        clinicId: clinic.id,
+        isActive: false,
+        createdAt: alpha.createdAt.toISOString(),
+        updatedAt: alpha.updatedAt.toISOString(),
+      },
+      {
+        id: vip.id,
+        name: 'vip',
+        description: 'Big spender',
+        category: 'tier',
+        color: '#123456',
+        clinicId: clinic.id,
+        isActive: true,
+        createdAt: vip.createdAt.toISOString(),
+        updatedAt: vip.updatedAt.toISOString(),
+      },
     ]);
     expect(await statements(() => t.request('/api/v1/contacts', { key }))).toEqual({ status: 200, count: 2 });
   });
@@ -199,7 +273,14 @@ describe('PUT /api/v1/contacts/{id}', () => {
     const res = await update(key, row.id, { firstName: 'New', email: 'NEW@Example.com' });
     expect(res.status).toBe(200);
     const { data } = await res.json();
-    expect(data).toMatchObject({ id: row.id, firstName: 'New', lastName: 'Ient', email: 'new@example.com', phoneNumber: '+15550100001', optOutDate: null });
+    expect(data).toMatchObject({
+      id: row.id,
+      firstName: 'New',
+      lastName: 'Ient',
+      email: 'new@example.com',
+      phoneNumber: '+15550100001',
+      optOutDate: null,
+    });
     const cleared = await (await update(key, row.id, { phoneNumber: null })).json();
     expect(cleared.data.phoneNumber).toBeNull();
     const [stored] = await t.db.select().from(patients).where(eq(patients.id, row.id));
@@ -281,7 +362,13 @@ describe('PUT /api/v1/contacts/{id}', () => {
   it('refuses an empty body, unknown fields and bad values with 400, a read-only key with 403', async () => {
     const { key, readKey, clinic } = await tenant();
     const row = await patient(clinic.id);
-    for (const body of [{}, { optOutDate: '2030-01-01T00:00:00Z' }, { emailOptedOut: 'yes' }, { email: 'nope' }, { phoneNumber: 'call me' }]) {
+    for (const body of [
+      {},
+      { optOutDate: '2030-01-01T00:00:00Z' },
+      { emailOptedOut: 'yes' },
+      { email: 'nope' },
+      { phoneNumber: 'call me' },
+    ]) {
       const res = await update(key, row.id, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
     }

@@ -3,9 +3,9 @@
 import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { crmConnections } from '../../../drizzle/schema';
+import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../../src/config';
 import { decryptCrmCredentials } from '../../../src/modules/crm/connection/credentials';
 import { OAUTH_STATE_TTL_SECONDS, verifyOAuthState } from '../../../src/modules/crm/connection/oauth-state';
-import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../../src/config';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 
@@ -66,8 +66,14 @@ describe('connecting with an API key', () => {
     const text = await res.text();
     responses.push(text);
     expect(JSON.parse(text).data).toEqual({
-      provider: 'hubspot', authType: 'api_key', credentialHint: '••••7f3a', accountName: null, phiSyncEnabled: false, baaAttestedAt: null,
-      connectedAt: new Date(t.clock.now()).toISOString(), lastSyncedAt: null,
+      provider: 'hubspot',
+      authType: 'api_key',
+      credentialHint: '••••7f3a',
+      accountName: null,
+      phiSyncEnabled: false,
+      baaAttestedAt: null,
+      connectedAt: new Date(t.clock.now()).toISOString(),
+      lastSyncedAt: null,
     });
     const [row] = await t.db.select().from(crmConnections).where(eq(crmConnections.clinicId, clinic.id));
     expect(row!.encryptedCredentials).not.toContain(API_KEY);
@@ -90,13 +96,23 @@ describe('connecting with an API key', () => {
   it('replaces an existing connection (one per clinic); PHI sync starts off again', async () => {
     const { clinic, key } = await crmTenant();
     await connect(key);
-    expect((await t.request('/api/v1/crm/connection/phi-sync', { key, method: 'PATCH', body: { phiSyncEnabled: true, baaAttested: true } })).status).toBe(200);
+    expect(
+      (await t.request('/api/v1/crm/connection/phi-sync', { key, method: 'PATCH', body: { phiSyncEnabled: true, baaAttested: true } }))
+        .status,
+    ).toBe(200);
     const res = await connect(key, { provider: 'pipedrive', apiKey: '0123456789abcdef0123456789abcdef01234567' });
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toMatchObject({ provider: 'pipedrive', credentialHint: '••••4567', phiSyncEnabled: false, baaAttestedAt: null });
+    expect((await res.json()).data).toMatchObject({
+      provider: 'pipedrive',
+      credentialHint: '••••4567',
+      phiSyncEnabled: false,
+      baaAttestedAt: null,
+    });
     const rows = await t.db.select().from(crmConnections).where(eq(crmConnections.clinicId, clinic.id));
     expect(rows).toHaveLength(1);
-    expect(await decryptCrmCredentials(rows[0]!.encryptedCredentials, clinic.id, DEVELOPMENT_WEBHOOK_SECRET_KEY)).toEqual({ apiKey: '0123456789abcdef0123456789abcdef01234567' });
+    expect(await decryptCrmCredentials(rows[0]!.encryptedCredentials, clinic.id, DEVELOPMENT_WEBHOOK_SECRET_KEY)).toEqual({
+      apiKey: '0123456789abcdef0123456789abcdef01234567',
+    });
   });
 
   it('refuses unknown providers, OAuth-only providers, short or spaced keys, extra fields (400)', async () => {
@@ -114,7 +130,11 @@ describe('connecting with an API key', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       const text = await res.text();
       expect(text).not.toContain(API_KEY);
-      expect(JSON.parse(text).errors.map((e: { field: string }) => e.field).join(' ')).toContain(field);
+      expect(
+        JSON.parse(text)
+          .errors.map((e: { field: string }) => e.field)
+          .join(' '),
+      ).toContain(field);
     }
     expect(await t.db.select().from(crmConnections).where(eq(crmConnections.clinicId, clinic.id))).toEqual([]);
   });
@@ -144,7 +164,9 @@ describe('GET and DELETE /api/v1/crm/connection', () => {
     await connect(a.key);
     expect((await (await t.request('/api/v1/crm/connection', { key: b.key })).json()).data).toBeNull();
     expect((await t.request('/api/v1/crm/connection', { key: b.key, method: 'DELETE' })).status).toBe(404);
-    expect((await t.request('/api/v1/crm/connection/phi-sync', { key: b.key, method: 'PATCH', body: { phiSyncEnabled: false } })).status).toBe(404);
+    expect(
+      (await t.request('/api/v1/crm/connection/phi-sync', { key: b.key, method: 'PATCH', body: { phiSyncEnabled: false } })).status,
+    ).toBe(404);
     expect(await t.db.select().from(crmConnections).where(eq(crmConnections.clinicId, a.clinic.id))).toHaveLength(1);
   });
 });
@@ -219,7 +241,10 @@ describe('GET /api/v1/crm/connect/oauth/start', () => {
     expect(a.state).not.toBe(b.state);
     const issued = t.clock.now();
     expect((await verifyOAuthState(a.state, DEVELOPMENT_WEBHOOK_SECRET_KEY, new Date(issued + 9 * 60_000))).ok).toBe(true);
-    expect(await verifyOAuthState(a.state, DEVELOPMENT_WEBHOOK_SECRET_KEY, new Date(issued + 10 * 60_000 + 1_000))).toEqual({ ok: false, reason: 'expired' });
+    expect(await verifyOAuthState(a.state, DEVELOPMENT_WEBHOOK_SECRET_KEY, new Date(issued + 10 * 60_000 + 1_000))).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
 
     const [version, payload, mac] = a.state.split('.');
     const forged = JSON.parse(Buffer.from(payload, 'base64url').toString());

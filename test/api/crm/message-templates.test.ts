@@ -3,13 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { messageTemplates, sequences, sequenceSteps, uploads } from '../../../drizzle/schema';
+import { messageTemplates, sequenceSteps, sequences, uploads } from '../../../drizzle/schema';
 import { MAX_IMAGE_BYTES } from '../../../src/modules/catalog/uploads/schemas';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { IMAGES, imageForm, NOT_IMAGES } from '../../helpers/images';
-import { send } from '../catalog/uploads-fixtures';
 import { countStatements } from '../../helpers/statements';
+import { send } from '../catalog/uploads-fixtures';
 
 const t = useTestApp();
 const BASE = '/api/v1/message-templates';
@@ -39,8 +39,16 @@ const put = (key: string, id: string, body: unknown) => t.request(`${BASE}/${id}
 const statements = (send: () => Promise<{ status: number }>) => countStatements(t, send);
 
 /** A sequence of the clinic in `status` whose one step uses the template. */
-async function sequenceUsing(clinicId: string, templateId: string, type: 'email' | 'sms', status: 'draft' | 'active' | 'paused' | 'archived') {
-  const [seq] = await t.db.insert(sequences).values({ clinicId, name: `Uses ${status}`, status, triggerEvent: 'manual' }).returning();
+async function sequenceUsing(
+  clinicId: string,
+  templateId: string,
+  type: 'email' | 'sms',
+  status: 'draft' | 'active' | 'paused' | 'archived',
+) {
+  const [seq] = await t.db
+    .insert(sequences)
+    .values({ clinicId, name: `Uses ${status}`, status, triggerEvent: 'manual' })
+    .returning();
   await t.db.insert(sequenceSteps).values({ clinicId, sequenceId: seq!.id, position: 0, type, templateId });
   return seq!;
 }
@@ -52,12 +60,25 @@ describe('POST /api/v1/message-templates', () => {
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      clinicId: clinic.id, name: 'Welcome', type: 'email', subject: email.subject, body: email.body, description: 'First touch',
-      category: 'onboarding', isActive: true, version: 1, createdBy: null,
+      clinicId: clinic.id,
+      name: 'Welcome',
+      type: 'email',
+      subject: email.subject,
+      body: email.body,
+      description: 'First touch',
+      category: 'onboarding',
+      isActive: true,
+      version: 1,
+      createdBy: null,
       mergeFields: ['clinicName', 'firstName', 'lastName', 'email'],
     });
     const [row] = await t.db.select().from(messageTemplates).where(eq(messageTemplates.id, data.id));
-    expect(row).toMatchObject({ createdBy: null, version: 1, deletedAt: null, mergeFields: ['clinicName', 'firstName', 'lastName', 'email'] });
+    expect(row).toMatchObject({
+      createdBy: null,
+      version: 1,
+      deletedAt: null,
+      mergeFields: ['clinicName', 'firstName', 'lastName', 'email'],
+    });
   });
 
   it('creates an sms template without a subject; no tokens means no merge fields', async () => {
@@ -170,7 +191,14 @@ describe('PUT /api/v1/message-templates/{id}', () => {
     expect(v2.mergeFields).toEqual(['clinicName', 'firstName', 'lastName', 'customField']);
 
     const v3 = (await (await put(key, created.id, { name: 'Renamed', description: null, category: 'c', isActive: false })).json()).data;
-    expect(v3).toMatchObject({ version: 3, name: 'Renamed', description: null, category: 'c', isActive: false, mergeFields: v2.mergeFields });
+    expect(v3).toMatchObject({
+      version: 3,
+      name: 'Renamed',
+      description: null,
+      category: 'c',
+      isActive: false,
+      mergeFields: v2.mergeFields,
+    });
     const v4 = (await (await put(key, created.id, { subject: 'No tokens' })).json()).data;
     expect(v4).toMatchObject({ version: 4, mergeFields: ['lastName', 'customField'] });
     // Same values again still count as an update.
@@ -305,8 +333,17 @@ describe('POST /api/v1/message-templates/{id}/duplicate', () => {
     const { data } = await res.json();
     expect(data.id).not.toBe(created.id);
     expect(data).toMatchObject({
-      clinicId: clinic.id, name: 'Welcome (copy)', type: 'email', subject: email.subject, body: 'Edited {{firstName}}', category: 'onboarding',
-      description: 'd', isActive: false, version: 1, createdBy: null, mergeFields: ['clinicName', 'firstName'],
+      clinicId: clinic.id,
+      name: 'Welcome (copy)',
+      type: 'email',
+      subject: email.subject,
+      body: 'Edited {{firstName}}',
+      category: 'onboarding',
+      description: 'd',
+      isActive: false,
+      version: 1,
+      createdBy: null,
+      mergeFields: ['clinicName', 'firstName'],
     });
     const list = await (await t.request(BASE, { key })).json();
     expect(list.data).toHaveLength(2);
@@ -351,7 +388,10 @@ describe('POST /api/v1/message-templates/upload-image', () => {
     expect(data.url).toBe(data.upload.url);
     const stored = await t.storage.get(data.upload.key);
     expect(Buffer.from(stored!.bytes).equals(Buffer.from(IMAGES.png))).toBe(true);
-    const rows = await t.db.select().from(uploads).where(and(eq(uploads.clinicId, clinic.id), eq(uploads.purpose, 'template_image')));
+    const rows = await t.db
+      .select()
+      .from(uploads)
+      .where(and(eq(uploads.clinicId, clinic.id), eq(uploads.purpose, 'template_image')));
     expect(rows.map((r) => r.id)).toEqual([data.upload.id]);
     // The url can be embedded in a template.
     const template = await create(key, { ...email, body: `<img src="${data.url}"> Hi {{firstName}}` });

@@ -2,10 +2,10 @@
 // per live clinic, enrollments with their runs and messages; idempotent, isolated, and runnable.
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { messages, sequenceEnrollments, sequenceStepRuns } from '../../../drizzle/schema';
 import { seedDemoData } from '../../../scripts/seed';
 import { DEMO } from '../../../scripts/seed/ids';
 import { seedSequenceId, seedTemplateId } from '../../../scripts/seed/sequences';
-import { messages, sequenceEnrollments, sequenceStepRuns } from '../../../drizzle/schema';
 import { runSequences } from '../../../src/modules/crm/sequences/runner';
 import { DevelopmentMessageSender } from '../../../src/platform/providers/messaging';
 import { useTestApp } from '../../helpers/app';
@@ -65,7 +65,9 @@ describe('sequences demo data', () => {
     await seedDemoData(t.db); // idempotent, and runtime progress is kept
     const again = await get(keys.demo!, `/api/v1/sequences/${seedSequenceId(0, 1)}`);
     expect(again.analytics).toEqual(active.analytics);
-    const runs = (await t.db.execute(sql`select count(*)::int as n from ${sequenceStepRuns} where ${sequenceStepRuns.sequenceId} = ${seedSequenceId(0, 1)}`)) as unknown as { rows: { n: number }[] };
+    const runs = (await t.db.execute(
+      sql`select count(*)::int as n from ${sequenceStepRuns} where ${sequenceStepRuns.sequenceId} = ${seedSequenceId(0, 1)}`,
+    )) as unknown as { rows: { n: number }[] };
     expect(runs.rows[0]!.n).toBe(18);
     const open = await t.db.select().from(sequenceEnrollments).where(eq(sequenceEnrollments.status, 'active'));
     expect(open.filter((e) => e.sequenceId === seedSequenceId(0, 1))).toEqual([]);

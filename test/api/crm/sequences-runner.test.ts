@@ -30,14 +30,25 @@ async function api(key: string, path: string, body?: unknown, method?: string) {
 async function patient(clinicId: string, values: Partial<typeof patients.$inferInsert> = {}) {
   const [row] = await t.db
     .insert(patients)
-    .values({ clinicId, firstName: 'Pat', lastName: 'Ient', email: `p-${randomUUID().slice(0, 8)}@example.test`, phoneNumber: '+15550100000', ...values })
+    .values({
+      clinicId,
+      firstName: 'Pat',
+      lastName: 'Ient',
+      email: `p-${randomUUID().slice(0, 8)}@example.test`,
+      phoneNumber: '+15550100000',
+      ...values,
+    })
     .returning();
   return row!;
 }
 
 async function tag(clinicId: string, patientIds: string[] = [], createdAt = new Date(t.clock.now())) {
-  const [row] = await t.db.insert(tags).values({ clinicId, name: `Tag ${randomUUID().slice(0, 8)}`, color: '#00aa00' }).returning();
-  if (patientIds.length) await t.db.insert(patientTags).values(patientIds.map((patientId) => ({ clinicId, tagId: row!.id, patientId, createdAt })));
+  const [row] = await t.db
+    .insert(tags)
+    .values({ clinicId, name: `Tag ${randomUUID().slice(0, 8)}`, color: '#00aa00' })
+    .returning();
+  if (patientIds.length)
+    await t.db.insert(patientTags).values(patientIds.map((patientId) => ({ clinicId, tagId: row!.id, patientId, createdAt })));
   return row!;
 }
 
@@ -50,7 +61,13 @@ async function sequenceWith(key: string, steps: unknown[], trigger: Record<strin
 }
 
 const emailTemplate = (key: string, values: Record<string, unknown> = {}) =>
-  api(key, '/api/v1/message-templates', { name: 'Mail', type: 'email', subject: 'Hello {{firstName}}', body: '<p>Hi {{firstName}}</p>', ...values });
+  api(key, '/api/v1/message-templates', {
+    name: 'Mail',
+    type: 'email',
+    subject: 'Hello {{firstName}}',
+    body: '<p>Hi {{firstName}}</p>',
+    ...values,
+  });
 
 const messagesOf = (clinicId: string) =>
   t.db.select().from(messages).where(eq(messages.clinicId, clinicId)).orderBy(asc(messages.createdAt), asc(messages.toAddress));
@@ -65,7 +82,11 @@ describe('the sequence runner', () => {
       subject: 'Welcome to {{clinicName}}, {{firstName}}',
       body: '<p>Hi {{firstName}} {{lastName}} ({{ email }}){{nickname}}!</p>',
     });
-    const reminder = await api(key, '/api/v1/message-templates', { name: 'SMS', type: 'sms', body: 'Hi {{firstName}}, see you at {{clinicName}}. {{unknown}}' });
+    const reminder = await api(key, '/api/v1/message-templates', {
+      name: 'SMS',
+      type: 'sms',
+      body: 'Hi {{firstName}}, see you at {{clinicName}}. {{unknown}}',
+    });
     const seqId = await sequenceWith(key, [
       { type: 'email', templateId: welcome.id },
       { type: 'delay', timeSeconds: 86_400 },
@@ -73,9 +94,19 @@ describe('the sequence runner', () => {
       { type: 'delay', timeSeconds: 2 * 86_400 },
       { type: 'email', useCustomText: true, customSubject: 'Last one, {{firstName}}', customText: 'Bye {{firstName}} & co' },
     ]);
-    const alice = await patient(clinic.id, { firstName: 'Al<i>ce', lastName: "O'Hara", email: 'alice@example.test', phoneNumber: '+15550000001' });
+    const alice = await patient(clinic.id, {
+      firstName: 'Al<i>ce',
+      lastName: "O'Hara",
+      email: 'alice@example.test',
+      phoneNumber: '+15550000001',
+    });
     const bob = await patient(clinic.id, { firstName: 'Bob', email: 'bob@example.test', phoneNumber: '+15550000002', smsOptedOut: true });
-    const carol = await patient(clinic.id, { firstName: 'Carol', email: 'carol@example.test', phoneNumber: '+15550000003', emailOptedOut: true });
+    const carol = await patient(clinic.id, {
+      firstName: 'Carol',
+      email: 'carol@example.test',
+      phoneNumber: '+15550000003',
+      emailOptedOut: true,
+    });
     const dave = await patient(clinic.id, { firstName: 'Dave', email: 'dave@example.test', phoneNumber: null });
     const everyone = await tag(clinic.id, [alice.id, bob.id, carol.id, dave.id]);
     expect(await api(key, '/api/v1/sequence-triggers/manual', { sequenceId: seqId, tag: everyone.id })).toMatchObject({ enrolled: 4 });
@@ -138,14 +169,35 @@ describe('the sequence runner', () => {
     const runs = await t.db.select().from(sequenceStepRuns).where(eq(sequenceStepRuns.sequenceId, seqId));
     const byPatient = (p: { id: string }) => {
       const enrollment = done.find((e) => e.patientId === p.id)!;
-      return runs.filter((r) => r.enrollmentId === enrollment.id).sort((a, b) => a.stepPosition - b.stepPosition)
+      return runs
+        .filter((r) => r.enrollmentId === enrollment.id)
+        .sort((a, b) => a.stepPosition - b.stepPosition)
         .map((r) => [r.stepPosition, r.stepType, r.outcome, r.reason, r.messageId !== null]);
     };
-    expect(byPatient(alice)).toEqual([[0, 'email', 'sent', null, true], [2, 'sms', 'sent', null, true], [4, 'email', 'sent', null, true]]);
-    expect(byPatient(bob)).toEqual([[0, 'email', 'sent', null, true], [2, 'sms', 'skipped', 'sms_opted_out', false], [4, 'email', 'sent', null, true]]);
-    expect(byPatient(carol)).toEqual([[0, 'email', 'skipped', 'email_opted_out', false], [2, 'sms', 'sent', null, true], [4, 'email', 'skipped', 'email_opted_out', false]]);
-    expect(byPatient(dave)).toEqual([[0, 'email', 'sent', null, true], [2, 'sms', 'skipped', 'no_phone', false], [4, 'email', 'sent', null, true]]);
-    const linked = await t.db.select().from(messages).where(inArray(messages.id, runs.map((r) => r.messageId!).filter(Boolean)));
+    expect(byPatient(alice)).toEqual([
+      [0, 'email', 'sent', null, true],
+      [2, 'sms', 'sent', null, true],
+      [4, 'email', 'sent', null, true],
+    ]);
+    expect(byPatient(bob)).toEqual([
+      [0, 'email', 'sent', null, true],
+      [2, 'sms', 'skipped', 'sms_opted_out', false],
+      [4, 'email', 'sent', null, true],
+    ]);
+    expect(byPatient(carol)).toEqual([
+      [0, 'email', 'skipped', 'email_opted_out', false],
+      [2, 'sms', 'sent', null, true],
+      [4, 'email', 'skipped', 'email_opted_out', false],
+    ]);
+    expect(byPatient(dave)).toEqual([
+      [0, 'email', 'sent', null, true],
+      [2, 'sms', 'skipped', 'no_phone', false],
+      [4, 'email', 'sent', null, true],
+    ]);
+    const linked = await t.db
+      .select()
+      .from(messages)
+      .where(inArray(messages.id, runs.map((r) => r.messageId!).filter(Boolean)));
     expect(linked).toHaveLength(8);
 
     // Finished: later sweeps send nothing.
@@ -158,7 +210,10 @@ describe('the sequence runner', () => {
     freeze();
     const { key, clinic } = await makeTenant(t.db);
     const mail = await emailTemplate(key);
-    const seqId = await sequenceWith(key, [{ type: 'delay', timeSeconds: 3_600 }, { type: 'email', templateId: mail.id }]);
+    const seqId = await sequenceWith(key, [
+      { type: 'delay', timeSeconds: 3_600 },
+      { type: 'email', templateId: mail.id },
+    ]);
     const a = await patient(clinic.id, { firstName: 'Ann' });
     await api(key, '/api/v1/sequence-triggers/manual', { sequenceId: seqId, userId: a.id });
     await sweep();
@@ -180,14 +235,28 @@ describe('the sequence runner', () => {
     freeze();
     const { key, clinic } = await makeTenant(t.db);
     const mail = await emailTemplate(key);
-    const seqId = await sequenceWith(key, [{ type: 'email', templateId: mail.id }, { type: 'delay', timeSeconds: 60 }, { type: 'email', templateId: mail.id }]);
+    const seqId = await sequenceWith(key, [
+      { type: 'email', templateId: mail.id },
+      { type: 'delay', timeSeconds: 60 },
+      { type: 'email', templateId: mail.id },
+    ]);
     const a = await patient(clinic.id, { firstName: 'Ann' });
     await api(key, '/api/v1/sequence-triggers/manual', { sequenceId: seqId, userId: a.id });
     await sweep(); // sends step 0, waits at step 2
     await api(key, `/api/v1/sequences/${seqId}`, { status: 'paused' }, 'PUT');
-    await api(key, `/api/v1/sequences/${seqId}/steps`, {
-      steps: [{ type: 'email', templateId: mail.id }, { type: 'delay', timeSeconds: 60 }, { type: 'sms', useCustomText: true, customText: 'New step for {{firstName}}' }, { type: 'delay', timeSeconds: 60 }],
-    }, 'PUT');
+    await api(
+      key,
+      `/api/v1/sequences/${seqId}/steps`,
+      {
+        steps: [
+          { type: 'email', templateId: mail.id },
+          { type: 'delay', timeSeconds: 60 },
+          { type: 'sms', useCustomText: true, customText: 'New step for {{firstName}}' },
+          { type: 'delay', timeSeconds: 60 },
+        ],
+      },
+      'PUT',
+    );
     await api(key, `/api/v1/sequences/${seqId}`, { status: 'active' }, 'PUT');
     t.clock.advance(60_000);
     await sweep();
@@ -201,14 +270,22 @@ describe('the sequence runner', () => {
     freeze();
     const { key, clinic } = await makeTenant(t.db);
     const mail = await emailTemplate(key);
-    const seqId = await sequenceWith(key, [{ type: 'email', templateId: mail.id }, { type: 'sms', useCustomText: true, customText: 'Two' }]);
+    const seqId = await sequenceWith(key, [
+      { type: 'email', templateId: mail.id },
+      { type: 'sms', useCustomText: true, customText: 'Two' },
+    ]);
     const people = await Promise.all(Array.from({ length: 24 }, (_, i) => patient(clinic.id, { firstName: `P${i}` })));
-    const group = await tag(clinic.id, people.map((p) => p.id));
+    const group = await tag(
+      clinic.id,
+      people.map((p) => p.id),
+    );
     await api(key, '/api/v1/sequence-triggers/manual', { sequenceId: seqId, tag: group.id });
 
     // As if a crash had happened after the first step of people[0] was recorded (with its message).
     const [first] = await t.db.select().from(sequenceEnrollments).where(eq(sequenceEnrollments.patientId, people[0]!.id));
-    await t.db.insert(sequenceStepRuns).values({ clinicId: clinic.id, sequenceId: seqId, enrollmentId: first!.id, stepPosition: 0, stepType: 'email', outcome: 'sent' });
+    await t.db
+      .insert(sequenceStepRuns)
+      .values({ clinicId: clinic.id, sequenceId: seqId, enrollmentId: first!.id, stepPosition: 0, stepType: 'email', outcome: 'sent' });
 
     await Promise.all([sweep({ batchSize: 5 }), sweep({ batchSize: 5 }), sweep({ batchSize: 3 })]);
     const sent = await messagesOf(clinic.id);
@@ -228,7 +305,15 @@ describe('the sequence runner', () => {
     const mail = await emailTemplate(key);
     const seqId = await sequenceWith(key, [{ type: 'email', templateId: mail.id }]);
     const people = await Promise.all(Array.from({ length: 12 }, () => patient(clinic.id)));
-    await api(key, '/api/v1/sequence-triggers/manual', { sequenceId: seqId, tag: (await tag(clinic.id, people.map((p) => p.id))).id });
+    await api(key, '/api/v1/sequence-triggers/manual', {
+      sequenceId: seqId,
+      tag: (
+        await tag(
+          clinic.id,
+          people.map((p) => p.id),
+        )
+      ).id,
+    });
 
     const stats = await sweep({ batchSize: 5, maxSteps: 7 });
     expect(stats).toMatchObject({ steps: 7, sent: 7, completed: 7 });
@@ -250,7 +335,10 @@ describe('the sequence runner', () => {
     freeze();
     const { key, clinic } = await makeTenant(t.db);
     const mail = await emailTemplate(key);
-    const seqId = await sequenceWith(key, [{ type: 'email', templateId: mail.id }, { type: 'sms', useCustomText: true, customText: 'Still here' }]);
+    const seqId = await sequenceWith(key, [
+      { type: 'email', templateId: mail.id },
+      { type: 'sms', useCustomText: true, customText: 'Still here' },
+    ]);
     const a = await patient(clinic.id);
     await api(key, '/api/v1/sequence-triggers/manual', { sequenceId: seqId, userId: a.id });
     // Not possible through the API while the sequence is active; the runner copes anyway.
@@ -258,7 +346,10 @@ describe('the sequence runner', () => {
     await sweep();
     expect((await messagesOf(clinic.id)).map((m) => m.body)).toEqual(['Still here']);
     expect(await analytics(key, seqId)).toMatchObject({ completed: 1, sent: 1, failed: 1 });
-    const [run] = await t.db.select().from(sequenceStepRuns).where(and(eq(sequenceStepRuns.sequenceId, seqId), eq(sequenceStepRuns.stepPosition, 0)));
+    const [run] = await t.db
+      .select()
+      .from(sequenceStepRuns)
+      .where(and(eq(sequenceStepRuns.sequenceId, seqId), eq(sequenceStepRuns.stepPosition, 0)));
     expect(run).toMatchObject({ outcome: 'failed', reason: 'template_deleted', messageId: null });
   });
 
@@ -267,7 +358,15 @@ describe('the sequence runner', () => {
     const { key, clinic } = await makeTenant(t.db);
     const seqId = await sequenceWith(key, [{ type: 'sms', useCustomText: true, customText: 'Hi {{firstName}}' }]);
     const people = await Promise.all(['A', 'B', 'Broken', 'D'].map((firstName) => patient(clinic.id, { firstName })));
-    await api(key, '/api/v1/sequence-triggers/manual', { sequenceId: seqId, tag: (await tag(clinic.id, people.map((p) => p.id))).id });
+    await api(key, '/api/v1/sequence-triggers/manual', {
+      sequenceId: seqId,
+      tag: (
+        await tag(
+          clinic.id,
+          people.map((p) => p.id),
+        )
+      ).id,
+    });
     const failing: MessageSender = {
       provider: 'development',
       async send(db, message, now) {
@@ -278,7 +377,10 @@ describe('the sequence runner', () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     await sweep({}, failing);
     // The batch failed, was retried one by one, and the one that failed again was logged.
-    expect(logged.mock.calls.map((c) => JSON.parse(String(c[0])).msg)).toEqual(['sequence batch failed; retrying one by one', 'sequence enrollment step failed']);
+    expect(logged.mock.calls.map((c) => JSON.parse(String(c[0])).msg)).toEqual([
+      'sequence batch failed; retrying one by one',
+      'sequence enrollment step failed',
+    ]);
     logged.mockRestore();
     expect((await messagesOf(clinic.id)).map((m) => m.body).sort()).toEqual(['Hi A', 'Hi B', 'Hi D']);
     expect(await analytics(key, seqId)).toMatchObject({ active: 1, completed: 3, sent: 3 });
@@ -315,7 +417,11 @@ describe('the sequence runner', () => {
   it("enrolls contacts given a tag_added sequence's tag after it started", async () => {
     freeze();
     const { key, clinic } = await makeTenant(t.db);
-    const [early, late, untagged] = [await patient(clinic.id, { firstName: 'Early' }), await patient(clinic.id, { firstName: 'Late' }), await patient(clinic.id)];
+    const [early, late, untagged] = [
+      await patient(clinic.id, { firstName: 'Early' }),
+      await patient(clinic.id, { firstName: 'Late' }),
+      await patient(clinic.id),
+    ];
     const vip = await tag(clinic.id, [early.id], new Date(t.clock.now() - 60_000));
     const mail = await emailTemplate(key);
     const seqId = await sequenceWith(key, [{ type: 'email', templateId: mail.id }], { triggerEvent: 'tag_added', triggerTagId: vip.id });

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { patients, patientTags, sequenceEnrollments, sequences, sequenceSteps, tags } from '../../../drizzle/schema';
+import { patients, patientTags, sequenceEnrollments, sequenceSteps, sequences, tags } from '../../../drizzle/schema';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { countStatements } from '../../helpers/statements';
@@ -19,7 +19,10 @@ async function tenant() {
 }
 
 async function template(key: string, type: 'email' | 'sms' = 'email') {
-  const body = type === 'email' ? { name: 'Mail', type, subject: 'Hi {{firstName}}', body: '<p>Hello</p>' } : { name: 'Text', type, body: 'Hello {{firstName}}' };
+  const body =
+    type === 'email'
+      ? { name: 'Mail', type, subject: 'Hi {{firstName}}', body: '<p>Hello</p>' }
+      : { name: 'Text', type, body: 'Hello {{firstName}}' };
   const res = await t.request('/api/v1/message-templates', { key, body });
   expect(res.status).toBe(201);
   return (await res.json()).data as { id: string };
@@ -43,7 +46,10 @@ async function patient(clinicId: string, values: Partial<typeof patients.$inferI
 }
 
 async function tag(clinicId: string, patientIds: string[] = []) {
-  const [row] = await t.db.insert(tags).values({ clinicId, name: `Tag ${randomUUID().slice(0, 8)}`, color: '#ff0000' }).returning();
+  const [row] = await t.db
+    .insert(tags)
+    .values({ clinicId, name: `Tag ${randomUUID().slice(0, 8)}`, color: '#ff0000' })
+    .returning();
   if (patientIds.length) await t.db.insert(patientTags).values(patientIds.map((patientId) => ({ clinicId, tagId: row!.id, patientId })));
   return row!;
 }
@@ -68,21 +74,30 @@ describe('POST /api/v1/sequences', () => {
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      clinicId: clinic.id, name: 'Onboarding', description: 'First week', status: 'draft', isActive: false,
-      trigger: { event: 'manual', tagId: null }, steps: [], analytics: zero,
+      clinicId: clinic.id,
+      name: 'Onboarding',
+      description: 'First week',
+      status: 'draft',
+      isActive: false,
+      trigger: { event: 'manual', tagId: null },
+      steps: [],
+      analytics: zero,
     });
     const [row] = await t.db.select().from(sequences).where(eq(sequences.id, data.id));
     expect(row).toMatchObject({ createdBy: null, status: 'draft', triggerEvent: 'manual' });
   });
 
-  it('takes contact_created, and tag_added with one of the clinic\'s tags', async () => {
+  it("takes contact_created, and tag_added with one of the clinic's tags", async () => {
     const { key, clinic } = await tenant();
     expect((await createSequence(key, { triggerEvent: 'contact_created' })).trigger).toEqual({ event: 'contact_created', tagId: null });
     const mine = await tag(clinic.id);
-    expect((await createSequence(key, { triggerEvent: 'tag_added', triggerTagId: mine.id })).trigger).toEqual({ event: 'tag_added', tagId: mine.id });
+    expect((await createSequence(key, { triggerEvent: 'tag_added', triggerTagId: mine.id })).trigger).toEqual({
+      event: 'tag_added',
+      tagId: mine.id,
+    });
   });
 
-  it('refuses bad input with 400 naming the field (another clinic\'s tag like an unknown one)', async () => {
+  it("refuses bad input with 400 naming the field (another clinic's tag like an unknown one)", async () => {
     const { key } = await tenant();
     const other = await tenant();
     const theirs = await tag(other.clinic.id);
@@ -211,7 +226,10 @@ describe('PUT /api/v1/sequences/{id}', () => {
     expect((await empty.json()).message).toContain('without steps');
 
     const mail = await template(key);
-    await putSteps(key, seq.id, [{ type: 'delay', timeSeconds: 60 }, { type: 'email', templateId: mail.id }]);
+    await putSteps(key, seq.id, [
+      { type: 'delay', timeSeconds: 60 },
+      { type: 'email', templateId: mail.id },
+    ]);
     expect((await t.request(`/api/v1/message-templates/${mail.id}`, { key, method: 'DELETE' })).status).toBe(200);
     const res = await put(key, seq.id, { status: 'active' });
     expect(res.status).toBe(409);
@@ -232,7 +250,7 @@ describe('PUT /api/v1/sequences/{id}', () => {
     expect(row).toMatchObject({ status: 'cancelled', nextRunAt: null });
   });
 
-  it('changes the trigger (tag_added needs one of the clinic\'s tags; other events take none)', async () => {
+  it("changes the trigger (tag_added needs one of the clinic's tags; other events take none)", async () => {
     const { key, clinic } = await tenant();
     const seq = await createSequence(key);
     const mine = await tag(clinic.id);
@@ -278,11 +296,56 @@ describe('PUT /api/v1/sequences/{id}/steps', () => {
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data.steps.map((s: Record<string, unknown>) => ({ ...s, id: undefined }))).toEqual([
-      { id: undefined, position: 0, type: 'email', timeSeconds: null, useCustomText: false, templateId: mail.id, customText: null, customSubject: null },
-      { id: undefined, position: 1, type: 'delay', timeSeconds: 86_400, useCustomText: false, templateId: null, customText: null, customSubject: null },
-      { id: undefined, position: 2, type: 'sms', timeSeconds: null, useCustomText: false, templateId: text.id, customText: null, customSubject: null },
-      { id: undefined, position: 3, type: 'email', timeSeconds: null, useCustomText: true, templateId: null, customText: '<p>Hi {{firstName}}</p>', customSubject: 'Custom {{firstName}}' },
-      { id: undefined, position: 4, type: 'sms', timeSeconds: null, useCustomText: true, templateId: null, customText: 'Text {{firstName}}', customSubject: null },
+      {
+        id: undefined,
+        position: 0,
+        type: 'email',
+        timeSeconds: null,
+        useCustomText: false,
+        templateId: mail.id,
+        customText: null,
+        customSubject: null,
+      },
+      {
+        id: undefined,
+        position: 1,
+        type: 'delay',
+        timeSeconds: 86_400,
+        useCustomText: false,
+        templateId: null,
+        customText: null,
+        customSubject: null,
+      },
+      {
+        id: undefined,
+        position: 2,
+        type: 'sms',
+        timeSeconds: null,
+        useCustomText: false,
+        templateId: text.id,
+        customText: null,
+        customSubject: null,
+      },
+      {
+        id: undefined,
+        position: 3,
+        type: 'email',
+        timeSeconds: null,
+        useCustomText: true,
+        templateId: null,
+        customText: '<p>Hi {{firstName}}</p>',
+        customSubject: 'Custom {{firstName}}',
+      },
+      {
+        id: undefined,
+        position: 4,
+        type: 'sms',
+        timeSeconds: null,
+        useCustomText: true,
+        templateId: null,
+        customText: 'Text {{firstName}}',
+        customSubject: null,
+      },
     ]);
 
     const again = await (await putSteps(key, seq.id, [{ type: 'delay', timeSeconds: 5 }])).json();
@@ -310,7 +373,13 @@ describe('PUT /api/v1/sequences/{id}/steps', () => {
       [[{ type: 'delay', timeSeconds: 5, templateId: mail.id }], 'body.steps.0.templateId'],
       [[{ type: 'email', templateId: mail.id, timeSeconds: 5 }], 'body.steps.0.timeSeconds'],
       [[{ type: 'email' }], 'body.steps.0.templateId'],
-      [[{ type: 'delay', timeSeconds: 5 }, { type: 'email', templateId: theirs.id }], 'body.steps.1.templateId'],
+      [
+        [
+          { type: 'delay', timeSeconds: 5 },
+          { type: 'email', templateId: theirs.id },
+        ],
+        'body.steps.1.templateId',
+      ],
       [[{ type: 'email', templateId: randomUUID() }], 'body.steps.0.templateId'],
       [[{ type: 'email', templateId: deleted.id }], 'body.steps.0.templateId'],
       [[{ type: 'email', templateId: 'nope' }], 'body.steps.0.templateId'],
@@ -351,7 +420,14 @@ describe('PUT /api/v1/sequences/{id}/steps', () => {
     const { key } = await tenant();
     const seq = await createSequence(key);
     await putSteps(key, seq.id, [{ type: 'delay', timeSeconds: 10 }]);
-    expect((await putSteps(key, seq.id, [{ type: 'delay', timeSeconds: 20 }, { type: 'email', templateId: randomUUID() }])).status).toBe(400);
+    expect(
+      (
+        await putSteps(key, seq.id, [
+          { type: 'delay', timeSeconds: 20 },
+          { type: 'email', templateId: randomUUID() },
+        ])
+      ).status,
+    ).toBe(400);
     const { data } = await (await t.request(`${BASE}/${seq.id}`, { key })).json();
     expect(data.steps.map((s: { timeSeconds: number }) => s.timeSeconds)).toEqual([10]);
   });
@@ -408,11 +484,15 @@ describe('POST /api/v1/sequence-triggers/manual', () => {
     expect((await res.json()).data).toEqual({ sequenceId: seq.id, enrolled: 1, alreadyEnrolled: 1 });
     await t.db.insert(patientTags).values({ clinicId: clinic.id, tagId: group.id, patientId: c.id });
     expect((await (await t.request(MANUAL, { key, body: { sequenceId: seq.id, tag: group.id } })).json()).data).toEqual({
-      sequenceId: seq.id, enrolled: 1, alreadyEnrolled: 2,
+      sequenceId: seq.id,
+      enrolled: 1,
+      alreadyEnrolled: 2,
     });
     const empty = await tag(clinic.id);
     expect((await (await t.request(MANUAL, { key, body: { sequenceId: seq.id, tag: empty.id } })).json()).data).toEqual({
-      sequenceId: seq.id, enrolled: 0, alreadyEnrolled: 0,
+      sequenceId: seq.id,
+      enrolled: 0,
+      alreadyEnrolled: 0,
     });
     const rows = await t.db.select().from(sequenceEnrollments).where(eq(sequenceEnrollments.sequenceId, seq.id));
     expect(rows.map((r) => r.patientId).sort()).toEqual([a.id, b.id, c.id].sort());
@@ -423,7 +503,12 @@ describe('POST /api/v1/sequence-triggers/manual', () => {
     const seq = await activeSequence(key);
     const a = await patient(clinic.id);
     const group = await tag(clinic.id, [a.id]);
-    for (const body of [{ sequenceId: seq.id }, { sequenceId: seq.id, userId: a.id, tag: group.id }, { userId: a.id }, { sequenceId: seq.id, userId: a.id, extra: 1 }]) {
+    for (const body of [
+      { sequenceId: seq.id },
+      { sequenceId: seq.id, userId: a.id, tag: group.id },
+      { userId: a.id },
+      { sequenceId: seq.id, userId: a.id, extra: 1 },
+    ]) {
       const res = await t.request(MANUAL, { key, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((await res.json()).code).toBe('VALIDATION_ERROR');
@@ -473,9 +558,10 @@ describe('POST /api/v1/sequence-triggers/manual', () => {
       expect(res.status, JSON.stringify(body)).toBe(404);
       expect(await res.json()).toEqual({ success: false, message, code: 'NOT_FOUND' });
     }
-    const enrolled = await t.db.select().from(sequenceEnrollments).where(
-      and(eq(sequenceEnrollments.sequenceId, theirSeq.id), eq(sequenceEnrollments.patientId, mine.id)),
-    );
+    const enrolled = await t.db
+      .select()
+      .from(sequenceEnrollments)
+      .where(and(eq(sequenceEnrollments.sequenceId, theirSeq.id), eq(sequenceEnrollments.patientId, mine.id)));
     expect(enrolled).toEqual([]);
     expect(await t.db.select().from(sequenceEnrollments).where(eq(sequenceEnrollments.patientId, theirPatient.id))).toEqual([]);
   });

@@ -18,12 +18,18 @@ async function tenant() {
 }
 
 async function patient(clinicId: string) {
-  const [row] = await t.db.insert(patients).values({ clinicId, firstName: 'Pat', lastName: 'Ient', email: `p-${unique()}@example.test` }).returning();
+  const [row] = await t.db
+    .insert(patients)
+    .values({ clinicId, firstName: 'Pat', lastName: 'Ient', email: `p-${unique()}@example.test` })
+    .returning();
   return row!;
 }
 
 async function tag(clinicId: string, values: Partial<typeof tags.$inferInsert> = {}) {
-  const [row] = await t.db.insert(tags).values({ clinicId, name: `Tag ${unique()}`, color: '#abc', ...values }).returning();
+  const [row] = await t.db
+    .insert(tags)
+    .values({ clinicId, name: `Tag ${unique()}`, color: '#abc', ...values })
+    .returning();
   return row!;
 }
 
@@ -54,8 +60,15 @@ describe('POST /api/v1/tags', () => {
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toEqual({
-      id: expect.any(String), name: 'VIP', description: 'Premium patients', category: 'tier', color: '#1f8a70', clinicId: clinic.id,
-      isActive: true, createdAt: new Date(T0).toISOString(), updatedAt: new Date(T0).toISOString(),
+      id: expect.any(String),
+      name: 'VIP',
+      description: 'Premium patients',
+      category: 'tier',
+      color: '#1f8a70',
+      clinicId: clinic.id,
+      isActive: true,
+      createdAt: new Date(T0).toISOString(),
+      updatedAt: new Date(T0).toISOString(),
     });
     const minimal = await (await create(key, { name: 'Lead', color: '#FFF' })).json();
     expect(minimal.data).toMatchObject({ name: 'Lead', color: '#fff', description: null, category: null, isActive: true });
@@ -102,7 +115,7 @@ describe('POST /api/v1/tags', () => {
 });
 
 describe('GET /api/v1/tags', () => {
-  it('lists the clinic\'s tags newest first, filtered by category and isActive, paged', async () => {
+  it("lists the clinic's tags newest first, filtered by category and isActive, paged", async () => {
     const { readKey, clinic } = await tenant();
     const a = await tag(clinic.id, { name: 'A', category: 'tier', createdAt: new Date(T0) });
     const b = await tag(clinic.id, { name: 'B', category: 'tier', isActive: false, createdAt: new Date(T0 + 1000) });
@@ -129,8 +142,15 @@ describe('GET /api/v1/tags', () => {
     expect(page.pagination).toEqual({ page: 2, limit: 3, total: 4, totalPages: 2 });
     const first = (await (await t.request('/api/v1/tags?limit=1', { key: readKey })).json()).data[0];
     expect(first).toEqual({
-      id: d.id, name: 'D', description: null, category: null, color: '#abc', clinicId: clinic.id, isActive: true,
-      createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString(),
+      id: d.id,
+      name: 'D',
+      description: null,
+      category: null,
+      color: '#abc',
+      clinicId: clinic.id,
+      isActive: true,
+      createdAt: d.createdAt.toISOString(),
+      updatedAt: d.updatedAt.toISOString(),
     });
   });
 
@@ -150,13 +170,19 @@ describe('PUT /api/v1/tags/{id}', () => {
     const res = await update(key, row.id, { name: 'New', color: '#ABCDEF', isActive: false });
     expect(res.status).toBe(200);
     expect((await res.json()).data).toMatchObject({
-      id: row.id, name: 'New', color: '#abcdef', isActive: false, category: 'x', description: 'keep', updatedAt: new Date(T0).toISOString(),
+      id: row.id,
+      name: 'New',
+      color: '#abcdef',
+      isActive: false,
+      category: 'x',
+      description: 'keep',
+      updatedAt: new Date(T0).toISOString(),
     });
     const cleared = await (await update(key, row.id, { category: null, description: null })).json();
     expect(cleared.data).toMatchObject({ category: null, description: null, name: 'New' });
   });
 
-  it('answers 409 when renamed to another tag\'s name (ignoring case); renaming to itself in another case is fine', async () => {
+  it("answers 409 when renamed to another tag's name (ignoring case); renaming to itself in another case is fine", async () => {
     const { key, clinic } = await tenant();
     await tag(clinic.id, { name: 'Taken' });
     const row = await tag(clinic.id, { name: 'Mine' });
@@ -166,7 +192,7 @@ describe('PUT /api/v1/tags/{id}', () => {
     expect((await update(key, row.id, { name: 'MINE' })).status).toBe(200);
   });
 
-  it('answers the same 404 to another clinic\'s, an unknown and a malformed id; 400 to an empty body', async () => {
+  it("answers the same 404 to another clinic's, an unknown and a malformed id; 400 to an empty body", async () => {
     const { key, clinic } = await tenant();
     const other = await tenant();
     const theirs = await tag(other.clinic.id, { name: 'Theirs' });
@@ -201,7 +227,7 @@ describe('DELETE /api/v1/tags/{id}', () => {
     expect(await t.db.select().from(patients).where(eq(patients.clinicId, clinic.id))).toHaveLength(2);
   });
 
-  it('answers the same 404 to another clinic\'s, an unknown and a malformed id, deleting nothing', async () => {
+  it("answers the same 404 to another clinic's, an unknown and a malformed id, deleting nothing", async () => {
     const { key } = await tenant();
     const other = await tenant();
     const theirs = await tag(other.clinic.id);
@@ -221,17 +247,27 @@ describe('POST /api/v1/tags/{id}/assign', () => {
     t.clock.freezeAt(T0);
     const res = await assign(key, row.id, contact.id);
     expect(res.status).toBe(201);
-    expect((await res.json()).data).toEqual({ tagId: row.id, userId: contact.id, assignedAt: new Date(T0).toISOString(), alreadyAssigned: false });
+    expect((await res.json()).data).toEqual({
+      tagId: row.id,
+      userId: contact.id,
+      assignedAt: new Date(T0).toISOString(),
+      alreadyAssigned: false,
+    });
     t.clock.advance(60_000);
     const again = await assign(key, row.id, contact.id);
     expect(again.status).toBe(201);
-    expect((await again.json()).data).toEqual({ tagId: row.id, userId: contact.id, assignedAt: new Date(T0).toISOString(), alreadyAssigned: true });
+    expect((await again.json()).data).toEqual({
+      tagId: row.id,
+      userId: contact.id,
+      assignedAt: new Date(T0).toISOString(),
+      alreadyAssigned: true,
+    });
     expect(await assignments(row.id)).toEqual([{ clinicId: clinic.id, tagId: row.id, patientId: contact.id, createdAt: new Date(T0) }]);
     const listed = await (await t.request('/api/v1/contacts', { key })).json();
     expect(listed.data[0].tags.map((x: { name: string }) => x.name)).toEqual(['VIP']);
   });
 
-  it('answers 404 for another clinic\'s contact or tag (the same body as an unknown one), changing nothing', async () => {
+  it("answers 404 for another clinic's contact or tag (the same body as an unknown one), changing nothing", async () => {
     const { key, clinic } = await tenant();
     const other = await tenant();
     const mine = await tag(clinic.id);
@@ -240,7 +276,11 @@ describe('POST /api/v1/tags/{id}/assign', () => {
     const theirContact = await patient(other.clinic.id);
 
     await expectSame404([assign(key, mine.id, theirContact.id), assign(key, mine.id, randomUUID())]);
-    await expectSame404([assign(key, theirTag.id, myContact.id), assign(key, randomUUID(), myContact.id), assign(key, 'bad-id', myContact.id)]);
+    await expectSame404([
+      assign(key, theirTag.id, myContact.id),
+      assign(key, randomUUID(), myContact.id),
+      assign(key, 'bad-id', myContact.id),
+    ]);
     expect(await assignments(mine.id)).toEqual([]);
     expect(await assignments(theirTag.id)).toEqual([]);
   });
@@ -282,7 +322,7 @@ describe('DELETE /api/v1/tags/{id}/assign/{userId}', () => {
     expect((await unassign(key, row.id, contact.id)).status).toBe(404);
   });
 
-  it('answers the same 404 for another clinic\'s assignment, unknown and malformed ids, removing nothing', async () => {
+  it("answers the same 404 for another clinic's assignment, unknown and malformed ids, removing nothing", async () => {
     const { key, readKey, clinic } = await tenant();
     const other = await tenant();
     const theirTag = await tag(other.clinic.id);
@@ -297,7 +337,12 @@ describe('DELETE /api/v1/tags/{id}/assign/{userId}', () => {
       unassign(key, 'nope', myContact.id),
       unassign(key, mine.id, 'nope'),
     ]);
-    expect(await t.db.select().from(patientTags).where(and(eq(patientTags.tagId, theirTag.id), eq(patientTags.patientId, theirContact.id)))).toHaveLength(1);
+    expect(
+      await t.db
+        .select()
+        .from(patientTags)
+        .where(and(eq(patientTags.tagId, theirTag.id), eq(patientTags.patientId, theirContact.id))),
+    ).toHaveLength(1);
     expect((await unassign(readKey, mine.id, myContact.id)).status).toBe(403);
   });
 });

@@ -8,8 +8,16 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import {
-  brandTreatments, formGlobalProducts, messages, pageVersions, questionnaires, sequenceEnrollments, sequences,
-  sequenceSteps, teleformRemovals, treatments,
+  brandTreatments,
+  formGlobalProducts,
+  messages,
+  pageVersions,
+  questionnaires,
+  sequenceEnrollments,
+  sequenceSteps,
+  sequences,
+  teleformRemovals,
+  treatments,
 } from '../../../drizzle/schema';
 import { runSequences } from '../../../src/modules/crm/sequences/runner';
 import { DevelopmentMessageSender } from '../../../src/platform/providers/messaging';
@@ -31,7 +39,8 @@ async function world() {
   return { owner: await makeTenant(t.db), stranger: await makeTenant(t.db) };
 }
 
-const patient = (clinicId: string, email = `p-${unique()}@example.test`) => makePatient(t.db, clinicId, { email, phoneNumber: '+15550100000' });
+const patient = (clinicId: string, email = `p-${unique()}@example.test`) =>
+  makePatient(t.db, clinicId, { email, phoneNumber: '+15550100000' });
 
 /** An active manual sequence of the key's clinic with these steps. */
 async function activeSequence(key: string, steps: unknown[]) {
@@ -48,7 +57,12 @@ describe('review: clinic filters in subqueries and joins', () => {
     const { owner, stranger } = await world();
     const seq = await api(owner.key, '/api/v1/sequences', { name: 'Mine', triggerEvent: 'manual' });
     await t.db.insert(sequenceSteps).values({
-      clinicId: stranger.clinic.id, sequenceId: seq.id, position: 7, type: 'sms', useCustomText: true, customText: 'stranger secret',
+      clinicId: stranger.clinic.id,
+      sequenceId: seq.id,
+      position: 7,
+      type: 'sms',
+      useCustomText: true,
+      customText: 'stranger secret',
     });
     const read = await api(owner.key, `/api/v1/sequences/${seq.id}`);
     expect(read.steps).toEqual([]);
@@ -64,7 +78,14 @@ describe('review: clinic filters in subqueries and joins', () => {
     const now = new Date(t.clock.now());
     // An enrollment row of the owner that names the stranger's patient.
     await t.db.insert(sequenceEnrollments).values({
-      clinicId: owner.clinic.id, sequenceId: seqId, patientId: foreign.id, status: 'active', nextStepPosition: 0, nextRunAt: now, enrolledAt: now, updatedAt: now,
+      clinicId: owner.clinic.id,
+      sequenceId: seqId,
+      patientId: foreign.id,
+      status: 'active',
+      nextStepPosition: 0,
+      nextRunAt: now,
+      enrolledAt: now,
+      updatedAt: now,
     });
     await runSequences(t.db, now, sender);
     const sentToForeign = await t.db.select().from(messages).where(eq(messages.toAddress, foreign.email));
@@ -77,8 +98,13 @@ describe('review: clinic filters in subqueries and joins', () => {
     const seqId = await activeSequence(owner.key, [ownEmailStep]);
     // A step row of the stranger naming the owner's sequence, after the owner's only step.
     await t.db.insert(sequenceSteps).values({
-      clinicId: stranger.clinic.id, sequenceId: seqId, position: 1, type: 'email', useCustomText: true,
-      customSubject: 'Stranger subject', customText: 'Stranger text',
+      clinicId: stranger.clinic.id,
+      sequenceId: seqId,
+      position: 1,
+      type: 'email',
+      useCustomText: true,
+      customSubject: 'Stranger subject',
+      customText: 'Stranger text',
     });
     const own = await patient(owner.clinic.id);
     await api(owner.key, '/api/v1/sequence-triggers/manual', { sequenceId: seqId, userId: own.id });
@@ -93,7 +119,12 @@ describe('review: clinic filters in subqueries and joins', () => {
     const { owner, stranger } = await world();
     const page = await api(owner.key, '/api/v1/page-builder/pages', { slug: `about-${unique()}`, draftContent: { title: 'About' } });
     await t.db.insert(pageVersions).values({
-      clinicId: stranger.clinic.id, pageId: page.id, version: 5, content: { secret: true }, seo: { seoTitle: 'Stranger title' }, publishedAt: new Date(),
+      clinicId: stranger.clinic.id,
+      pageId: page.id,
+      version: 5,
+      content: { secret: true },
+      seo: { seoTitle: 'Stranger title' },
+      publishedAt: new Date(),
     });
     const read = await api(owner.key, `/api/v1/page-builder/pages/${page.id}`);
     expect(read.versions).toEqual([]);
@@ -103,7 +134,12 @@ describe('review: clinic filters in subqueries and joins', () => {
     const { owner, stranger } = await world();
     const page = await api(owner.key, '/api/v1/page-builder/pages', { slug: `about-${unique()}`, draftContent: { title: 'About' } });
     await t.db.insert(pageVersions).values({
-      clinicId: stranger.clinic.id, pageId: page.id, version: 1, content: {}, seo: {}, publishedAt: new Date(),
+      clinicId: stranger.clinic.id,
+      pageId: page.id,
+      version: 1,
+      content: {},
+      seo: {},
+      publishedAt: new Date(),
     });
     const res = await t.request(`/api/v1/page-builder/pages/${page.id}/publish`, { key: owner.key, method: 'POST' });
     expect(res.status).toBeLessThan(500);
@@ -112,9 +148,14 @@ describe('review: clinic filters in subqueries and joins', () => {
   it("DELETE /message-templates/{id} is neither refused by nor reveals another clinic's sequence", async () => {
     const { owner, stranger } = await world();
     const template = await api(owner.key, '/api/v1/message-templates', { name: 'Mail', type: 'email', subject: 'Hi', body: '<p>Hi</p>' });
-    const [foreignSeq] = await t.db.insert(sequences).values({ clinicId: stranger.clinic.id, name: 'Theirs', status: 'active', triggerEvent: 'manual' }).returning();
+    const [foreignSeq] = await t.db
+      .insert(sequences)
+      .values({ clinicId: stranger.clinic.id, name: 'Theirs', status: 'active', triggerEvent: 'manual' })
+      .returning();
     // A step row of the owner that names the stranger's (active) sequence.
-    await t.db.insert(sequenceSteps).values({ clinicId: owner.clinic.id, sequenceId: foreignSeq!.id, position: 0, type: 'email', templateId: template.id });
+    await t.db
+      .insert(sequenceSteps)
+      .values({ clinicId: owner.clinic.id, sequenceId: foreignSeq!.id, position: 0, type: 'email', templateId: template.id });
     const res = await t.request(`/api/v1/message-templates/${template.id}`, { key: owner.key, method: 'DELETE' });
     const body = await res.clone().text();
     expect(body).not.toContain(foreignSeq!.id);
@@ -123,8 +164,13 @@ describe('review: clinic filters in subqueries and joins', () => {
 
   it("GET /teleform-removals never shows another clinic's form name", async () => {
     const { owner, stranger } = await world();
-    const [foreignForm] = await t.db.insert(questionnaires).values({ clinicId: stranger.clinic.id, name: 'Stranger intake form' }).returning();
-    await t.db.insert(teleformRemovals).values({ clinicId: owner.clinic.id, questionnaireId: foreignForm!.id, scheduledFor: new Date(Date.now() + 86_400_000) });
+    const [foreignForm] = await t.db
+      .insert(questionnaires)
+      .values({ clinicId: stranger.clinic.id, name: 'Stranger intake form' })
+      .returning();
+    await t.db
+      .insert(teleformRemovals)
+      .values({ clinicId: owner.clinic.id, questionnaireId: foreignForm!.id, scheduledFor: new Date(Date.now() + 86_400_000) });
     const res = await t.request('/api/v1/teleform-removals', { key: owner.key });
     expect(res.status).toBe(200);
     expect(await res.text()).not.toContain('Stranger intake form');
@@ -132,7 +178,10 @@ describe('review: clinic filters in subqueries and joins', () => {
 
   it("GET /brand-treatments never shows another clinic's treatment", async () => {
     const { owner, stranger } = await world();
-    const [foreign] = await t.db.insert(treatments).values({ clinicId: stranger.clinic.id, name: 'Stranger treatment', slug: `s-${unique()}` }).returning();
+    const [foreign] = await t.db
+      .insert(treatments)
+      .values({ clinicId: stranger.clinic.id, name: 'Stranger treatment', slug: `s-${unique()}` })
+      .returning();
     await t.db.insert(brandTreatments).values({ clinicId: owner.clinic.id, treatmentId: foreign!.id });
     const res = await t.request('/api/v1/brand-treatments', { key: owner.key });
     expect(res.status).toBe(200);
@@ -142,8 +191,13 @@ describe('review: clinic filters in subqueries and joins', () => {
   it("GET /forms/global-products never shows another clinic's form name", async () => {
     const { owner, stranger } = await world();
     const product = await makeGlobalProduct(t.db);
-    const [foreignForm] = await t.db.insert(questionnaires).values({ clinicId: stranger.clinic.id, name: 'Stranger linked form' }).returning();
-    await t.db.insert(formGlobalProducts).values({ clinicId: owner.clinic.id, questionnaireId: foreignForm!.id, globalProductId: product.id });
+    const [foreignForm] = await t.db
+      .insert(questionnaires)
+      .values({ clinicId: stranger.clinic.id, name: 'Stranger linked form' })
+      .returning();
+    await t.db
+      .insert(formGlobalProducts)
+      .values({ clinicId: owner.clinic.id, questionnaireId: foreignForm!.id, globalProductId: product.id });
     const res = await t.request('/api/v1/forms/global-products', { key: owner.key });
     expect(res.status).toBe(200);
     expect(await res.text()).not.toContain('Stranger linked form');

@@ -10,7 +10,11 @@ const t = useTestApp();
 
 async function patient(clinicId: string, firstName: string, lastName: string, email: string, createdAt: string) {
   const row = await makePatient(t.db, clinicId);
-  const [updated] = await t.db.update(patients).set({ firstName, lastName, email, createdAt: new Date(createdAt), phoneNumber: '+15550100' }).where(eq(patients.id, row.id)).returning();
+  const [updated] = await t.db
+    .update(patients)
+    .set({ firstName, lastName, email, createdAt: new Date(createdAt), phoneNumber: '+15550100' })
+    .where(eq(patients.id, row.id))
+    .returning();
   return updated!;
 }
 
@@ -38,12 +42,28 @@ describe('GET /api/v1/customers', () => {
     expect(body.pagination).toEqual({ page: 1, limit: 25, total: 2, totalPages: 1 });
     expect(body.data).toEqual([
       {
-        id: ada.id, firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.test', phoneNumber: '+15550100', createdAt: '2030-01-02T00:00:00.000Z',
-        orderCount: 3, totalRevenue: 100, categories: ['glp1', 'hair', 'weight_loss'], hasActiveSubscription: true,
+        id: ada.id,
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        email: 'ada@example.test',
+        phoneNumber: '+15550100',
+        createdAt: '2030-01-02T00:00:00.000Z',
+        orderCount: 3,
+        totalRevenue: 100,
+        categories: ['glp1', 'hair', 'weight_loss'],
+        hasActiveSubscription: true,
       },
       {
-        id: bob.id, firstName: 'Bob', lastName: 'Stone', email: 'bob@example.test', phoneNumber: '+15550100', createdAt: '2030-01-01T00:00:00.000Z',
-        orderCount: 0, totalRevenue: 0, categories: [], hasActiveSubscription: false,
+        id: bob.id,
+        firstName: 'Bob',
+        lastName: 'Stone',
+        email: 'bob@example.test',
+        phoneNumber: '+15550100',
+        createdAt: '2030-01-01T00:00:00.000Z',
+        orderCount: 0,
+        totalRevenue: 0,
+        categories: [],
+        hasActiveSubscription: false,
       },
     ]);
   });
@@ -55,7 +75,9 @@ describe('GET /api/v1/customers', () => {
     const other = await makeTenant(t.db);
     await patient(other.clinic.id, 'Ada', 'Lovelace', 'ada@elsewhere.test', '2030-01-03T00:00:00Z');
     const ids = async (search: string) =>
-      (await (await t.request(`/api/v1/customers?search=${encodeURIComponent(search)}`, { key })).json()).data.map((c: { id: string }) => c.id);
+      (await (await t.request(`/api/v1/customers?search=${encodeURIComponent(search)}`, { key })).json()).data.map(
+        (c: { id: string }) => c.id,
+      );
     expect(await ids('ADA')).toEqual([ada.id]);
     expect(await ids('lovel')).toEqual([ada.id]);
     expect(await ids('ada lovelace')).toEqual([ada.id]);
@@ -73,7 +95,12 @@ describe('GET /api/v1/customers', () => {
     const page = await (await t.request('/api/v1/customers?limit=2&page=2&search=pat', { key })).json();
     expect(page.data).toHaveLength(1);
     expect(page.pagination).toEqual({ page: 2, limit: 2, total: 3, totalPages: 2 });
-    for (const [q, field] of [['limit=0', 'limit'], ['page=x', 'page'], ['search=a%00b', 'search'], [`search=${'x'.repeat(201)}`, 'search']]) {
+    for (const [q, field] of [
+      ['limit=0', 'limit'],
+      ['page=x', 'page'],
+      ['search=a%00b', 'search'],
+      [`search=${'x'.repeat(201)}`, 'search'],
+    ]) {
       const res = await t.request(`/api/v1/customers?${q}`, { key });
       expect(res.status, q).toBe(400);
       expect((await res.json()).message).toContain(field);

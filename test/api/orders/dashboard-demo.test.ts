@@ -3,7 +3,7 @@
 // funnels and likes, no patient data in the activity feed, Harbor's ids answering 404 to Demo.
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { seedAnalytics, SEED_SESSIONS_PER_CLINIC } from '../../../scripts/seed/analytics';
+import { SEED_SESSIONS_PER_CLINIC, seedAnalytics } from '../../../scripts/seed/analytics';
 import { seedCatalog, seedQuestionnaireId } from '../../../scripts/seed/catalog';
 import { seedFoundation } from '../../../scripts/seed/foundation';
 import { DEMO } from '../../../scripts/seed/ids';
@@ -47,7 +47,13 @@ describe('dashboard over the demo orders', () => {
       expect(metrics.revenue.current).toBe(stats.grossSales);
       expect(metrics.netRevenue.current).toBe(stats.netSales);
       const chart = await get(`/api/v1/dashboard/revenue-chart?${q}`);
-      expect(chart.totals).toEqual({ orders: stats.totalOrders, paidOrders: stats.paidOrders, revenue: stats.grossSales, refundedAmount: stats.refundedAmount, netRevenue: stats.netSales });
+      expect(chart.totals).toEqual({
+        orders: stats.totalOrders,
+        paidOrders: stats.paidOrders,
+        revenue: stats.grossSales,
+        refundedAmount: stats.refundedAmount,
+        netRevenue: stats.netSales,
+      });
       const summary = await get(`/api/v1/orders/summary?${q}`);
       expect(summary.totalOrders).toBe(metrics.orders.current);
     }
@@ -66,7 +72,9 @@ describe('dashboard over the demo orders', () => {
 
   it('earnings over the whole ledger agree with GET /payouts/balance', async () => {
     const start = new Date(now.getTime() - 1_000 * 86_400_000).toISOString();
-    const report = await get(`/api/v1/dashboard/earnings-report?startDate=${encodeURIComponent(start)}&endDate=${encodeURIComponent(now.toISOString())}`);
+    const report = await get(
+      `/api/v1/dashboard/earnings-report?startDate=${encodeURIComponent(start)}&endDate=${encodeURIComponent(now.toISOString())}`,
+    );
     const { balance } = await get('/api/v1/payouts/balance');
     expect(Math.round((report.gross - report.fees.total) * 100)).toBe(Math.round(balance.totalReceived * 100));
     expect(report.payouts).toBe(balance.totalWithdrawn);
@@ -80,7 +88,9 @@ describe('dashboard over the demo orders', () => {
     const { items } = JSON.parse(raw).data;
     expect(items).toHaveLength(100);
     expect(new Set(items.map((i: { source: string }) => i.source))).toEqual(new Set(['order_event', 'payment', 'refund', 'payout']));
-    const people = await rows<{ first_name: string; last_name: string; email: string }>(sql`select first_name, last_name, email from patients where clinic_id = ${DEMO.clinics.demo}`);
+    const people = await rows<{ first_name: string; last_name: string; email: string }>(
+      sql`select first_name, last_name, email from patients where clinic_id = ${DEMO.clinics.demo}`,
+    );
     for (const p of people) {
       expect(raw).not.toContain(p.email);
       expect(raw).not.toContain(`${p.first_name} ${p.last_name}`);
@@ -104,7 +114,9 @@ describe('analytics over the demo sessions and likes', () => {
     expect(forms.totals.completed).toBeGreaterThan(0);
     expect(forms.totals.abandoned).toBeGreaterThan(0);
     expect(forms.totals.started).toBe(forms.totals.completed + forms.totals.abandoned + forms.totals.inProgress);
-    expect(forms.forms.map((f: { formId: string }) => f.formId).sort()).toEqual([seedQuestionnaireId(0, 1), seedQuestionnaireId(0, 2)].sort());
+    expect(forms.forms.map((f: { formId: string }) => f.formId).sort()).toEqual(
+      [seedQuestionnaireId(0, 1), seedQuestionnaireId(0, 2)].sort(),
+    );
     for (const form of forms.forms) {
       const { data } = await (await t.request(`/api/v1/analytics/forms/${form.formId}/sessions`, { key: demoKey })).json();
       const reached = data.funnel.map((s: { reached: number }) => s.reached);
@@ -117,15 +129,22 @@ describe('analytics over the demo sessions and likes', () => {
     expect(program.summary.started).toBeGreaterThan(0);
     expect(program.byForm.map((f: { formId: string }) => f.formId)).toEqual([seedQuestionnaireId(0, 1)]);
     // Sessions over about eight weeks.
-    const [span] = await rows<{ days: number }>(sql`select extract(day from max(started_at) - min(started_at))::int as days from form_sessions where clinic_id = ${DEMO.clinics.demo}`);
+    const [span] = await rows<{ days: number }>(
+      sql`select extract(day from max(started_at) - min(started_at))::int as days from form_sessions where clinic_id = ${DEMO.clinics.demo}`,
+    );
     expect(span!.days).toBeGreaterThanOrEqual(40);
   });
 
   it('counts the seeded likes, unique per patient and product', async () => {
     const ids = Array.from({ length: 13 }, (_, k) => seedTenantProductId(0, k + 1));
-    const res = await t.request('/api/v1/likes/admin/counts', { key: demoKey, body: { tenantProductIds: [...ids, seedTenantProductId(1, 1)] } });
+    const res = await t.request('/api/v1/likes/admin/counts', {
+      key: demoKey,
+      body: { tenantProductIds: [...ids, seedTenantProductId(1, 1)] },
+    });
     const { counts, total } = (await res.json()).data;
-    const direct = await rows<{ id: string; n: number }>(sql`select tenant_product_id as id, count(*)::int as n from product_likes where clinic_id = ${DEMO.clinics.demo} group by 1`);
+    const direct = await rows<{ id: string; n: number }>(
+      sql`select tenant_product_id as id, count(*)::int as n from product_likes where clinic_id = ${DEMO.clinics.demo} group by 1`,
+    );
     for (const row of direct) expect(counts.find((c: { tenantProductId: string }) => c.tenantProductId === row.id).likes).toBe(row.n);
     expect(total).toBe(direct.reduce((sum, r) => sum + r.n, 0));
     expect(counts.at(-1)).toEqual({ tenantProductId: seedTenantProductId(1, 1), likes: 0 }); // Harbor's

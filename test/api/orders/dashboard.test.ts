@@ -55,14 +55,33 @@ async function world(): Promise<World> {
   const p1 = await patient(clinicId, ago(3));
   const p2 = await patient(clinicId, ago(45));
   const p3 = await patient(clinicId, ago(200));
-  const o1 = (await makeOrder(t.db, clinicId, { totalCents: 10_000, brandAmountCents: 6_000, createdAt: ago(2), status: 'shipped', patientId: p1.id })).order;
-  const o2 = (await makeOrder(t.db, clinicId, { totalCents: 25_000, brandAmountCents: 6_000, createdAt: ago(10), status: 'refunded', patientId: p2.id })).order;
-  const o3 = (await makeOrder(t.db, clinicId, { totalCents: 8_000, createdAt: ago(5), paid: false, status: 'payment_failed', patientId: p1.id })).order;
+  const o1 = (
+    await makeOrder(t.db, clinicId, { totalCents: 10_000, brandAmountCents: 6_000, createdAt: ago(2), status: 'shipped', patientId: p1.id })
+  ).order;
+  const o2 = (
+    await makeOrder(t.db, clinicId, {
+      totalCents: 25_000,
+      brandAmountCents: 6_000,
+      createdAt: ago(10),
+      status: 'refunded',
+      patientId: p2.id,
+    })
+  ).order;
+  const o3 = (
+    await makeOrder(t.db, clinicId, { totalCents: 8_000, createdAt: ago(5), paid: false, status: 'payment_failed', patientId: p1.id })
+  ).order;
   const o4 = (await makeOrder(t.db, clinicId, { totalCents: 12_000, brandAmountCents: 5_000, createdAt: ago(40), patientId: p2.id })).order;
-  const o5 = (await makeOrder(t.db, clinicId, { totalCents: 30_000, brandAmountCents: 9_000, createdAt: ago(100), patientId: p3.id })).order;
+  const o5 = (await makeOrder(t.db, clinicId, { totalCents: 30_000, brandAmountCents: 9_000, createdAt: ago(100), patientId: p3.id }))
+    .order;
   const refund = await makeRefund(t.db, clinicId, o2.id, { amountCents: 25_000, createdAt: ago(1, 2) });
   await addLedgerEntry(t.db, clinicId, 'refund', -6_000, { orderId: o2.id, refundId: refund.id, createdAt: ago(1, 2) });
-  await makePayment(t.db, clinicId, o3.id, { status: 'failed', amountCents: 8_000, failureReason: 'card_declined', failedAt: ago(5), createdAt: ago(5) });
+  await makePayment(t.db, clinicId, o3.id, {
+    status: 'failed',
+    amountCents: 8_000,
+    failureReason: 'card_declined',
+    failedAt: ago(5),
+    createdAt: ago(5),
+  });
   const payout = await makePayout(t.db, clinicId, { type: 'withdrawal', amountCents: 5_000, createdAt: ago(1) });
   await addLedgerEntry(t.db, clinicId, 'payout', -5_000, { payoutId: payout.id, createdAt: ago(1) });
   const dispute = await makeDispute(t.db, clinicId, o1.id, { amountCents: 4_000, status: 'needs_response', createdAt: ago(4) });
@@ -70,8 +89,17 @@ async function world(): Promise<World> {
   await addLedgerEntry(t.db, clinicId, 'reserve_hold', -1_000, { orderId: o1.id, createdAt: ago(6) });
   await makeRefundRequest(t.db, clinicId, o1.id, { status: 'pending', createdAt: ago(1) });
   await makePriceChangeAlert(t.db, clinicId);
-  await makeOrderEvent(t.db, clinicId, o1.id, { eventType: 'order.created', createdAt: ago(2), metadata: { note: p1.firstName, email: p1.email } });
-  await makeOrderEvent(t.db, clinicId, o1.id, { eventType: 'order.shipped', actorType: 'pharmacy', createdAt: ago(0, 3), metadata: { address: '1 Secret Lane' } });
+  await makeOrderEvent(t.db, clinicId, o1.id, {
+    eventType: 'order.created',
+    createdAt: ago(2),
+    metadata: { note: p1.firstName, email: p1.email },
+  });
+  await makeOrderEvent(t.db, clinicId, o1.id, {
+    eventType: 'order.shipped',
+    actorType: 'pharmacy',
+    createdAt: ago(0, 3),
+    metadata: { address: '1 Secret Lane' },
+  });
   await makeOrderEvent(t.db, clinicId, o1.id, { eventType: 'payment.succeeded', actorType: 'processor', createdAt: ago(2) });
   // The other clinic: an order now, one refunded, a payout, enrollments; none of it may show up in A's figures.
   const b1 = (await makeOrder(t.db, b.clinic.id, { totalCents: 99_900, brandAmountCents: 50_000, createdAt: ago(1) })).order;
@@ -80,7 +108,15 @@ async function world(): Promise<World> {
   await makePayout(t.db, b.clinic.id, { createdAt: ago(0, 1) });
   const bProgram = await makeProgram(t.db, b.clinic.id);
   await makeEnrollment(t.db, b.clinic.id, bProgram.id, { nextChargeAt: ago(-3) });
-  return { key: a.key, readKey, clinicId, otherKey: b.key, otherClinicId: b.clinic.id, patients: [p1, p2, p3], orders: { o1, o2, o3, o4, o5 } };
+  return {
+    key: a.key,
+    readKey,
+    clinicId,
+    otherKey: b.key,
+    otherClinicId: b.clinic.id,
+    patients: [p1, p2, p3],
+    orders: { o1, o2, o3, o4, o5 },
+  };
 }
 
 let w: World;
@@ -114,10 +150,23 @@ describe('GET /api/v1/dashboard/overview', () => {
       orders: { total: 5, paid: 4, inProgress: 1, last30Days: 3 },
       patients: { total: 3, active: 0, newLast30Days: 1 },
       balance: { available: expect.any(Number), reserveHeld: 10 },
-      pendingActions: { refundRequests: 1, failedPayments: 1, disputesNeedingResponse: 1, openPriceAlerts: 1, heldTitrationSchedules: 0, total: 4 },
+      pendingActions: {
+        refundRequests: 1,
+        failedPayments: 1,
+        disputesNeedingResponse: 1,
+        openPriceAlerts: 1,
+        heldTitrationSchedules: 0,
+        total: 4,
+      },
     });
     const stats = await orderStats();
-    expect(stats).toMatchObject({ totalOrders: data.orders.total, paidOrders: data.orders.paid, grossSales: data.revenue.grossSales, netSales: data.revenue.netSales, refundedAmount: data.revenue.refundedAmount });
+    expect(stats).toMatchObject({
+      totalOrders: data.orders.total,
+      paidOrders: data.orders.paid,
+      grossSales: data.revenue.grossSales,
+      netSales: data.revenue.netSales,
+      refundedAmount: data.revenue.refundedAmount,
+    });
     const recent = await orderStats(data.last30Days.startDate, data.last30Days.endDate);
     expect(recent).toMatchObject({ totalOrders: data.orders.last30Days, grossSales: data.revenue.grossSalesLast30Days });
     expect((await get('/api/v1/orders/needs-attention')).count).toBe(data.pendingActions.failedPayments);
@@ -136,7 +185,7 @@ describe('GET /api/v1/dashboard/overview', () => {
     expect(data.patients).toMatchObject({ total: 2, active: 1 });
   });
 
-  it('ignores a clinicId query parameter, even another clinic\'s id', async () => {
+  it("ignores a clinicId query parameter, even another clinic's id", async () => {
     const plain = await get('/api/v1/dashboard/overview');
     for (const clinicId of [w.otherClinicId, 'not-a-uuid', '']) {
       expect(await get(`/api/v1/dashboard/overview?clinicId=${clinicId}`)).toEqual(plain);
@@ -153,7 +202,10 @@ describe('GET /api/v1/dashboard/metrics', () => {
   it('compares the last 30 days (the default) with the 30 days before, as GET /orders/stats counts them', async () => {
     const data = await get('/api/v1/dashboard/metrics');
     expect(data.window).toEqual({ period: '30d', startDate: ago(30).toISOString(), endDate: new Date(NOW).toISOString() });
-    expect(data.previousWindow).toEqual({ startDate: new Date(NOW - 60 * DAY - 1).toISOString(), endDate: new Date(NOW - 30 * DAY - 1).toISOString() });
+    expect(data.previousWindow).toEqual({
+      startDate: new Date(NOW - 60 * DAY - 1).toISOString(),
+      endDate: new Date(NOW - 30 * DAY - 1).toISOString(),
+    });
     expect(data.orders).toEqual({ current: 3, previous: 1, change: 2, changePercent: 200 });
     expect(data.paidOrders).toEqual({ current: 2, previous: 1, change: 1, changePercent: 100 });
     expect(data.revenue).toEqual({ current: 350, previous: 120, change: 230, changePercent: 191.7 });
@@ -162,7 +214,10 @@ describe('GET /api/v1/dashboard/metrics', () => {
     expect(data.newPatients).toEqual({ current: 1, previous: 1, change: 0, changePercent: 0 });
     expect(data.orderingPatients).toEqual({ current: 2, previous: 1, change: 1, changePercent: 100 });
 
-    for (const [window, key] of [[data.window, 'current'], [data.previousWindow, 'previous']] as const) {
+    for (const [window, key] of [
+      [data.window, 'current'],
+      [data.previousWindow, 'previous'],
+    ] as const) {
       const stats = await orderStats(window.startDate, window.endDate);
       expect(stats.totalOrders).toBe(data.orders[key]);
       expect(stats.paidOrders).toBe(data.paidOrders[key]);
@@ -180,7 +235,12 @@ describe('GET /api/v1/dashboard/metrics', () => {
     expect(summary.totalOrders).toBe(data.orders.current);
     expect(summary.byProgram.reduce((sum: number, p: { paidSales: number }) => sum + p.paidSales, 0)).toBe(data.revenue.current);
     // The list: every order of the clinic, filtered here by createdAt.
-    const list = (await get('/api/v1/orders?limit=200')) as { createdAt: string; paidAt: string | null; totalAmount: number; user: { id: string } }[];
+    const list = (await get('/api/v1/orders?limit=200')) as {
+      createdAt: string;
+      paidAt: string | null;
+      totalAmount: number;
+      user: { id: string };
+    }[];
     const inWindow = list.filter((o) => o.createdAt >= data.window.startDate && o.createdAt <= data.window.endDate);
     expect(inWindow).toHaveLength(data.orders.current);
     expect(inWindow.filter((o) => o.paidAt).reduce((sum, o) => sum + o.totalAmount, 0)).toBe(data.revenue.current);
@@ -189,7 +249,12 @@ describe('GET /api/v1/dashboard/metrics', () => {
   });
 
   it('accepts every period and date-times with zones', async () => {
-    for (const [period, days] of [['7d', 7], ['30d', 30], ['90d', 90], ['365d', 365]] as const) {
+    for (const [period, days] of [
+      ['7d', 7],
+      ['30d', 30],
+      ['90d', 90],
+      ['365d', 365],
+    ] as const) {
       const data = await get(`/api/v1/dashboard/metrics?period=${period}`);
       expect(data.window).toEqual({ period, startDate: ago(days).toISOString(), endDate: new Date(NOW).toISOString() });
     }
@@ -268,7 +333,9 @@ describe('GET /api/v1/dashboard/earnings-report', () => {
   it('answers zeros for an empty window, ignores clinicId, and refuses a bad period', async () => {
     const empty = await get('/api/v1/dashboard/earnings-report?startDate=2031-01-01&endDate=2031-01-31');
     expect(empty).toMatchObject({ gross: 0, net: 0, payouts: 0, entries: 0, byMonth: [] });
-    expect(await get(`/api/v1/dashboard/earnings-report?clinicId=${w.otherClinicId}`)).toEqual(await get('/api/v1/dashboard/earnings-report'));
+    expect(await get(`/api/v1/dashboard/earnings-report?clinicId=${w.otherClinicId}`)).toEqual(
+      await get('/api/v1/dashboard/earnings-report'),
+    );
     const res = await t.request('/api/v1/dashboard/earnings-report?period=1y', { key: w.key });
     expect(res.status).toBe(400);
   });
@@ -283,11 +350,34 @@ describe('GET /api/v1/dashboard/recent-activity', () => {
     const { items } = await get('/api/v1/dashboard/recent-activity');
     const times = items.map((i: { occurredAt: string }) => i.occurredAt);
     expect(times).toEqual([...times].sort().reverse());
-    expect(items[0]).toMatchObject({ source: 'order_event', type: 'order.shipped', orderId: w.orders.o1!.id, orderNumber: w.orders.o1!.orderNumber, amount: null, status: null, occurredAt: ago(0, 3).toISOString() });
-    expect(items).toContainEqual(expect.objectContaining({ source: 'payout', type: 'payout.withdrawal', amount: 50, status: 'paid', orderId: null, occurredAt: ago(1).toISOString() }));
-    expect(items).toContainEqual(expect.objectContaining({ source: 'refund', type: 'refund.succeeded', amount: 250, orderId: w.orders.o2!.id }));
-    expect(items).toContainEqual(expect.objectContaining({ source: 'payment', type: 'payment.failed', amount: 80, status: 'failed', orderId: w.orders.o3!.id }));
-    expect(items).toContainEqual(expect.objectContaining({ source: 'payment', type: 'payment.succeeded', amount: 100, orderId: w.orders.o1!.id }));
+    expect(items[0]).toMatchObject({
+      source: 'order_event',
+      type: 'order.shipped',
+      orderId: w.orders.o1!.id,
+      orderNumber: w.orders.o1!.orderNumber,
+      amount: null,
+      status: null,
+      occurredAt: ago(0, 3).toISOString(),
+    });
+    expect(items).toContainEqual(
+      expect.objectContaining({
+        source: 'payout',
+        type: 'payout.withdrawal',
+        amount: 50,
+        status: 'paid',
+        orderId: null,
+        occurredAt: ago(1).toISOString(),
+      }),
+    );
+    expect(items).toContainEqual(
+      expect.objectContaining({ source: 'refund', type: 'refund.succeeded', amount: 250, orderId: w.orders.o2!.id }),
+    );
+    expect(items).toContainEqual(
+      expect.objectContaining({ source: 'payment', type: 'payment.failed', amount: 80, status: 'failed', orderId: w.orders.o3!.id }),
+    );
+    expect(items).toContainEqual(
+      expect.objectContaining({ source: 'payment', type: 'payment.succeeded', amount: 100, orderId: w.orders.o1!.id }),
+    );
     // payment.* order events are reported by the payment rows (with amounts), not twice.
     expect(items.filter((i: { source: string; type: string }) => i.source === 'order_event' && i.type.startsWith('payment.'))).toEqual([]);
     // Only this clinic's rows.
@@ -315,7 +405,9 @@ describe('GET /api/v1/dashboard/recent-activity', () => {
     for (const limit of ['0', '101', 'abc', '1.5']) {
       expect((await t.request(`/api/v1/dashboard/recent-activity?limit=${limit}`, { key: w.key })).status, limit).toBe(400);
     }
-    expect(await get(`/api/v1/dashboard/recent-activity?clinicId=${w.otherClinicId}`)).toEqual(await get('/api/v1/dashboard/recent-activity'));
+    expect(await get(`/api/v1/dashboard/recent-activity?clinicId=${w.otherClinicId}`)).toEqual(
+      await get('/api/v1/dashboard/recent-activity'),
+    );
   });
 
   it('is one statement after the key lookup', async () => {
@@ -330,21 +422,51 @@ describe('GET /api/v1/dashboard/revenue-chart', () => {
     expect(data.series).toHaveLength(31);
     expect(data.series[0].bucket).toBe('2029-12-16');
     expect(data.series.at(-1).bucket).toBe('2030-01-15');
-    expect(data.series.find((b: { bucket: string }) => b.bucket === '2030-01-13')).toEqual({ bucket: '2030-01-13', orders: 1, paidOrders: 1, revenue: 100, refundedAmount: 0, netRevenue: 100 });
-    expect(data.series.find((b: { bucket: string }) => b.bucket === '2030-01-05')).toEqual({ bucket: '2030-01-05', orders: 1, paidOrders: 1, revenue: 250, refundedAmount: 250, netRevenue: 0 });
+    expect(data.series.find((b: { bucket: string }) => b.bucket === '2030-01-13')).toEqual({
+      bucket: '2030-01-13',
+      orders: 1,
+      paidOrders: 1,
+      revenue: 100,
+      refundedAmount: 0,
+      netRevenue: 100,
+    });
+    expect(data.series.find((b: { bucket: string }) => b.bucket === '2030-01-05')).toEqual({
+      bucket: '2030-01-05',
+      orders: 1,
+      paidOrders: 1,
+      revenue: 250,
+      refundedAmount: 250,
+      netRevenue: 0,
+    });
     expect(data.series.find((b: { bucket: string }) => b.bucket === '2030-01-10')).toMatchObject({ orders: 1, paidOrders: 0, revenue: 0 });
     const stats = await orderStats(data.window.startDate, data.window.endDate);
-    expect(data.totals).toEqual({ orders: stats.totalOrders, paidOrders: stats.paidOrders, revenue: stats.grossSales, refundedAmount: stats.refundedAmount, netRevenue: stats.netSales });
+    expect(data.totals).toEqual({
+      orders: stats.totalOrders,
+      paidOrders: stats.paidOrders,
+      revenue: stats.grossSales,
+      refundedAmount: stats.refundedAmount,
+      netRevenue: stats.netSales,
+    });
   });
 
   it('buckets by week (Monday) and month, defaulting by window length', async () => {
     const weeks = await get('/api/v1/dashboard/revenue-chart?granularity=week');
-    expect(weeks.series.map((b: { bucket: string }) => b.bucket)).toEqual(['2029-12-10', '2029-12-17', '2029-12-24', '2029-12-31', '2030-01-07', '2030-01-14']);
+    expect(weeks.series.map((b: { bucket: string }) => b.bucket)).toEqual([
+      '2029-12-10',
+      '2029-12-17',
+      '2029-12-24',
+      '2029-12-31',
+      '2030-01-07',
+      '2030-01-14',
+    ]);
     expect(weeks.series.find((b: { bucket: string }) => b.bucket === '2030-01-07').orders).toBe(2);
     const q = 'startDate=2029-10-01&endDate=2030-01-15';
     const months = await get(`/api/v1/dashboard/revenue-chart?${q}&granularity=month`);
     expect(months.series.map((b: { bucket: string; revenue: number }) => [b.bucket, b.revenue])).toEqual([
-      ['2029-10-01', 300], ['2029-11-01', 0], ['2029-12-01', 120], ['2030-01-01', 350],
+      ['2029-10-01', 300],
+      ['2029-11-01', 0],
+      ['2029-12-01', 120],
+      ['2030-01-01', 350],
     ]);
     const stats = await orderStats('2029-10-01', '2030-01-15');
     expect(months.totals.revenue).toBe(stats.grossSales);
@@ -357,7 +479,13 @@ describe('GET /api/v1/dashboard/revenue-chart', () => {
 
   it('refuses a bad granularity, too many buckets and bad windows with 400', async () => {
     t.clock.freezeAt(NOW);
-    for (const query of ['granularity=hour', 'granularity=', 'startDate=2027-06-01&endDate=2030-01-15&granularity=day', 'period=2w', 'startDate=2030-01-01']) {
+    for (const query of [
+      'granularity=hour',
+      'granularity=',
+      'startDate=2027-06-01&endDate=2030-01-15&granularity=day',
+      'period=2w',
+      'startDate=2030-01-01',
+    ]) {
       const res = await t.request(`/api/v1/dashboard/revenue-chart?${query}`, { key: w.key });
       expect(res.status, query).toBe(400);
       expect((await res.json()).code).toBe('VALIDATION_ERROR');
@@ -377,7 +505,12 @@ describe('GET /api/v1/dashboard/projected-revenue', () => {
     const other = await makeProgram(t.db, clinic.id, { name: 'Hair' });
     const d = (iso: string) => new Date(iso);
     await makeEnrollment(t.db, clinic.id, program.id, { nextChargeAt: d('2030-01-20T09:00:00Z') }); // Jan 20, Feb 20, Mar 20
-    await makeEnrollment(t.db, clinic.id, other.id, { billingIntervalMonths: 3, chargeAmountCents: 50_000, netAmountCents: 15_000, nextChargeAt: d('2030-02-01T00:00:00Z') }); // Feb 1
+    await makeEnrollment(t.db, clinic.id, other.id, {
+      billingIntervalMonths: 3,
+      chargeAmountCents: 50_000,
+      netAmountCents: 15_000,
+      nextChargeAt: d('2030-02-01T00:00:00Z'),
+    }); // Feb 1
     await makeEnrollment(t.db, clinic.id, program.id, { nextChargeAt: d('2030-01-10T00:00:00Z') }); // overdue: now, Feb 15, Mar 15
     await makeEnrollment(t.db, clinic.id, program.id, { status: 'paused', nextChargeAt: d('2030-01-20T00:00:00Z') });
     await makeEnrollment(t.db, clinic.id, program.id, { status: 'cancelled', nextChargeAt: d('2030-01-20T00:00:00Z') });

@@ -2,8 +2,8 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { disputes, ledgerEntries, orderEvents, orders, outboxEvents, patients, payments, shipments, visits } from '../../../drizzle/schema';
-import { createOrder, type CreateOrderInput } from '../../../src/modules/orders/orders/lifecycle/create';
-import { buildTestApp, useTestApp, type TestApp } from '../../helpers/app';
+import { type CreateOrderInput, createOrder } from '../../../src/modules/orders/orders/lifecycle/create';
+import { buildTestApp, type TestApp, useTestApp } from '../../helpers/app';
 import { makeClinic, makeKey, makeTenant } from '../../helpers/factories';
 
 const t = useTestApp();
@@ -14,15 +14,20 @@ beforeAll(() => {
 });
 
 async function makeOrder(clinicId: string, options: Partial<CreateOrderInput> = {}) {
-  const [patient] = await t.db.insert(patients).values({ clinicId, firstName: 'Pat', lastName: 'Ient', email: `p-${crypto.randomUUID()}@example.test` }).returning();
-  return t.db.transaction((tx) => createOrder(tx, clinicId, {
-    patientId: patient!.id,
-    items: [{ productName: 'Semaglutide', unitPriceCents: 19_900, quantity: 1, pharmacyCostCents: 8_000, facilitationFeeCents: 1_000 }],
-    taxCents: 800,
-    shippingCents: 500,
-    shippingAddress: { address: '1 Main St', city: 'Austin', state: 'tx', zipCode: '78701' },
-    ...options,
-  }));
+  const [patient] = await t.db
+    .insert(patients)
+    .values({ clinicId, firstName: 'Pat', lastName: 'Ient', email: `p-${crypto.randomUUID()}@example.test` })
+    .returning();
+  return t.db.transaction((tx) =>
+    createOrder(tx, clinicId, {
+      patientId: patient!.id,
+      items: [{ productName: 'Semaglutide', unitPriceCents: 19_900, quantity: 1, pharmacyCostCents: 8_000, facilitationFeeCents: 1_000 }],
+      taxCents: 800,
+      shippingCents: 500,
+      shippingAddress: { address: '1 Main St', city: 'Austin', state: 'tx', zipCode: '78701' },
+      ...options,
+    }),
+  );
 }
 
 const send = (app: TestApp, orderId: string, key: string | undefined, body: unknown) =>
@@ -129,10 +134,18 @@ describe('events', () => {
 
     const failed = await send(dev, order.id, key, { event: 'payment.failed', failureReason: 'card_declined' });
     expect(failed.status).toBe(200);
-    expect((await failed.json()).data).toMatchObject({ status: 'payment_failed', payment: { status: 'failed', failureReason: 'card_declined' } });
+    expect((await failed.json()).data).toMatchObject({
+      status: 'payment_failed',
+      payment: { status: 'failed', failureReason: 'card_declined' },
+    });
 
     const paid = await (await send(dev, order.id, key, { event: 'payment.succeeded' })).json();
-    expect(paid.data).toMatchObject({ id: order.id, status: 'paid', payment: { status: 'succeeded', amount: fees.total / 100 }, event: { eventType: 'payment.succeeded', fromStatus: 'payment_failed', toStatus: 'paid' } });
+    expect(paid.data).toMatchObject({
+      id: order.id,
+      status: 'paid',
+      payment: { status: 'succeeded', amount: fees.total / 100 },
+      event: { eventType: 'payment.succeeded', fromStatus: 'payment_failed', toStatus: 'paid' },
+    });
     expect(paid.data.paidAt).toBeTruthy();
     const rows = await t.db.select().from(payments).where(eq(payments.orderId, order.id)).orderBy(asc(payments.createdAt));
     expect(rows.map((r) => r.status)).toEqual(['failed', 'succeeded']);
@@ -151,12 +164,27 @@ describe('events', () => {
     expect((await t.db.select().from(orders).where(eq(orders.id, order.id)))[0]!.prescriptionPdfKey).toBeTruthy();
 
     expect((await (await send(dev, order.id, key, { event: 'order.sent_to_pharmacy' })).json()).data.status).toBe('sent_to_pharmacy');
-    const shipped = await (await send(dev, order.id, key, { event: 'order.shipped', carrier: 'UPS', trackingNumber: '1Z999', trackingUrl: 'https://ups.example/1Z999' })).json();
-    expect(shipped.data).toMatchObject({ status: 'shipped', shipment: { status: 'in_transit', carrier: 'UPS', trackingNumber: '1Z999', trackingUrl: 'https://ups.example/1Z999' } });
+    const shipped = await (
+      await send(dev, order.id, key, {
+        event: 'order.shipped',
+        carrier: 'UPS',
+        trackingNumber: '1Z999',
+        trackingUrl: 'https://ups.example/1Z999',
+      })
+    ).json();
+    expect(shipped.data).toMatchObject({
+      status: 'shipped',
+      shipment: { status: 'in_transit', carrier: 'UPS', trackingNumber: '1Z999', trackingUrl: 'https://ups.example/1Z999' },
+    });
     expect(shipped.data.shippedAt).toBeTruthy();
 
-    const updated = await (await send(dev, order.id, key, { event: 'shipment.updated', status: 'out_for_delivery', trackingNumber: '1Z1000' })).json();
-    expect(updated.data).toMatchObject({ status: 'shipped', shipment: { status: 'out_for_delivery', carrier: 'UPS', trackingNumber: '1Z1000' } });
+    const updated = await (
+      await send(dev, order.id, key, { event: 'shipment.updated', status: 'out_for_delivery', trackingNumber: '1Z1000' })
+    ).json();
+    expect(updated.data).toMatchObject({
+      status: 'shipped',
+      shipment: { status: 'out_for_delivery', carrier: 'UPS', trackingNumber: '1Z1000' },
+    });
 
     const delivered = await (await send(dev, order.id, key, { event: 'order.delivered' })).json();
     expect(delivered.data).toMatchObject({ status: 'delivered', shipment: { status: 'delivered' } });
@@ -165,16 +193,40 @@ describe('events', () => {
 
     const history = await events(order.id);
     expect(history.map((e) => e.eventType)).toEqual([
-      'order.created', 'payment.failed', 'payment.succeeded', 'appointment.scheduled', 'order.doctor_approved',
-      'order.sent_to_pharmacy', 'order.shipped', 'shipment.updated', 'order.delivered',
+      'order.created',
+      'payment.failed',
+      'payment.succeeded',
+      'appointment.scheduled',
+      'order.doctor_approved',
+      'order.sent_to_pharmacy',
+      'order.shipped',
+      'shipment.updated',
+      'order.delivered',
     ]);
-    expect(history.map((e) => e.actorType)).toEqual(['patient', 'processor', 'processor', 'patient', 'doctor', 'system', 'pharmacy', 'carrier', 'carrier']);
-    expect(history[1]!.metadata).toMatchObject({ fromStatus: 'pending_payment', toStatus: 'payment_failed', failureReason: 'card_declined' });
+    expect(history.map((e) => e.actorType)).toEqual([
+      'patient',
+      'processor',
+      'processor',
+      'patient',
+      'doctor',
+      'system',
+      'pharmacy',
+      'carrier',
+      'carrier',
+    ]);
+    expect(history[1]!.metadata).toMatchObject({
+      fromStatus: 'pending_payment',
+      toStatus: 'payment_failed',
+      failureReason: 'card_declined',
+    });
 
     // Delivered is an end: every further move is a 409 that changes nothing.
     const late = await send(dev, order.id, key, { event: 'order.cancelled' });
     expect(late.status).toBe(409);
-    expect(await late.json()).toMatchObject({ code: 'ILLEGAL_TRANSITION', message: expect.stringContaining('order.cancelled is not allowed for an order in status delivered') });
+    expect(await late.json()).toMatchObject({
+      code: 'ILLEGAL_TRANSITION',
+      message: expect.stringContaining('order.cancelled is not allowed for an order in status delivered'),
+    });
     expect((await events(order.id)).length).toBe(9);
   });
 
@@ -214,7 +266,11 @@ describe('events', () => {
     expect((await send(dev, order.id, key, { event: 'lab.sample_received' })).status).toBe(409);
 
     const kit = await (await send(dev, order.id, key, { event: 'lab.kit_shipped', carrier: 'USPS', trackingNumber: '9400' })).json();
-    expect(kit.data.labLeg).toMatchObject({ stage: 'shipped_to_patient', kitShipmentToPatient: { carrier: 'USPS', trackingNumber: '9400' }, deliveredToPatientAt: null });
+    expect(kit.data.labLeg).toMatchObject({
+      stage: 'shipped_to_patient',
+      kitShipmentToPatient: { carrier: 'USPS', trackingNumber: '9400' },
+      deliveredToPatientAt: null,
+    });
     const delivered = await (await send(dev, order.id, key, { event: 'lab.kit_delivered' })).json();
     expect(delivered.data.labLeg.deliveredToPatientAt).toBeTruthy();
     const sample = await (await send(dev, order.id, key, { event: 'lab.sample_shipped', carrier: 'FedEx', trackingNumber: '7777' })).json();
@@ -226,9 +282,17 @@ describe('events', () => {
     expect(results.data).toMatchObject({ status: 'awaiting_doctor_review', labLeg: { stage: 'results' } });
     expect(results.data.labLeg.resultsAvailableAt).toBeTruthy();
     expect((await send(dev, order.id, key, { event: 'lab.kit_shipped', carrier: 'USPS', trackingNumber: '1' })).status).toBe(409);
-    expect((await (await send(dev, order.id, key, { event: 'order.doctor_denied', reason: 'contraindicated' })).json()).data.status).toBe('doctor_denied');
+    expect((await (await send(dev, order.id, key, { event: 'order.doctor_denied', reason: 'contraindicated' })).json()).data.status).toBe(
+      'doctor_denied',
+    );
     const history = await events(order.id);
-    expect(history.filter((e) => e.eventType.startsWith('lab.')).map((e) => e.actorType)).toEqual(['lab', 'carrier', 'patient', 'lab', 'lab']);
+    expect(history.filter((e) => e.eventType.startsWith('lab.')).map((e) => e.actorType)).toEqual([
+      'lab',
+      'carrier',
+      'patient',
+      'lab',
+      'lab',
+    ]);
   });
 
   it('visits: no_show keeps scheduledAt, rebooking, conclusion, and appointment.cancelled cancels the order', async () => {
@@ -241,7 +305,9 @@ describe('events', () => {
     expect(missed.data.visit).toMatchObject({ status: 'no_show', scheduledAt: first, bookingRequired: null });
     expect(missed.data.visit.lastSyncedAt).toBeTruthy();
     const second = '2031-05-08T10:00:00.000Z';
-    expect((await (await send(dev, order.id, key, { event: 'appointment.scheduled', scheduledAt: second })).json()).data.visit).toMatchObject({ status: 'booked', scheduledAt: second });
+    expect(
+      (await (await send(dev, order.id, key, { event: 'appointment.scheduled', scheduledAt: second })).json()).data.visit,
+    ).toMatchObject({ status: 'booked', scheduledAt: second });
     const cancelled = await (await send(dev, order.id, key, { event: 'appointment.cancelled' })).json();
     expect(cancelled.data).toMatchObject({ status: 'cancelled', visit: { status: 'cancelled', scheduledAt: null } });
     expect(cancelled.data.cancelledAt).toBeTruthy();
@@ -265,7 +331,12 @@ describe('createOrder', () => {
     const other = await makeTenant(t.db);
     expect((await makeOrder(other.clinic.id)).orderNumber).toMatch(/-1000001$/);
     const [row] = await t.db.select().from(orders).where(eq(orders.id, a.id));
-    expect(row).toMatchObject({ status: 'pending_payment', shippingState: 'TX', totalCents: a.feeBreakdown.total, brandAmountCents: a.feeBreakdown.brandAmount });
+    expect(row).toMatchObject({
+      status: 'pending_payment',
+      shippingState: 'TX',
+      totalCents: a.feeBreakdown.total,
+      brandAmountCents: a.feeBreakdown.brandAmount,
+    });
     const [payment] = await t.db.select().from(payments).where(eq(payments.orderId, a.id));
     expect(payment).toMatchObject({ status: 'pending', amountCents: a.feeBreakdown.total });
   });
@@ -279,7 +350,10 @@ describe('createOrder', () => {
   it("refuses another clinic's patient", async () => {
     const { clinic } = await makeTenant(t.db);
     const other = await makeTenant(t.db);
-    const [patient] = await t.db.insert(patients).values({ clinicId: other.clinic.id, firstName: 'A', lastName: 'B', email: `x-${crypto.randomUUID()}@example.test` }).returning();
+    const [patient] = await t.db
+      .insert(patients)
+      .values({ clinicId: other.clinic.id, firstName: 'A', lastName: 'B', email: `x-${crypto.randomUUID()}@example.test` })
+      .returning();
     await expect(makeOrder(clinic.id, { patientId: patient!.id })).rejects.toThrow(/patient is not one of clinic/);
     expect(await t.db.$count(orders, eq(orders.clinicId, clinic.id))).toBe(0);
   });
@@ -302,34 +376,73 @@ describe('demo orders (scripts/seed/orders.ts)', () => {
       expect(o!.recent).toBeGreaterThan(5);
       expect(o!.old).toBeGreaterThan(5);
       expect(o!.span).toBeGreaterThanOrEqual(100);
-      const states = await rows<{ state: string; n: number }>(sql`select shipping_state as state, count(*)::int as n from orders where clinic_id = ${clinicId} group by 1`);
+      const states = await rows<{ state: string; n: number }>(
+        sql`select shipping_state as state, count(*)::int as n from orders where clinic_id = ${clinicId} group by 1`,
+      );
       expect(states.length).toBeGreaterThanOrEqual(10);
       expect(states.filter((s) => s.n < 5).length).toBeGreaterThanOrEqual(2);
-      const statuses = (await rows<{ status: string }>(sql`select distinct status from orders where clinic_id = ${clinicId}`)).map((r) => r.status);
-      for (const s of ['pending_payment', 'payment_failed', 'paid', 'awaiting_lab_results', 'awaiting_doctor_review', 'doctor_approved', 'doctor_denied', 'sent_to_pharmacy', 'shipped', 'delivered', 'cancelled', 'refunded']) expect(statuses, s).toContain(s);
-      const stages = (await rows<{ stage: string }>(sql`select distinct stage from lab_legs where clinic_id = ${clinicId}`)).map((r) => r.stage);
-      expect(stages.sort()).toEqual(['delivered_to_patient', 'received_by_lab', 'requisition_created', 'results', 'shipped_to_lab', 'shipped_to_patient']);
-      const visitRows = await rows<{ status: string; booking_required: boolean | null; scheduled_at: Date | null }>(sql`select status, booking_required, scheduled_at from visits where clinic_id = ${clinicId}`);
+      const statuses = (await rows<{ status: string }>(sql`select distinct status from orders where clinic_id = ${clinicId}`)).map(
+        (r) => r.status,
+      );
+      for (const s of [
+        'pending_payment',
+        'payment_failed',
+        'paid',
+        'awaiting_lab_results',
+        'awaiting_doctor_review',
+        'doctor_approved',
+        'doctor_denied',
+        'sent_to_pharmacy',
+        'shipped',
+        'delivered',
+        'cancelled',
+        'refunded',
+      ])
+        expect(statuses, s).toContain(s);
+      const stages = (await rows<{ stage: string }>(sql`select distinct stage from lab_legs where clinic_id = ${clinicId}`)).map(
+        (r) => r.stage,
+      );
+      expect(stages.sort()).toEqual([
+        'delivered_to_patient',
+        'received_by_lab',
+        'requisition_created',
+        'results',
+        'shipped_to_lab',
+        'shipped_to_patient',
+      ]);
+      const visitRows = await rows<{ status: string; booking_required: boolean | null; scheduled_at: Date | null }>(
+        sql`select status, booking_required, scheduled_at from visits where clinic_id = ${clinicId}`,
+      );
       expect(new Set(visitRows.map((v) => v.status))).toEqual(new Set(['not_booked', 'booked', 'no_show', 'concluded', 'cancelled']));
       expect(visitRows.some((v) => v.booking_required === null)).toBe(true);
       expect(visitRows.filter((v) => v.status === 'no_show').every((v) => v.scheduled_at !== null)).toBe(true);
       const [attention] = await rows<{ n: number }>(sql`
         select count(*)::int as n from orders o where o.clinic_id = ${clinicId} and (select p.status from payments p where p.order_id = o.id order by p.created_at desc, p.id desc limit 1) = 'failed'`);
       expect(attention!.n).toBeGreaterThanOrEqual(3);
-      const [held] = await rows<{ n: number; overdue: number }>(sql`select count(*)::int as n, count(*) filter (where next_revisit_due_at < now())::int as overdue from titration_schedules where clinic_id = ${clinicId} and status = 'held' and held_since is not null`);
+      const [held] = await rows<{ n: number; overdue: number }>(
+        sql`select count(*)::int as n, count(*) filter (where next_revisit_due_at < now())::int as overdue from titration_schedules where clinic_id = ${clinicId} and status = 'held' and held_since is not null`,
+      );
       expect(held!.n).toBeGreaterThanOrEqual(3);
       expect(held!.overdue).toBeGreaterThanOrEqual(1);
-      const requests = await rows<{ status: string; old: boolean }>(sql`select r.status, o.created_at < now() - interval '30 days' as old from refund_requests r join orders o on o.id = r.order_id where r.clinic_id = ${clinicId}`);
+      const requests = await rows<{ status: string; old: boolean }>(
+        sql`select r.status, o.created_at < now() - interval '30 days' as old from refund_requests r join orders o on o.id = r.order_id where r.clinic_id = ${clinicId}`,
+      );
       expect(requests.filter((r) => r.status === 'pending').length).toBeGreaterThanOrEqual(3);
       expect(requests.some((r) => r.status === 'pending' && r.old)).toBe(true);
       expect(requests.some((r) => r.status !== 'pending')).toBe(true);
-      const payoutTypes = await rows<{ type: string; n: number }>(sql`select type, count(*)::int as n from payouts where clinic_id = ${clinicId} and status = 'paid' group by 1`);
+      const payoutTypes = await rows<{ type: string; n: number }>(
+        sql`select type, count(*)::int as n from payouts where clinic_id = ${clinicId} and status = 'paid' group by 1`,
+      );
       expect(payoutTypes.find((p) => p.type === 'order_transfer')!.n).toBeGreaterThan(0);
       expect(payoutTypes.find((p) => p.type === 'withdrawal')!.n).toBe(1);
-      const ledgerTypes = (await rows<{ type: string }>(sql`select distinct type from ledger_entries where clinic_id = ${clinicId}`)).map((r) => r.type);
+      const ledgerTypes = (await rows<{ type: string }>(sql`select distinct type from ledger_entries where clinic_id = ${clinicId}`)).map(
+        (r) => r.type,
+      );
       for (const type of ['charge', 'payout', 'reserve_hold', 'reserve_release', 'dispute', 'refund']) expect(ledgerTypes).toContain(type);
       expect(await t.db.$count(disputes, eq(disputes.clinicId, clinicId))).toBeGreaterThanOrEqual(1);
-      const [balance] = await rows<{ cents: number }>(sql`select sum(amount_cents)::int as cents from ledger_entries where clinic_id = ${clinicId}`);
+      const [balance] = await rows<{ cents: number }>(
+        sql`select sum(amount_cents)::int as cents from ledger_entries where clinic_id = ${clinicId}`,
+      );
       expect(balance!.cents).toBeGreaterThan(0);
       // Every paid order's charge entries sum to its brand amount; every fee breakdown adds up.
       const mismatched = await rows<{ id: string }>(sql`
@@ -345,7 +458,9 @@ describe('demo orders (scripts/seed/orders.ts)', () => {
           and brand_amount_cents = (fee_breakdown->>'brandAmount')::int)`);
       expect(bad!.n).toBe(0);
       // Event histories are chronological and never in the future.
-      const [future] = await rows<{ n: number }>(sql`select count(*)::int as n from order_events where clinic_id = ${clinicId} and created_at > ${now}`);
+      const [future] = await rows<{ n: number }>(
+        sql`select count(*)::int as n from order_events where clinic_id = ${clinicId} and created_at > ${now}`,
+      );
       expect(future!.n).toBe(0);
     }
     const [before] = await rows<{ n: number }>(sql`select count(*)::int as n from ledger_entries`);

@@ -16,7 +16,10 @@ describe('GET /api/v1/orders/{id}/lab-status', () => {
       requisitionCreatedAt: at('2030-01-01T00:00:00Z'),
       deliveredToPatientAt: at('2030-01-03T00:00:00Z'),
       receivedByLabAt: at('2030-01-05T00:00:00Z'), // not reached: must not show
-      kitToPatientCarrier: 'ups', kitToPatientTrackingNumber: 'K1', kitToLabCarrier: 'usps', kitToLabTrackingNumber: 'K2',
+      kitToPatientCarrier: 'ups',
+      kitToPatientTrackingNumber: 'K1',
+      kitToLabCarrier: 'usps',
+      kitToLabTrackingNumber: 'K2',
     });
     const res = await t.request(`/api/v1/orders/${order.id}/lab-status`, { key });
     expect(res.status).toBe(200);
@@ -68,13 +71,25 @@ describe('GET /api/v1/orders/{id}/visit-status', () => {
   it('answers each of the five values; scheduledAt kept after no_show', async () => {
     const { clinic, key } = await makeTenant(t.db);
     const scheduledAt = at('2030-04-01T15:00:00Z');
-    const expected = { not_booked: null, booked: '2030-04-01T15:00:00.000Z', no_show: '2030-04-01T15:00:00.000Z', concluded: '2030-04-01T15:00:00.000Z', cancelled: null };
+    const expected = {
+      not_booked: null,
+      booked: '2030-04-01T15:00:00.000Z',
+      no_show: '2030-04-01T15:00:00.000Z',
+      concluded: '2030-04-01T15:00:00.000Z',
+      cancelled: null,
+    };
     for (const [status, shown] of Object.entries(expected)) {
       const order = await makeOrder(t.db, clinic.id);
       await makeVisit(t.db, clinic.id, order.id, { status: status as 'booked', scheduledAt, lastSyncedAt: at('2030-03-30T00:00:00Z') });
       const res = await t.request(`/api/v1/orders/${order.id}/visit-status`, { key });
       expect(res.status).toBe(200);
-      expect((await res.json()).data).toEqual({ orderId: order.id, visitStatus: status, bookingRequired: true, scheduledAt: shown, lastSyncedAt: '2030-03-30T00:00:00.000Z' });
+      expect((await res.json()).data).toEqual({
+        orderId: order.id,
+        visitStatus: status,
+        bookingRequired: true,
+        scheduledAt: shown,
+        lastSyncedAt: '2030-03-30T00:00:00.000Z',
+      });
     }
   });
 
@@ -88,7 +103,13 @@ describe('GET /api/v1/orders/{id}/visit-status', () => {
     const read = async (id: string) => (await (await t.request(`/api/v1/orders/${id}/visit-status`, { key })).json()).data;
     expect((await read(legacy.id)).bookingRequired).toBeNull();
     expect((await read(asyncOrder.id)).bookingRequired).toBe(false);
-    expect(await read(bare.id)).toEqual({ orderId: bare.id, visitStatus: 'not_booked', bookingRequired: null, scheduledAt: null, lastSyncedAt: null });
+    expect(await read(bare.id)).toEqual({
+      orderId: bare.id,
+      visitStatus: 'not_booked',
+      bookingRequired: null,
+      scheduledAt: null,
+      lastSyncedAt: null,
+    });
     void visits;
   });
 });

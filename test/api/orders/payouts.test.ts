@@ -11,7 +11,10 @@ const t = useTestApp();
 const DAY = 86_400_000;
 
 async function ledgerSum(clinicId: string) {
-  const rows = await t.db.select({ amount: ledgerEntries.amountCents, type: ledgerEntries.type }).from(ledgerEntries).where(eq(ledgerEntries.clinicId, clinicId));
+  const rows = await t.db
+    .select({ amount: ledgerEntries.amountCents, type: ledgerEntries.type })
+    .from(ledgerEntries)
+    .where(eq(ledgerEntries.clinicId, clinicId));
   return rows.filter((r) => r.type !== 'reserve_forfeit').reduce((sum, r) => sum + r.amount, 0);
 }
 
@@ -35,8 +38,18 @@ describe('GET /api/v1/payouts', () => {
   it('lists order transfers (with order and customer) and withdrawals, newest first, paged, in one query', async () => {
     const { clinic, key } = await makeTenant(t.db);
     const { order } = await makeOrder(t.db, clinic.id, { totalCents: 12_345, brandAmountCents: 7_000 });
-    const transfer = await makePayout(t.db, clinic.id, { orderId: order.id, amountCents: 7_000, processorTransferId: 'tr_abc', createdAt: new Date(Date.now() - 2 * DAY) });
-    const withdrawal = await makePayout(t.db, clinic.id, { type: 'withdrawal', amountCents: 2_050, status: 'pending', createdAt: new Date(Date.now() - DAY) });
+    const transfer = await makePayout(t.db, clinic.id, {
+      orderId: order.id,
+      amountCents: 7_000,
+      processorTransferId: 'tr_abc',
+      createdAt: new Date(Date.now() - 2 * DAY),
+    });
+    const withdrawal = await makePayout(t.db, clinic.id, {
+      type: 'withdrawal',
+      amountCents: 2_050,
+      status: 'pending',
+      createdAt: new Date(Date.now() - DAY),
+    });
     const other = await makeTenant(t.db);
     await makePayout(t.db, other.clinic.id, { type: 'withdrawal' });
 
@@ -47,12 +60,27 @@ describe('GET /api/v1/payouts', () => {
     const [patient] = await t.db.query.patients.findMany({ where: (p, { eq: e }) => e(p.id, order.patientId) });
     expect(body.data).toEqual([
       {
-        id: withdrawal.id, type: 'withdrawal', orderId: null, orderNumber: null, amount: 20.5, totalAmount: null,
-        date: withdrawal.createdAt.toISOString(), status: 'pending', processorTransferId: null, customer: null,
+        id: withdrawal.id,
+        type: 'withdrawal',
+        orderId: null,
+        orderNumber: null,
+        amount: 20.5,
+        totalAmount: null,
+        date: withdrawal.createdAt.toISOString(),
+        status: 'pending',
+        processorTransferId: null,
+        customer: null,
       },
       {
-        id: transfer.id, type: 'order_transfer', orderId: order.id, orderNumber: order.orderNumber, amount: 70, totalAmount: 123.45,
-        date: transfer.createdAt.toISOString(), status: 'paid', processorTransferId: 'tr_abc',
+        id: transfer.id,
+        type: 'order_transfer',
+        orderId: order.id,
+        orderNumber: order.orderNumber,
+        amount: 70,
+        totalAmount: 123.45,
+        date: transfer.createdAt.toISOString(),
+        status: 'paid',
+        processorTransferId: 'tr_abc',
         customer: { name: `${patient!.firstName} ${patient!.lastName}`, email: patient!.email },
       },
     ]);
@@ -80,7 +108,9 @@ describe('GET /api/v1/payouts', () => {
     for (const path of ['/api/v1/payouts', '/api/v1/payouts/balance', '/api/v1/payouts/disputes']) {
       expect((await (await t.request(path, { key: raw })).json()).code).toBe('SANDBOX_NOT_ALLOWED');
     }
-    expect((await (await t.request('/api/v1/payouts/withdraw', { key: raw, body: { amount: 1 } })).json()).code).toBe('SANDBOX_NOT_ALLOWED');
+    expect((await (await t.request('/api/v1/payouts/withdraw', { key: raw, body: { amount: 1 } })).json()).code).toBe(
+      'SANDBOX_NOT_ALLOWED',
+    );
   });
 });
 
@@ -114,8 +144,15 @@ describe('GET /api/v1/payouts/balance', () => {
     });
     expect(data.recentActivity).toHaveLength(10);
     expect(data.recentActivity[0]).toEqual({
-      id: last.id, type: 'payout', amount: -20, orderId: null, payoutId: null, refundId: null, disputeId: null,
-      description: 'Withdrawal', createdAt: at(6).toISOString(),
+      id: last.id,
+      type: 'payout',
+      amount: -20,
+      orderId: null,
+      payoutId: null,
+      refundId: null,
+      disputeId: null,
+      description: 'Withdrawal',
+      createdAt: at(6).toISOString(),
     });
     expect(data.recentActivity[1]).toMatchObject({ type: 'reserve_forfeit', amount: -3, orderId: c.order.id });
     expect(await roundTrips(() => t.request('/api/v1/payouts/balance', { key }))).toHaveLength(2);
@@ -160,9 +197,20 @@ describe('GET /api/v1/payouts/disputes', () => {
     const { clinic, key } = await makeTenant(t.db);
     const { order } = await makeOrder(t.db, clinic.id);
     const now = Date.now();
-    const open = await makeDispute(t.db, clinic.id, order.id, { amountCents: 5_000, status: 'needs_response', reason: 'fraudulent', evidenceDueAt: new Date(now + 5 * DAY), createdAt: new Date(now - DAY) });
+    const open = await makeDispute(t.db, clinic.id, order.id, {
+      amountCents: 5_000,
+      status: 'needs_response',
+      reason: 'fraudulent',
+      evidenceDueAt: new Date(now + 5 * DAY),
+      createdAt: new Date(now - DAY),
+    });
     await makeDispute(t.db, clinic.id, order.id, { amountCents: 2_500, status: 'under_review', createdAt: new Date(now - 2 * DAY) });
-    await makeDispute(t.db, clinic.id, order.id, { amountCents: 1_000, status: 'won', resolvedAt: new Date(now - 3 * DAY), createdAt: new Date(now - 4 * DAY) });
+    await makeDispute(t.db, clinic.id, order.id, {
+      amountCents: 1_000,
+      status: 'won',
+      resolvedAt: new Date(now - 3 * DAY),
+      createdAt: new Date(now - 4 * DAY),
+    });
     await makeDispute(t.db, clinic.id, order.id, { amountCents: 700, status: 'lost', createdAt: new Date(now - 5 * DAY) });
     const other = await makeTenant(t.db);
     const otherOrder = await makeOrder(t.db, other.clinic.id);
@@ -174,13 +222,23 @@ describe('GET /api/v1/payouts/disputes', () => {
     expect(data.summary).toEqual({ total: 4, open: 2, needsResponse: 1, underReview: 1, won: 1, lost: 1, amountAtRisk: 75, amountLost: 7 });
     expect(data.history).toHaveLength(4);
     expect(data.history[0]).toEqual({
-      id: open.id, orderId: order.id, orderNumber: order.orderNumber, amount: 50, status: 'needs_response', reason: 'fraudulent',
-      evidenceDueAt: open.evidenceDueAt!.toISOString(), resolvedAt: null, createdAt: open.createdAt.toISOString(),
+      id: open.id,
+      orderId: order.id,
+      orderNumber: order.orderNumber,
+      amount: 50,
+      status: 'needs_response',
+      reason: 'fraudulent',
+      evidenceDueAt: open.evidenceDueAt!.toISOString(),
+      resolvedAt: null,
+      createdAt: open.createdAt.toISOString(),
     });
     expect(data.history.map((d: { status: string }) => d.status)).toEqual(['needs_response', 'under_review', 'won', 'lost']);
 
     const none = (await (await t.request('/api/v1/payouts/disputes', { key: (await makeTenant(t.db)).key })).json()).data;
-    expect(none).toEqual({ summary: { total: 0, open: 0, needsResponse: 0, underReview: 0, won: 0, lost: 0, amountAtRisk: 0, amountLost: 0 }, history: [] });
+    expect(none).toEqual({
+      summary: { total: 0, open: 0, needsResponse: 0, underReview: 0, won: 0, lost: 0, amountAtRisk: 0, amountLost: 0 },
+      history: [],
+    });
     expect(await roundTrips(() => t.request('/api/v1/payouts/disputes', { key }))).toHaveLength(2);
   });
 });
@@ -192,10 +250,22 @@ describe('POST /api/v1/payouts/withdraw', () => {
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data.withdrawable).toBe(74.5);
-    expect(data.payout).toMatchObject({ type: 'withdrawal', orderId: null, amount: 25.5, status: 'paid', customer: null, totalAmount: null });
+    expect(data.payout).toMatchObject({
+      type: 'withdrawal',
+      orderId: null,
+      amount: 25.5,
+      status: 'paid',
+      customer: null,
+      totalAmount: null,
+    });
     expect(data.payout.processorTransferId).toMatch(/^tr_dev_[A-Za-z0-9]{24}$/);
     const [row] = await t.db.select().from(payouts).where(eq(payouts.id, data.payout.id));
-    expect(row).toMatchObject({ clinicId: clinic.id, amountCents: 2_550, type: 'withdrawal', processorTransferId: data.payout.processorTransferId });
+    expect(row).toMatchObject({
+      clinicId: clinic.id,
+      amountCents: 2_550,
+      type: 'withdrawal',
+      processorTransferId: data.payout.processorTransferId,
+    });
     const entries = await t.db.select().from(ledgerEntries).where(eq(ledgerEntries.payoutId, data.payout.id));
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ type: 'payout', amountCents: -2_550, clinicId: clinic.id });
@@ -216,7 +286,9 @@ describe('POST /api/v1/payouts/withdraw', () => {
     expect((await again.json()).code).toBe('INSUFFICIENT_BALANCE');
     // Another clinic's balance is not this clinic's.
     const poor = await makeTenant(t.db);
-    expect((await (await t.request('/api/v1/payouts/withdraw', { key: poor.key, body: { amount: 1 } })).json()).code).toBe('INSUFFICIENT_BALANCE');
+    expect((await (await t.request('/api/v1/payouts/withdraw', { key: poor.key, body: { amount: 1 } })).json()).code).toBe(
+      'INSUFFICIENT_BALANCE',
+    );
   });
 
   it('400 naming body.amount for a missing, zero, negative, over-precise or non-number amount; unknown fields refused', async () => {
@@ -240,7 +312,9 @@ describe('POST /api/v1/payouts/withdraw', () => {
 
   it('concurrent withdrawals cannot overdraw (the clinic row is locked)', async () => {
     const { clinic, key } = await tenantWithBalance(10_000);
-    const results = await Promise.all(Array.from({ length: 6 }, () => t.request('/api/v1/payouts/withdraw', { key, body: { amount: 30 } })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => t.request('/api/v1/payouts/withdraw', { key, body: { amount: 30 } })),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 201, 201, 400, 400, 400]);
     for (const res of results.filter((r) => r.status === 400)) expect((await res.json()).code).toBe('INSUFFICIENT_BALANCE');
@@ -260,15 +334,25 @@ describe('POST /api/v1/payouts/withdraw', () => {
         throw this.how === 'down' ? processorUnavailable('test') : processorRefused('test');
       }
     }
-    const down = await buildTestApp(t.db, t.databaseUrl, { payments: new Failing('down') }).request('/api/v1/payouts/withdraw', { key, body: { amount: 10 } });
+    const down = await buildTestApp(t.db, t.databaseUrl, { payments: new Failing('down') }).request('/api/v1/payouts/withdraw', {
+      key,
+      body: { amount: 10 },
+    });
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('5');
     expect((await down.json()).code).toBe('PAYMENT_PROCESSOR_UNAVAILABLE');
-    const refused = await buildTestApp(t.db, t.databaseUrl, { payments: new Failing('refused') }).request('/api/v1/payouts/withdraw', { key, body: { amount: 10 } });
+    const refused = await buildTestApp(t.db, t.databaseUrl, { payments: new Failing('refused') }).request('/api/v1/payouts/withdraw', {
+      key,
+      body: { amount: 10 },
+    });
     expect(refused.status).toBe(502);
     expect((await refused.json()).code).toBe('PAYMENT_PROCESSOR_ERROR');
     expect(calls).toHaveLength(2);
-    expect(calls[0]).toMatchObject({ clinicId: clinic.id, amountCents: 1_000, idempotencyKey: expect.stringMatching(/^withdrawal:[0-9a-f-]{36}$/) });
+    expect(calls[0]).toMatchObject({
+      clinicId: clinic.id,
+      amountCents: 1_000,
+      idempotencyKey: expect.stringMatching(/^withdrawal:[0-9a-f-]{36}$/),
+    });
     expect(await t.db.$count(payouts, eq(payouts.clinicId, clinic.id))).toBe(0);
     expect(await ledgerSum(clinic.id)).toBe(10_000);
   });

@@ -14,7 +14,10 @@ async function tenantWithRequest(options: { orderAgeDays?: number } = {}) {
   const tenant = await makeTenant(t.db);
   await addLedgerEntry(t.db, tenant.clinic.id, 'charge', 100_000);
   const patient = await makePatient(t.db, tenant.clinic.id);
-  const { order } = await makeOrder(t.db, tenant.clinic.id, { patientId: patient.id, createdAt: new Date(Date.now() - (options.orderAgeDays ?? 2) * DAY) });
+  const { order } = await makeOrder(t.db, tenant.clinic.id, {
+    patientId: patient.id,
+    createdAt: new Date(Date.now() - (options.orderAgeDays ?? 2) * DAY),
+  });
   const request = await makeRefundRequest(t.db, tenant.clinic.id, order.id, { patientId: patient.id, reason: 'Side effects' });
   return { ...tenant, patient, order, request };
 }
@@ -24,7 +27,12 @@ describe('GET /api/v1/refund-requests', () => {
     const { clinic, key, patient, order, request } = await tenantWithRequest();
     const now = Date.now();
     const older = await makeRefundRequest(t.db, clinic.id, order.id, { patientId: patient.id, createdAt: new Date(now - 3 * DAY) });
-    const denied = await makeRefundRequest(t.db, clinic.id, order.id, { status: 'denied', reviewNotes: 'No', decidedAt: new Date(now - DAY), createdAt: new Date(now) });
+    const denied = await makeRefundRequest(t.db, clinic.id, order.id, {
+      status: 'denied',
+      reviewNotes: 'No',
+      decidedAt: new Date(now - DAY),
+      createdAt: new Date(now),
+    });
     const other = await tenantWithRequest();
 
     const res = await t.request('/api/v1/refund-requests', { key });
@@ -34,10 +42,20 @@ describe('GET /api/v1/refund-requests', () => {
     expect(body.data.map((r: { id: string }) => r.id)).not.toContain(other.request.id);
     expect(body.pagination).toEqual({ page: 1, limit: 25, total: 3, totalPages: 1 });
     expect(body.data[0]).toEqual({
-      id: request.id, orderId: order.id, orderNumber: order.orderNumber, orderStatus: 'delivered', amount: 100,
-      orderCreatedAt: order.createdAt.toISOString(), refundableUntil: new Date(order.createdAt.getTime() + 30 * DAY).toISOString(),
-      status: 'pending', reason: 'Side effects', reviewNotes: null, decidedAt: null, createdAt: request.createdAt.toISOString(),
-      patient: { id: patient.id, firstName: patient.firstName, lastName: patient.lastName, email: patient.email }, refundId: null,
+      id: request.id,
+      orderId: order.id,
+      orderNumber: order.orderNumber,
+      orderStatus: 'delivered',
+      amount: 100,
+      orderCreatedAt: order.createdAt.toISOString(),
+      refundableUntil: new Date(order.createdAt.getTime() + 30 * DAY).toISOString(),
+      status: 'pending',
+      reason: 'Side effects',
+      reviewNotes: null,
+      decidedAt: null,
+      createdAt: request.createdAt.toISOString(),
+      patient: { id: patient.id, firstName: patient.firstName, lastName: patient.lastName, email: patient.email },
+      refundId: null,
     });
     expect(body.data[2]).toMatchObject({ status: 'denied', reviewNotes: 'No', patient: null });
 
@@ -51,7 +69,11 @@ describe('GET /api/v1/refund-requests', () => {
 
   it('400 naming the field for a bad status or paging', async () => {
     const { key } = await makeTenant(t.db);
-    for (const [query, field] of [['status=open', 'query.status'], ['limit=0', 'query.limit'], ['page=-1', 'query.page']]) {
+    for (const [query, field] of [
+      ['status=open', 'query.status'],
+      ['limit=0', 'query.limit'],
+      ['page=-1', 'query.page'],
+    ]) {
       const res = await t.request(`/api/v1/refund-requests?${query}`, { key });
       expect(res.status, query).toBe(400);
       expect((await res.json()).message).toContain(field);
@@ -65,9 +87,21 @@ describe('POST /api/v1/refund-requests/{id}/{action}', () => {
     const res = await decide(key, request.id, 'approve', { reviewNotes: 'Approved: side effects' });
     expect(res.status).toBe(200);
     const { data } = await res.json();
-    expect(data.request).toMatchObject({ id: request.id, status: 'approved', reviewNotes: 'Approved: side effects', orderStatus: 'refunded', refundId: data.refund.id });
+    expect(data.request).toMatchObject({
+      id: request.id,
+      status: 'approved',
+      reviewNotes: 'Approved: side effects',
+      orderStatus: 'refunded',
+      refundId: data.refund.id,
+    });
     expect(data.request.decidedAt).toEqual(expect.any(String));
-    expect(data.refund).toMatchObject({ orderId: order.id, amount: 100, clinicDebit: 60, refundRequestId: request.id, reason: 'Side effects' });
+    expect(data.refund).toMatchObject({
+      orderId: order.id,
+      amount: 100,
+      clinicDebit: 60,
+      refundRequestId: request.id,
+      reason: 'Side effects',
+    });
     const [row] = await t.db.select().from(refunds).where(eq(refunds.orderId, order.id));
     expect(row!.refundRequestId).toBe(request.id);
     const [updated] = await t.db.select().from(orders).where(eq(orders.id, order.id));
@@ -89,7 +123,12 @@ describe('POST /api/v1/refund-requests/{id}/{action}', () => {
     expect((await decide(approved.key, approved.request.id, 'approve')).status).toBe(200);
     const denied = await tenantWithRequest();
     expect((await decide(denied.key, denied.request.id, 'deny')).status).toBe(200);
-    for (const [key, id, action] of [[approved.key, approved.request.id, 'approve'], [approved.key, approved.request.id, 'deny'], [denied.key, denied.request.id, 'approve'], [denied.key, denied.request.id, 'deny']] as const) {
+    for (const [key, id, action] of [
+      [approved.key, approved.request.id, 'approve'],
+      [approved.key, approved.request.id, 'deny'],
+      [denied.key, denied.request.id, 'approve'],
+      [denied.key, denied.request.id, 'deny'],
+    ] as const) {
       const res = await decide(key, id, action);
       expect(res.status).toBe(409);
       expect((await res.json()).code).toBe('REFUND_REQUEST_ALREADY_DECIDED');
@@ -113,7 +152,9 @@ describe('POST /api/v1/refund-requests/{id}/{action}', () => {
     expect((await late.json()).code).toBe('REFUND_WINDOW_CLOSED');
 
     const direct = await tenantWithRequest();
-    expect((await t.request('/api/v1/refunds', { key: direct.key, body: { orderId: direct.order.id, reason: 'direct' } })).status).toBe(201);
+    expect((await t.request('/api/v1/refunds', { key: direct.key, body: { orderId: direct.order.id, reason: 'direct' } })).status).toBe(
+      201,
+    );
     const twice = await decide(direct.key, direct.request.id, 'approve');
     expect(twice.status).toBe(409);
     expect((await twice.json()).code).toBe('ALREADY_REFUNDED');
@@ -147,7 +188,14 @@ describe('POST /api/v1/refund-requests/{id}/{action}', () => {
       expect(res.status, action).toBe(400);
       expect((await res.json()).message).toContain('path.action');
     }
-    for (const body of [{}, { reviewNotes: '' }, { reviewNotes: '  ' }, { reviewNotes: 'x'.repeat(2001) }, { reviewNotes: 5 }, { reviewNotes: 'ok', extra: 1 }]) {
+    for (const body of [
+      {},
+      { reviewNotes: '' },
+      { reviewNotes: '  ' },
+      { reviewNotes: 'x'.repeat(2001) },
+      { reviewNotes: 5 },
+      { reviewNotes: 'ok', extra: 1 },
+    ]) {
       const res = await decide(key, request.id, 'deny', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
     }

@@ -19,15 +19,27 @@ async function available(clinicId: string) {
 describe('POST /api/v1/refunds', () => {
   it('refunds the whole order in one go: refund row, order, payment, ledger, event', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const { order, payment } = await makeOrder(t.db, clinic.id, { totalCents: 12_000, brandAmountCents: 7_000, createdAt: new Date(Date.now() - 3 * DAY) });
+    const { order, payment } = await makeOrder(t.db, clinic.id, {
+      totalCents: 12_000,
+      brandAmountCents: 7_000,
+      createdAt: new Date(Date.now() - 3 * DAY),
+    });
     expect(await available(clinic.id)).toBe(7_000);
 
     const res = await refund(key, { orderId: order.id, reason: 'Shipment lost' });
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toEqual({
-      id: expect.any(String), orderId: order.id, orderNumber: order.orderNumber, amount: 120, clinicDebit: 70, status: 'succeeded',
-      processorRefundId: expect.stringMatching(/^re_dev_[A-Za-z0-9]{24}$/), reason: 'Shipment lost', refundRequestId: null, createdAt: expect.any(String),
+      id: expect.any(String),
+      orderId: order.id,
+      orderNumber: order.orderNumber,
+      amount: 120,
+      clinicDebit: 70,
+      status: 'succeeded',
+      processorRefundId: expect.stringMatching(/^re_dev_[A-Za-z0-9]{24}$/),
+      reason: 'Shipment lost',
+      refundRequestId: null,
+      createdAt: expect.any(String),
     });
     const [row] = await t.db.select().from(refunds).where(eq(refunds.id, data.id));
     expect(row).toMatchObject({ clinicId: clinic.id, orderId: order.id, amountCents: 12_000, processorRefundId: data.processorRefundId });
@@ -36,13 +48,20 @@ describe('POST /api/v1/refunds', () => {
     expect(updated!.refundedAt).toBeInstanceOf(Date);
     const [paid] = await t.db.select().from(payments).where(eq(payments.id, payment!.id));
     expect(paid!.status).toBe('refunded');
-    const entries = await t.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.clinicId, clinic.id), eq(ledgerEntries.type, 'refund')));
+    const entries = await t.db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.clinicId, clinic.id), eq(ledgerEntries.type, 'refund')));
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ amountCents: -7_000, orderId: order.id, refundId: data.id });
     expect(await available(clinic.id)).toBe(0);
     const events = await t.db.select().from(orderEvents).where(eq(orderEvents.orderId, order.id));
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ eventType: 'order.refunded', actorType: 'brand', metadata: { refundId: data.id, amountCents: 12_000, refundRequestId: null } });
+    expect(events[0]).toMatchObject({
+      eventType: 'order.refunded',
+      actorType: 'brand',
+      metadata: { refundId: data.id, amountCents: 12_000, refundRequestId: null },
+    });
   });
 
   it("another clinic's order, an unknown id and a malformed id answer the same 404", async () => {
@@ -119,7 +138,10 @@ describe('POST /api/v1/refunds', () => {
     const racing = await Promise.all([1, 2, 3].map(() => refund(key, { orderId: second.order.id, reason: 'race' })));
     expect(racing.map((r) => r.status).sort()).toEqual([201, 409, 409]);
     expect(await t.db.$count(refunds, eq(refunds.orderId, second.order.id))).toBe(1);
-    const entries = await t.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.orderId, second.order.id), eq(ledgerEntries.type, 'refund')));
+    const entries = await t.db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.orderId, second.order.id), eq(ledgerEntries.type, 'refund')));
     expect(entries).toHaveLength(1);
   });
 
@@ -183,7 +205,13 @@ describe('POST /api/v1/refunds', () => {
     expect((await ok.json()).data.processorRefundId).toBe('re_recorded');
     expect(calls).toHaveLength(3);
     for (const call of calls) {
-      expect(call).toEqual({ clinicId: clinic.id, processorPaymentId: payment!.processorPaymentId, amountCents: 9_900, reason: 'why', idempotencyKey: `refund:${order.id}` });
+      expect(call).toEqual({
+        clinicId: clinic.id,
+        processorPaymentId: payment!.processorPaymentId,
+        amountCents: 9_900,
+        reason: 'why',
+        idempotencyKey: `refund:${order.id}`,
+      });
     }
   });
 });

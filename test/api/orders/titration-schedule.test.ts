@@ -15,10 +15,16 @@ describe('GET /api/v1/titration-schedule/fulfillment-held', () => {
     const order = await makeOrder(t.db, clinic.id, { programId: program.id });
     const now = Date.now();
     const older = await makeTitrationSchedule(t.db, clinic.id, order, protocol.id, {
-      currentLevel: 1, heldSince: new Date(now - 10 * DAY), nextRevisitDueAt: new Date(now - 3 * DAY - 60_000), lastRevisitAt: new Date(now - 40 * DAY),
+      currentLevel: 1,
+      heldSince: new Date(now - 10 * DAY),
+      nextRevisitDueAt: new Date(now - 3 * DAY - 60_000),
+      lastRevisitAt: new Date(now - 40 * DAY),
     });
     const bareOrder = await makeOrder(t.db, clinic.id);
-    const newer = await makeTitrationSchedule(t.db, clinic.id, bareOrder, protocol.id, { heldSince: new Date(now - DAY), nextRevisitDueAt: new Date(now + DAY) });
+    const newer = await makeTitrationSchedule(t.db, clinic.id, bareOrder, protocol.id, {
+      heldSince: new Date(now - DAY),
+      nextRevisitDueAt: new Date(now + DAY),
+    });
     await makeTitrationSchedule(t.db, clinic.id, order, protocol.id, { status: 'active', heldSince: null });
     const other = await makeTenant(t.db);
     await makeTitrationSchedule(t.db, other.clinic.id, await makeOrder(t.db, other.clinic.id), protocol.id);
@@ -29,8 +35,13 @@ describe('GET /api/v1/titration-schedule/fulfillment-held', () => {
     expect(body.pagination).toEqual({ page: 1, limit: 25, total: 2, totalPages: 1 });
     expect(body.data.map((s: { id: string }) => s.id)).toEqual([older.id, newer.id]);
     expect(body.data[0]).toEqual({
-      id: older.id, currentLevel: 1, maxLevel: 2, status: 'held',
-      nextRevisitDueAt: older.nextRevisitDueAt!.toISOString(), lastRevisitAt: older.lastRevisitAt!.toISOString(), heldSince: older.heldSince!.toISOString(),
+      id: older.id,
+      currentLevel: 1,
+      maxLevel: 2,
+      status: 'held',
+      nextRevisitDueAt: older.nextRevisitDueAt!.toISOString(),
+      lastRevisitAt: older.lastRevisitAt!.toISOString(),
+      heldSince: older.heldSince!.toISOString(),
       daysOverdue: 3,
       order: { id: order.id, orderNumber: order.orderNumber, status: 'paid' },
       user: { id: order.patientId, firstName: 'Pat', lastName: expect.any(String) },

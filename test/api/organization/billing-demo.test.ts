@@ -2,9 +2,9 @@
 // through the API for the live clinics and the sandbox clinic mid-onboarding.
 import { eq, inArray, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { clinicFeeConfigs, onboarding, organizations, payoutAccounts, platformSubscriptions } from '../../../drizzle/schema';
 import { seedDemoData } from '../../../scripts/seed';
 import { DEMO } from '../../../scripts/seed/ids';
-import { clinicFeeConfigs, onboarding, organizations, payoutAccounts, platformSubscriptions } from '../../../drizzle/schema';
 import { useTestApp } from '../../helpers/app';
 import { makeKey } from '../../helpers/factories';
 
@@ -24,8 +24,15 @@ const ALL = [DEMO.clinics.demo, DEMO.clinics.harbor, DEMO.clinics.sandbox];
 describe('billing demo data', () => {
   it('seeds again over itself without new rows', async () => {
     const counts = async () =>
-      Promise.all([organizations, clinicFeeConfigs, platformSubscriptions, payoutAccounts, onboarding].map((table) =>
-        t.db.select({ n: sql<number>`count(*)::int` }).from(table).where(inArray(table.clinicId, ALL)).then((r) => r[0]!.n)));
+      Promise.all(
+        [organizations, clinicFeeConfigs, platformSubscriptions, payoutAccounts, onboarding].map((table) =>
+          t.db
+            .select({ n: sql<number>`count(*)::int` })
+            .from(table)
+            .where(inArray(table.clinicId, ALL))
+            .then((r) => r[0]!.n),
+        ),
+      );
     const first = await counts();
     await seedDemoData(t.db);
     expect(await counts()).toEqual(first);
@@ -34,7 +41,13 @@ describe('billing demo data', () => {
 
   it('Demo Clinic: Growth, an active subscription whose period holds now, an active payout account, onboarding completed', async () => {
     const info = (await get(keys.demo, '/api/v1/billing/basic-info')).data;
-    expect(info).toMatchObject({ status: 'live', plan: { code: 'growth' }, subscription: { status: 'active', planId: DEMO.plans.growth }, payoutAccount: { status: 'active' }, onboarding: { currentStep: 'completed' } });
+    expect(info).toMatchObject({
+      status: 'live',
+      plan: { code: 'growth' },
+      subscription: { status: 'active', planId: DEMO.plans.growth },
+      payoutAccount: { status: 'active' },
+      onboarding: { currentStep: 'completed' },
+    });
     const now = Date.now();
     expect(Date.parse(info.subscription.currentPeriodStart)).toBeLessThan(now);
     expect(Date.parse(info.subscription.currentPeriodEnd)).toBeGreaterThan(now);
@@ -47,13 +60,20 @@ describe('billing demo data', () => {
 
   it('Harbor Clinic: a pending payout account with requirements due', async () => {
     const { data } = await get(keys.harbor, '/api/v1/stripe/connect/status');
-    expect(data).toMatchObject({ status: 'pending', isConnected: true, payoutsEnabled: false, requirementsDue: ['external_account', 'representative.verification.document'] });
+    expect(data).toMatchObject({
+      status: 'pending',
+      isConnected: true,
+      payoutsEnabled: false,
+      requirementsDue: ['external_account', 'representative.verification.document'],
+    });
   });
 
   it('Sandbox Clinic: business details saved, identity verification pending, no subscription', async () => {
     const { data } = await get(keys.sandbox, '/api/v1/onboarding/status');
     expect(data).toMatchObject({
-      currentStep: 'identity_verification', clinicMode: 'sandbox', signer: { firstName: 'Jordan', lastName: 'Rivera', nameChangeAvailable: true },
+      currentStep: 'identity_verification',
+      clinicMode: 'sandbox',
+      signer: { firstName: 'Jordan', lastName: 'Rivera', nameChangeAvailable: true },
       businessDetails: { companyName: 'Sandbox Health Inc', ein: '27-1122334' },
     });
     expect((await get(keys.sandbox, '/api/v1/billing/basic-info')).data).toMatchObject({ subscription: null, plan: { code: 'sandbox' } });

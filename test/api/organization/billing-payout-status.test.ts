@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { payoutAccounts } from '../../../drizzle/schema';
-import { DevelopmentBillingProcessor, type BillingProcessor, type PayoutAccountState } from '../../../src/platform/providers/billing';
+import { type BillingProcessor, DevelopmentBillingProcessor, type PayoutAccountState } from '../../../src/platform/providers/billing';
 import { processorUnavailable } from '../../../src/platform/providers/payments/types';
-import { buildTestApp, useTestApp, type TestApp } from '../../helpers/app';
+import { buildTestApp, type TestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 
 let processor: CountingProcessor;
@@ -25,7 +25,10 @@ class CountingProcessor implements BillingProcessor {
   readonly reads = new Map<string, number>();
   fail = false;
   constructor(private readonly inner: DevelopmentBillingProcessor) {}
-  retrieveAccount(input: { clinicId: string; processorAccountId: string }, context?: Parameters<BillingProcessor['retrieveAccount']>[1]): Promise<PayoutAccountState> {
+  retrieveAccount(
+    input: { clinicId: string; processorAccountId: string },
+    context?: Parameters<BillingProcessor['retrieveAccount']>[1],
+  ): Promise<PayoutAccountState> {
     this.reads.set(input.processorAccountId, (this.reads.get(input.processorAccountId) ?? 0) + 1);
     if (this.fail) return Promise.reject(processorUnavailable('test outage'));
     return this.inner.retrieveAccount(input, context);
@@ -58,7 +61,13 @@ describe('GET /api/v1/stripe/connect/status', () => {
     expect(res.status).toBe(200);
     expect([...processor.reads.values()].reduce((a, b) => a + b, 0)).toBe(readsBefore);
     expect((await res.json()).data).toEqual({
-      status: 'not_connected', chargesEnabled: false, payoutsEnabled: false, detailsSubmitted: false, requirementsDue: [], isConnected: false, checkedAt: null,
+      status: 'not_connected',
+      chargesEnabled: false,
+      payoutsEnabled: false,
+      detailsSubmitted: false,
+      requirementsDue: [],
+      isConnected: false,
+      checkedAt: null,
     });
   });
 
@@ -71,8 +80,13 @@ describe('GET /api/v1/stripe/connect/status', () => {
 
     const first = await status(key);
     expect((await first.json()).data).toEqual({
-      status: 'pending', chargesEnabled: false, payoutsEnabled: false, detailsSubmitted: false, requirementsDue: ['external_account'],
-      isConnected: true, checkedAt: new Date(start).toISOString(),
+      status: 'pending',
+      chargesEnabled: false,
+      payoutsEnabled: false,
+      detailsSubmitted: false,
+      requirementsDue: ['external_account'],
+      isConnected: true,
+      checkedAt: new Date(start).toISOString(),
     });
     expect(reads()).toBe(1);
 
@@ -91,7 +105,13 @@ describe('GET /api/v1/stripe/connect/status', () => {
 
   it('a cached answer is one query after the key lookup', async () => {
     const { key, clinic } = await makeTenant(t.db);
-    await account(clinic.id, { status: 'active', chargesEnabled: true, payoutsEnabled: true, detailsSubmitted: true, statusCheckedAt: new Date() });
+    await account(clinic.id, {
+      status: 'active',
+      chargesEnabled: true,
+      payoutsEnabled: true,
+      detailsSubmitted: true,
+      statusCheckedAt: new Date(),
+    });
     await t.flush();
     t.queries.length = 0;
     const res = await status(key);
@@ -105,7 +125,12 @@ describe('GET /api/v1/stripe/connect/status', () => {
     t.clock.freezeAt(start);
     const { key, clinic } = await makeTenant(t.db);
     const checkedAt = new Date(start - 10 * MINUTE);
-    const row = await account(clinic.id, { status: 'restricted', chargesEnabled: true, detailsSubmitted: true, statusCheckedAt: checkedAt });
+    const row = await account(clinic.id, {
+      status: 'restricted',
+      chargesEnabled: true,
+      detailsSubmitted: true,
+      statusCheckedAt: checkedAt,
+    });
     processor.fail = true;
     try {
       const res = await status(key);
@@ -148,7 +173,12 @@ describe('POST /api/v1/_dev/payout-account (development simulator)', () => {
     t.clock.advance(6 * MINUTE);
     expect((await simulate(dev, key, { status: 'active' })).status).toBe(200);
     t.clock.advance(6 * MINUTE);
-    expect((await (await status(key, dev)).json()).data).toMatchObject({ status: 'active', chargesEnabled: true, payoutsEnabled: true, requirementsDue: [] });
+    expect((await (await status(key, dev)).json()).data).toMatchObject({
+      status: 'active',
+      chargesEnabled: true,
+      payoutsEnabled: true,
+      requirementsDue: [],
+    });
     const rows = await t.db.select().from(payoutAccounts).where(eq(payoutAccounts.clinicId, clinic.id));
     expect(rows.map((r) => r.processorAccountId)).toEqual([data.processorAccountId]);
   });

@@ -3,7 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, ne } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  clinics, goLiveRequests, onboarding, payoutAccounts, plans, platformSubscriptions, programs, type Entitlement,
+  clinics,
+  type Entitlement,
+  goLiveRequests,
+  onboarding,
+  payoutAccounts,
+  plans,
+  platformSubscriptions,
+  programs,
 } from '../../../drizzle/schema';
 import { useTestApp } from '../../helpers/app';
 import { makeClinic, makeKey, makeTenant } from '../../helpers/factories';
@@ -22,8 +29,13 @@ async function makePlan(values: { priceCents: number; entitlements?: Entitlement
   const [row] = await t.db
     .insert(plans)
     .values({
-      code: `bill-${suffix}`, name: values.name ?? `Plan ${suffix}`, monthlyPriceCents: values.priceCents,
-      entitlements: values.entitlements ?? [], isInviteOnly: values.isInviteOnly ?? false, maxSelectedProducts: 10, maxProductPriceCents: 100_000,
+      code: `bill-${suffix}`,
+      name: values.name ?? `Plan ${suffix}`,
+      monthlyPriceCents: values.priceCents,
+      entitlements: values.entitlements ?? [],
+      isInviteOnly: values.isInviteOnly ?? false,
+      maxSelectedProducts: 10,
+      maxProductPriceCents: 100_000,
     })
     .returning();
   return row!;
@@ -36,7 +48,9 @@ const today = () => Math.floor(Date.now() / DAY) * DAY;
  * A live clinic on `basic` ($199, no entitlements) with a subscription whose period began 10 days
  * before today and ends 20 days after; `growth` ($499, affiliates) to move to.
  */
-async function subscribedTenant(options: { status?: 'active' | 'past_due' | 'expired'; needsSync?: boolean; start?: Date; end?: Date } = {}) {
+async function subscribedTenant(
+  options: { status?: 'active' | 'past_due' | 'expired'; needsSync?: boolean; start?: Date; end?: Date } = {},
+) {
   const basic = await makePlan({ priceCents: 19_900, name: 'Basic' });
   const growth = await makePlan({ priceCents: 49_900, entitlements: ['affiliates', 'crm_connect'], name: 'Growth' });
   const invite = await makePlan({ priceCents: 99_900, entitlements: ['affiliates'], isInviteOnly: true });
@@ -45,8 +59,12 @@ async function subscribedTenant(options: { status?: 'active' | 'past_due' | 'exp
   const [subscription] = await t.db
     .insert(platformSubscriptions)
     .values({
-      clinicId: tenant.clinic.id, planId: basic.id, status: options.status ?? 'active', needsSync: options.needsSync ?? false,
-      currentPeriodStart: options.start ?? new Date(today() - 10 * DAY), currentPeriodEnd: options.end ?? new Date(today() + 20 * DAY),
+      clinicId: tenant.clinic.id,
+      planId: basic.id,
+      status: options.status ?? 'active',
+      needsSync: options.needsSync ?? false,
+      currentPeriodStart: options.start ?? new Date(today() - 10 * DAY),
+      currentPeriodEnd: options.end ?? new Date(today() + 20 * DAY),
       processorSubscriptionId: `sub_dev_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
     })
     .returning();
@@ -90,9 +108,15 @@ describe('GET /api/v1/billing/plans', () => {
     const prices = body.plans.map((p: { monthlyPriceCents: number }) => p.monthlyPriceCents);
     expect(prices).toEqual([...prices].sort((a, b) => a - b));
     expect(body.plans.find((p: { id: string }) => p.id === growth.id)).toEqual({
-      id: growth.id, code: growth.code, name: 'Growth', monthlyPrice: 499, monthlyPriceCents: 49_900,
-      entitlements: ['affiliates', 'crm_connect'], features: ['Affiliate program', 'CRM Connect'],
-      limits: { maxSelectedProducts: 10, maxProductPrice: 1000, maxProductPriceCents: 100_000 }, isCurrent: false,
+      id: growth.id,
+      code: growth.code,
+      name: 'Growth',
+      monthlyPrice: 499,
+      monthlyPriceCents: 49_900,
+      entitlements: ['affiliates', 'crm_connect'],
+      features: ['Affiliate program', 'CRM Connect'],
+      limits: { maxSelectedProducts: 10, maxProductPrice: 1000, maxProductPriceCents: 100_000 },
+      isCurrent: false,
     });
     expect(body.plans.filter((p: { isCurrent: boolean }) => p.isCurrent).map((p: { id: string }) => p.id)).toEqual([basic.id]);
   });
@@ -110,8 +134,20 @@ describe('GET /api/v1/billing/current', () => {
 describe('GET /api/v1/billing/basic-info', () => {
   it('summarises a live clinic: plan, subscription, payout account, onboarding and the checklist', async () => {
     const { key, clinic, basic, subscription } = await subscribedTenant();
-    await t.db.insert(payoutAccounts).values({ clinicId: clinic.id, processorAccountId: `acct_dev_${randomUUID()}`, status: 'active', chargesEnabled: true, payoutsEnabled: true, detailsSubmitted: true });
-    await t.db.insert(onboarding).values({ clinicId: clinic.id, currentStep: 'completed', completedAt: new Date(today() - 30 * DAY), businessDetailsSubmittedAt: new Date(today() - 32 * DAY) });
+    await t.db.insert(payoutAccounts).values({
+      clinicId: clinic.id,
+      processorAccountId: `acct_dev_${randomUUID()}`,
+      status: 'active',
+      chargesEnabled: true,
+      payoutsEnabled: true,
+      detailsSubmitted: true,
+    });
+    await t.db.insert(onboarding).values({
+      clinicId: clinic.id,
+      currentStep: 'completed',
+      completedAt: new Date(today() - 30 * DAY),
+      businessDetailsSubmittedAt: new Date(today() - 32 * DAY),
+    });
     await t.db.insert(programs).values({ clinicId: clinic.id, name: 'Weight care', state: 'live' });
     const res = await t.request('/api/v1/billing/basic-info', { key });
     expect(res.status).toBe(200);
@@ -122,8 +158,13 @@ describe('GET /api/v1/billing/basic-info', () => {
       sandbox: null,
       plan: { id: basic.id, code: basic.code, name: 'Basic', monthlyPrice: 199, monthlyPriceCents: 19_900, entitlements: [] },
       subscription: {
-        id: subscription.id, planId: basic.id, status: 'active', currentPeriodStart: subscription.currentPeriodStart.toISOString(),
-        currentPeriodEnd: subscription.currentPeriodEnd.toISOString(), needsSync: false, cancelledAt: null,
+        id: subscription.id,
+        planId: basic.id,
+        status: 'active',
+        currentPeriodStart: subscription.currentPeriodStart.toISOString(),
+        currentPeriodEnd: subscription.currentPeriodEnd.toISOString(),
+        needsSync: false,
+        cancelledAt: null,
       },
       payoutAccount: { status: 'active', isConnected: true, checkedAt: null },
       onboarding: { currentStep: 'completed', isComplete: true, completedAt: new Date(today() - 30 * DAY).toISOString() },
@@ -134,7 +175,9 @@ describe('GET /api/v1/billing/basic-info', () => {
           { key: 'first_program', title: expect.any(String), done: true },
           { key: 'go_live', title: expect.any(String), done: true },
         ],
-        completedCount: 4, totalCount: 4, isComplete: true,
+        completedCount: 4,
+        totalCount: 4,
+        isComplete: true,
       },
     });
   });
@@ -151,7 +194,9 @@ describe('GET /api/v1/billing/basic-info', () => {
     expect(data.payoutAccount).toEqual({ status: 'not_connected', isConnected: false, checkedAt: null });
     expect(data.tutorial.completedCount).toBe(0);
 
-    await t.db.insert(goLiveRequests).values({ clinicId: clinic.id, signerFirstName: 'Jo', signerLastName: 'Doe', signerEmail: 'jo@example.test' });
+    await t.db
+      .insert(goLiveRequests)
+      .values({ clinicId: clinic.id, signerFirstName: 'Jo', signerLastName: 'Doe', signerEmail: 'jo@example.test' });
     ({ data } = await (await t.request('/api/v1/billing/basic-info', { key })).json());
     expect(data.status).toBe('go_live_requested');
   });
@@ -176,7 +221,14 @@ describe('POST /api/v1/billing/preview-upgrade', () => {
     expect(data).toEqual({
       subscriptionId: subscription.id,
       currentPlan: { id: basic.id, code: basic.code, name: 'Basic', monthlyPrice: 199, monthlyPriceCents: 19_900, entitlements: [] },
-      newPlan: { id: growth.id, code: growth.code, name: 'Growth', monthlyPrice: 499, monthlyPriceCents: 49_900, entitlements: ['affiliates', 'crm_connect'] },
+      newPlan: {
+        id: growth.id,
+        code: growth.code,
+        name: 'Growth',
+        monthlyPrice: 499,
+        monthlyPriceCents: 49_900,
+        entitlements: ['affiliates', 'crm_connect'],
+      },
       direction: 'upgrade',
       prorationDate: new Date(today()).toISOString(),
       currentPeriodStart: new Date(today() - 10 * DAY).toISOString(),
@@ -184,11 +236,16 @@ describe('POST /api/v1/billing/preview-upgrade', () => {
       periodSeconds: 2_592_000,
       remainingSeconds: 1_728_000,
       // 19 900 x 20/30 = 13 266.67 -> 13 267; 49 900 x 20/30 = 33 266.67 -> 33 267
-      unusedTimeCredit: 132.67, unusedTimeCreditCents: 13_267,
-      remainingTimeCharge: 332.67, remainingTimeChargeCents: 33_267,
-      amountDue: 200, amountDueCents: 20_000,
-      creditToBalance: 0, creditToBalanceCents: 0,
-      nextPeriodAmount: 499, nextPeriodAmountCents: 49_900,
+      unusedTimeCredit: 132.67,
+      unusedTimeCreditCents: 13_267,
+      remainingTimeCharge: 332.67,
+      remainingTimeChargeCents: 33_267,
+      amountDue: 200,
+      amountDueCents: 20_000,
+      creditToBalance: 0,
+      creditToBalanceCents: 0,
+      nextPeriodAmount: 499,
+      nextPeriodAmountCents: 49_900,
       entitlementsGained: ['affiliates', 'crm_connect'],
       entitlementsLost: [],
     });
@@ -250,7 +307,11 @@ describe('POST /api/v1/billing/preview-upgrade', () => {
   });
 
   it('409 SUBSCRIPTION_SYNC_REQUIRED when the subscription is expired, flagged needsSync, or its period is over', async () => {
-    for (const options of [{ status: 'expired' as const }, { needsSync: true }, { start: new Date(today() - 40 * DAY), end: new Date(today() - 10 * DAY) }]) {
+    for (const options of [
+      { status: 'expired' as const },
+      { needsSync: true },
+      { start: new Date(today() - 40 * DAY), end: new Date(today() - 10 * DAY) },
+    ]) {
       const { key, growth } = await subscribedTenant(options);
       const res = await preview(key, { newPlanId: growth.id });
       expect(res.status, JSON.stringify(options)).toBe(409);
@@ -295,8 +356,15 @@ describe('POST /api/v1/billing/change', () => {
     const body = await res.json();
     expect(body.message).toBe('Plan changed to Growth');
     expect(body.data).toMatchObject({
-      previousPlan: { id: basic.id }, plan: { id: growth.id }, entitlements: ['affiliates', 'crm_connect'],
-      subscription: { id: subscription.id, planId: growth.id, status: 'active', currentPeriodEnd: subscription.currentPeriodEnd.toISOString() },
+      previousPlan: { id: basic.id },
+      plan: { id: growth.id },
+      entitlements: ['affiliates', 'crm_connect'],
+      subscription: {
+        id: subscription.id,
+        planId: growth.id,
+        status: 'active',
+        currentPeriodEnd: subscription.currentPeriodEnd.toISOString(),
+      },
       proration: { amountDueCents: 20_000, unusedTimeCreditCents: 13_267, remainingTimeChargeCents: 33_267 },
     });
     const { clinic: after, subs } = await clinicState(clinic.id);
@@ -331,7 +399,7 @@ describe('POST /api/v1/billing/change', () => {
 });
 
 describe('POST /api/v1/billing/cancel', () => {
-  it("cancels the subscription and deactivates the clinic; every key of the clinic then answers 401", async () => {
+  it('cancels the subscription and deactivates the clinic; every key of the clinic then answers 401', async () => {
     t.clock.freezeAt(today() + 3_600_000);
     const { key, readKey, clinic, subscription } = await subscribedTenant();
     expect((await t.request('/api/v1/me', { key: readKey })).status).toBe(200);
@@ -340,8 +408,13 @@ describe('POST /api/v1/billing/cancel', () => {
     const at = new Date(today() + 3_600_000).toISOString();
     expect((await res.json()).data).toEqual({
       subscription: {
-        id: subscription.id, planId: subscription.planId, status: 'cancelled', currentPeriodStart: subscription.currentPeriodStart.toISOString(),
-        currentPeriodEnd: subscription.currentPeriodEnd.toISOString(), needsSync: false, cancelledAt: at,
+        id: subscription.id,
+        planId: subscription.planId,
+        status: 'cancelled',
+        currentPeriodStart: subscription.currentPeriodStart.toISOString(),
+        currentPeriodEnd: subscription.currentPeriodEnd.toISOString(),
+        needsSync: false,
+        cancelledAt: at,
       },
       clinic: { id: clinic.id, isActive: false, deactivatedReason: 'cancelled', deactivatedAt: at },
     });
@@ -361,7 +434,11 @@ describe('POST /api/v1/billing/cancel', () => {
     expect((await cancel(key)).status).toBe(404);
     const plan = await makePlan({ priceCents: 1_000 });
     await t.db.insert(platformSubscriptions).values({
-      clinicId: clinic.id, planId: plan.id, status: 'cancelled', currentPeriodStart: new Date(today() - DAY), currentPeriodEnd: new Date(today() + DAY),
+      clinicId: clinic.id,
+      planId: plan.id,
+      status: 'cancelled',
+      currentPeriodStart: new Date(today() - DAY),
+      currentPeriodEnd: new Date(today() + DAY),
     });
     const res = await cancel(key);
     expect(res.status).toBe(404);
@@ -394,7 +471,10 @@ describe('tenant isolation', () => {
     const { raw } = await makeKey(t.db, other.id);
     // The other clinic has no subscription: 404, whatever clinic a has.
     expect((await preview(raw, { newPlanId: a.growth.id })).status).toBe(404);
-    const current = await t.db.select().from(platformSubscriptions).where(and(eq(platformSubscriptions.clinicId, other.id), ne(platformSubscriptions.status, 'cancelled')));
+    const current = await t.db
+      .select()
+      .from(platformSubscriptions)
+      .where(and(eq(platformSubscriptions.clinicId, other.id), ne(platformSubscriptions.status, 'cancelled')));
     expect(current).toEqual([]);
   });
 });
@@ -406,8 +486,14 @@ describe('the subscriptions sweep', () => {
     const dev = await subscribedTenant({ start: new Date(today() - 70 * DAY), end: new Date(today() - 40 * DAY) });
     const lapsed = await subscribedTenant({ start: new Date(today() - 34 * DAY), end: new Date(today() - 4 * DAY) });
     const recent = await subscribedTenant({ start: new Date(today() - 31 * DAY), end: new Date(today() - DAY) });
-    await t.db.update(platformSubscriptions).set({ processorSubscriptionId: 'sub_LiveLapsed' + randomUUID().slice(0, 8) }).where(eq(platformSubscriptions.id, lapsed.subscription.id));
-    await t.db.update(platformSubscriptions).set({ processorSubscriptionId: 'sub_LiveRecent' + randomUUID().slice(0, 8) }).where(eq(platformSubscriptions.id, recent.subscription.id));
+    await t.db
+      .update(platformSubscriptions)
+      .set({ processorSubscriptionId: `sub_LiveLapsed${randomUUID().slice(0, 8)}` })
+      .where(eq(platformSubscriptions.id, lapsed.subscription.id));
+    await t.db
+      .update(platformSubscriptions)
+      .set({ processorSubscriptionId: `sub_LiveRecent${randomUUID().slice(0, 8)}` })
+      .where(eq(platformSubscriptions.id, recent.subscription.id));
 
     await sweepPlatformSubscriptions(t.db, now);
     const read = async (id: string) => (await t.db.select().from(platformSubscriptions).where(eq(platformSubscriptions.id, id)))[0]!;

@@ -14,7 +14,8 @@ const UNKNOWN = '00000000-0000-4000-8000-00000000abcd';
 const update = (key: string, id: string, body: unknown) => t.request(`/api/v1/clinic/${id}`, { key, method: 'PUT', body });
 const checkSlug = (key: string, slug: string) => t.request(`/api/v1/clinic/check-slug/${slug}`, { key });
 const slug = () => `brand-${crypto.randomUUID().slice(0, 8)}`;
-const logoForm = (bytes: Uint8Array, extra?: Record<string, string>) => imageForm(bytes, { field: 'logo', type: 'image/png', filename: 'logo.png', extra });
+const logoForm = (bytes: Uint8Array, extra?: Record<string, string>) =>
+  imageForm(bytes, { field: 'logo', type: 'image/png', filename: 'logo.png', extra });
 
 describe('GET /api/v1/clinic', () => {
   it('answers the clinic profile from explicit fields', async () => {
@@ -22,8 +23,20 @@ describe('GET /api/v1/clinic', () => {
     const res = await t.request('/api/v1/clinic', { key });
     expect(res.status).toBe(200);
     expect((await res.json()).data).toEqual({
-      id: clinic.id, name: clinic.name, slug: clinic.slug, mode: 'live', isActive: true, logoUrl: null, description: null, primaryColor: null,
-      contactEmail: null, contactPhone: null, customDomain: null, sandboxExpiresAt: null, createdAt: clinic.createdAt.toISOString(), updatedAt: clinic.updatedAt.toISOString(),
+      id: clinic.id,
+      name: clinic.name,
+      slug: clinic.slug,
+      mode: 'live',
+      isActive: true,
+      logoUrl: null,
+      description: null,
+      primaryColor: null,
+      contactEmail: null,
+      contactPhone: null,
+      customDomain: null,
+      sandboxExpiresAt: null,
+      createdAt: clinic.createdAt.toISOString(),
+      updatedAt: clinic.updatedAt.toISOString(),
     });
   });
 
@@ -39,13 +52,22 @@ describe('PUT /api/v1/clinic/{id}', () => {
     const { clinic, key } = await makeTenant(t.db);
     const newSlug = slug();
     const res = await update(key, clinic.id, {
-      name: ' Brand Health ', slug: newSlug, description: 'Weight care\nfor everyone', primaryColor: '#0f7', contactEmail: 'Hello@BrandHealth.com',
+      name: ' Brand Health ',
+      slug: newSlug,
+      description: 'Weight care\nfor everyone',
+      primaryColor: '#0f7',
+      contactEmail: 'Hello@BrandHealth.com',
       contactPhone: '(415) 555-0123',
     });
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      id: clinic.id, name: 'Brand Health', slug: newSlug, description: 'Weight care\nfor everyone', primaryColor: '#00FF77', contactEmail: 'hello@brandhealth.com',
+      id: clinic.id,
+      name: 'Brand Health',
+      slug: newSlug,
+      description: 'Weight care\nfor everyone',
+      primaryColor: '#00FF77',
+      contactEmail: 'hello@brandhealth.com',
       contactPhone: '+14155550123',
     });
     const partial = await update(key, clinic.id, { description: null, primaryColor: '#0F766E' });
@@ -148,7 +170,11 @@ describe('clinic logo uploads', () => {
     const res = await send(t, routes[which]!(other.clinic.id), { key, body: logoForm(IMAGES.png) });
     expect(res.status).toBe(200);
     const { data } = await res.json();
-    expect(data).toMatchObject({ clinicId: clinic.id, logoUrl: data.upload.url, upload: { purpose: 'clinic_logo', contentType: 'image/png', sizeBytes: IMAGES.png.byteLength } });
+    expect(data).toMatchObject({
+      clinicId: clinic.id,
+      logoUrl: data.upload.url,
+      upload: { purpose: 'clinic_logo', contentType: 'image/png', sizeBytes: IMAGES.png.byteLength },
+    });
     expect(data.upload.key).toMatch(new RegExp(`^clinics/${clinic.id}/clinic_logo/[0-9a-f-]{36}\\.png$`));
     expect(t.storage.objects.has(data.upload.key)).toBe(true);
     const [mine] = await t.db.select().from(clinics).where(eq(clinics.id, clinic.id));
@@ -160,7 +186,10 @@ describe('clinic logo uploads', () => {
 
   it('takes the type from the bytes: a GIF named logo.svg is stored as a GIF', async () => {
     const { key } = await makeTenant(t.db);
-    const res = await send(t, '/api/v1/upload/logo', { key, body: imageForm(IMAGES.gif, { field: 'logo', type: 'image/svg+xml', filename: 'logo.svg' }) });
+    const res = await send(t, '/api/v1/upload/logo', {
+      key,
+      body: imageForm(IMAGES.gif, { field: 'logo', type: 'image/svg+xml', filename: 'logo.svg' }),
+    });
     expect(res.status).toBe(200);
     expect((await res.json()).data.upload).toMatchObject({ contentType: 'image/gif', key: expect.stringMatching(/\.gif$/) });
   });

@@ -13,7 +13,8 @@ import { withEnv } from './organization-fixtures';
 const t = useTestApp();
 
 const start = (key: string, body: unknown) => t.request('/api/v1/clinic/custom-domain/start', { key, body });
-const action = (key: string, name: 'verify' | 'finalize' | 'remove') => t.request(`/api/v1/clinic/custom-domain/${name}`, { key, method: 'POST' });
+const action = (key: string, name: 'verify' | 'finalize' | 'remove') =>
+  t.request(`/api/v1/clinic/custom-domain/${name}`, { key, method: 'POST' });
 let n = 0;
 const hostname = () => `shop${++n}-${crypto.randomUUID().slice(0, 8)}.brandhealth.com`;
 const afterPropagation = () => t.clock.advance(DEVELOPMENT_DNS_PROPAGATION_MS + 1_000);
@@ -28,19 +29,47 @@ describe('POST /api/v1/clinic/custom-domain/start', () => {
     expect(data).toMatchObject({ hostname: host, status: 'pending_verification', verifiedAt: null, activatedAt: null, removedAt: null });
     expect(data.dnsRecords).toEqual([
       { type: 'CNAME', name: host, value: DEVELOPMENT_CNAME_TARGET, purpose: 'routing', priority: null },
-      { type: 'TXT', name: `_cf-custom-hostname.${host}`, value: expect.stringMatching(/^[0-9a-f-]{36}$/), purpose: 'ownership_verification', priority: null },
+      {
+        type: 'TXT',
+        name: `_cf-custom-hostname.${host}`,
+        value: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        purpose: 'ownership_verification',
+        priority: null,
+      },
     ]);
     const [row] = await t.db.select().from(customDomains).where(eq(customDomains.id, data.id));
-    expect(row).toMatchObject({ clinicId: clinic.id, hostname: host, status: 'pending_verification', providerHostnameId: expect.stringMatching(/^dev_[0-9a-f]{32}$/) });
+    expect(row).toMatchObject({
+      clinicId: clinic.id,
+      hostname: host,
+      status: 'pending_verification',
+      providerHostnameId: expect.stringMatching(/^dev_[0-9a-f]{32}$/),
+    });
     expect(row!.verificationToken).toBe(data.dnsRecords[1].value);
   });
 
   it('refuses names that are not a bare public hostname with 400 naming body.domain', async () => {
     const { key } = await makeTenant(t.db);
     const bad = [
-      'https://shop.brandhealth.com', 'shop.brandhealth.com/path', 'shop.brandhealth.com:8443', 'localhost', 'brandhealth', '192.168.1.10',
-      '*.brandhealth.com', 'shop..brandhealth.com', '-shop.brandhealth.com', 'shop.brandhealth.test', 'shop.example.com', 'www.example.org',
-      'shop.example', 'app.invalid', 'café.brandhealth.com', 'shop.brandhealth.123', 'a'.repeat(64) + '.com', `${'a.'.repeat(127)}com`, '', 'shop brand.com',
+      'https://shop.brandhealth.com',
+      'shop.brandhealth.com/path',
+      'shop.brandhealth.com:8443',
+      'localhost',
+      'brandhealth',
+      '192.168.1.10',
+      '*.brandhealth.com',
+      'shop..brandhealth.com',
+      '-shop.brandhealth.com',
+      'shop.brandhealth.test',
+      'shop.example.com',
+      'www.example.org',
+      'shop.example',
+      'app.invalid',
+      'café.brandhealth.com',
+      'shop.brandhealth.123',
+      `${'a'.repeat(64)}.com`,
+      `${'a.'.repeat(127)}com`,
+      '',
+      'shop brand.com',
       'shop\u0000.brandhealth.com',
     ];
     for (const domain of bad) {
@@ -58,9 +87,18 @@ describe('POST /api/v1/clinic/custom-domain/start', () => {
   it("refuses the platform's own domains (PLATFORM_DOMAINS, PUBLIC_BASE_URL's host, the CNAME target's zone) with 400", async () => {
     const { key } = await makeTenant(t.db);
     const env = {
-      PLATFORM_DOMAINS: 'brandadmin.com, Brand-Admin.io', PUBLIC_BASE_URL: 'https://api.brand-admin-api.net', CUSTOM_DOMAIN_CNAME_TARGET: 'storefronts.brandsites.net',
+      PLATFORM_DOMAINS: 'brandadmin.com, Brand-Admin.io',
+      PUBLIC_BASE_URL: 'https://api.brand-admin-api.net',
+      CUSTOM_DOMAIN_CNAME_TARGET: 'storefronts.brandsites.net',
     };
-    for (const domain of ['brandadmin.com', 'shop.brandadmin.com', 'www.brand-admin.io', 'api.brand-admin-api.net', 'x.api.brand-admin-api.net', 'evil.brandsites.net']) {
+    for (const domain of [
+      'brandadmin.com',
+      'shop.brandadmin.com',
+      'www.brand-admin.io',
+      'api.brand-admin-api.net',
+      'x.api.brand-admin-api.net',
+      'evil.brandsites.net',
+    ]) {
       const res = await withEnv(t, '/api/v1/clinic/custom-domain/start', { key, body: { domain }, env });
       expect(res.status, domain).toBe(400);
       const body = await res.json();
@@ -121,7 +159,11 @@ describe('verify, finalize and remove', () => {
     afterPropagation();
     const verified = await action(key, 'verify');
     const verifiedBody = await verified.json();
-    expect(verifiedBody.data).toMatchObject({ verified: true, problems: [], domain: { status: 'verified', verifiedAt: new Date(t.clock.now()).toISOString() } });
+    expect(verifiedBody.data).toMatchObject({
+      verified: true,
+      problems: [],
+      domain: { status: 'verified', verifiedAt: new Date(t.clock.now()).toISOString() },
+    });
     // Verifying again changes nothing.
     expect((await (await action(key, 'verify')).json()).data).toMatchObject({ verified: true, domain: { status: 'verified' } });
 

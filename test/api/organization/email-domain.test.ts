@@ -42,7 +42,13 @@ describe('the email-domain state machine', () => {
     expect(started.dnsRecords).toEqual([
       { type: 'MX', name: `send.${name}`, value: 'feedback-smtp.us-east-1.amazonses.com', purpose: 'return_path', priority: 10 },
       { type: 'TXT', name: `send.${name}`, value: 'v=spf1 include:amazonses.com ~all', purpose: 'spf', priority: null },
-      { type: 'TXT', name: `resend._domainkey.${name}`, value: expect.stringMatching(/^p=[A-Za-z0-9+/=]{100,}$/), purpose: 'dkim', priority: null },
+      {
+        type: 'TXT',
+        name: `resend._domainkey.${name}`,
+        value: expect.stringMatching(/^p=[A-Za-z0-9+/=]{100,}$/),
+        purpose: 'dkim',
+        priority: null,
+      },
     ]);
     const [org] = await t.db.select().from(organizations).where(eq(organizations.clinicId, clinic.id));
     expect(org!.emailSenderLocalPart).toBe('care');
@@ -61,14 +67,22 @@ describe('the email-domain state machine', () => {
 
     t.clock.advance(DEVELOPMENT_DNS_PROPAGATION_MS);
     const verified = (await (await action(key, 'verify')).json()).data;
-    expect(verified).toMatchObject({ verified: true, problems: [], domain: { status: 'verified', verifiedAt: new Date(t.clock.now()).toISOString() } });
+    expect(verified).toMatchObject({
+      verified: true,
+      problems: [],
+      domain: { status: 'verified', verifiedAt: new Date(t.clock.now()).toISOString() },
+    });
     expect((await (await status(key)).json()).data.sender).toMatchObject({ fromAddress: `care@${name}`, domainStatus: 'verified' });
     expect((await (await action(key, 'verify')).json()).data.verified).toBe(true);
 
     const removed = await action(key, 'remove');
     expect(removed.status).toBe(200);
     expect((await removed.json()).data).toMatchObject({ id: started.id, status: 'removed', removedAt: expect.any(String) });
-    expect((await (await status(key)).json()).data).toMatchObject({ status: 'none', domain: null, sender: { fromAddress: null, fromLocalPart: 'care' } });
+    expect((await (await status(key)).json()).data).toMatchObject({
+      status: 'none',
+      domain: null,
+      sender: { fromAddress: null, fromLocalPart: 'care' },
+    });
     for (const name of ['verify', 'remove'] as const) {
       const res = await action(key, name);
       expect(res.status).toBe(404);
@@ -99,7 +113,11 @@ describe('the email-domain state machine', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((await res.json()).message, JSON.stringify(body)).toContain(field);
     }
-    const platform = await withEnv(t, '/api/v1/clinic/email-domain/start', { key, body: { domain: 'mail.brandadmin.com', fromLocalPart: 'care' }, env: { PLATFORM_DOMAINS: 'brandadmin.com' } });
+    const platform = await withEnv(t, '/api/v1/clinic/email-domain/start', {
+      key,
+      body: { domain: 'mail.brandadmin.com', fromLocalPart: 'care' },
+      env: { PLATFORM_DOMAINS: 'brandadmin.com' },
+    });
     expect(platform.status).toBe(400);
   });
 
@@ -123,7 +141,12 @@ describe('PUT /api/v1/clinic/email-sender', () => {
     const res = await sender(key, { replyTo: ' Support@BrandHealth.com ', senderName: 'Brand Health' });
     expect(res.status).toBe(200);
     expect((await res.json()).data).toEqual({
-      senderName: 'Brand Health', fromLocalPart: null, fromAddress: null, replyTo: 'support@brandhealth.com', domain: null, domainStatus: 'none',
+      senderName: 'Brand Health',
+      fromLocalPart: null,
+      fromAddress: null,
+      replyTo: 'support@brandhealth.com',
+      domain: null,
+      domainStatus: 'none',
     });
     // Without senderName the name is kept; null reply-to clears it.
     const cleared = await sender(key, { replyTo: null });
@@ -134,7 +157,13 @@ describe('PUT /api/v1/clinic/email-sender', () => {
 
   it('refuses a bad address, a missing replyTo and unknown fields; needs the write scope', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    for (const body of [{ replyTo: 'not-an-email' }, {}, { replyTo: 'a@b.co', from: 'x' }, { replyTo: 42 }, { replyTo: 'a@b.co', senderName: '' }]) {
+    for (const body of [
+      { replyTo: 'not-an-email' },
+      {},
+      { replyTo: 'a@b.co', from: 'x' },
+      { replyTo: 42 },
+      { replyTo: 'a@b.co', senderName: '' },
+    ]) {
       const res = await sender(key, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
     }

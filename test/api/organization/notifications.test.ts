@@ -14,15 +14,17 @@ async function seed(clinicId: string, count: number, read: number[] = []) {
   const base = Date.now() - 60_000;
   const rows = await t.db
     .insert(notifications)
-    .values(Array.from({ length: count }, (_, i) => ({
-      clinicId,
-      type: i % 2 ? 'order' : 'payout',
-      title: `Notice ${i}`,
-      body: `Body ${i}`,
-      data: { orderId: randomUUID() },
-      readAt: read.includes(i) ? new Date(base) : null,
-      createdAt: new Date(base + i * 1_000),
-    })))
+    .values(
+      Array.from({ length: count }, (_, i) => ({
+        clinicId,
+        type: i % 2 ? 'order' : 'payout',
+        title: `Notice ${i}`,
+        body: `Body ${i}`,
+        data: { orderId: randomUUID() },
+        readAt: read.includes(i) ? new Date(base) : null,
+        createdAt: new Date(base + i * 1_000),
+      })),
+    )
     .returning();
   return rows;
 }
@@ -43,7 +45,13 @@ describe('GET /api/v1/notifications', () => {
     expect(data.unreadCount).toBe(3);
     expect(data.notifications.map((n: { id: string }) => n.id)).toEqual([...rows].reverse().map((r) => r.id));
     expect(data.notifications[0]).toEqual({
-      id: rows[4]!.id, type: 'payout', title: 'Notice 4', body: 'Body 4', data: rows[4]!.data, readAt: null, createdAt: rows[4]!.createdAt.toISOString(),
+      id: rows[4]!.id,
+      type: 'payout',
+      title: 'Notice 4',
+      body: 'Body 4',
+      data: rows[4]!.data,
+      readAt: null,
+      createdAt: rows[4]!.createdAt.toISOString(),
     });
     expect(data.notifications[1].readAt).toBe(rows[3]!.readAt!.toISOString());
     expect(data).toMatchObject({ page: 1, limit: 25 });
@@ -70,7 +78,13 @@ describe('GET /api/v1/notifications', () => {
     const { status, count } = await statements(() => t.request(PATH, { key }));
     expect(status).toBe(200);
     expect(count).toBe(2); // the key lookup and the list
-    expect((await (await t.request(PATH, { key })).json()).data).toEqual({ notifications: [], unreadCount: 0, total: 0, page: 1, limit: 25 });
+    expect((await (await t.request(PATH, { key })).json()).data).toEqual({
+      notifications: [],
+      unreadCount: 0,
+      total: 0,
+      page: 1,
+      limit: 25,
+    });
   });
 });
 
@@ -85,7 +99,15 @@ describe('POST /api/v1/notifications/read', () => {
     const res = await t.request(`${PATH}/read`, { key, body: { ids } });
     expect(res.status).toBe(200);
     expect((await res.json()).data).toEqual({ updated: 2 });
-    const stored = await t.db.select().from(notifications).where(inArray(notifications.id, [...mine, ...theirs].map((r) => r.id)));
+    const stored = await t.db
+      .select()
+      .from(notifications)
+      .where(
+        inArray(
+          notifications.id,
+          [...mine, ...theirs].map((r) => r.id),
+        ),
+      );
     const readAt = (id: string) => stored.find((r) => r.id === id)!.readAt;
     expect(readAt(mine[0]!.id)).toEqual(new Date(t.clock.now()));
     expect(readAt(mine[1]!.id)).toEqual(mine[1]!.readAt); // already read: untouched
@@ -99,12 +121,21 @@ describe('POST /api/v1/notifications/read', () => {
     const { clinic, key } = await makeTenant(t.db);
     const readOnly = await makeKey(t.db, clinic.id, { scopes: ['read'] });
     const [row] = await seed(clinic.id, 1);
-    for (const body of [{ ids: ['nope'] }, { ids: [] }, { ids: Array.from({ length: 201 }, () => randomUUID()) }, {}, { ids: row!.id }, { ids: [row!.id], all: true }]) {
+    for (const body of [
+      { ids: ['nope'] },
+      { ids: [] },
+      { ids: Array.from({ length: 201 }, () => randomUUID()) },
+      {},
+      { ids: row!.id },
+      { ids: [row!.id], all: true },
+    ]) {
       const res = await t.request(`${PATH}/read`, { key, body });
       expect(res.status).toBe(400);
       expect((await res.json()).code).toBe('VALIDATION_ERROR');
     }
-    expect((await (await t.request(`${PATH}/read`, { key: readOnly.raw, body: { ids: [row!.id] } })).json()).code).toBe('INSUFFICIENT_SCOPE');
+    expect((await (await t.request(`${PATH}/read`, { key: readOnly.raw, body: { ids: [row!.id] } })).json()).code).toBe(
+      'INSUFFICIENT_SCOPE',
+    );
     const [stored] = await t.db.select().from(notifications).where(eq(notifications.id, row!.id));
     expect(stored!.readAt).toBeNull();
   });

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clinics, goLiveRequests, onboarding, organizations, plans, platformSubscriptions } from '../../../drizzle/schema';
-import { buildTestApp, useTestApp, type TestApp } from '../../helpers/app';
+import { buildTestApp, type TestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 
 const t = useTestApp();
@@ -30,7 +30,11 @@ const DETAILS = {
 async function onboardingTenant(values: Partial<typeof onboarding.$inferInsert> = {}, options: { mode?: 'live' | 'sandbox' } = {}) {
   const tenant = await makeTenant(t.db, { mode: options.mode ?? 'sandbox' });
   await t.db.insert(onboarding).values({
-    clinicId: tenant.clinic.id, signerFirstName: 'Jordan', signerLastName: 'Rivera', signerEmail: 'jordan@example.test', ...values,
+    clinicId: tenant.clinic.id,
+    signerFirstName: 'Jordan',
+    signerLastName: 'Rivera',
+    signerEmail: 'jordan@example.test',
+    ...values,
   });
   const [request] = await t.db
     .insert(goLiveRequests)
@@ -51,9 +55,12 @@ async function makePlan(values: Partial<typeof plans.$inferInsert> = {}) {
 const status = (key: string) => t.request('/api/v1/onboarding/status', { key });
 const saveDetails = (key: string, body: unknown) => t.request('/api/v1/onboarding/save-business-details', { key, body });
 const nameChange = (key: string, body: unknown) => t.request('/api/v1/onboarding/request-name-change', { key, body });
-const sign = (key: string, typedName: unknown) => t.request('/api/v1/onboarding/confirm-signature-declaration', { key, body: { typedName } });
-const identityVerified = (key: string, app: TestApp = dev) => app.request('/api/v1/_dev/onboarding/identity-verified', { method: 'POST', key });
-const planPaid = (key: string, planId: string, app: TestApp = dev) => app.request('/api/v1/_dev/onboarding/plan-paid', { key, body: { planId } });
+const sign = (key: string, typedName: unknown) =>
+  t.request('/api/v1/onboarding/confirm-signature-declaration', { key, body: { typedName } });
+const identityVerified = (key: string, app: TestApp = dev) =>
+  app.request('/api/v1/_dev/onboarding/identity-verified', { method: 'POST', key });
+const planPaid = (key: string, planId: string, app: TestApp = dev) =>
+  app.request('/api/v1/_dev/onboarding/plan-paid', { key, body: { planId } });
 
 async function row(clinicId: string) {
   return (await t.db.select().from(onboarding).where(eq(onboarding.clinicId, clinicId)))[0]!;
@@ -99,12 +106,27 @@ describe('GET /api/v1/onboarding/status', () => {
 
     const at = new Date('2030-01-05T10:00:00.000Z');
     const done = await onboardingTenant(
-      { currentStep: 'completed', businessDetailsSubmittedAt: at, identityVerifiedAt: at, signatureDeclaredAt: at, planPaidAt: at, completedAt: at },
+      {
+        currentStep: 'completed',
+        businessDetailsSubmittedAt: at,
+        identityVerifiedAt: at,
+        signatureDeclaredAt: at,
+        planPaidAt: at,
+        completedAt: at,
+      },
       { mode: 'live' },
     );
     const { data } = await (await status(done.key)).json();
-    expect(data).toMatchObject({ currentStep: 'completed', isComplete: true, completedAt: at.toISOString(), clinicMode: 'live', missing: [] });
-    expect(data.steps.every((s: { state: string; completedAt: string }) => s.state === 'completed' && s.completedAt === at.toISOString())).toBe(true);
+    expect(data).toMatchObject({
+      currentStep: 'completed',
+      isComplete: true,
+      completedAt: at.toISOString(),
+      clinicMode: 'live',
+      missing: [],
+    });
+    expect(
+      data.steps.every((s: { state: string; completedAt: string }) => s.state === 'completed' && s.completedAt === at.toISOString()),
+    ).toBe(true);
     expect(data.signer.nameChangeAvailable).toBe(false);
   });
 });
@@ -118,16 +140,33 @@ describe('POST /api/v1/onboarding/save-business-details', () => {
     expect(data.currentStep).toBe('identity_verification');
     expect(data.steps[0]).toMatchObject({ step: 'business_details', state: 'completed' });
     expect(data.businessDetails).toEqual({
-      companyName: 'Bright Health Partners LLC', ein: '12-3456789', businessType: 'llc', stateOfRegistration: 'DE',
-      address: '500 Market Street, Suite 300', city: 'San Francisco', state: 'CA', zipCode: '94107-1234', phoneNumber: '+14155550123',
+      companyName: 'Bright Health Partners LLC',
+      ein: '12-3456789',
+      businessType: 'llc',
+      stateOfRegistration: 'DE',
+      address: '500 Market Street, Suite 300',
+      city: 'San Francisco',
+      state: 'CA',
+      zipCode: '94107-1234',
+      phoneNumber: '+14155550123',
     });
     const [org] = await t.db.select().from(organizations).where(eq(organizations.clinicId, clinic.id));
-    expect(org).toMatchObject({ legalName: 'Bright Health Partners LLC', ein: '12-3456789', addressLine1: '500 Market Street, Suite 300', phoneNumber: '+14155550123' });
+    expect(org).toMatchObject({
+      legalName: 'Bright Health Partners LLC',
+      ein: '12-3456789',
+      addressLine1: '500 Market Street, Suite 300',
+      phoneNumber: '+14155550123',
+    });
     expect((await row(clinic.id)).businessDetailsSubmittedAt).not.toBeNull();
   });
 
   it('accepts the phone formats it documents and stores E.164', async () => {
-    for (const [phone, e164] of [['415-555-0123', '+14155550123'], ['1 415 555 0123', '+14155550123'], ['+1 (212) 555-0199', '+12125550199'], ['+44 20 7183 8750', '+442071838750']]) {
+    for (const [phone, e164] of [
+      ['415-555-0123', '+14155550123'],
+      ['1 415 555 0123', '+14155550123'],
+      ['+1 (212) 555-0199', '+12125550199'],
+      ['+44 20 7183 8750', '+442071838750'],
+    ]) {
       const { key, clinic } = await onboardingTenant();
       expect((await saveDetails(key, { ...DETAILS, phoneNumber: phone })).status, phone).toBe(200);
       expect((await t.db.select().from(organizations).where(eq(organizations.clinicId, clinic.id)))[0]!.phoneNumber).toBe(e164);
@@ -162,8 +201,14 @@ describe('POST /api/v1/onboarding/save-business-details', () => {
   it('may correct the details at identity verification (the step stays), not after it (409 WRONG_ONBOARDING_STEP)', async () => {
     const { key, clinic } = await onboardingTenant({ currentStep: 'identity_verification', businessDetailsSubmittedAt: new Date() });
     const res = await saveDetails(key, { ...DETAILS, companyName: 'Corrected LLC' });
-    expect((await res.json()).data).toMatchObject({ currentStep: 'identity_verification', businessDetails: { companyName: 'Corrected LLC' } });
-    await t.db.update(onboarding).set({ currentStep: 'agreement', identityVerifiedAt: new Date() }).where(eq(onboarding.clinicId, clinic.id));
+    expect((await res.json()).data).toMatchObject({
+      currentStep: 'identity_verification',
+      businessDetails: { companyName: 'Corrected LLC' },
+    });
+    await t.db
+      .update(onboarding)
+      .set({ currentStep: 'agreement', identityVerifiedAt: new Date() })
+      .where(eq(onboarding.clinicId, clinic.id));
     await expectCode(await saveDetails(key, DETAILS), 409, 'WRONG_ONBOARDING_STEP');
   });
 
@@ -178,14 +223,24 @@ describe('POST /api/v1/onboarding/request-name-change', () => {
     const { key, clinic } = await onboardingTenant();
     const res = await nameChange(key, { firstName: '  Jordan ', lastName: 'Rivera-Lopez' });
     expect(res.status).toBe(200);
-    expect((await res.json()).data.signer).toEqual({ firstName: 'Jordan', lastName: 'Rivera-Lopez', email: 'jordan@example.test', nameChangeUsed: true, nameChangeAvailable: false });
+    expect((await res.json()).data.signer).toEqual({
+      firstName: 'Jordan',
+      lastName: 'Rivera-Lopez',
+      email: 'jordan@example.test',
+      nameChangeUsed: true,
+      nameChangeAvailable: false,
+    });
     expect((await row(clinic.id)).nameChangeRequestedAt).not.toBeNull();
     await expectCode(await nameChange(key, { firstName: 'Jo', lastName: 'Rivera' }), 409, 'NAME_CHANGE_ALREADY_USED');
     expect((await row(clinic.id)).signerLastName).toBe('Rivera-Lopez');
   });
 
   it('is refused once identity is verified (409 IDENTITY_ALREADY_VERIFIED), even if unused', async () => {
-    const { key } = await onboardingTenant({ currentStep: 'agreement', businessDetailsSubmittedAt: new Date(), identityVerifiedAt: new Date() });
+    const { key } = await onboardingTenant({
+      currentStep: 'agreement',
+      businessDetailsSubmittedAt: new Date(),
+      identityVerifiedAt: new Date(),
+    });
     await expectCode(await nameChange(key, { firstName: 'Jo', lastName: 'Rivera' }), 409, 'IDENTITY_ALREADY_VERIFIED');
   });
 
@@ -201,7 +256,8 @@ describe('POST /api/v1/onboarding/request-name-change', () => {
 });
 
 describe('POST /api/v1/onboarding/confirm-signature-declaration', () => {
-  const atAgreement = () => onboardingTenant({ currentStep: 'agreement', businessDetailsSubmittedAt: new Date(), identityVerifiedAt: new Date() });
+  const atAgreement = () =>
+    onboardingTenant({ currentStep: 'agreement', businessDetailsSubmittedAt: new Date(), identityVerifiedAt: new Date() });
 
   it("accepts the signer's name ignoring case and surrounding spaces, and advances to plan payment", async () => {
     const { key, clinic } = await atAgreement();
@@ -226,7 +282,10 @@ describe('POST /api/v1/onboarding/confirm-signature-declaration', () => {
   it('after a name change the signature must be the new name', async () => {
     const { key, clinic } = await onboardingTenant();
     expect((await nameChange(key, { firstName: 'Jordan', lastName: 'Lopez' })).status).toBe(200);
-    await t.db.update(onboarding).set({ currentStep: 'agreement', identityVerifiedAt: new Date() }).where(eq(onboarding.clinicId, clinic.id));
+    await t.db
+      .update(onboarding)
+      .set({ currentStep: 'agreement', identityVerifiedAt: new Date() })
+      .where(eq(onboarding.clinicId, clinic.id));
     await expectCode(await sign(key, 'Jordan Rivera'), 400, 'SIGNATURE_NAME_MISMATCH');
     expect((await sign(key, 'jordan lopez')).status).toBe(200);
   });
@@ -268,7 +327,12 @@ describe('the whole state machine, from a sandbox key', () => {
     expect(subs[0]!.currentPeriodEnd.getTime()).toBeGreaterThan(subs[0]!.currentPeriodStart.getTime());
 
     const info = (await (await t.request('/api/v1/billing/basic-info', { key })).json()).data;
-    expect(info).toMatchObject({ status: 'live', plan: { id: plan.id }, subscription: { id: subs[0]!.id }, onboarding: { currentStep: 'completed' } });
+    expect(info).toMatchObject({
+      status: 'live',
+      plan: { id: plan.id },
+      subscription: { id: subs[0]!.id },
+      onboarding: { currentStep: 'completed' },
+    });
     // The completed onboarding takes no further step.
     await expectCode(await planPaid(key, plan.id), 409, 'WRONG_ONBOARDING_STEP');
   });
@@ -293,7 +357,11 @@ describe('tenant isolation', () => {
     expect((await saveDetails(a.key, DETAILS)).status).toBe(200);
     expect((await nameChange(a.key, { firstName: 'Alex', lastName: 'Rivera' })).status).toBe(200);
     const bStatus = (await (await status(b.key)).json()).data;
-    expect(bStatus).toMatchObject({ currentStep: 'business_details', businessDetails: null, signer: { firstName: 'Jordan', nameChangeUsed: false } });
+    expect(bStatus).toMatchObject({
+      currentStep: 'business_details',
+      businessDetails: null,
+      signer: { firstName: 'Jordan', nameChangeUsed: false },
+    });
     expect(await t.db.select().from(organizations).where(eq(organizations.clinicId, b.clinic.id))).toEqual([]);
     const none = await makeTenant(t.db);
     expect((await status(none.key)).status).toBe(404);

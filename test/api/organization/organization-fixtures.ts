@@ -14,8 +14,12 @@ export async function withEnv(
   const method = options.method ?? (options.body === undefined ? 'GET' : 'POST');
   const headers: Record<string, string> = { 'x-api-key': options.key, 'cf-connecting-ip': `10.250.${(++ip >> 8) & 255}.${ip & 255}` };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await t.app.request(path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }, options.env);
+  const res = await t.app.request(
+    path,
+    { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) },
+    options.env,
+  );
   await assertDeclaredResponse(t.app, { method, path }, res);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are loosely typed in tests, for assertions
   return res as Omit<Response, 'json'> & { json(): Promise<any> };
 }

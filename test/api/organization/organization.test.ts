@@ -22,9 +22,19 @@ describe('GET /api/v1/organization', () => {
     const res = await get(key);
     expect(res.status).toBe(200);
     expect((await res.json()).data).toEqual({
-      clinicId: clinic.id, legalName: null, doingBusinessAs: null, ein: null, businessType: null, stateOfRegistration: null, phoneNumber: null,
-      websiteUrl: null, supportEmail: null, supportPhone: null, address: { line1: null, line2: null, city: null, state: null, zipCode: null },
-      timezone: 'America/New_York', customDomain: null,
+      clinicId: clinic.id,
+      legalName: null,
+      doingBusinessAs: null,
+      ein: null,
+      businessType: null,
+      stateOfRegistration: null,
+      phoneNumber: null,
+      websiteUrl: null,
+      supportEmail: null,
+      supportPhone: null,
+      address: { line1: null, line2: null, city: null, state: null, zipCode: null },
+      timezone: 'America/New_York',
+      customDomain: null,
       notifications: {
         email: { senderName: clinic.name, fromAddress: null, replyTo: null, domain: null, domainStatus: 'none' },
         sms: { enabled: false, provider: null, status: 'not_configured', fromNumber: null },
@@ -36,12 +46,20 @@ describe('GET /api/v1/organization', () => {
   it('is one query after the key lookup, with the SMS number, the custom domain and the verified sender', async () => {
     const { key } = await makeTenant(t.db);
     t.clock.freezeAt(Date.now());
-    await t.request('/api/v1/organization/sms/twilio', { key, method: 'PUT', body: { accountSid: `AC${'ab'.repeat(16)}`, authToken: 'token-0123456789abcdef', phoneNumber: '+14155550123' } });
+    await t.request('/api/v1/organization/sms/twilio', {
+      key,
+      method: 'PUT',
+      body: { accountSid: `AC${'ab'.repeat(16)}`, authToken: 'token-0123456789abcdef', phoneNumber: '+14155550123' },
+    });
     const { data: sms } = await (await t.request('/api/v1/organization/sms/activate', { key, method: 'POST' })).json();
     const host = hostname();
     await t.request('/api/v1/clinic/custom-domain/start', { key, body: { domain: host } });
     await t.request('/api/v1/clinic/email-domain/start', { key, body: { domain: `mail.${host}`, fromLocalPart: 'care' } });
-    await t.request('/api/v1/clinic/email-sender', { key, method: 'PUT', body: { replyTo: 'help@brandhealth.com', senderName: 'Brand Health' } });
+    await t.request('/api/v1/clinic/email-sender', {
+      key,
+      method: 'PUT',
+      body: { replyTo: 'help@brandhealth.com', senderName: 'Brand Health' },
+    });
     t.clock.advance(61_000);
     await t.request('/api/v1/clinic/email-domain/verify', { key, method: 'POST' });
 
@@ -53,7 +71,13 @@ describe('GET /api/v1/organization', () => {
     expect(data.customDomain).toMatchObject({ hostname: host, status: 'pending_verification' });
     expect(data.customDomain.dnsRecords).toHaveLength(2);
     expect(data.notifications).toEqual({
-      email: { senderName: 'Brand Health', fromAddress: `care@mail.${host}`, replyTo: 'help@brandhealth.com', domain: `mail.${host}`, domainStatus: 'verified' },
+      email: {
+        senderName: 'Brand Health',
+        fromAddress: `care@mail.${host}`,
+        replyTo: 'help@brandhealth.com',
+        domain: `mail.${host}`,
+        domainStatus: 'verified',
+      },
       sms: { enabled: true, provider: 'twilio', status: 'active', fromNumber: sms.tollFreeNumber },
     });
   });
@@ -62,12 +86,21 @@ describe('GET /api/v1/organization', () => {
 describe('reads of the area', () => {
   it('each makes one query after the key lookup', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    await t.request('/api/v1/organization/sms/twilio', { key, method: 'PUT', body: { accountSid: `AC${'cd'.repeat(16)}`, authToken: 'token-0123456789abcdef', phoneNumber: '+14155550123' } });
+    await t.request('/api/v1/organization/sms/twilio', {
+      key,
+      method: 'PUT',
+      body: { accountSid: `AC${'cd'.repeat(16)}`, authToken: 'token-0123456789abcdef', phoneNumber: '+14155550123' },
+    });
     await t.request('/api/v1/clinic/custom-domain/start', { key, body: { domain: hostname() } });
     await t.request('/api/v1/clinic/email-domain/start', { key, body: { domain: hostname(), fromLocalPart: 'care' } });
     for (const path of [
-      '/api/v1/organization', '/api/v1/clinic', `/api/v1/clinic/check-slug/${clinic.slug}`, '/api/v1/config/fees', '/api/v1/clinic/email-domain',
-      '/api/v1/organization/sms/twilio', '/api/v1/organization/sms/status',
+      '/api/v1/organization',
+      '/api/v1/clinic',
+      `/api/v1/clinic/check-slug/${clinic.slug}`,
+      '/api/v1/config/fees',
+      '/api/v1/clinic/email-domain',
+      '/api/v1/organization/sms/twilio',
+      '/api/v1/organization/sms/status',
     ]) {
       const { status, count } = await statements(() => t.request(path, { key }));
       expect(status, path).toBe(200);
@@ -80,15 +113,30 @@ describe('PUT /api/v1/organization/update', () => {
   it('saves the fields sent (creating the row), normalizing them, and answers the settings', async () => {
     const { clinic, key } = await makeTenant(t.db);
     const res = await update(key, {
-      legalName: 'Brand Health LLC', doingBusinessAs: 'Brand Health', websiteUrl: 'https://brandhealth.com', supportEmail: 'Support@BrandHealth.com',
-      supportPhone: '415-555-0123', addressLine1: '1 Main St', addressLine2: null, city: 'Austin', state: 'tx', zipCode: '78701-1234', timezone: 'America/Chicago',
+      legalName: 'Brand Health LLC',
+      doingBusinessAs: 'Brand Health',
+      websiteUrl: 'https://brandhealth.com',
+      supportEmail: 'Support@BrandHealth.com',
+      supportPhone: '415-555-0123',
+      addressLine1: '1 Main St',
+      addressLine2: null,
+      city: 'Austin',
+      state: 'tx',
+      zipCode: '78701-1234',
+      timezone: 'America/Chicago',
     });
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      legalName: 'Brand Health LLC', doingBusinessAs: 'Brand Health', websiteUrl: 'https://brandhealth.com', supportEmail: 'support@brandhealth.com',
-      supportPhone: '+14155550123', address: { line1: '1 Main St', line2: null, city: 'Austin', state: 'TX', zipCode: '78701-1234' }, timezone: 'America/Chicago',
-      updatedAt: expect.any(String), customDomain: null,
+      legalName: 'Brand Health LLC',
+      doingBusinessAs: 'Brand Health',
+      websiteUrl: 'https://brandhealth.com',
+      supportEmail: 'support@brandhealth.com',
+      supportPhone: '+14155550123',
+      address: { line1: '1 Main St', line2: null, city: 'Austin', state: 'TX', zipCode: '78701-1234' },
+      timezone: 'America/Chicago',
+      updatedAt: expect.any(String),
+      customDomain: null,
     });
     const second = await update(key, { doingBusinessAs: null, timezone: 'UTC' });
     expect((await second.json()).data).toMatchObject({ legalName: 'Brand Health LLC', doingBusinessAs: null, timezone: 'UTC' });
@@ -186,10 +234,20 @@ describe('GET /api/v1/config/fees', () => {
     const { clinic, key } = await makeTenant(t.db);
     const other = await makeTenant(t.db);
     const at = new Date('2030-01-02T03:04:05.000Z');
-    await t.db.insert(clinicFeeConfigs).values({ clinicId: clinic.id, platformFeePerMille: 25, doctorFeeCents: 3_000, processorFeePerMille: 30, processorFeeFixedCents: 25, updatedAt: at });
+    await t.db.insert(clinicFeeConfigs).values({
+      clinicId: clinic.id,
+      platformFeePerMille: 25,
+      doctorFeeCents: 3_000,
+      processorFeePerMille: 30,
+      processorFeeFixedCents: 25,
+      updatedAt: at,
+    });
     const { data } = await (await t.request('/api/v1/config/fees', { key })).json();
     expect(data).toMatchObject({
-      source: 'clinic', doctor: { feeCents: 3_000 }, processor: { percent: 3, perMille: 30, fixedCents: 25 }, merchant: { percent: 2.5, perMille: 25 },
+      source: 'clinic',
+      doctor: { feeCents: 3_000 },
+      processor: { percent: 3, perMille: 30, fixedCents: 25 },
+      merchant: { percent: 2.5, perMille: 25 },
       updatedAt: at.toISOString(),
     });
     expect((await (await t.request('/api/v1/config/fees', { key: other.key })).json()).data.source).toBe('default');

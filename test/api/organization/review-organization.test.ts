@@ -18,7 +18,10 @@ describe('review: organization area', () => {
       tenants.map(({ key }) => t.request('/api/v1/clinic/email-domain/start', { key, body: { domain, fromLocalPart: 'care' } })),
     );
     const statuses = answers.map((res) => res.status);
-    const rows = await t.db.select().from(emailDomains).where(and(eq(emailDomains.domain, domain), ne(emailDomains.status, 'removed')));
+    const rows = await t.db
+      .select()
+      .from(emailDomains)
+      .where(and(eq(emailDomains.domain, domain), ne(emailDomains.status, 'removed')));
     expect(rows.length, `current rows for ${domain} (answers ${statuses.join(',')})`).toBe(1);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(tenants.length - 1);
@@ -36,14 +39,19 @@ describe('review: organization area', () => {
       expect(removed.status).toBe(200);
       seen.push(verified.status);
     }
-    expect(seen.filter((s) => s >= 500), `verify statuses: ${seen.join(',')}`).toEqual([]);
+    expect(
+      seen.filter((s) => s >= 500),
+      `verify statuses: ${seen.join(',')}`,
+    ).toEqual([]);
   });
 
   it('email domain: verify racing remove never answers 5xx (the provider no longer knowing a just-removed domain is not a provider error)', async () => {
     const seen: number[] = [];
     for (let i = 0; i < 25; i++) {
       const { key } = await makeTenant(t.db);
-      expect((await t.request('/api/v1/clinic/email-domain/start', { key, body: { domain: unique(`mail${i}`), fromLocalPart: 'care' } })).status).toBe(200);
+      expect(
+        (await t.request('/api/v1/clinic/email-domain/start', { key, body: { domain: unique(`mail${i}`), fromLocalPart: 'care' } })).status,
+      ).toBe(200);
       const [removed, verified] = await Promise.all([
         t.request('/api/v1/clinic/email-domain/remove', { key, method: 'POST' }),
         t.request('/api/v1/clinic/email-domain/verify', { key, method: 'POST' }),
@@ -51,7 +59,10 @@ describe('review: organization area', () => {
       expect(removed.status).toBe(200);
       seen.push(verified.status);
     }
-    expect(seen.filter((s) => s >= 500), `verify statuses: ${seen.join(',')}`).toEqual([]);
+    expect(
+      seen.filter((s) => s >= 500),
+      `verify statuses: ${seen.join(',')}`,
+    ).toEqual([]);
   });
 
   it('SMS: of concurrent releases of one number only one answers 200; the others 409 SMS_NUMBER_NOT_ACTIVE', async () => {
@@ -59,9 +70,14 @@ describe('review: organization area', () => {
     const body = { accountSid: `AC${'ab'.repeat(16)}`, authToken: 'token-0123456789abcdef', phoneNumber: '+14155550123' };
     expect((await t.request('/api/v1/organization/sms/twilio', { key, method: 'PUT', body })).status).toBe(200);
     expect((await t.request('/api/v1/organization/sms/activate', { key, method: 'POST' })).status).toBe(200);
-    const answers = await Promise.all(Array.from({ length: 8 }, () => t.request('/api/v1/organization/sms/release', { key, method: 'DELETE' })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => t.request('/api/v1/organization/sms/release', { key, method: 'DELETE' })),
+    );
     const statuses = answers.map((res) => res.status);
-    expect(statuses.filter((s) => s === 200), `release statuses: ${statuses.join(',')}`).toHaveLength(1);
+    expect(
+      statuses.filter((s) => s === 200),
+      `release statuses: ${statuses.join(',')}`,
+    ).toHaveLength(1);
     const codes = await Promise.all(answers.filter((res) => res.status !== 200).map(async (res) => (await res.json()).code));
     expect(new Set(codes)).toEqual(new Set(['SMS_NUMBER_NOT_ACTIVE']));
   });

@@ -15,7 +15,10 @@ async function rowsOf(clinicId: string) {
   return {
     requests: await t.db.select().from(goLiveRequests).where(eq(goLiveRequests.clinicId, clinicId)),
     invitations: await t.db.select().from(invitations).where(eq(invitations.clinicId, clinicId)),
-    emails: await t.db.select().from(messages).where(and(eq(messages.clinicId, clinicId), eq(messages.kind, 'go_live_invitation'))),
+    emails: await t.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.clinicId, clinicId), eq(messages.kind, 'go_live_invitation'))),
   };
 }
 
@@ -29,15 +32,31 @@ describe('POST /api/v1/sandbox/go-live', () => {
 
     const { requests, invitations: invites, emails } = await rowsOf(clinic.id);
     expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({ status: 'requested', signerFirstName: 'Alex', signerLastName: 'Rivera', signerEmail: 'alex@brand.example' });
+    expect(requests[0]).toMatchObject({
+      status: 'requested',
+      signerFirstName: 'Alex',
+      signerLastName: 'Rivera',
+      signerEmail: 'alex@brand.example',
+    });
     expect(invites).toHaveLength(1);
-    expect(invites[0]).toMatchObject({ id: requests[0]!.invitationId, email: 'alex@brand.example', role: 'admin', source: 'go_live', status: 'pending' });
+    expect(invites[0]).toMatchObject({
+      id: requests[0]!.invitationId,
+      email: 'alex@brand.example',
+      role: 'admin',
+      source: 'go_live',
+      status: 'pending',
+    });
     expect(emails).toHaveLength(1);
     expect(emails[0]).toMatchObject({ channel: 'email', toAddress: 'alex@brand.example' });
     expect(emails[0]!.body).toContain('#token=');
 
     const [board] = await t.db.select().from(onboarding).where(eq(onboarding.clinicId, clinic.id));
-    expect(board).toMatchObject({ signerFirstName: 'Alex', signerLastName: 'Rivera', signerEmail: 'alex@brand.example', currentStep: 'business_details' });
+    expect(board).toMatchObject({
+      signerFirstName: 'Alex',
+      signerLastName: 'Rivera',
+      signerEmail: 'alex@brand.example',
+      currentStep: 'business_details',
+    });
     const [row] = await t.db.select().from(clinics).where(eq(clinics.id, clinic.id));
     expect(row!.goLiveRequestedAt).not.toBeNull();
     expect(row!.mode).toBe('sandbox');
@@ -58,7 +77,7 @@ describe('POST /api/v1/sandbox/go-live', () => {
     expect([requests.length, invites.length, emails.length]).toEqual([1, 1, 1]);
   });
 
-  it('sends a fresh invitation when the pending request\'s one has expired or was cancelled', async () => {
+  it("sends a fresh invitation when the pending request's one has expired or was cancelled", async () => {
     const { clinic, key } = await sandboxTenant();
     expect((await goLive(key)).status).toBe(202);
     t.clock.advance(8 * DAY);
@@ -75,7 +94,10 @@ describe('POST /api/v1/sandbox/go-live', () => {
     expect((await t.request('/api/v1/team/invite', { key, body: { email: 'alex@brand.example', role: 'member' } })).status).toBe(201);
     expect((await goLive(key)).status).toBe(202);
     const { invitations: invites } = await rowsOf(clinic.id);
-    expect(invites.map((i) => [i.source, i.status]).sort()).toEqual([['go_live', 'pending'], ['team', 'cancelled']]);
+    expect(invites.map((i) => [i.source, i.status]).sort()).toEqual([
+      ['go_live', 'pending'],
+      ['team', 'cancelled'],
+    ]);
 
     const other = await sandboxTenant();
     const member = await makeUser(t.db, other.clinic.id, { role: 'admin' });

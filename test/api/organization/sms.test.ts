@@ -4,10 +4,10 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { messages, smsConfigs } from '../../../drizzle/schema';
+import { SMS_FREE_TIER_MESSAGES_PER_MONTH } from '../../../src/modules/organization/organization/sms/schemas';
 import { decryptSmsAuthToken } from '../../../src/modules/organization/organization/sms/service';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
-import { SMS_FREE_TIER_MESSAGES_PER_MONTH } from '../../../src/modules/organization/organization/sms/schemas';
 
 const t = useTestApp();
 
@@ -15,7 +15,8 @@ const SID = `AC${'0123456789abcdef'.repeat(2)}`;
 const TOKEN = 'f00dfacecafebeef0123456789abcdef';
 const valid = { accountSid: SID, authToken: TOKEN, phoneNumber: '+14155550123' };
 
-const put = (key: string, body: unknown, provider = 'twilio') => t.request(`/api/v1/organization/sms/${provider}`, { key, method: 'PUT', body });
+const put = (key: string, body: unknown, provider = 'twilio') =>
+  t.request(`/api/v1/organization/sms/${provider}`, { key, method: 'PUT', body });
 const get = (key: string, provider = 'twilio') => t.request(`/api/v1/organization/sms/${provider}`, { key });
 const del = (key: string, provider = 'twilio') => t.request(`/api/v1/organization/sms/${provider}`, { key, method: 'DELETE' });
 const status = (key: string) => t.request('/api/v1/organization/sms/status', { key });
@@ -28,14 +29,27 @@ describe('GET/PUT/DELETE /api/v1/organization/sms/{provider-path}', () => {
     const empty = await get(key);
     expect(empty.status).toBe(200);
     expect((await empty.json()).data).toEqual({
-      provider: 'twilio', configured: false, accountSid: null, phoneNumber: null, status: 'not_configured', activatedAt: null, releasedAt: null, updatedAt: null,
+      provider: 'twilio',
+      configured: false,
+      accountSid: null,
+      phoneNumber: null,
+      status: 'not_configured',
+      activatedAt: null,
+      releasedAt: null,
+      updatedAt: null,
     });
 
     const saved = await put(key, valid);
     expect(saved.status).toBe(200);
     const savedText = await saved.text();
     expect(savedText).not.toContain(TOKEN);
-    expect(JSON.parse(savedText).data).toMatchObject({ provider: 'twilio', configured: true, accountSid: SID, phoneNumber: '+14155550123', status: 'configured' });
+    expect(JSON.parse(savedText).data).toMatchObject({
+      provider: 'twilio',
+      configured: true,
+      accountSid: SID,
+      phoneNumber: '+14155550123',
+      status: 'configured',
+    });
 
     const [row] = await t.db.select().from(smsConfigs).where(eq(smsConfigs.clinicId, clinic.id));
     expect(row!.encryptedAuthToken).not.toContain(TOKEN);
@@ -43,7 +57,14 @@ describe('GET/PUT/DELETE /api/v1/organization/sms/{provider-path}', () => {
     // Bound to the clinic: the same ciphertext does not open for another one.
     await expect(decryptSmsAuthToken(row!.encryptedAuthToken, crypto.randomUUID(), t.config.webhookSecretKey)).rejects.toThrow();
 
-    for (const res of [await get(key), await status(key), await t.request('/api/v1/organization', { key }), await activate(key), await get(key), await status(key)]) {
+    for (const res of [
+      await get(key),
+      await status(key),
+      await t.request('/api/v1/organization', { key }),
+      await activate(key),
+      await get(key),
+      await status(key),
+    ]) {
       const text = await res.text();
       expect(text).not.toContain(TOKEN);
       expect(text).not.toContain(row!.encryptedAuthToken);
@@ -73,7 +94,7 @@ describe('GET/PUT/DELETE /api/v1/organization/sms/{provider-path}', () => {
       [{ ...valid, phoneNumber: '+1 415 555 0123' }, 'body.phoneNumber'],
       [{ ...valid, authToken: 'short' }, 'body.authToken'],
       [{ ...valid, authToken: 'has spaces in the token 0123456' }, 'body.authToken'],
-      [{ ...valid, authToken: 12345678901234567 }, 'body.authToken'],
+      [{ ...valid, authToken: 12345678901234 }, 'body.authToken'],
       [{ accountSid: SID, phoneNumber: '+14155550123' }, 'body.authToken'],
       [{ ...valid, fromNumber: '+14155550123' }, 'body'],
     ];
@@ -130,9 +151,18 @@ describe('status, activate and release', () => {
     const res = await activate(key);
     expect(res.status).toBe(200);
     const active = (await res.json()).data;
-    expect(active).toMatchObject({ provider: 'twilio', status: 'active', tollFreeNumber: expect.stringMatching(/^\+18(00|33|44|55|66|77|88)555\d{4}$/), activatedAt: expect.any(String) });
+    expect(active).toMatchObject({
+      provider: 'twilio',
+      status: 'active',
+      tollFreeNumber: expect.stringMatching(/^\+18(00|33|44|55|66|77|88)555\d{4}$/),
+      activatedAt: expect.any(String),
+    });
     const [row] = await t.db.select().from(smsConfigs).where(eq(smsConfigs.clinicId, clinic.id));
-    expect(row).toMatchObject({ status: 'active', phoneNumber: active.tollFreeNumber, providerNumberId: expect.stringMatching(/^PN[0-9a-f]{32}$/) });
+    expect(row).toMatchObject({
+      status: 'active',
+      phoneNumber: active.tollFreeNumber,
+      providerNumberId: expect.stringMatching(/^PN[0-9a-f]{32}$/),
+    });
     expect((await (await get(key)).json()).data).toMatchObject({ status: 'active', phoneNumber: active.tollFreeNumber });
 
     const twice = await activate(key);
@@ -151,29 +181,51 @@ describe('status, activate and release', () => {
     expect((await reactivated.json()).data.status).toBe('active');
   });
 
-  it('counts this month\'s SMS (queued or sent, not failed, not email, not other clinics) against the free tier', async () => {
+  it("counts this month's SMS (queued or sent, not failed, not email, not other clinics) against the free tier", async () => {
     const { clinic, key } = await makeTenant(t.db);
     const other = await makeTenant(t.db);
-    t.clock.freezeAt(Date.parse(new Date().toISOString().slice(0, 7) + '-15T12:00:00Z'));
+    t.clock.freezeAt(Date.parse(`${new Date().toISOString().slice(0, 7)}-15T12:00:00Z`));
     const now = new Date(t.clock.now());
     const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 0, 12));
     const row = (values: Partial<typeof messages.$inferInsert>) => ({
-      clinicId: clinic.id, channel: 'sms' as const, kind: 'sequence', toAddress: '+14155550199', body: 'Hi', provider: 'development', status: 'sent' as const, createdAt: now, ...values,
+      clinicId: clinic.id,
+      channel: 'sms' as const,
+      kind: 'sequence',
+      toAddress: '+14155550199',
+      body: 'Hi',
+      provider: 'development',
+      status: 'sent' as const,
+      createdAt: now,
+      ...values,
     });
-    await t.db.insert(messages).values([
-      row({}), row({ status: 'queued' }), row({ status: 'failed' }), row({ channel: 'email', toAddress: 'a@b.co' }), row({ createdAt: lastMonth }),
-      row({ clinicId: other.clinic.id }),
-    ]);
+    await t.db
+      .insert(messages)
+      .values([
+        row({}),
+        row({ status: 'queued' }),
+        row({ status: 'failed' }),
+        row({ channel: 'email', toAddress: 'a@b.co' }),
+        row({ createdAt: lastMonth }),
+        row({ clinicId: other.clinic.id }),
+      ]);
     const res = await status(key);
     expect(res.status).toBe(200);
     const { data } = await res.json();
     const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
     const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
     expect(data).toEqual({
-      provider: null, status: 'not_configured', tollFreeNumber: null, activatedAt: null, releasedAt: null,
+      provider: null,
+      status: 'not_configured',
+      tollFreeNumber: null,
+      activatedAt: null,
+      releasedAt: null,
       usage: {
-        periodStart: start.toISOString(), periodEnd: end.toISOString(), messagesSent: 2, freeTierLimit: SMS_FREE_TIER_MESSAGES_PER_MONTH,
-        freeTierRemaining: SMS_FREE_TIER_MESSAGES_PER_MONTH - 2, billableMessages: 0,
+        periodStart: start.toISOString(),
+        periodEnd: end.toISOString(),
+        messagesSent: 2,
+        freeTierLimit: SMS_FREE_TIER_MESSAGES_PER_MONTH,
+        freeTierRemaining: SMS_FREE_TIER_MESSAGES_PER_MONTH - 2,
+        billableMessages: 0,
       },
     });
   });
@@ -183,14 +235,24 @@ describe('status, activate and release', () => {
     const extra = 3;
     await t.db.insert(messages).values(
       Array.from({ length: SMS_FREE_TIER_MESSAGES_PER_MONTH + extra }, () => ({
-        clinicId: clinic.id, channel: 'sms' as const, kind: 'sequence', toAddress: '+14155550199', body: 'Hi', provider: 'development', status: 'sent' as const,
+        clinicId: clinic.id,
+        channel: 'sms' as const,
+        kind: 'sequence',
+        toAddress: '+14155550199',
+        body: 'Hi',
+        provider: 'development',
+        status: 'sent' as const,
       })),
     );
     const { data } = await (await status(key)).json();
-    expect(data.usage).toMatchObject({ messagesSent: SMS_FREE_TIER_MESSAGES_PER_MONTH + extra, freeTierRemaining: 0, billableMessages: extra });
+    expect(data.usage).toMatchObject({
+      messagesSent: SMS_FREE_TIER_MESSAGES_PER_MONTH + extra,
+      freeTierRemaining: 0,
+      billableMessages: extra,
+    });
   });
 
-  it("each clinic sees and changes only its own config and number", async () => {
+  it('each clinic sees and changes only its own config and number', async () => {
     const a = await makeTenant(t.db);
     const b = await makeTenant(t.db);
     await put(a.key, valid);

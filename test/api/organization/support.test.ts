@@ -20,7 +20,13 @@ const statements = (send: () => Promise<{ status: number }>) => countStatements(
 async function makePatient(clinicId: string) {
   const [row] = await t.db
     .insert(patients)
-    .values({ clinicId, firstName: 'Pat', lastName: 'Ient', email: `p-${randomUUID().slice(0, 8)}@example.test`, phoneNumber: '+15550001111' })
+    .values({
+      clinicId,
+      firstName: 'Pat',
+      lastName: 'Ient',
+      email: `p-${randomUUID().slice(0, 8)}@example.test`,
+      phoneNumber: '+15550001111',
+    })
     .returning();
   return row!;
 }
@@ -36,14 +42,32 @@ async function makeConversation(clinicId: string, values: Partial<typeof convers
     .returning();
   await t.db.insert(conversationMessages).values([
     { clinicId, conversationId: conversation!.id, authorType: 'patient', body: 'Where is my order?', createdAt: new Date(base) },
-    { clinicId, conversationId: conversation!.id, authorType: 'staff', authorUserId: staff.id, body: 'It ships tomorrow.', createdAt: new Date(base + 2 * MINUTE) },
-    { clinicId, conversationId: conversation!.id, authorType: 'staff', authorUserId: staff.id, body: 'Checked with the pharmacy.', isInternalNote: true, createdAt: new Date(base + 3 * MINUTE) },
+    {
+      clinicId,
+      conversationId: conversation!.id,
+      authorType: 'staff',
+      authorUserId: staff.id,
+      body: 'It ships tomorrow.',
+      createdAt: new Date(base + 2 * MINUTE),
+    },
+    {
+      clinicId,
+      conversationId: conversation!.id,
+      authorType: 'staff',
+      authorUserId: staff.id,
+      body: 'Checked with the pharmacy.',
+      isInternalNote: true,
+      createdAt: new Date(base + 3 * MINUTE),
+    },
   ]);
   return { conversation: conversation!, patient, staff };
 }
 
 async function makeTicket(clinicId: string, values: Partial<typeof supportTickets.$inferInsert> = {}) {
-  const [row] = await t.db.insert(supportTickets).values({ clinicId, title: 'Payout missing', description: 'Where is it?', ...values }).returning();
+  const [row] = await t.db
+    .insert(supportTickets)
+    .values({ clinicId, title: 'Payout missing', description: 'Where is it?', ...values })
+    .returning();
   return row!;
 }
 
@@ -66,10 +90,20 @@ describe('GET /api/v1/conversations/{id}', () => {
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      id: conversation.id, subject: 'Shipping question', status: 'open', resolvedAt: null,
+      id: conversation.id,
+      subject: 'Shipping question',
+      status: 'open',
+      resolvedAt: null,
       patient: { id: patient.id, firstName: 'Pat', lastName: 'Ient' },
     });
-    expect(data.messages.map((m: { message: string; authorType: string; isInternalNote: boolean; authorName: string | null }) => [m.authorType, m.message, m.isInternalNote, m.authorName])).toEqual([
+    expect(
+      data.messages.map((m: { message: string; authorType: string; isInternalNote: boolean; authorName: string | null }) => [
+        m.authorType,
+        m.message,
+        m.isInternalNote,
+        m.authorName,
+      ]),
+    ).toEqual([
       ['patient', 'Where is my order?', false, 'Pat Ient'],
       ['staff', 'It ships tomorrow.', false, 'Test User'],
       ['staff', 'Checked with the pharmacy.', true, 'Test User'],
@@ -78,7 +112,10 @@ describe('GET /api/v1/conversations/{id}', () => {
     const text = JSON.stringify(data);
     expect(text).not.toContain(patient.email);
     expect(text).not.toContain('+15550001111');
-    expect(await statements(() => t.request(`/api/v1/conversations/${conversation.id}`, { key: readKey }))).toEqual({ status: 200, count: 2 });
+    expect(await statements(() => t.request(`/api/v1/conversations/${conversation.id}`, { key: readKey }))).toEqual({
+      status: 200,
+      count: 2,
+    });
   });
 
   it("answers the same 404 for another clinic's, an unknown and a malformed id", async () => {
@@ -98,7 +135,12 @@ describe('POST /api/v1/conversations/{id}/messages', () => {
 
     const note = await post(key, conversation.id, { message: 'Patient called again', isInternalNote: true });
     expect(note.status).toBe(201);
-    expect((await note.json()).data).toMatchObject({ authorType: 'api_key', authorUserId: null, isInternalNote: true, conversationStatus: 'resolved' });
+    expect((await note.json()).data).toMatchObject({
+      authorType: 'api_key',
+      authorUserId: null,
+      isInternalNote: true,
+      conversationStatus: 'resolved',
+    });
     let [row] = await t.db.select().from(conversations).where(eq(conversations.id, conversation.id));
     expect(row!.status).toBe('resolved');
 
@@ -106,8 +148,12 @@ describe('POST /api/v1/conversations/{id}/messages', () => {
     expect(reply.status).toBe(201);
     const { data } = await reply.json();
     expect(data).toMatchObject({
-      conversationId: conversation.id, conversationStatus: 'open', authorType: 'api_key', authorName: null,
-      message: 'Your order shipped.\nTracking follows.', isInternalNote: false,
+      conversationId: conversation.id,
+      conversationStatus: 'open',
+      authorType: 'api_key',
+      authorName: null,
+      message: 'Your order shipped.\nTracking follows.',
+      isInternalNote: false,
     });
     [row] = await t.db.select().from(conversations).where(eq(conversations.id, conversation.id));
     expect(row).toMatchObject({ status: 'open', resolvedAt: null });
@@ -121,7 +167,15 @@ describe('POST /api/v1/conversations/{id}/messages', () => {
   it('refuses bad input (400) and unknown or foreign conversations (404)', async () => {
     const { clinic, key, readKey } = await tenant();
     const { conversation } = await makeConversation(clinic.id);
-    for (const body of [{}, { message: '' }, { message: '   ' }, { message: 'x'.repeat(10_001) }, { message: 'a\u0000' }, { message: 'ok', isInternalNote: 'yes' }, { message: 'ok', extra: 1 }]) {
+    for (const body of [
+      {},
+      { message: '' },
+      { message: '   ' },
+      { message: 'x'.repeat(10_001) },
+      { message: 'a\u0000' },
+      { message: 'ok', isInternalNote: 'yes' },
+      { message: 'ok', extra: 1 },
+    ]) {
       const res = await post(key, conversation.id, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((await res.json()).message).toContain('body');
@@ -162,15 +216,27 @@ describe('POST /api/v1/conversations/{id}/resolve', () => {
 });
 
 describe('support tickets', () => {
-  it('lists the clinic\'s tickets newest first with totals, filters by status, in one query', async () => {
+  it("lists the clinic's tickets newest first with totals, filters by status, in one query", async () => {
     const { clinic, readKey } = await tenant();
     const staff = await makeUser(t.db, clinic.id, { role: 'admin' });
     const now = Date.now();
     const a = await makeTicket(clinic.id, { title: 'Oldest', createdAt: new Date(now - 3 * MINUTE) });
-    const b = await makeTicket(clinic.id, { title: 'Middle', status: 'in_progress', assignedUserId: staff.id, createdAt: new Date(now - 2 * MINUTE) });
+    const b = await makeTicket(clinic.id, {
+      title: 'Middle',
+      status: 'in_progress',
+      assignedUserId: staff.id,
+      createdAt: new Date(now - 2 * MINUTE),
+    });
     const c = await makeTicket(clinic.id, { title: 'Newest', status: 'closed', createdAt: new Date(now - MINUTE) });
     await t.db.insert(supportTicketMessages).values([
-      { clinicId: clinic.id, ticketId: b.id, authorType: 'staff', authorUserId: staff.id, body: 'Any news?', createdAt: new Date(now - 90_000) },
+      {
+        clinicId: clinic.id,
+        ticketId: b.id,
+        authorType: 'staff',
+        authorUserId: staff.id,
+        body: 'Any news?',
+        createdAt: new Date(now - 90_000),
+      },
       { clinicId: clinic.id, ticketId: b.id, authorType: 'platform', body: 'Looking into it.', createdAt: new Date(now - 60_000) },
     ]);
     const other = await tenant();
@@ -182,8 +248,12 @@ describe('support tickets', () => {
     expect(body.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2 });
     expect(body.data.map((r: { id: string }) => r.id)).toEqual([c.id, b.id]);
     expect(body.data[1]).toMatchObject({
-      title: 'Middle', status: 'in_progress', assignedTeam: 'support', messageCount: 2,
-      assignedUser: { id: staff.id, firstName: 'Test', lastName: 'User' }, lastMessageAt: new Date(now - 60_000).toISOString(),
+      title: 'Middle',
+      status: 'in_progress',
+      assignedTeam: 'support',
+      messageCount: 2,
+      assignedUser: { id: staff.id, firstName: 'Test', lastName: 'User' },
+      lastMessageAt: new Date(now - 60_000).toISOString(),
     });
     const page2 = await (await t.request('/api/v1/support/tickets?limit=2&page=2', { key: readKey })).json();
     expect(page2.data.map((r: { id: string }) => r.id)).toEqual([a.id]);
@@ -203,14 +273,23 @@ describe('support tickets', () => {
     const ticket = await makeTicket(clinic.id, { assignedTeam: 'billing' });
     const now = Date.now();
     await t.db.insert(supportTicketMessages).values([
-      { clinicId: clinic.id, ticketId: ticket.id, authorType: 'staff', authorUserId: staff.id, body: 'Payout missing', createdAt: new Date(now - 2_000) },
+      {
+        clinicId: clinic.id,
+        ticketId: ticket.id,
+        authorType: 'staff',
+        authorUserId: staff.id,
+        body: 'Payout missing',
+        createdAt: new Date(now - 2_000),
+      },
       { clinicId: clinic.id, ticketId: ticket.id, authorType: 'platform', body: 'We are on it', createdAt: new Date(now - 1_000) },
     ]);
     const res = await t.request(`/api/v1/support/tickets/${ticket.id}`, { key: readKey });
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data).toMatchObject({ id: ticket.id, assignedTeam: 'billing', status: 'open', messageCount: 2, assignedUser: null });
-    expect(data.messages.map((m: { authorType: string; authorName: string | null; message: string }) => [m.authorType, m.authorName, m.message])).toEqual([
+    expect(
+      data.messages.map((m: { authorType: string; authorName: string | null; message: string }) => [m.authorType, m.authorName, m.message]),
+    ).toEqual([
       ['staff', 'Test User', 'Payout missing'],
       ['platform', null, 'We are on it'],
     ]);
@@ -223,12 +302,20 @@ describe('support tickets', () => {
 
   it('creates a ticket (an addition, 201) and validates it', async () => {
     const { key } = await tenant();
-    const res = await t.request('/api/v1/support/tickets', { key, body: { title: ' Refund stuck ', description: 'Order 1001\nrefund pending' } });
+    const res = await t.request('/api/v1/support/tickets', {
+      key,
+      body: { title: ' Refund stuck ', description: 'Order 1001\nrefund pending' },
+    });
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toMatchObject({ title: 'Refund stuck', status: 'open', assignedTeam: 'support', messages: [], messageCount: 0 });
     expect((await t.request(`/api/v1/support/tickets/${data.id}`, { key })).status).toBe(200);
-    for (const body of [{ title: 'x' }, { title: '', description: 'd' }, { title: 't', description: 'd', assignedTeam: 'sales' }, { title: 't', description: 'd', status: 'open' }]) {
+    for (const body of [
+      { title: 'x' },
+      { title: '', description: 'd' },
+      { title: 't', description: 'd', assignedTeam: 'sales' },
+      { title: 't', description: 'd', status: 'open' },
+    ]) {
       expect((await t.request('/api/v1/support/tickets', { key, body })).status, JSON.stringify(body)).toBe(400);
     }
   });
@@ -241,7 +328,12 @@ describe('support tickets', () => {
       const waiting = await makeTicket(clinic.id, { status: 'waiting_on_customer' });
       const res = await post(key, waiting.id, { message: 'Here are the details' });
       expect(res.status).toBe(201);
-      expect((await res.json()).data).toMatchObject({ ticketId: waiting.id, ticketStatus: 'in_progress', authorType: 'api_key', message: 'Here are the details' });
+      expect((await res.json()).data).toMatchObject({
+        ticketId: waiting.id,
+        ticketStatus: 'in_progress',
+        authorType: 'api_key',
+        message: 'Here are the details',
+      });
       const resolved = await makeTicket(clinic.id, { status: 'resolved', resolvedAt: new Date() });
       expect((await (await post(key, resolved.id, { message: 'Still broken' })).json()).data.ticketStatus).toBe('open');
       const [row] = await t.db.select().from(supportTickets).where(eq(supportTickets.id, resolved.id));
@@ -276,11 +368,20 @@ describe('support tickets', () => {
       const { clinic, key } = await tenant();
       const staff = await makeUser(t.db, clinic.id, { role: 'member' });
       const ticket = await makeTicket(clinic.id);
-      let res = await put(key, ticket.id, { title: 'Payout of March missing', assignedTeam: 'billing', status: 'in_progress', assignedUserId: staff.id });
+      let res = await put(key, ticket.id, {
+        title: 'Payout of March missing',
+        assignedTeam: 'billing',
+        status: 'in_progress',
+        assignedUserId: staff.id,
+      });
       expect(res.status).toBe(200);
       expect((await res.json()).data).toMatchObject({
-        title: 'Payout of March missing', description: 'Where is it?', assignedTeam: 'billing', status: 'in_progress',
-        assignedUser: { id: staff.id }, resolvedAt: null,
+        title: 'Payout of March missing',
+        description: 'Where is it?',
+        assignedTeam: 'billing',
+        status: 'in_progress',
+        assignedUser: { id: staff.id },
+        resolvedAt: null,
       });
       res = await put(key, ticket.id, { status: 'resolved' });
       const resolved = (await res.json()).data;
@@ -342,6 +443,12 @@ describe('support tickets', () => {
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data.map((u: { id: string }) => u.id).sort()).toEqual([owner.id, admin.id].sort());
-    expect(data.find((u: { id: string }) => u.id === admin.id)).toEqual({ id: admin.id, firstName: 'Test', lastName: 'User', email: admin.email, role: 'admin' });
+    expect(data.find((u: { id: string }) => u.id === admin.id)).toEqual({
+      id: admin.id,
+      firstName: 'Test',
+      lastName: 'User',
+      email: admin.email,
+      role: 'admin',
+    });
   });
 });

@@ -31,9 +31,12 @@ describe('team and support demo data', () => {
   it('gives each live clinic an owner, an admin, a member, a removed member and one pending invitation', async () => {
     for (const [c, key] of keys.entries()) {
       const { data } = await get(key, '/api/v1/team/members');
-      expect(data.members.map((m: { role: string; isActive: boolean }) => `${m.role}:${m.isActive}`).sort()).toEqual(
-        ['admin:true', 'member:false', 'member:true', 'owner:true'],
-      );
+      expect(data.members.map((m: { role: string; isActive: boolean }) => `${m.role}:${m.isActive}`).sort()).toEqual([
+        'admin:true',
+        'member:false',
+        'member:true',
+        'owner:true',
+      ]);
       expect(data.invitations).toHaveLength(1);
       expect(data.invitations[0].email).toBe(`new.hire@${c === 0 ? 'demo' : 'harbor'}-clinic.test`);
     }
@@ -54,7 +57,13 @@ describe('team and support demo data', () => {
       expect((await get(key, `/api/v1/conversations/${seedConversationId(c, 3)}`)).data.status).toBe('resolved');
 
       const tickets = await get(key, '/api/v1/support/tickets');
-      expect(tickets.data.map((r: { status: string }) => r.status).sort()).toEqual(['closed', 'in_progress', 'open', 'resolved', 'waiting_on_customer']);
+      expect(tickets.data.map((r: { status: string }) => r.status).sort()).toEqual([
+        'closed',
+        'in_progress',
+        'open',
+        'resolved',
+        'waiting_on_customer',
+      ]);
       const ticket = (await get(key, `/api/v1/support/tickets/${seedTicketId(c, 2)}`)).data;
       expect(ticket.messages.map((m: { authorType: string }) => m.authorType)).toEqual(['staff', 'platform']);
       expect(ticket.assignedUser.id).toBe(seedStaffId(c, 1));
@@ -66,7 +75,9 @@ describe('team and support demo data', () => {
     const [demo] = keys;
     expect((await t.request(`/api/v1/conversations/${seedConversationId(1, 1)}`, { key: demo })).status).toBe(404);
     expect((await t.request(`/api/v1/support/tickets/${seedTicketId(1, 1)}`, { key: demo })).status).toBe(404);
-    expect((await t.request(`/api/v1/team/${seedStaffId(1, 2)}/role`, { key: demo, method: 'PATCH', body: { role: 'admin' } })).status).toBe(404);
+    expect(
+      (await t.request(`/api/v1/team/${seedStaffId(1, 2)}/role`, { key: demo, method: 'PATCH', body: { role: 'admin' } })).status,
+    ).toBe(404);
     const harborInvitation = (await get(keys[1]!, '/api/v1/team/members')).data.invitations[0].id;
     expect((await t.request(`/api/v1/team/invitations/${harborInvitation}`, { key: demo, method: 'DELETE' })).status).toBe(404);
   });

@@ -52,14 +52,29 @@ describe('GET /api/v1/team/members', () => {
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data.members.map((m: { id: string }) => m.id).sort()).toEqual([owner.id, admin.id, removed.id].sort());
-    expect(data.members.find((m: { id: string }) => m.id === removed.id)).toMatchObject({ isActive: false, role: 'member', email: removed.email });
+    expect(data.members.find((m: { id: string }) => m.id === removed.id)).toMatchObject({
+      isActive: false,
+      role: 'member',
+      email: removed.email,
+    });
     expect(data.members.find((m: { id: string }) => m.id === owner.id)).toMatchObject({
-      role: 'owner', firstName: 'Test', lastName: 'User', isActive: true, lastSignInAt: null,
+      role: 'owner',
+      firstName: 'Test',
+      lastName: 'User',
+      isActive: true,
+      lastSignInAt: null,
     });
     expect(JSON.stringify(data)).not.toContain('password');
     expect(data.invitations).toEqual([
-      { id: pending.id, email: pending.email, role: 'admin', status: 'pending', source: 'team',
-        expiresAt: pending.expiresAt.toISOString(), createdAt: pending.createdAt.toISOString() },
+      {
+        id: pending.id,
+        email: pending.email,
+        role: 'admin',
+        status: 'pending',
+        source: 'team',
+        expiresAt: pending.expiresAt.toISOString(),
+        createdAt: pending.createdAt.toISOString(),
+      },
     ]);
     expect(await statements(() => roster(readKey))).toEqual({ status: 200, count: 2 });
   });
@@ -74,14 +89,21 @@ describe('POST /api/v1/team/invite', () => {
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      email: 'new.hire@example.com', role: 'admin', status: 'pending', source: 'team',
-      expiresAt: new Date(at + 7 * DAY).toISOString(), createdAt: new Date(at).toISOString(),
+      email: 'new.hire@example.com',
+      role: 'admin',
+      status: 'pending',
+      source: 'team',
+      expiresAt: new Date(at + 7 * DAY).toISOString(),
+      createdAt: new Date(at).toISOString(),
     });
     expect(Object.keys(data)).not.toContain('token');
 
     const [row] = await t.db.select().from(invitations).where(eq(invitations.id, data.id));
     expect(row!.tokenHash).toMatch(/^[0-9a-f]{64}$/);
-    const [mail] = await t.db.select().from(messages).where(and(eq(messages.clinicId, clinic.id), eq(messages.kind, 'invitation')));
+    const [mail] = await t.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.clinicId, clinic.id), eq(messages.kind, 'invitation')));
     expect(mail).toMatchObject({ channel: 'email', toAddress: 'new.hire@example.com', status: 'sent' });
     expect(mail!.subject).toContain(clinic.name);
     const token = /#token=([A-Za-z0-9_-]+)/.exec(mail!.body)![1]!;
@@ -131,7 +153,10 @@ describe('POST /api/v1/team/invite', () => {
 
   it('answers one 201 and one 409 for two concurrent invitations of the same email', async () => {
     const { clinic, key } = await tenant();
-    const results = await Promise.all([invite(key, { email: 'race@example.com', role: 'member' }), invite(key, { email: 'race@example.com', role: 'member' })]);
+    const results = await Promise.all([
+      invite(key, { email: 'race@example.com', role: 'member' }),
+      invite(key, { email: 'race@example.com', role: 'member' }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
     expect(await t.db.$count(invitations, eq(invitations.clinicId, clinic.id))).toBe(1);
     expect(await t.db.$count(messages, and(eq(messages.clinicId, clinic.id), eq(messages.kind, 'invitation')))).toBe(1);
@@ -230,8 +255,14 @@ describe('DELETE /api/v1/team/{userId}', () => {
   it('unassigns the tickets of the removed member that are not closed', async () => {
     const { clinic, key } = await tenant();
     const member = await makeUser(t.db, clinic.id, { role: 'member' });
-    const [open] = await t.db.insert(supportTickets).values({ clinicId: clinic.id, title: 'A', description: 'a', assignedUserId: member.id }).returning();
-    const [closed] = await t.db.insert(supportTickets).values({ clinicId: clinic.id, title: 'B', description: 'b', status: 'closed', assignedUserId: member.id }).returning();
+    const [open] = await t.db
+      .insert(supportTickets)
+      .values({ clinicId: clinic.id, title: 'A', description: 'a', assignedUserId: member.id })
+      .returning();
+    const [closed] = await t.db
+      .insert(supportTickets)
+      .values({ clinicId: clinic.id, title: 'B', description: 'b', status: 'closed', assignedUserId: member.id })
+      .returning();
     expect((await t.request(`/api/v1/team/${member.id}`, { key, method: 'DELETE' })).status).toBe(200);
     const rows = await t.db.select().from(supportTickets).where(eq(supportTickets.clinicId, clinic.id));
     expect(rows.find((r) => r.id === open!.id)!.assignedUserId).toBeNull();

@@ -13,14 +13,14 @@ import { freePort } from '../../../scripts/lib/embedded-postgres';
 import { generateApiKey } from '../../../src/platform/auth/api-key-format';
 import { issueToken } from '../../../src/platform/auth/jwt';
 import { BackgroundTasks } from '../../../src/platform/background';
-import type { Sweep } from '../../../src/platform/sweep';
-import { runScheduled, SWEEPS } from '../../../src/scheduled';
 import type { Database } from '../../../src/platform/db/client';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../../../src/platform/db/errors';
 import { ok } from '../../../src/platform/http/envelope';
 import { defineRoute } from '../../../src/platform/http/route';
 import { RequestLogWriter } from '../../../src/platform/request-log';
-import { buildTestApp, useTestApp, type TestApp } from '../../helpers/app';
+import type { Sweep } from '../../../src/platform/sweep';
+import { runScheduled, SWEEPS } from '../../../src/scheduled';
+import { buildTestApp, type TestApp, useTestApp } from '../../helpers/app';
 import { makeTenant } from '../../helpers/factories';
 
 const t = useTestApp();
@@ -37,13 +37,16 @@ function urlAt(port: number) {
 
 /** Declares GET /api/v1/probe/db/<name>, which runs `query` and answers 200. */
 function probeQuery(app: TestApp['app'], name: string, query: (db: Database, value: string) => Promise<unknown>) {
-  const route = defineRoute({ auth: 'key', scope: 'read' }, {
-    method: 'get',
-    path: `/api/v1/probe/db/${name}`,
-    operationId: `probeDb${name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}`,
-    request: { query: z.object({ value: z.string().optional() }) },
-    responses: { 200: { description: 'reached' } },
-  });
+  const route = defineRoute(
+    { auth: 'key', scope: 'read' },
+    {
+      method: 'get',
+      path: `/api/v1/probe/db/${name}`,
+      operationId: `probeDb${name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}`,
+      request: { query: z.object({ value: z.string().optional() }) },
+      responses: { 200: { description: 'reached' } },
+    },
+  );
   app.openapi(route, async (c) => {
     await query(c.get('services').db, c.req.valid('query').value ?? '');
     return c.json(ok({ reached: true }), 200);
@@ -89,7 +92,11 @@ describe('an unavailable database answers 503 SERVICE_UNAVAILABLE with Retry-Aft
     expectUnavailable(me, await me.json());
     const signIn = await down.request('/auth/signin', { body: { email: 'a@b.test', password: 'x' } });
     expectUnavailable(signIn, await signIn.json());
-    const { token } = await issueToken({ userId: crypto.randomUUID(), clinicId: crypto.randomUUID(), role: 'owner' }, down.config.jwtSecret, new Date());
+    const { token } = await issueToken(
+      { userId: crypto.randomUUID(), clinicId: crypto.randomUUID(), role: 'owner' },
+      down.config.jwtSecret,
+      new Date(),
+    );
     const keys = await down.request('/api-keys', { token });
     expectUnavailable(keys, await keys.json());
     const health = await down.request('/healthz');
@@ -132,7 +139,7 @@ describe('an unavailable database answers 503 SERVICE_UNAVAILABLE with Retry-Aft
     }
   });
 
-  it('when a handler\'s own query cannot connect (a declared route)', async () => {
+  it("when a handler's own query cannot connect (a declared route)", async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => {});
     const { key } = await makeTenant(t.db);
     const res = await t.request('/api/v1/probe/db/unreachable', { key });

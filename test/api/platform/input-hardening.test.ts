@@ -3,7 +3,7 @@
 import { sign } from 'hono/jwt';
 import { describe, expect, it } from 'vitest';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../../src/platform/auth/jwt';
-import { useTestApp, type TestResponse } from '../../helpers/app';
+import { type TestResponse, useTestApp } from '../../helpers/app';
 import { makeClinic, makeUser, TEST_PASSWORD } from '../../helpers/factories';
 
 const t = useTestApp();
@@ -26,7 +26,10 @@ async function expectFieldRefused(res: TestResponse, field: string) {
 
 describe('control characters and lone surrogates answer 400 naming the field', () => {
   it('POST /auth/signin: a NUL in the email or password', async () => {
-    const email = await expectFieldRefused(await t.request('/auth/signin', { body: '{"email":"a\\u0000b@x.test","password":"x"}' }), 'body.email');
+    const email = await expectFieldRefused(
+      await t.request('/auth/signin', { body: '{"email":"a\\u0000b@x.test","password":"x"}' }),
+      'body.email',
+    );
     expect(email.message).toContain('control characters');
     await expectFieldRefused(await t.request('/auth/signin', { body: { email: 'a@x.test', password: 'pass\u0000word' } }), 'body.password');
     await expectFieldRefused(await t.request('/auth/signin', { body: '{"email":"a\\ud800@x.test","password":"x"}' }), 'body.email');
@@ -46,7 +49,12 @@ describe('control characters and lone surrogates answer 400 naming the field', (
 describe('date-times are capped to what PostgreSQL stores', () => {
   it('POST /api-keys refuses 9999-12-31T23:59:59-23:59 and other out-of-range expiries with 400', async () => {
     const { token } = await admin();
-    for (const expiresAt of ['9999-12-31T23:59:59-23:59', '9999-12-31T23:59:59-00:01', '2030-01-01T00:00:00+16:00', '0000-01-01T00:00:00Z']) {
+    for (const expiresAt of [
+      '9999-12-31T23:59:59-23:59',
+      '9999-12-31T23:59:59-00:01',
+      '2030-01-01T00:00:00+16:00',
+      '0000-01-01T00:00:00Z',
+    ]) {
       await expectFieldRefused(await t.request('/api-keys', { token, body: { name: 'far', expiresAt } }), 'body.expiresAt');
     }
   });

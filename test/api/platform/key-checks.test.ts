@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clinics } from '../../../drizzle/schema';
-import { useTestApp, type TestResponse } from '../../helpers/app';
+import { type TestResponse, useTestApp } from '../../helpers/app';
 import { makeClinic, makeKey, makeTenant } from '../../helpers/factories';
 import { addProbeRoute } from '../../helpers/probe-routes';
 
@@ -35,8 +35,8 @@ describe('401: keys that do not open the door', () => {
       undefined,
       '',
       'not-a-key',
-      'svc_live_' + 'x'.repeat(43),
-      'svc_live_' + 'x'.repeat(500),
+      `svc_live_${'x'.repeat(43)}`,
+      `svc_live_${'x'.repeat(500)}`,
       expired.raw,
       revoked.raw,
       inactiveKey.raw,
@@ -108,7 +108,11 @@ describe('403 checks', () => {
 
   it('plan gates answer AFFILIATES_TIER_REQUIRED and CRM_TIER_REQUIRED without the entitlement', async () => {
     const basic = await makeTenant(t.db);
-    await expectError(await t.request('/api/v1/probe/affiliates-gated', { key: basic.key, body: { amount: 1 } }), 403, 'AFFILIATES_TIER_REQUIRED');
+    await expectError(
+      await t.request('/api/v1/probe/affiliates-gated', { key: basic.key, body: { amount: 1 } }),
+      403,
+      'AFFILIATES_TIER_REQUIRED',
+    );
     await expectError(await t.request('/api/v1/probe/crm-gated', { key: basic.key }), 403, 'CRM_TIER_REQUIRED');
     const growth = await makeTenant(t.db, { entitlements: ['affiliates', 'crm_connect'] });
     expect((await t.request('/api/v1/probe/affiliates-gated', { key: growth.key, body: { amount: 1 } })).status).toBe(200);
@@ -130,11 +134,19 @@ describe('check order: 401 → 429 → KEY_KIND → SANDBOX → SCOPE → plan g
     const basic = await makeClinic(t.db);
     const readOnly = await makeKey(t.db, basic.id, { scopes: ['read'] });
     // Scope before the plan gate.
-    await expectError(await t.request('/api/v1/probe/affiliates-gated', { key: readOnly.raw, body: { amount: 1 } }), 403, 'INSUFFICIENT_SCOPE');
+    await expectError(
+      await t.request('/api/v1/probe/affiliates-gated', { key: readOnly.raw, body: { amount: 1 } }),
+      403,
+      'INSUFFICIENT_SCOPE',
+    );
 
     const writer = await makeKey(t.db, basic.id, { scopes: ['read', 'write'] });
     // The plan gate before validation.
-    await expectError(await t.request('/api/v1/probe/affiliates-gated', { key: writer.raw, body: { amount: -1 } }), 403, 'AFFILIATES_TIER_REQUIRED');
+    await expectError(
+      await t.request('/api/v1/probe/affiliates-gated', { key: writer.raw, body: { amount: -1 } }),
+      403,
+      'AFFILIATES_TIER_REQUIRED',
+    );
 
     // Validation (400) before the handler's 404.
     const growth = await makeTenant(t.db, { entitlements: ['affiliates'] });

@@ -12,7 +12,15 @@ import { documentOf, findOperation, resolveSchema } from '../../helpers/strict-r
 const t = useTestApp();
 
 const BODIES = [
-  '', 'null', '[]', '{}', '"text"', '42', 'true', '{"a":', '{"name": {"$gt": ""}}',
+  '',
+  'null',
+  '[]',
+  '{}',
+  '"text"',
+  '42',
+  'true',
+  '{"a":',
+  '{"name": {"$gt": ""}}',
   JSON.stringify({ name: 'x'.repeat(10_000), email: '\u0000\uffff', password: ['a'], amount: 1e308, id: -1 }),
   JSON.stringify({ nested: JSON.parse('['.repeat(200) + ']'.repeat(200)) }),
   JSON.stringify({ expiresAt: '9999-99-99T99:99:99Z', scopes: 'read', kind: null, page: -1 }),
@@ -23,18 +31,36 @@ const IDS = ['00000000-0000-0000-0000-000000000000', 'not-a-uuid', '%27%3B--', '
 /** Strings PostgreSQL refuses or nobody means: NUL, other C0 controls, DEL, C1, lone surrogates, line breaks. */
 const HOSTILE_STRINGS = ['a\u0000b', '\u0000', 'a\u0001b', 'a\u001fb', 'a\u007fb', 'a\u0085b', '\ud800', 'a\udfffb', 'a\tb\nc\r'];
 /** Date-times outside what PostgreSQL stores (after the offset), or with offsets it refuses. */
-const HOSTILE_DATES = ['9999-12-31T23:59:59-23:59', '9999-12-31T23:59:59.999-00:01', '+010000-01-01T00:00:00Z', '0000-01-01T00:00:00Z', '2030-01-01T00:00:00+16:00'];
+const HOSTILE_DATES = [
+  '9999-12-31T23:59:59-23:59',
+  '9999-12-31T23:59:59.999-00:01',
+  '+010000-01-01T00:00:00Z',
+  '0000-01-01T00:00:00Z',
+  '2030-01-01T00:00:00+16:00',
+];
 /** Numbers beyond every integer column (int4, int8, safe integers) and JSON's own range. */
-const HOSTILE_NUMBERS = [1e308, -1e308, 2 ** 53 + 2, -(2 ** 53) - 2, 2_147_483_648, -2_147_483_649, 9_223_372_036_854_775_808, 0.5, -1];
+const HOSTILE_NUMBERS = [1e308, -1e308, 2 ** 53 + 2, -(2 ** 53) - 2, 2_147_483_648, -2_147_483_649, 2 ** 63, 0.5, -1];
 /** Query values, raw (already URL-encoded): NUL, controls, a UTF-8-encoded surrogate (invalid UTF-8), huge numbers. */
-const HOSTILE_QUERY_VALUES = ['a%00b', '%00', '%01', '%7F', '%C2%85', '%ED%A0%80', '%F0%9F', '1e308', '-9223372036854775809', '9'.repeat(400)];
+const HOSTILE_QUERY_VALUES = [
+  'a%00b',
+  '%00',
+  '%01',
+  '%7F',
+  '%C2%85',
+  '%ED%A0%80',
+  '%F0%9F',
+  '1e308',
+  '-9223372036854775809',
+  '9'.repeat(400),
+];
 /** Body field names the fixed bodies above already send; each gets every hostile string. */
 const FIELD_NAMES = ['name', 'email', 'password', 'amount', 'id', 'nested', 'expiresAt', 'scopes', 'kind', 'page'];
 
 type Schema = Record<string, unknown>;
 type Document = ReturnType<typeof documentOf>;
 
-const typesOf = (schema: Schema) => ([] as string[]).concat((schema.type as string | string[] | undefined) ?? []).filter((x) => x !== 'null');
+const typesOf = (schema: Schema) =>
+  ([] as string[]).concat((schema.type as string | string[] | undefined) ?? []).filter((x) => x !== 'null');
 
 /** A plausible valid value for a schema: its example, else the first enum value, else one built from its type and limits. */
 function sample(document: Document, raw: Schema, depth = 0): unknown {
@@ -46,14 +72,24 @@ function sample(document: Document, raw: Schema, depth = 0): unknown {
   if (Array.isArray(schema.allOf)) return Object.assign({}, ...(schema.allOf as Schema[]).map((s) => sample(document, s, depth + 1)));
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const branches = schema[keyword] as Schema[] | undefined;
-    if (branches) return sample(document, branches.find((b) => !typesOf(resolveSchema(document, b)).length || typesOf(resolveSchema(document, b))[0] !== 'null') ?? branches[0]!, depth + 1);
+    if (branches)
+      return sample(
+        document,
+        branches.find((b) => !typesOf(resolveSchema(document, b)).length || typesOf(resolveSchema(document, b))[0] !== 'null') ??
+          branches[0]!,
+        depth + 1,
+      );
   }
   const type = typesOf(schema)[0] ?? (schema.properties ? 'object' : 'string');
   switch (type) {
     case 'object':
-      return Object.fromEntries(Object.entries((schema.properties ?? {}) as Record<string, Schema>).map(([k, s]) => [k, sample(document, s, depth + 1)]));
+      return Object.fromEntries(
+        Object.entries((schema.properties ?? {}) as Record<string, Schema>).map(([k, s]) => [k, sample(document, s, depth + 1)]),
+      );
     case 'array':
-      return Array.from({ length: Math.max(1, Number(schema.minItems ?? 1)) }, () => sample(document, (schema.items ?? {}) as Schema, depth + 1));
+      return Array.from({ length: Math.max(1, Number(schema.minItems ?? 1)) }, () =>
+        sample(document, (schema.items ?? {}) as Schema, depth + 1),
+      );
     case 'integer':
     case 'number':
       return Math.min(Number(schema.maximum ?? Number.MAX_SAFE_INTEGER), Math.max(Number(schema.minimum ?? 1), 1));
@@ -84,7 +120,8 @@ function leaves(document: Document, raw: Schema, value: unknown, path: (string |
   if (Array.isArray(schema.allOf)) return (schema.allOf as Schema[]).flatMap((s) => leaves(document, s, value, path, depth + 1));
   const branches = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
   if (branches) return branches.flatMap((s) => leaves(document, s, value, path, depth + 1));
-  if (Array.isArray(value)) return value.flatMap((item, i) => leaves(document, (schema.items ?? {}) as Schema, item, [...path, i], depth + 1));
+  if (Array.isArray(value))
+    return value.flatMap((item, i) => leaves(document, (schema.items ?? {}) as Schema, item, [...path, i], depth + 1));
   if (value && typeof value === 'object') {
     const properties = (schema.properties ?? {}) as Record<string, Schema>;
     return Object.entries(value).flatMap(([k, v]) => (properties[k] ? leaves(document, properties[k]!, v, [...path, k], depth + 1) : []));
@@ -109,7 +146,8 @@ function hostileBodies(document: Document, schema: Schema): { label: string; bod
     if (types.includes('string') || leaf.schema.enum) values.push(...HOSTILE_STRINGS);
     if (leaf.schema.format === 'date-time' || leaf.schema.format === 'date') values.push(...HOSTILE_DATES);
     if (types.includes('integer') || types.includes('number')) values.push(...HOSTILE_NUMBERS);
-    for (const value of values) out.push({ label: `${leaf.path.join('.')}=${JSON.stringify(value)}`, body: JSON.stringify(withValue(base, leaf.path, value)) });
+    for (const value of values)
+      out.push({ label: `${leaf.path.join('.')}=${JSON.stringify(value)}`, body: JSON.stringify(withValue(base, leaf.path, value)) });
   }
   return out;
 }
@@ -117,7 +155,15 @@ function hostileBodies(document: Document, schema: Schema): { label: string; bod
 /** 5xx answers the specification asks for, whatever the input: the copilot without a model (503, docs/copilot.md). */
 const DELIBERATE_5XX = new Set(['COPILOT_UNAVAILABLE']);
 const deliberate = async (res: Response) =>
-  res.status === 503 && DELIBERATE_5XX.has(((await res.clone().json().catch(() => ({}))) as { code?: string }).code ?? '');
+  res.status === 503 &&
+  DELIBERATE_5XX.has(
+    (
+      (await res
+        .clone()
+        .json()
+        .catch(() => ({}))) as { code?: string }
+    ).code ?? '',
+  );
 
 async function signInToken(email: string) {
   const res = await t.request('/auth/signin', { body: { email, password: TEST_PASSWORD } });
@@ -125,9 +171,11 @@ async function signInToken(email: string) {
 }
 
 /** Every declared route, read from the declarations alone (no request is made to build the table). */
-const ROUTES = routeTable(createApp(async () => {
-  throw new Error('declarations only');
-}));
+const ROUTES = routeTable(
+  createApp(async () => {
+    throw new Error('declarations only');
+  }),
+);
 
 /** One tenant (both plan gates) and a brand-admin token, shared by every route's test. */
 const credentialsFor = (() => {
@@ -174,17 +222,21 @@ describe.each(ROUTES.map((route) => ({ ...route, name: `${route.method} ${route.
     const path = route.path.replace(/\{[^}]+\}/g, '00000000-0000-0000-0000-000000000000');
     const operation = findOperation(document, route.method, route.path)!.operation;
     const parameters = ((operation.parameters ?? []) as Schema[]).map((p) => resolveSchema(document, p)).filter((p) => p.in === 'query');
-    const bodySchema = ((operation.requestBody as Schema | undefined)?.content as Record<string, { schema?: Schema }> | undefined)?.['application/json']?.schema;
+    const bodySchema = ((operation.requestBody as Schema | undefined)?.content as Record<string, { schema?: Schema }> | undefined)?.[
+      'application/json'
+    ]?.schema;
     const baseBody = bodySchema ? JSON.stringify(sample(document, bodySchema)) : undefined;
     // Query values: every declared parameter, and an undeclared one.
     for (const name of [...parameters.map((p) => String(p.name)), 'search']) {
-      for (const value of HOSTILE_QUERY_VALUES) await expectNo5xx(`query ${name}`, `${path}?${encodeURIComponent(name)}=${value}`, route.method, credentials, baseBody);
+      for (const value of HOSTILE_QUERY_VALUES)
+        await expectNo5xx(`query ${name}`, `${path}?${encodeURIComponent(name)}=${value}`, route.method, credentials, baseBody);
     }
     if (route.method === 'GET' || !bodySchema) return;
     // Bodies: the declared schema's sample with one hostile value at a time, then the known field names.
     for (const { label, body } of hostileBodies(document, bodySchema)) await expectNo5xx(label, path, route.method, credentials, body);
     for (const field of FIELD_NAMES) {
-      for (const value of HOSTILE_STRINGS) await expectNo5xx(`${field}=${JSON.stringify(value)}`, path, route.method, credentials, JSON.stringify({ [field]: value }));
+      for (const value of HOSTILE_STRINGS)
+        await expectNo5xx(`${field}=${JSON.stringify(value)}`, path, route.method, credentials, JSON.stringify({ [field]: value }));
     }
   });
 });
@@ -202,8 +254,13 @@ describe('no input produces a 5xx', () => {
     const base = { sub: user.id, cid: clinic.id, role: 'owner', iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE, iat: now, exp: now + 3600 };
     const { exp: _exp, ...withoutExpiry } = base;
     const tokens = await Promise.all(
-      [{ ...base, sub: 'not-a-uuid' }, { ...base, cid: 'a\u0000b' }, { ...base, sub: '\ud800' }, { ...base, role: 'root' }, withoutExpiry]
-        .map((claims) => sign(claims, t.config.jwtSecret, 'HS256')),
+      [
+        { ...base, sub: 'not-a-uuid' },
+        { ...base, cid: 'a\u0000b' },
+        { ...base, sub: '\ud800' },
+        { ...base, role: 'root' },
+        withoutExpiry,
+      ].map((claims) => sign(claims, t.config.jwtSecret, 'HS256')),
     );
     const jwtRoutes = routeTable(t.app).filter((r) => r.access.auth === 'jwt');
     expect(jwtRoutes.length).toBeGreaterThan(0);

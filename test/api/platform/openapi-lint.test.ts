@@ -56,8 +56,9 @@ describe('the OpenAPI document', () => {
 
   it('refuses (at compile time) a route declared without an operationId', () => {
     // `npm run typecheck` fails if operationId ever becomes optional: the directive below then has no error to expect.
+    const withoutOperationId = { method: 'get', path: '/no-operation-id', summary: 'x', responses: { 200: { description: 'x' } } } as const;
     // @ts-expect-error operationId is required
-    const route = defineRoute({ auth: 'public' }, { method: 'get', path: '/no-operation-id', summary: 'x', responses: { 200: { description: 'x' } } });
+    const route = defineRoute({ auth: 'public' }, withoutOperationId);
     expect(route.operationId).toBeUndefined();
   });
 });

@@ -123,10 +123,7 @@ describe('rate-limit headers on 413 and 5xx answers', () => {
     const app = buildTestApp(t.db, t.databaseUrl, { clock: t.clock });
     addProbeRoute(app.app, { auth: 'key', scope: 'write' }, 'post', '/api/v1/probe-large', true);
     const big = JSON.stringify({ amount: 1, padding: 'x'.repeat(MAX_JSON_BODY_BYTES) });
-    for (const res of [
-      await t.request('/auth/signin', { body: big }),
-      await app.request('/api/v1/probe-large', { key, body: big }),
-    ]) {
+    for (const res of [await t.request('/auth/signin', { body: big }), await app.request('/api/v1/probe-large', { key, body: big })]) {
       expect(res.status).toBe(413);
       expect((await res.json()).code).toBe('PAYLOAD_TOO_LARGE');
       expect(limits(res).limit).toMatch(/^\d+$/);

@@ -39,7 +39,13 @@ describe('route table', () => {
       expect(operation, `${route.method} ${route.path}`).toBeDefined();
       expect(operation['x-access']).toEqual(route.access);
     }
-    for (const [method, path] of [['post', '/auth/signin'], ['post', '/api-keys'], ['get', '/api-keys'], ['delete', '/api-keys/{id}'], ['get', '/api/v1/me']]) {
+    for (const [method, path] of [
+      ['post', '/auth/signin'],
+      ['post', '/api-keys'],
+      ['get', '/api-keys'],
+      ['delete', '/api-keys/{id}'],
+      ['get', '/api/v1/me'],
+    ]) {
       expect(doc.paths[path!]?.[method!], `${method} ${path}`).toBeDefined();
     }
     expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });

@@ -4,11 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formSessions, outboxEvents, patients, questionnaires, type FormSessionStatus } from '../../../drizzle/schema';
+import { type FormSessionStatus, formSessions, outboxEvents, patients, questionnaires } from '../../../drizzle/schema';
 import {
-  abandonStaleFormSessions, abandonStaleFormSessionsSweep, STALE_SESSION_HOURS,
+  abandonStaleFormSessions,
+  abandonStaleFormSessionsSweep,
+  STALE_SESSION_HOURS,
 } from '../../../src/modules/storefront/analytics/intake-events';
-import { buildTestApp, useTestApp, type TestApp } from '../../helpers/app';
+import { buildTestApp, type TestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { makeProgram } from '../../helpers/program-fixtures';
 
@@ -27,7 +29,10 @@ async function tenant() {
   const c = made.clinic.id;
   const [form] = await t.db.insert(questionnaires).values({ clinicId: c, name: 'Weight intake' }).returning();
   const program = await makeProgram(t.db, c);
-  const [patient] = await t.db.insert(patients).values({ clinicId: c, firstName: 'Pat', lastName: 'Ient', email: `p-${randomUUID()}@example.test` }).returning();
+  const [patient] = await t.db
+    .insert(patients)
+    .values({ clinicId: c, firstName: 'Pat', lastName: 'Ient', email: `p-${randomUUID()}@example.test` })
+    .returning();
   return {
     ...made,
     key: (await makeKey(t.db, c, { expiresAt: null })).raw,
@@ -65,8 +70,15 @@ describe('POST /_dev/intake/sessions', () => {
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      formId: w.form.id, programId: w.program.id, status: 'started', lastStepReached: 1, totalSteps: 5,
-      startedAt: new Date(NOW).toISOString(), completedAt: null, abandonedAt: null, event: { eventType: 'intake.started' },
+      formId: w.form.id,
+      programId: w.program.id,
+      status: 'started',
+      lastStepReached: 1,
+      totalSteps: 5,
+      startedAt: new Date(NOW).toISOString(),
+      completedAt: null,
+      abandonedAt: null,
+      event: { eventType: 'intake.started' },
     });
     const [row] = await t.db.select().from(formSessions).where(eq(formSessions.id, data.id));
     expect(row).toMatchObject({ clinicId: w.clinic.id, questionnaireId: w.form.id, patientId: w.patient.id, status: 'started' });
@@ -85,7 +97,11 @@ describe('POST /_dev/intake/sessions', () => {
     // Both events carry the same (frozen) time, so find this one by its session rather than by order.
     const all = await eventsOf(w.clinic.id);
     expect(all).toHaveLength(2);
-    expect(all.find((e) => e.payload.formSessionId === bare.data.id)!.payload).toEqual({ formSessionId: bare.data.id, formId: w.form.id, programId: null });
+    expect(all.find((e) => e.payload.formSessionId === bare.data.id)!.payload).toEqual({
+      formSessionId: bare.data.id,
+      formId: w.form.id,
+      programId: null,
+    });
   });
 
   it("refuses another clinic's form, program or patient with 404 and writes nothing", async () => {
@@ -114,7 +130,14 @@ describe('POST /_dev/intake/sessions', () => {
     expect((await readOnly.json()).code).toBe('INSUFFICIENT_SCOPE');
     const publishable = await makeKey(t.db, w.clinic.id, { kind: 'publishable', expiresAt: null });
     expect((await (await start(publishable.raw, { formId: w.form.id, totalSteps: 4 })).json()).code).toBe('KEY_KIND_NOT_ALLOWED');
-    for (const body of [{}, { formId: w.form.id }, { formId: w.form.id, totalSteps: 0 }, { formId: w.form.id, totalSteps: 101 }, { formId: 'x', totalSteps: 3 }, { formId: w.form.id, totalSteps: 3, extra: 1 }]) {
+    for (const body of [
+      {},
+      { formId: w.form.id },
+      { formId: w.form.id, totalSteps: 0 },
+      { formId: w.form.id, totalSteps: 101 },
+      { formId: 'x', totalSteps: 3 },
+      { formId: w.form.id, totalSteps: 3, extra: 1 },
+    ]) {
       const res = await start(w.key, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((await res.json()).code).toBe('VALIDATION_ERROR');
@@ -135,7 +158,11 @@ describe('POST /_dev/intake/sessions/{id}/progress', () => {
     expect((await progress(w.key, session.id, { lastStepReached: 2 })).status).toBe(400);
     expect((await progress(w.key, session.id, { lastStepReached: 6 })).status).toBe(400);
     const done = await progress(w.key, session.id, { complete: true });
-    expect((await done.json()).data).toMatchObject({ status: 'completed', lastStepReached: 5, completedAt: new Date(NOW + HOUR).toISOString() });
+    expect((await done.json()).data).toMatchObject({
+      status: 'completed',
+      lastStepReached: 5,
+      completedAt: new Date(NOW + HOUR).toISOString(),
+    });
     const again = await progress(w.key, session.id, { lastStepReached: 5 });
     expect(again.status).toBe(409);
     expect((await again.json()).code).toBe('ILLEGAL_TRANSITION');
@@ -153,12 +180,25 @@ describe('POST /_dev/intake/sessions/{id}/progress', () => {
 });
 
 describe('the abandonment sweep', () => {
-  async function sessionAt(clinicId: string, formId: string, startedAt: Date, status: FormSessionStatus = 'started', programId: string | null = null) {
+  async function sessionAt(
+    clinicId: string,
+    formId: string,
+    startedAt: Date,
+    status: FormSessionStatus = 'started',
+    programId: string | null = null,
+  ) {
     const [row] = await t.db
       .insert(formSessions)
       .values({
-        clinicId, questionnaireId: formId, programId, status, lastStepReached: 2, totalSteps: 5, startedAt,
-        completedAt: status === 'completed' ? startedAt : null, abandonedAt: status === 'abandoned' ? startedAt : null,
+        clinicId,
+        questionnaireId: formId,
+        programId,
+        status,
+        lastStepReached: 2,
+        totalSteps: 5,
+        startedAt,
+        completedAt: status === 'completed' ? startedAt : null,
+        abandonedAt: status === 'abandoned' ? startedAt : null,
       })
       .returning();
     return row!;
@@ -180,7 +220,11 @@ describe('the abandonment sweep', () => {
     expect(rows.get(alreadyAbandoned.id)!.abandonedAt).toEqual(alreadyAbandoned.abandonedAt);
     const events = await eventsOf(w.clinic.id);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ eventType: 'intake.abandoned', payload: { formSessionId: stale.id, formId: w.form.id, programId: w.program.id }, createdAt: now });
+    expect(events[0]).toMatchObject({
+      eventType: 'intake.abandoned',
+      payload: { formSessionId: stale.id, formId: w.form.id, programId: w.program.id },
+      createdAt: now,
+    });
 
     // Running again records nothing more; the fresh session is abandoned once it is stale.
     await abandonStaleFormSessions(t.db, now);
@@ -206,7 +250,10 @@ describe('the abandonment sweep', () => {
     expect(rows.every((r) => r.status === 'abandoned')).toBe(true);
     expect((await eventsOf(a.clinic.id)).map((e) => e.payload.formSessionId).sort()).toEqual(ids.slice(0, 5).sort());
     expect((await eventsOf(b.clinic.id)).map((e) => e.payload.formSessionId).sort()).toEqual(ids.slice(5).sort());
-    const events = await t.db.select().from(outboxEvents).where(and(eq(outboxEvents.eventType, 'intake.abandoned'), inArray(outboxEvents.clinicId, [a.clinic.id, b.clinic.id])));
+    const events = await t.db
+      .select()
+      .from(outboxEvents)
+      .where(and(eq(outboxEvents.eventType, 'intake.abandoned'), inArray(outboxEvents.clinicId, [a.clinic.id, b.clinic.id])));
     expect(events).toHaveLength(7);
   });
 });

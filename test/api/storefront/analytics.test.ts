@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { count, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formSessions, outboxEvents, patients, productLikes, questionnaires, type FormSessionStatus } from '../../../drizzle/schema';
+import { type FormSessionStatus, formSessions, outboxEvents, patients, productLikes, questionnaires } from '../../../drizzle/schema';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { makeGlobalProduct, makeProgram, makeTenantProduct } from '../../helpers/program-fixtures';
@@ -33,14 +33,24 @@ async function questionnaire(clinicId: string, name: string) {
 
 async function patient(clinicId: string) {
   const u = randomUUID().slice(0, 8);
-  const [row] = await t.db.insert(patients).values({ clinicId, firstName: `Ophelia${u}`, lastName: `Windermere${u}`, email: `ophelia-${u}@private-example.test` }).returning();
+  const [row] = await t.db
+    .insert(patients)
+    .values({ clinicId, firstName: `Ophelia${u}`, lastName: `Windermere${u}`, email: `ophelia-${u}@private-example.test` })
+    .returning();
   return row!;
 }
 
 async function session(
   clinicId: string,
   questionnaireId: string,
-  values: { status: FormSessionStatus; last: number; total: number; startedAgo: number; programId?: string | null; patientId?: string | null },
+  values: {
+    status: FormSessionStatus;
+    last: number;
+    total: number;
+    startedAgo: number;
+    programId?: string | null;
+    patientId?: string | null;
+  },
 ) {
   const startedAt = ago(values.startedAgo);
   const [row] = await t.db
@@ -71,8 +81,15 @@ async function world() {
   const a = await tenant();
   const b = await tenant();
   const c = a.clinic.id;
-  const [q1, q2, q3] = [await questionnaire(c, 'Weight intake'), await questionnaire(c, 'Hormone intake'), await questionnaire(c, 'Unused intake')];
-  const [p1, p2] = [await makeProgram(t.db, c, { name: 'Weight program', state: 'live' }), await makeProgram(t.db, c, { name: 'Hormone program' })];
+  const [q1, q2, q3] = [
+    await questionnaire(c, 'Weight intake'),
+    await questionnaire(c, 'Hormone intake'),
+    await questionnaire(c, 'Unused intake'),
+  ];
+  const [p1, p2] = [
+    await makeProgram(t.db, c, { name: 'Weight program', state: 'live' }),
+    await makeProgram(t.db, c, { name: 'Hormone program' }),
+  ];
   const pat = await patient(c);
   const s = {
     s1: await session(c, q1.id, { status: 'completed', last: 6, total: 6, startedAgo: DAY, programId: p1.id, patientId: pat.id }),
@@ -126,22 +143,60 @@ describe('GET /api/v1/analytics/forms', () => {
     const { data } = await get('/api/v1/analytics/forms');
     expect(data.window).toBeNull();
     expect(data.totals).toEqual({
-      started: 8, completed: 3, abandoned: 4, inProgress: 1, completionRate: 37.5, abandonmentRate: 50, averageStepsReached: 3.5, medianStepsReached: 3.5,
+      started: 8,
+      completed: 3,
+      abandoned: 4,
+      inProgress: 1,
+      completionRate: 37.5,
+      abandonmentRate: 50,
+      averageStepsReached: 3.5,
+      medianStepsReached: 3.5,
     });
     expect(data.forms).toEqual([
       {
-        formId: w.q1.id, name: 'Weight intake', isActive: true, started: 6, completed: 2, abandoned: 3, inProgress: 1,
-        completionRate: 33.3, abandonmentRate: 50, averageStepsReached: 3.67, medianStepsReached: 3.5, averageTotalSteps: 6,
+        formId: w.q1.id,
+        name: 'Weight intake',
+        isActive: true,
+        started: 6,
+        completed: 2,
+        abandoned: 3,
+        inProgress: 1,
+        completionRate: 33.3,
+        abandonmentRate: 50,
+        averageStepsReached: 3.67,
+        medianStepsReached: 3.5,
+        averageTotalSteps: 6,
         lastStartedAt: ago(2 * HOUR).toISOString(),
       },
       {
-        formId: w.q2.id, name: 'Hormone intake', isActive: true, started: 2, completed: 1, abandoned: 1, inProgress: 0,
-        completionRate: 50, abandonmentRate: 50, averageStepsReached: 3, medianStepsReached: 3, averageTotalSteps: 4,
+        formId: w.q2.id,
+        name: 'Hormone intake',
+        isActive: true,
+        started: 2,
+        completed: 1,
+        abandoned: 1,
+        inProgress: 0,
+        completionRate: 50,
+        abandonmentRate: 50,
+        averageStepsReached: 3,
+        medianStepsReached: 3,
+        averageTotalSteps: 4,
         lastStartedAt: ago(2 * DAY).toISOString(),
       },
       {
-        formId: w.q3.id, name: 'Unused intake', isActive: true, started: 0, completed: 0, abandoned: 0, inProgress: 0,
-        completionRate: null, abandonmentRate: null, averageStepsReached: null, medianStepsReached: null, averageTotalSteps: null, lastStartedAt: null,
+        formId: w.q3.id,
+        name: 'Unused intake',
+        isActive: true,
+        started: 0,
+        completed: 0,
+        abandoned: 0,
+        inProgress: 0,
+        completionRate: null,
+        abandonmentRate: null,
+        averageStepsReached: null,
+        medianStepsReached: null,
+        averageTotalSteps: null,
+        lastStartedAt: null,
       },
     ]);
   });
@@ -149,7 +204,11 @@ describe('GET /api/v1/analytics/forms', () => {
   it('counts only the sessions started in a window', async () => {
     const { data } = await get('/api/v1/analytics/forms?period=7d');
     expect(data.window).toEqual({ period: '7d', startDate: ago(7 * DAY).toISOString(), endDate: new Date(NOW).toISOString() });
-    expect(data.forms.map((f: { formId: string; started: number }) => [f.formId, f.started])).toEqual([[w.q1.id, 4], [w.q2.id, 1], [w.q3.id, 0]]);
+    expect(data.forms.map((f: { formId: string; started: number }) => [f.formId, f.started])).toEqual([
+      [w.q1.id, 4],
+      [w.q2.id, 1],
+      [w.q3.id, 0],
+    ]);
     expect(data.totals.started).toBe(5);
     const custom = await get('/api/v1/analytics/forms?startDate=2029-12-01&endDate=2029-12-31');
     expect(custom.data.totals.started).toBe(2); // s6 and s8, 40 and 20 days before 15 January
@@ -186,8 +245,15 @@ describe('GET /api/v1/analytics/forms/{formId}/sessions', () => {
     ]);
     expect(data.sessions.map((s: { id: string }) => s.id)).toEqual([w.s.s5.id, w.s.s1.id, w.s.s2.id, w.s.s3.id, w.s.s4.id, w.s.s6.id]);
     expect(data.sessions[1]).toEqual({
-      id: w.s.s1.id, formId: w.q1.id, programId: w.p1.id, status: 'completed', lastStepReached: 6, totalSteps: 6,
-      startedAt: ago(DAY).toISOString(), completedAt: new Date(NOW - DAY + 600_000).toISOString(), abandonedAt: null,
+      id: w.s.s1.id,
+      formId: w.q1.id,
+      programId: w.p1.id,
+      status: 'completed',
+      lastStepReached: 6,
+      totalSteps: 6,
+      startedAt: ago(DAY).toISOString(),
+      completedAt: new Date(NOW - DAY + 600_000).toISOString(),
+      abandonedAt: null,
     });
   });
 
@@ -248,7 +314,14 @@ describe('GET /api/v1/analytics/programs/{questionnaireId}/sessions (a program i
     const { data } = body;
     expect(data.program).toEqual({ id: w.p1.id, name: 'Weight program', state: 'live' });
     expect(data.summary).toMatchObject({ started: 5, completed: 3, abandoned: 2, inProgress: 0, completionRate: 60 });
-    expect(data.funnel.map((s: { step: number; reached: number }) => [s.step, s.reached])).toEqual([[1, 5], [2, 5], [3, 3], [4, 3], [5, 2], [6, 2]]);
+    expect(data.funnel.map((s: { step: number; reached: number }) => [s.step, s.reached])).toEqual([
+      [1, 5],
+      [2, 5],
+      [3, 3],
+      [4, 3],
+      [5, 2],
+      [6, 2],
+    ]);
     expect(data.byForm).toEqual([
       { formId: w.q1.id, name: 'Weight intake', started: 3, completed: 2, abandoned: 1, completionRate: 66.7 },
       { formId: w.q2.id, name: 'Hormone intake', started: 2, completed: 1, abandoned: 1, completionRate: 50 },
@@ -273,7 +346,9 @@ describe('GET /api/v1/analytics/programs/{questionnaireId}/sessions (a program i
 
   it('carries no patient data, ignores clinicId and is one statement', async () => {
     t.clock.freezeAt(NOW);
-    const raw = await (await t.request(`/api/v1/analytics/programs/${w.p2.id}/sessions?clinicId=${w.b.clinic.id}`, { key: w.a.key })).text();
+    const raw = await (
+      await t.request(`/api/v1/analytics/programs/${w.p2.id}/sessions?clinicId=${w.b.clinic.id}`, { key: w.a.key })
+    ).text();
     for (const value of [w.pat.id, w.pat.firstName, w.pat.email]) expect(raw).not.toContain(value);
     expect(JSON.parse(raw).data.summary.started).toBe(2);
     expect(await statements(`/api/v1/analytics/programs/${w.p1.id}/sessions`)).toEqual({ status: 200, count: 2 });
@@ -298,13 +373,20 @@ describe('GET /api/v1/likes/admin/analytics/{tenantProductId}', () => {
     });
     expect(data.series).toHaveLength(31);
     expect(data.series.filter((b: { likes: number }) => b.likes > 0)).toEqual([
-      { bucket: '2030-01-05', likes: 1 }, { bucket: '2030-01-13', likes: 1 }, { bucket: '2030-01-14', likes: 1 },
+      { bucket: '2030-01-05', likes: 1 },
+      { bucket: '2030-01-13', likes: 1 },
+      { bucket: '2030-01-14', likes: 1 },
     ]);
   });
 
   it('takes a window and a granularity', async () => {
     const { data } = await get(`/api/v1/likes/admin/analytics/${w.tpA.id}?period=90d&granularity=month`);
-    expect(data.series).toEqual([{ bucket: '2029-10-01', likes: 0 }, { bucket: '2029-11-01', likes: 1 }, { bucket: '2029-12-01', likes: 0 }, { bucket: '2030-01-01', likes: 3 }]);
+    expect(data.series).toEqual([
+      { bucket: '2029-10-01', likes: 0 },
+      { bucket: '2029-11-01', likes: 1 },
+      { bucket: '2029-12-01', likes: 0 },
+      { bucket: '2030-01-01', likes: 3 },
+    ]);
     expect(data.likesInWindow).toBe(4);
     const empty = await get(`/api/v1/likes/admin/analytics/${w.tpA.id}?startDate=2031-01-01&endDate=2031-01-03`);
     expect(empty.data).toMatchObject({ totalLikes: 4, likesInWindow: 0, series: [{ likes: 0 }, { likes: 0 }, { likes: 0 }] });
@@ -347,7 +429,10 @@ describe('POST /api/v1/likes/admin/counts', () => {
       total: 5,
     });
     const other = await counts({ tenantProductIds: [w.tpA.id, w.tpB.id] }, w.b.key);
-    expect((await other.json()).data.counts).toEqual([{ tenantProductId: w.tpA.id, likes: 0 }, { tenantProductId: w.tpB.id, likes: 2 }]);
+    expect((await other.json()).data.counts).toEqual([
+      { tenantProductId: w.tpA.id, likes: 0 },
+      { tenantProductId: w.tpB.id, likes: 2 },
+    ]);
   });
 
   it('mutates nothing', async () => {
@@ -370,8 +455,12 @@ describe('POST /api/v1/likes/admin/counts', () => {
 
   it('refuses bad bodies with 400 and needs the write scope', async () => {
     const bad: unknown[] = [
-      {}, { tenantProductIds: [] }, { tenantProductIds: ['not-a-uuid'] }, { tenantProductIds: w.tpA.id },
-      { tenantProductIds: Array.from({ length: 201 }, () => randomUUID()) }, { tenantProductIds: [w.tpA.id], clinicId: w.b.clinic.id },
+      {},
+      { tenantProductIds: [] },
+      { tenantProductIds: ['not-a-uuid'] },
+      { tenantProductIds: w.tpA.id },
+      { tenantProductIds: Array.from({ length: 201 }, () => randomUUID()) },
+      { tenantProductIds: [w.tpA.id], clinicId: w.b.clinic.id },
     ];
     for (const body of bad) {
       const res = await counts(body);

@@ -4,8 +4,8 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { customWebsites, uploads } from '../../../drizzle/schema';
-import { WEBSITE_DEFAULTS } from '../../../src/modules/storefront/custom-website/schemas';
 import { MAX_IMAGE_BYTES } from '../../../src/modules/catalog/uploads/schemas';
+import { WEBSITE_DEFAULTS } from '../../../src/modules/storefront/custom-website/schemas';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { IMAGES, imageForm, NOT_IMAGES } from '../../helpers/images';
@@ -17,8 +17,18 @@ const SITE = '/api/v1/custom-website';
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
 const DEFAULTS = {
-  isActive: false, heroTitle: null, heroSubtitle: null, heroPrimaryButtonText: 'Get started', primaryColor: '#2563EB',
-  footerColor: '#111827', footerText: null, socialMediaLinks: {}, logoUrl: null, heroImageUrl: null, isSaved: false, updatedAt: null,
+  isActive: false,
+  heroTitle: null,
+  heroSubtitle: null,
+  heroPrimaryButtonText: 'Get started',
+  primaryColor: '#2563EB',
+  footerColor: '#111827',
+  footerText: null,
+  socialMediaLinks: {},
+  logoUrl: null,
+  heroImageUrl: null,
+  isSaved: false,
+  updatedAt: null,
 };
 
 const FULL = {
@@ -53,18 +63,32 @@ describe('POST /api/v1/custom-website', () => {
     expect(first.status).toBe(200);
     const data = (await first.json()).data;
     expect(data).toEqual({
-      ...FULL, primaryColor: '#0F766E', footerColor: '#ABC', logoUrl: null, heroImageUrl: null, isSaved: true, updatedAt: expect.any(String),
+      ...FULL,
+      primaryColor: '#0F766E',
+      footerColor: '#ABC',
+      logoUrl: null,
+      heroImageUrl: null,
+      isSaved: true,
+      updatedAt: expect.any(String),
     });
     expect(await current(key)).toEqual(data);
 
     const second = (await (await save(key, { heroTitle: null, socialMediaLinks: { facebook: 'https://facebook.com/demo' } })).json()).data;
-    expect(second).toEqual({ ...data, heroTitle: null, socialMediaLinks: { facebook: 'https://facebook.com/demo' }, updatedAt: expect.any(String) });
+    expect(second).toEqual({
+      ...data,
+      heroTitle: null,
+      socialMediaLinks: { facebook: 'https://facebook.com/demo' },
+      updatedAt: expect.any(String),
+    });
     expect(await t.db.$count(customWebsites, eq(customWebsites.clinicId, clinic.id))).toBe(1);
 
     // A first save of one field: the others take their defaults.
     const other = await makeTenant(t.db);
     expect((await (await save(other.key, { footerColor: '#000000' })).json()).data).toEqual({
-      ...DEFAULTS, footerColor: '#000000', isSaved: true, updatedAt: expect.any(String),
+      ...DEFAULTS,
+      footerColor: '#000000',
+      isSaved: true,
+      updatedAt: expect.any(String),
     });
   });
 
@@ -105,8 +129,14 @@ describe('POST /api/v1/custom-website', () => {
   it('accepts subdomains of the networks and every documented network', async () => {
     const { key } = await makeTenant(t.db);
     const links = {
-      facebook: 'https://m.facebook.com/demo', instagram: 'https://instagram.com/demo', x: 'https://twitter.com/demo', tiktok: 'https://www.tiktok.com/@demo',
-      youtube: 'https://www.youtube.com/@demo', linkedin: 'https://www.linkedin.com/company/demo', pinterest: 'https://pin.it/demo', threads: 'https://www.threads.net/@demo',
+      facebook: 'https://m.facebook.com/demo',
+      instagram: 'https://instagram.com/demo',
+      x: 'https://twitter.com/demo',
+      tiktok: 'https://www.tiktok.com/@demo',
+      youtube: 'https://www.youtube.com/@demo',
+      linkedin: 'https://www.linkedin.com/company/demo',
+      pinterest: 'https://pin.it/demo',
+      threads: 'https://www.threads.net/@demo',
     };
     const res = await save(key, { socialMediaLinks: links });
     expect(res.status).toBe(200);
@@ -163,18 +193,26 @@ describe('toggle-active and the resets change only what they name', () => {
     const data = (await res.json()).data;
     expect(data.socialMediaLinks).toEqual({});
     expect(without(data, 'socialMediaLinks')).toEqual(without(before, 'socialMediaLinks'));
-    const [row] = await t.db.select({ links: customWebsites.socialMediaLinks }).from(customWebsites).where(eq(customWebsites.clinicId, clinic.id));
+    const [row] = await t.db
+      .select({ links: customWebsites.socialMediaLinks })
+      .from(customWebsites)
+      .where(eq(customWebsites.clinicId, clinic.id));
     expect(row!.links).toEqual({});
   });
 
   it('on a clinic that never saved, each creates the settings with the defaults plus its own change', async () => {
     const a = await makeTenant(t.db);
     expect((await (await t.request(`${SITE}/toggle-active`, { key: a.key, body: { isActive: true } })).json()).data).toEqual({
-      ...DEFAULTS, isActive: true, isSaved: true, updatedAt: expect.any(String),
+      ...DEFAULTS,
+      isActive: true,
+      isSaved: true,
+      updatedAt: expect.any(String),
     });
     const b = await makeTenant(t.db);
     expect((await (await t.request(`${SITE}/reset-footer`, { key: b.key, method: 'POST' })).json()).data).toEqual({
-      ...DEFAULTS, isSaved: true, updatedAt: expect.any(String),
+      ...DEFAULTS,
+      isSaved: true,
+      updatedAt: expect.any(String),
     });
   });
 
@@ -223,30 +261,33 @@ describe('POST /api/v1/custom-website/upload-logo and upload-hero', () => {
   it.each([
     ['upload-logo', 'logo'],
     ['upload-hero', 'heroImage'],
-  ] as const)('%s refuses SVG and text disguised as PNG (400 naming body.%s), oversize (413), the wrong field (400) and JSON (415), storing nothing', async (path, field) => {
-    const { clinic, key } = await makeTenant(t.db);
-    const before = t.storage.objects.size;
-    for (const bytes of [NOT_IMAGES.svg, NOT_IMAGES.svgWithXmlDeclaration, NOT_IMAGES.text]) {
-      const res = await send(t, `${SITE}/${path}`, { key, body: imageForm(bytes, { field, type: 'image/png', filename: 'logo.png' }) });
-      expect(res.status).toBe(400);
-      const body = await res.json();
-      expect(body.errors).toEqual([{ field: `body.${field}`, message: expect.stringContaining('PNG, JPEG, WebP or GIF') }]);
-      expect(body.message).toContain(`body.${field}`);
-    }
-    const big = new Uint8Array(MAX_IMAGE_BYTES + 1);
-    big.set(IMAGES.png);
-    const over = await send(t, `${SITE}/${path}`, { key, body: imageForm(big, { field }) });
-    expect(over.status).toBe(413);
-    expect((await over.json()).code).toBe('PAYLOAD_TOO_LARGE');
-    const wrong = await send(t, `${SITE}/${path}`, { key, body: imageForm(IMAGES.png, { field: 'image' }) });
-    expect(wrong.status).toBe(400);
-    expect((await wrong.json()).message).toContain(`body.${field}`);
-    const json = await send(t, `${SITE}/${path}`, { key, body: '{}', headers: { 'content-type': 'application/json' } });
-    expect(json.status).toBe(415);
-    expect(t.storage.objects.size).toBe(before);
-    expect(await t.db.$count(uploads, eq(uploads.clinicId, clinic.id))).toBe(0);
-    expect(await t.db.$count(customWebsites, eq(customWebsites.clinicId, clinic.id))).toBe(0);
-  });
+  ] as const)(
+    '%s refuses SVG and text disguised as PNG (400 naming body.%s), oversize (413), the wrong field (400) and JSON (415), storing nothing',
+    async (path, field) => {
+      const { clinic, key } = await makeTenant(t.db);
+      const before = t.storage.objects.size;
+      for (const bytes of [NOT_IMAGES.svg, NOT_IMAGES.svgWithXmlDeclaration, NOT_IMAGES.text]) {
+        const res = await send(t, `${SITE}/${path}`, { key, body: imageForm(bytes, { field, type: 'image/png', filename: 'logo.png' }) });
+        expect(res.status).toBe(400);
+        const body = await res.json();
+        expect(body.errors).toEqual([{ field: `body.${field}`, message: expect.stringContaining('PNG, JPEG, WebP or GIF') }]);
+        expect(body.message).toContain(`body.${field}`);
+      }
+      const big = new Uint8Array(MAX_IMAGE_BYTES + 1);
+      big.set(IMAGES.png);
+      const over = await send(t, `${SITE}/${path}`, { key, body: imageForm(big, { field }) });
+      expect(over.status).toBe(413);
+      expect((await over.json()).code).toBe('PAYLOAD_TOO_LARGE');
+      const wrong = await send(t, `${SITE}/${path}`, { key, body: imageForm(IMAGES.png, { field: 'image' }) });
+      expect(wrong.status).toBe(400);
+      expect((await wrong.json()).message).toContain(`body.${field}`);
+      const json = await send(t, `${SITE}/${path}`, { key, body: '{}', headers: { 'content-type': 'application/json' } });
+      expect(json.status).toBe(415);
+      expect(t.storage.objects.size).toBe(before);
+      expect(await t.db.$count(uploads, eq(uploads.clinicId, clinic.id))).toBe(0);
+      expect(await t.db.$count(customWebsites, eq(customWebsites.clinicId, clinic.id))).toBe(0);
+    },
+  );
 
   it('needs the write scope', async () => {
     const { clinic } = await makeTenant(t.db);
@@ -306,7 +347,9 @@ describe('GET /api/v1/custom-website/logo-proxy', () => {
     expect(await (await proxy(noLogo.key)).json()).toEqual(notFound);
 
     const missing = await makeTenant(t.db);
-    const uploaded = (await (await send(t, `${SITE}/upload-logo`, { key: missing.key, body: imageForm(IMAGES.png, { field: 'logo' }) })).json()).data;
+    const uploaded = (
+      await (await send(t, `${SITE}/upload-logo`, { key: missing.key, body: imageForm(IMAGES.png, { field: 'logo' }) })).json()
+    ).data;
     await t.storage.delete(uploaded.upload.key);
     const gone = await proxy(missing.key);
     expect(gone.status).toBe(404);

@@ -33,7 +33,12 @@ describe('POST /api/v1/forms/global-products', () => {
     const res = await link(key, { formId: intake.id, globalProductId: product.id });
     expect(res.status).toBe(201);
     const { data } = await res.json();
-    expect(data).toMatchObject({ formId: intake.id, formName: 'Weight-loss intake', globalProductId: product.id, globalProductName: product.name });
+    expect(data).toMatchObject({
+      formId: intake.id,
+      formName: 'Weight-loss intake',
+      globalProductId: product.id,
+      globalProductName: product.name,
+    });
     const [row] = await t.db.select().from(formGlobalProducts).where(eq(formGlobalProducts.id, data.id));
     expect(row).toMatchObject({ clinicId: clinic.id, questionnaireId: intake.id, globalProductId: product.id });
 

@@ -14,7 +14,12 @@ describe('intake requests', () => {
     const res = await t.request(PATH, { key, body: { treatmentName: '  Peptide therapy ', notes: 'Include a\ncontraindications screen' } });
     expect(res.status).toBe(201);
     const { data } = await res.json();
-    expect(data).toMatchObject({ treatmentName: 'Peptide therapy', notes: 'Include a\ncontraindications screen', status: 'pending', requestedByUserId: null });
+    expect(data).toMatchObject({
+      treatmentName: 'Peptide therapy',
+      notes: 'Include a\ncontraindications screen',
+      status: 'pending',
+      requestedByUserId: null,
+    });
     const [row] = await t.db.select().from(intakeRequests).where(eq(intakeRequests.id, data.id));
     expect(row).toMatchObject({ clinicId: clinic.id, requestedByUserId: null, status: 'pending' });
     const list = await (await t.request(PATH, { key })).json();
@@ -38,7 +43,10 @@ describe('intake requests', () => {
       { clinicId: clinic.id, treatmentName: 'Newer', status: 'in_review', createdAt: new Date(base - 1_000) },
     ]);
     const list = await (await t.request(PATH, { key })).json();
-    expect(list.data.map((r: { treatmentName: string; status: string }) => [r.treatmentName, r.status])).toEqual([['Newer', 'in_review'], ['Old', 'completed']]);
+    expect(list.data.map((r: { treatmentName: string; status: string }) => [r.treatmentName, r.status])).toEqual([
+      ['Newer', 'in_review'],
+      ['Old', 'completed'],
+    ]);
     expect(list.data[1].requestedByUserId).toBe(owner.id);
     expect(list.pagination.total).toBe(2);
   });

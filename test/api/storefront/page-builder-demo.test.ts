@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { pages } from '../../../drizzle/schema';
 import { seedFoundation } from '../../../scripts/seed/foundation';
 import { DEMO } from '../../../scripts/seed/ids';
-import { seedPageId, seedStorefrontPages, STOREFRONT_SEED_OBJECTS } from '../../../scripts/seed/storefront-pages';
+import { STOREFRONT_SEED_OBJECTS, seedPageId, seedStorefrontPages } from '../../../scripts/seed/storefront-pages';
 import { useTestApp } from '../../helpers/app';
 import { makeKey } from '../../helpers/factories';
 
@@ -37,7 +37,10 @@ const data = async (path: string, key = demoKey) => {
 
 describe('storefront demo data', () => {
   it('gives each live clinic a published homepage with two versions, a page edited since, a draft and a published FAQ', async () => {
-    for (const [c, key] of [[0, demoKey], [1, harborKey]] as const) {
+    for (const [c, key] of [
+      [0, demoKey],
+      [1, harborKey],
+    ] as const) {
       const list = await data('/api/v1/page-builder/pages', key);
       expect(list.map((p: { slug: string }) => p.slug).sort()).toEqual(['about', 'faq', 'home', 'programs/weight-loss']);
 
@@ -69,7 +72,10 @@ describe('storefront demo data', () => {
   it('links the seeded pages from the menus', async () => {
     const nav = await data('/api/v1/page-builder/navigation');
     expect(nav.headerMenu.map((i: { label: string; pageSlug: string | null }) => [i.label, i.pageSlug])).toEqual([
-      ['Home', 'home'], ['Programs', null], ['About', 'about'], ['FAQ', 'faq'],
+      ['Home', 'home'],
+      ['Programs', null],
+      ['About', 'about'],
+      ['FAQ', 'faq'],
     ]);
     expect(nav.headerMenu[1].children).toHaveLength(2);
     expect(nav.footerMenu.length).toBeGreaterThan(1);
@@ -85,7 +91,9 @@ describe('storefront demo data', () => {
     // The seed writes rows only: without the bytes the proxy answers 404 (docs/custom-website.md).
     expect((await t.request('/api/v1/custom-website/logo-proxy', { key: demoKey })).status).toBe(404);
     for (const object of STOREFRONT_SEED_OBJECTS) await t.storage.put(object.key, object.bytes, object.contentType);
-    const res = await t.app.request('/api/v1/custom-website/logo-proxy', { headers: { 'x-api-key': harborKey, 'cf-connecting-ip': '10.99.0.1' } });
+    const res = await t.app.request('/api/v1/custom-website/logo-proxy', {
+      headers: { 'x-api-key': harborKey, 'cf-connecting-ip': '10.99.0.1' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');
     const bytes = new Uint8Array(await res.arrayBuffer());
@@ -95,14 +103,20 @@ describe('storefront demo data', () => {
   it("leaves a developer's own slug and homepage alone on a re-seed", async () => {
     // The developer deletes the demo FAQ and makes a page of their own under its slug, as the homepage.
     await t.request(`/api/v1/page-builder/pages/${seedPageId(1, 4)}`, { key: harborKey, method: 'DELETE' });
-    const created = await t.request('/api/v1/page-builder/pages', { key: harborKey, body: { slug: 'faq', isHomepage: true, draftContent: { mine: true } } });
+    const created = await t.request('/api/v1/page-builder/pages', {
+      key: harborKey,
+      body: { slug: 'faq', isHomepage: true, draftContent: { mine: true } },
+    });
     expect(created.status).toBe(201);
     const mine = (await created.json()).data;
     await seed();
     const list = await data('/api/v1/page-builder/pages', harborKey);
     expect(list.filter((p: { slug: string }) => p.slug === 'faq').map((p: { id: string }) => p.id)).toEqual([mine.id]);
     expect(list.filter((p: { isHomepage: boolean }) => p.isHomepage).map((p: { id: string }) => p.id)).toEqual([mine.id]);
-    const [seeded] = await t.db.select().from(pages).where(eq(pages.id, seedPageId(1, 4)));
+    const [seeded] = await t.db
+      .select()
+      .from(pages)
+      .where(eq(pages.id, seedPageId(1, 4)));
     expect(seeded!.deletedAt).not.toBeNull();
     // The demo clinic was unaffected.
     expect((await data(`/api/v1/page-builder/pages/${seedPageId(0, 4)}`)).slug).toBe('faq');

@@ -3,8 +3,8 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { navigationMenus, uploads } from '../../../drizzle/schema';
-import { MAX_MENU_ITEMS } from '../../../src/modules/storefront/page-builder/schemas';
 import { MAX_IMAGE_BYTES } from '../../../src/modules/catalog/uploads/schemas';
+import { MAX_MENU_ITEMS } from '../../../src/modules/storefront/page-builder/schemas';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { IMAGES, imageForm, NOT_IMAGES } from '../../helpers/images';
@@ -35,14 +35,20 @@ describe('GET /api/v1/page-builder/navigation', () => {
 });
 
 describe('PUT /api/v1/page-builder/navigation', () => {
-  it('saves both menus (url and page links, one level of children) and GET answers them with the pages\' current slugs', async () => {
+  it("saves both menus (url and page links, one level of children) and GET answers them with the pages' current slugs", async () => {
     const { key, clinic } = await makeTenant(t.db);
     const about = await page(key, 'about');
     const faq = await page(key, 'help/faq');
     const body = {
       headerMenu: [
         { label: 'About', pageId: about.id },
-        { label: 'Programs', children: [{ label: 'Weight loss', url: '/programs/weight-loss' }, { label: 'FAQ', pageId: faq.id }] },
+        {
+          label: 'Programs',
+          children: [
+            { label: 'Weight loss', url: '/programs/weight-loss' },
+            { label: 'FAQ', pageId: faq.id },
+          ],
+        },
         { label: 'Shop', url: 'https://shop.example.com/?ref=nav#top', children: [] },
       ],
       footerMenu: [{ label: 'Privacy', url: 'https://www.example.com/privacy' }],
@@ -53,7 +59,10 @@ describe('PUT /api/v1/page-builder/navigation', () => {
       headerMenu: [
         { label: 'About', url: null, pageId: about.id, pageSlug: 'about', children: [] },
         {
-          label: 'Programs', url: null, pageId: null, pageSlug: null,
+          label: 'Programs',
+          url: null,
+          pageId: null,
+          pageSlug: null,
           children: [
             { label: 'Weight loss', url: '/programs/weight-loss', pageId: null, pageSlug: null },
             { label: 'FAQ', url: null, pageId: faq.id, pageSlug: 'help/faq' },
@@ -95,9 +104,21 @@ describe('PUT /api/v1/page-builder/navigation', () => {
     const deleted = await page(key, 'deleted');
     await t.request(`/api/v1/page-builder/pages/${deleted.id}`, { key, method: 'DELETE' });
     const cases: [unknown, string][] = [
-      [{ headerMenu: [{ label: 'Mine', pageId: mine.id }, { label: 'Theirs', pageId: theirs.id }], footerMenu: [] }, 'body.headerMenu.1.pageId'],
+      [
+        {
+          headerMenu: [
+            { label: 'Mine', pageId: mine.id },
+            { label: 'Theirs', pageId: theirs.id },
+          ],
+          footerMenu: [],
+        },
+        'body.headerMenu.1.pageId',
+      ],
       [{ headerMenu: [], footerMenu: [{ label: 'Gone', pageId: deleted.id }] }, 'body.footerMenu.0.pageId'],
-      [{ headerMenu: [{ label: 'Group', children: [{ label: 'Unknown', pageId: crypto.randomUUID() }] }], footerMenu: [] }, 'body.headerMenu.0.children.0.pageId'],
+      [
+        { headerMenu: [{ label: 'Group', children: [{ label: 'Unknown', pageId: crypto.randomUUID() }] }], footerMenu: [] },
+        'body.headerMenu.0.children.0.pageId',
+      ],
     ];
     for (const [body, field] of cases) {
       const res = await putNav(key, body);
@@ -167,20 +188,22 @@ describe('POST /api/v1/page-builder/upload-image', () => {
     expect(Buffer.from(stored!.bytes).equals(Buffer.from(IMAGES.png))).toBe(true);
   });
 
-  it.each([['svg', NOT_IMAGES.svg], ['text', NOT_IMAGES.text], ['html', NOT_IMAGES.html], ['empty', NOT_IMAGES.empty]] as const)(
-    'refuses %s disguised as a PNG with 400 naming body.image, storing nothing',
-    async (_name, bytes) => {
-      const { clinic, key } = await makeTenant(t.db);
-      const before = t.storage.objects.size;
-      const res = await send(t, UPLOAD, { key, body: imageForm(bytes, { type: 'image/png', filename: 'photo.png' }) });
-      expect(res.status).toBe(400);
-      const body = await res.json();
-      expect(body.code).toBe('VALIDATION_ERROR');
-      expect(body.errors[0].field).toBe('body.image');
-      expect(t.storage.objects.size).toBe(before);
-      expect(await t.db.$count(uploads, eq(uploads.clinicId, clinic.id))).toBe(0);
-    },
-  );
+  it.each([
+    ['svg', NOT_IMAGES.svg],
+    ['text', NOT_IMAGES.text],
+    ['html', NOT_IMAGES.html],
+    ['empty', NOT_IMAGES.empty],
+  ] as const)('refuses %s disguised as a PNG with 400 naming body.image, storing nothing', async (_name, bytes) => {
+    const { clinic, key } = await makeTenant(t.db);
+    const before = t.storage.objects.size;
+    const res = await send(t, UPLOAD, { key, body: imageForm(bytes, { type: 'image/png', filename: 'photo.png' }) });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.code).toBe('VALIDATION_ERROR');
+    expect(body.errors[0].field).toBe('body.image');
+    expect(t.storage.objects.size).toBe(before);
+    expect(await t.db.$count(uploads, eq(uploads.clinicId, clinic.id))).toBe(0);
+  });
 
   it('refuses an image over 5 MiB with 413 (and a declared Content-Length over it before reading), a JSON body with 415, a wrong field with 400', async () => {
     const { clinic, key } = await makeTenant(t.db);

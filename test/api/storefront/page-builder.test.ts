@@ -16,7 +16,12 @@ const PAGES = '/api/v1/page-builder/pages';
 const BASE = (Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000;
 const at = (hours: number) => BASE + hours * 3_600_000;
 const isoAt = (hours: number) => new Date(at(hours)).toISOString();
-const content = (title: string) => ({ sections: [{ type: 'hero', title }, { type: 'text', body: 'Line one\nLine two' }] });
+const content = (title: string) => ({
+  sections: [
+    { type: 'hero', title },
+    { type: 'text', body: 'Line one\nLine two' },
+  ],
+});
 
 async function tenant() {
   const tenant = await makeTenant(t.db);
@@ -36,7 +41,10 @@ async function made(key: string, body: Record<string, unknown>) {
 }
 
 async function homepages(clinicId: string) {
-  return t.db.select({ id: pages.id }).from(pages).where(and(eq(pages.clinicId, clinicId), eq(pages.isHomepage, true)));
+  return t.db
+    .select({ id: pages.id })
+    .from(pages)
+    .where(and(eq(pages.clinicId, clinicId), eq(pages.isHomepage, true)));
 }
 
 /** Statements sent for one request (the request log, written after it, not counted). */
@@ -50,9 +58,23 @@ describe('POST /api/v1/page-builder/pages', () => {
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toEqual({
-      id: expect.any(String), slug: 'about', pageType: 'custom', isHomepage: false, status: 'draft', hasUnpublishedChanges: true,
-      seoTitle: null, seoDescription: null, seoOgImage: null, seoCanonical: null, publishedVersion: 0, publishedAt: null,
-      createdAt: isoAt(0), updatedAt: isoAt(0), draftContent: {}, publishedContent: null, versions: [],
+      id: expect.any(String),
+      slug: 'about',
+      pageType: 'custom',
+      isHomepage: false,
+      status: 'draft',
+      hasUnpublishedChanges: true,
+      seoTitle: null,
+      seoDescription: null,
+      seoOgImage: null,
+      seoCanonical: null,
+      publishedVersion: 0,
+      publishedAt: null,
+      createdAt: isoAt(0),
+      updatedAt: isoAt(0),
+      draftContent: {},
+      publishedContent: null,
+      versions: [],
     });
     const [row] = await t.db.select().from(pages).where(eq(pages.id, data.id));
     expect(row).toMatchObject({ clinicId: clinic.id, slug: 'about', status: 'draft', publishedVersion: 0, deletedAt: null });
@@ -61,12 +83,23 @@ describe('POST /api/v1/page-builder/pages', () => {
   it('stores every field sent, including nested slugs and the SEO fields', async () => {
     const { key } = await tenant();
     const data = await made(key, {
-      slug: ' programs/weight-loss ', pageType: 'landing', isHomepage: false, draftContent: content('Lose weight'),
-      seoTitle: 'Weight loss', seoDescription: 'Doctor-led programs', seoOgImage: '/uploads/og.png', seoCanonical: 'https://www.example.com/programs/weight-loss',
+      slug: ' programs/weight-loss ',
+      pageType: 'landing',
+      isHomepage: false,
+      draftContent: content('Lose weight'),
+      seoTitle: 'Weight loss',
+      seoDescription: 'Doctor-led programs',
+      seoOgImage: '/uploads/og.png',
+      seoCanonical: 'https://www.example.com/programs/weight-loss',
     });
     expect(data).toMatchObject({
-      slug: 'programs/weight-loss', pageType: 'landing', draftContent: content('Lose weight'), seoTitle: 'Weight loss',
-      seoDescription: 'Doctor-led programs', seoOgImage: '/uploads/og.png', seoCanonical: 'https://www.example.com/programs/weight-loss',
+      slug: 'programs/weight-loss',
+      pageType: 'landing',
+      draftContent: content('Lose weight'),
+      seoTitle: 'Weight loss',
+      seoDescription: 'Doctor-led programs',
+      seoOgImage: '/uploads/og.png',
+      seoCanonical: 'https://www.example.com/programs/weight-loss',
     });
   });
 
@@ -289,19 +322,36 @@ describe('PUT /api/v1/page-builder/pages/{id}', () => {
     const { key } = await tenant();
     const page = await made(key, { slug: 'about', seoTitle: 'About', seoDescription: 'Who we are', draftContent: content('v0') });
     t.clock.freezeAt(at(2));
-    const res = await put(key, page.id, { draftContent: content('v1'), seoDescription: null, seoOgImage: 'https://cdn.example.com/og.png', pageType: 'about' });
+    const res = await put(key, page.id, {
+      draftContent: content('v1'),
+      seoDescription: null,
+      seoOgImage: 'https://cdn.example.com/og.png',
+      pageType: 'about',
+    });
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      slug: 'about', pageType: 'about', seoTitle: 'About', seoDescription: null, seoOgImage: 'https://cdn.example.com/og.png',
-      draftContent: content('v1'), status: 'draft', publishedContent: null, updatedAt: isoAt(2),
+      slug: 'about',
+      pageType: 'about',
+      seoTitle: 'About',
+      seoDescription: null,
+      seoOgImage: 'https://cdn.example.com/og.png',
+      draftContent: content('v1'),
+      status: 'draft',
+      publishedContent: null,
+      updatedAt: isoAt(2),
     });
   });
 
   it('refuses an empty body, bad fields (400) and an oversized draft (413), changing nothing', async () => {
     const { key } = await tenant();
     const page = await made(key, { slug: 'about', draftContent: content('keep') });
-    for (const [body, field] of [[{}, 'body'], [{ slug: 'Bad Slug' }, 'body.slug'], [{ draftContent: [1] }, 'body.draftContent'], [{ status: 'published' }, 'body']] as const) {
+    for (const [body, field] of [
+      [{}, 'body'],
+      [{ slug: 'Bad Slug' }, 'body.slug'],
+      [{ draftContent: [1] }, 'body.draftContent'],
+      [{ status: 'published' }, 'body'],
+    ] as const) {
       const res = await put(key, page.id, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((await res.json()).message).toContain(field);
@@ -335,8 +385,12 @@ describe('POST /api/v1/page-builder/pages/{id}/publish', () => {
     expect(first.status).toBe(200);
     const v1 = (await first.json()).data;
     expect(v1).toMatchObject({
-      status: 'published', publishedVersion: 1, publishedAt: isoAt(3), publishedContent: content('First'),
-      draftContent: content('First'), hasUnpublishedChanges: false,
+      status: 'published',
+      publishedVersion: 1,
+      publishedAt: isoAt(3),
+      publishedContent: content('First'),
+      draftContent: content('First'),
+      hasUnpublishedChanges: false,
       versions: [{ version: 1, publishedAt: isoAt(3), seoTitle: 'Home v1' }],
     });
 
@@ -344,14 +398,26 @@ describe('POST /api/v1/page-builder/pages/{id}/publish', () => {
     t.clock.advance(3_600_000);
     const edited = (await (await put(key, page.id, { draftContent: content('Second'), seoTitle: 'Home v2' })).json()).data;
     expect(edited).toMatchObject({
-      status: 'published', publishedVersion: 1, publishedContent: content('First'), draftContent: content('Second'), hasUnpublishedChanges: true,
+      status: 'published',
+      publishedVersion: 1,
+      publishedContent: content('First'),
+      draftContent: content('Second'),
+      hasUnpublishedChanges: true,
     });
     expect(edited.versions).toHaveLength(1);
 
     t.clock.advance(3_600_000);
     const v2 = (await (await publish(key, page.id)).json()).data;
-    expect(v2).toMatchObject({ publishedVersion: 2, publishedContent: content('Second'), publishedAt: isoAt(5), hasUnpublishedChanges: false });
-    expect(v2.versions.map((v: { version: number; seoTitle: string }) => [v.version, v.seoTitle])).toEqual([[2, 'Home v2'], [1, 'Home v1']]);
+    expect(v2).toMatchObject({
+      publishedVersion: 2,
+      publishedContent: content('Second'),
+      publishedAt: isoAt(5),
+      hasUnpublishedChanges: false,
+    });
+    expect(v2.versions.map((v: { version: number; seoTitle: string }) => [v.version, v.seoTitle])).toEqual([
+      [2, 'Home v2'],
+      [1, 'Home v1'],
+    ]);
 
     // The snapshots hold the draft as it was at each publish, with the SEO fields of that moment.
     await put(key, page.id, { draftContent: content('Third, unpublished') });
@@ -373,14 +439,22 @@ describe('POST /api/v1/page-builder/pages/{id}/publish', () => {
     expect(body.code).toBe('VALIDATION_ERROR');
     expect(body.message).toContain('empty');
     expect(await t.db.$count(pageVersions, eq(pageVersions.pageId, page.id))).toBe(0);
-    expect((await (await getPage(key, page.id)).json()).data).toMatchObject({ status: 'draft', publishedVersion: 0, publishedContent: null });
+    expect((await (await getPage(key, page.id)).json()).data).toMatchObject({
+      status: 'draft',
+      publishedVersion: 0,
+      publishedContent: null,
+    });
 
     // A published page whose draft is emptied again cannot be published either; its published content stays.
     await put(key, page.id, { draftContent: content('Live') });
     expect((await publish(key, page.id)).status).toBe(200);
     await put(key, page.id, { draftContent: {} });
     expect((await publish(key, page.id)).status).toBe(400);
-    expect((await (await getPage(key, page.id)).json()).data).toMatchObject({ status: 'published', publishedVersion: 1, publishedContent: content('Live') });
+    expect((await (await getPage(key, page.id)).json()).data).toMatchObject({
+      status: 'published',
+      publishedVersion: 1,
+      publishedContent: content('Live'),
+    });
   });
 
   it('numbers concurrent publishes one after the other', async () => {

@@ -13,7 +13,10 @@ const UNKNOWN = '00000000-0000-4000-8000-00000000abcd';
 const DAY = 86_400_000;
 
 async function removal(clinicId: string, values: Partial<typeof teleformRemovals.$inferInsert> = {}) {
-  const [form] = await t.db.insert(questionnaires).values({ clinicId, name: `Intake ${randomUUID().slice(0, 6)}` }).returning();
+  const [form] = await t.db
+    .insert(questionnaires)
+    .values({ clinicId, name: `Intake ${randomUUID().slice(0, 6)}` })
+    .returning();
   const [row] = await t.db
     .insert(teleformRemovals)
     .values({ clinicId, questionnaireId: form!.id, reason: 'Program retired', scheduledFor: new Date(Date.now() + 7 * DAY), ...values })
@@ -30,15 +33,26 @@ describe('GET /api/v1/teleform-removals', () => {
     await removal(other.clinic.id);
     const base = Date.now();
     const done = await removal(clinic.id, { status: 'completed', completedAt: new Date(base - DAY), createdAt: new Date(base - 3_000) });
-    const dropped = await removal(clinic.id, { status: 'cancelled', cancelReason: 'Kept', cancelledAt: new Date(base - DAY), createdAt: new Date(base - 2_000) });
+    const dropped = await removal(clinic.id, {
+      status: 'cancelled',
+      cancelReason: 'Kept',
+      cancelledAt: new Date(base - DAY),
+      createdAt: new Date(base - 2_000),
+    });
     const upcoming = await removal(clinic.id, { createdAt: new Date(base - 1_000) });
     const res = await t.request(PATH, { key });
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.data.map((r: { id: string }) => r.id)).toEqual([upcoming.id, dropped.id, done.id]);
     expect(body.data[0]).toMatchObject({
-      formId: upcoming.form.id, formName: upcoming.form.name, reason: 'Program retired', status: 'scheduled',
-      scheduledFor: upcoming.scheduledFor.toISOString(), cancelReason: null, cancelledAt: null, completedAt: null,
+      formId: upcoming.form.id,
+      formName: upcoming.form.name,
+      reason: 'Program retired',
+      status: 'scheduled',
+      scheduledFor: upcoming.scheduledFor.toISOString(),
+      cancelReason: null,
+      cancelledAt: null,
+      completedAt: null,
     });
     expect(body.data[1]).toMatchObject({ status: 'cancelled', cancelReason: 'Kept' });
     expect(body.pagination.total).toBe(3);
@@ -57,7 +71,12 @@ describe('POST /api/v1/teleform-removals/{id}/cancel', () => {
     const res = await cancel(key, row.id, { reason: '  We keep this program  ' });
     expect(res.status).toBe(200);
     const { data } = await res.json();
-    expect(data).toMatchObject({ id: row.id, status: 'cancelled', cancelReason: 'We keep this program', cancelledAt: new Date(t.clock.now()).toISOString() });
+    expect(data).toMatchObject({
+      id: row.id,
+      status: 'cancelled',
+      cancelReason: 'We keep this program',
+      cancelledAt: new Date(t.clock.now()).toISOString(),
+    });
     const [stored] = await t.db.select().from(teleformRemovals).where(eq(teleformRemovals.id, row.id));
     expect(stored).toMatchObject({ status: 'cancelled', cancelReason: 'We keep this program' });
   });

@@ -7,8 +7,8 @@ import { crmConnections } from '../../../drizzle/schema';
 import { seedDemoData } from '../../../scripts/seed';
 import { SEED_CRM_API_KEY, seedTreatmentId } from '../../../scripts/seed/brand-content';
 import { DEMO } from '../../../scripts/seed/ids';
-import { decryptCrmCredentials } from '../../../src/modules/crm/connection/credentials';
 import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../../src/config';
+import { decryptCrmCredentials } from '../../../src/modules/crm/connection/credentials';
 import { useTestApp } from '../../helpers/app';
 import { makeKey } from '../../helpers/factories';
 
@@ -57,9 +57,16 @@ describe('brand content demo data', () => {
 
   it("connects the Demo Clinic's CRM with an encrypted key; Harbor has no connection and no CRM Connect", async () => {
     const { data } = await get(demoKey, '/api/v1/crm/connection');
-    expect(data).toMatchObject({ provider: 'hubspot', authType: 'api_key', phiSyncEnabled: true, credentialHint: `••••${SEED_CRM_API_KEY.slice(-4)}` });
+    expect(data).toMatchObject({
+      provider: 'hubspot',
+      authType: 'api_key',
+      phiSyncEnabled: true,
+      credentialHint: `••••${SEED_CRM_API_KEY.slice(-4)}`,
+    });
     const [row] = await t.db.select().from(crmConnections).where(eq(crmConnections.clinicId, DEMO.clinics.demo));
-    expect(await decryptCrmCredentials(row!.encryptedCredentials, DEMO.clinics.demo, DEVELOPMENT_WEBHOOK_SECRET_KEY)).toEqual({ apiKey: SEED_CRM_API_KEY });
+    expect(await decryptCrmCredentials(row!.encryptedCredentials, DEMO.clinics.demo, DEVELOPMENT_WEBHOOK_SECRET_KEY)).toEqual({
+      apiKey: SEED_CRM_API_KEY,
+    });
     expect(await t.db.select().from(crmConnections).where(eq(crmConnections.clinicId, DEMO.clinics.harbor))).toEqual([]);
     expect((await (await t.request('/api/v1/crm/connection', { key: harborKey })).json()).code).toBe('CRM_TIER_REQUIRED');
   });

@@ -27,7 +27,10 @@ async function treatment(key: string, body: Record<string, unknown> = {}) {
 }
 
 /** Two responses' bodies, for "another clinic's id answers exactly what an unknown id answers". */
-async function sameBody(a: Promise<{ status: number; json(): Promise<unknown> }>, b: Promise<{ status: number; json(): Promise<unknown> }>) {
+async function sameBody(
+  a: Promise<{ status: number; json(): Promise<unknown> }>,
+  b: Promise<{ status: number; json(): Promise<unknown> }>,
+) {
   const [ra, rb] = await Promise.all([a, b]);
   expect(ra.status).toBe(404);
   expect(rb.status).toBe(404);
@@ -37,12 +40,24 @@ async function sameBody(a: Promise<{ status: number; json(): Promise<unknown> }>
 describe('POST /api/v1/treatments', () => {
   it('creates a treatment with a slug from its name, defaults, and the clinic slug (201)', async () => {
     const { clinic, key } = await tenant();
-    const res = await create(key, { name: 'Médical  Weight-Loss!', description: 'GLP-1 programs', brandColor: '#2F6FED', productsPrice: 199.5 });
+    const res = await create(key, {
+      name: 'Médical  Weight-Loss!',
+      description: 'GLP-1 programs',
+      brandColor: '#2F6FED',
+      productsPrice: 199.5,
+    });
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data).toMatchObject({
-      name: 'Médical  Weight-Loss!', slug: 'medical-weight-loss', description: 'GLP-1 programs', selected: false, brandColor: '#2F6FED',
-      brandLogo: null, clinicSlug: clinic.slug, productsPrice: 199.5, isActive: true,
+      name: 'Médical  Weight-Loss!',
+      slug: 'medical-weight-loss',
+      description: 'GLP-1 programs',
+      selected: false,
+      brandColor: '#2F6FED',
+      brandLogo: null,
+      clinicSlug: clinic.slug,
+      productsPrice: 199.5,
+      isActive: true,
     });
     const [row] = await t.db.select().from(treatments).where(eq(treatments.id, data.id));
     expect(row).toMatchObject({ clinicId: clinic.id, productsPriceCents: 19_950 });
@@ -109,7 +124,7 @@ describe('GET /api/v1/treatments and /treatments/{id}', () => {
     expect(past.pagination.total).toBe(2);
   });
 
-  it('gets one treatment; another clinic\'s, an unknown and a malformed id answer the same 404', async () => {
+  it("gets one treatment; another clinic's, an unknown and a malformed id answer the same 404", async () => {
     const { key } = await tenant();
     const other = await tenant();
     const mine = await treatment(key);
@@ -132,7 +147,10 @@ describe('reads make one query after the key lookup', () => {
       t.queries.length = 0;
       expect((await t.request(path, { key })).status).toBe(200);
       await t.flush();
-      expect(t.queries.filter((q) => !q.includes('"request_logs"')), path).toHaveLength(2);
+      expect(
+        t.queries.filter((q) => !q.includes('"request_logs"')),
+        path,
+      ).toHaveLength(2);
     }
   });
 });
@@ -141,10 +159,20 @@ describe('PUT /api/v1/treatments/{id}', () => {
   it('changes only the fields sent; the slug stays', async () => {
     const { key } = await tenant();
     const mine = await treatment(key, { brandColor: '#abc', productsPrice: 100 });
-    const res = await t.request(`/api/v1/treatments/${mine.id}`, { key, method: 'PUT', body: { name: 'Weight Care', productsPrice: null, isActive: false } });
+    const res = await t.request(`/api/v1/treatments/${mine.id}`, {
+      key,
+      method: 'PUT',
+      body: { name: 'Weight Care', productsPrice: null, isActive: false },
+    });
     expect(res.status).toBe(200);
     expect((await res.json()).data).toMatchObject({
-      id: mine.id, name: 'Weight Care', slug: 'medical-weight-loss', brandColor: '#abc', productsPrice: null, isActive: false, description: 'GLP-1 programs',
+      id: mine.id,
+      name: 'Weight Care',
+      slug: 'medical-weight-loss',
+      brandColor: '#abc',
+      productsPrice: null,
+      isActive: false,
+      description: 'GLP-1 programs',
     });
     const [row] = await t.db.select().from(treatments).where(eq(treatments.id, mine.id));
     expect(row).toMatchObject({ name: 'Weight Care', productsPriceCents: null, isActive: false });
@@ -173,7 +201,14 @@ describe('brand treatments', () => {
     expect(added.status).toBe(201);
     const { data } = await added.json();
     expect(data).toMatchObject({
-      treatmentId: mine.id, name: 'Medical Weight Loss', treatmentLogo: null, active: true, selected: true, brandColor: '#112233', clinicSlug: clinic.slug, brandLogo: null,
+      treatmentId: mine.id,
+      name: 'Medical Weight Loss',
+      treatmentLogo: null,
+      active: true,
+      selected: true,
+      brandColor: '#112233',
+      clinicSlug: clinic.slug,
+      brandLogo: null,
     });
 
     const again = await t.request('/api/v1/brand-treatments', { key, body: { treatmentId: mine.id } });
@@ -250,7 +285,15 @@ describe('POST /api/v1/treatment/{id}/upload-logo', () => {
     const { key } = await tenant();
     const mine = await treatment(key);
     for (const request of [
-      () => send(t, path(mine.id), { key, body: (() => { const f = new FormData(); f.append('removeLogo', 'true'); return f; })() }),
+      () =>
+        send(t, path(mine.id), {
+          key,
+          body: (() => {
+            const f = new FormData();
+            f.append('removeLogo', 'true');
+            return f;
+          })(),
+        }),
       () => send(t, `${path(mine.id)}?removeLogo=true`, { key }),
     ]) {
       await send(t, path(mine.id), { key, body: logoForm(IMAGES.gif) });

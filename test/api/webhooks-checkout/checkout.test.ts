@@ -4,7 +4,7 @@ import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions, ledgerEntries, orderItems, orders, outboxEvents, patients, payments } from '../../../drizzle/schema';
 import { sha256Hex } from '../../../src/platform/auth/crypto';
-import { buildTestApp, useTestApp, type TestApp } from '../../helpers/app';
+import { buildTestApp, type TestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { makeGlobalProduct, makePatient, makeProgram } from '../../helpers/program-fixtures';
 
@@ -27,7 +27,9 @@ function freeze(): number {
 /** A live, active program with one sellable product: pharmacy cost 100.00 + program fee 50.00. */
 async function offeredProgram(clinicId: string, values: Parameters<typeof makeProgram>[2] = {}) {
   const product = await makeGlobalProduct(t.db);
-  return makeProgram(t.db, clinicId, { state: 'live', isActive: true, ...values }, [{ globalProductId: product.id, programBaseFeeCents: 5_000 }]);
+  return makeProgram(t.db, clinicId, { state: 'live', isActive: true, ...values }, [
+    { globalProductId: product.id, programBaseFeeCents: 5_000 },
+  ]);
 }
 
 async function setup() {
@@ -38,7 +40,10 @@ async function setup() {
 }
 
 async function createSession(key: string, programId: string, extra: Record<string, unknown> = {}) {
-  const res = await t.request(PATH, { key, body: { programId, metadata: { cartId: 'c_1' }, successUrl: 'https://brand.example.com/done', ...extra } });
+  const res = await t.request(PATH, {
+    key,
+    body: { programId, metadata: { cartId: 'c_1' }, successUrl: 'https://brand.example.com/done', ...extra },
+  });
   expect(res.status, await res.clone().text()).toBe(201);
   return (await res.json()).data as { sessionId: string; sessionToken: string; embedUrl: string; expiresAt: string };
 }
@@ -47,7 +52,10 @@ describe('POST /api/v1/checkout/sessions', () => {
   it('a publishable key creates a session: 201, token shown once and stored hashed, embedUrl, 30-minute expiry', async () => {
     const at = freeze();
     const { clinic, publishable, program } = await setup();
-    const res = await t.request(PATH, { key: publishable, body: { programId: program.id, metadata: { cartId: 'c_1', qty: 2, gift: false }, successUrl: 'https://brand.example.com/done' } });
+    const res = await t.request(PATH, {
+      key: publishable,
+      body: { programId: program.id, metadata: { cartId: 'c_1', qty: 2, gift: false }, successUrl: 'https://brand.example.com/done' },
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
@@ -147,7 +155,12 @@ describe('GET /api/v1/checkout/sessions/{id}', () => {
     const res = await t.request(`${PATH}/${session.sessionId}`, { key });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
-    expect((await res.json()).data).toEqual({ sessionId: session.sessionId, status: 'created', orderId: null, expiresAt: session.expiresAt });
+    expect((await res.json()).data).toEqual({
+      sessionId: session.sessionId,
+      status: 'created',
+      orderId: null,
+      expiresAt: session.expiresAt,
+    });
   });
 
   it('reads as expired once expiresAt has passed (test clock), created just before', async () => {
@@ -158,7 +171,10 @@ describe('GET /api/v1/checkout/sessions/{id}', () => {
     expect((await (await t.request(`${PATH}/${session.sessionId}`, { key })).json()).data.status).toBe('created');
     t.clock.advance(1);
     expect((await (await t.request(`${PATH}/${session.sessionId}`, { key })).json()).data).toEqual({
-      sessionId: session.sessionId, status: 'expired', orderId: null, expiresAt: new Date(at + 30 * MINUTE).toISOString(),
+      sessionId: session.sessionId,
+      status: 'expired',
+      orderId: null,
+      expiresAt: new Date(at + 30 * MINUTE).toISOString(),
     });
   });
 
@@ -180,7 +196,12 @@ describe('CORS', () => {
   const preflight = (path: string, headers: Record<string, string> = {}) =>
     t.request(path, {
       method: 'OPTIONS',
-      headers: { origin: 'https://brand.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, content-type', ...headers },
+      headers: {
+        origin: 'https://brand.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-api-key, content-type',
+        ...headers,
+      },
     });
 
   it('the preflight answers 204 without a key, with origin, methods, headers and max age', async () => {
@@ -222,7 +243,8 @@ describe('CORS', () => {
     const { key } = await setup();
     const me = await t.request('/api/v1/me', { key, headers: { origin: 'https://brand.example.com' } });
     expect(me.status).toBe(200);
-    for (const name of ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers']) expect(me.headers.get(name)).toBeNull();
+    for (const name of ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers'])
+      expect(me.headers.get(name)).toBeNull();
     const other = await preflight('/api/v1/me');
     expect(other.status).toBe(401);
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
@@ -247,7 +269,11 @@ describe('POST /_dev/checkout/sessions/{id}/complete', () => {
     const session = await createSession(publishable, program.id);
     const res = await complete(t, session.sessionId, key, {});
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ success: false, code: 'NOT_FOUND', message: `No route for POST /_dev/checkout/sessions/${session.sessionId}/complete` });
+    expect(await res.json()).toEqual({
+      success: false,
+      code: 'NOT_FOUND',
+      message: `No route for POST /_dev/checkout/sessions/${session.sessionId}/complete`,
+    });
   });
 
   it('completes the session in one go: patient, order and items, payment, ledger, session, three outbox events', async () => {
@@ -293,13 +319,19 @@ describe('POST /_dev/checkout/sessions/{id}/complete', () => {
     const first = await createSession(publishable, program.id);
     const res = await complete(dev, first.sessionId, key, { email: existing.email.toUpperCase() });
     expect(res.status).toBe(200);
-    const [order] = await t.db.select().from(orders).where(eq(orders.id, (await res.json()).data.orderId));
+    const [order] = await t.db
+      .select()
+      .from(orders)
+      .where(eq(orders.id, (await res.json()).data.orderId));
     expect(order!.patientId).toBe(existing.id);
 
     const second = await createSession(publishable, program.id);
     const generated = await complete(dev, second.sessionId, key);
     expect(generated.status).toBe(200);
-    const [order2] = await t.db.select().from(orders).where(eq(orders.id, (await generated.json()).data.orderId));
+    const [order2] = await t.db
+      .select()
+      .from(orders)
+      .where(eq(orders.id, (await generated.json()).data.orderId));
     expect(order2!.patientId).not.toBe(existing.id);
     expect(await t.db.$count(patients, eq(patients.clinicId, clinic.id))).toBe(2);
   });

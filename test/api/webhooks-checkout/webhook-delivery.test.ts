@@ -3,15 +3,21 @@ import { and, eq } from 'drizzle-orm';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../drizzle/schema';
-import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatchers';
-import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
-import { attemptDelivery, ENDPOINT_FAILURE_CUTOFF, flushClinicDeliveries, runDueDeliveries, type DeliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
+import {
+  attemptDelivery,
+  type DeliveryOptions,
+  ENDPOINT_FAILURE_CUTOFF,
+  flushClinicDeliveries,
+  runDueDeliveries,
+} from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
 import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatch';
-import type { WebhookEvent } from '../../../src/platform/events/names';
-import { recordOutboxEvent } from '../../../src/platform/events/outbox';
+import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatchers';
 import { RETRY_SCHEDULE_MS } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/schedule';
 import { verifyWebhook } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/verify';
-import { buildTestApp, useTestApp, type TestApp } from '../../helpers/app';
+import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
+import type { WebhookEvent } from '../../../src/platform/events/names';
+import { recordOutboxEvent } from '../../../src/platform/events/outbox';
+import { buildTestApp, type TestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { startWebhookReceiver, type WebhookReceiver } from '../../tooling/webhook-receiver';
 
@@ -42,7 +48,11 @@ async function makeEndpoint(clinicId: string, values: Partial<typeof webhookEndp
   return { endpoint: endpoint!, secret };
 }
 
-async function eventFor(clinicId: string, type: WebhookEvent = 'order.created', payload: Record<string, string> = { orderId: randomUUID() }) {
+async function eventFor(
+  clinicId: string,
+  type: WebhookEvent = 'order.created',
+  payload: Record<string, string> = { orderId: randomUUID() },
+) {
   const id = await recordOutboxEvent(t.db, clinicId, type, payload);
   return { id, payload };
 }
@@ -68,7 +78,13 @@ describe('fan-out from the outbox', () => {
     await dispatchOutbox(t.db, now);
     const [delivery, ...more] = await deliveriesOf(subscribed.id);
     expect(more).toHaveLength(0);
-    expect(delivery).toMatchObject({ status: 'pending', attempts: 0, eventType: 'order.created', outboxEventId: event.id, idempotencyKey: `evt_${event.id}_${subscribed.id}` });
+    expect(delivery).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      eventType: 'order.created',
+      outboxEventId: event.id,
+      idempotencyKey: `evt_${event.id}_${subscribed.id}`,
+    });
     for (const e of [other, off, deleted, foreign]) expect(await deliveriesOf(e.id)).toHaveLength(0);
     const [outbox] = await t.db.select().from(outboxEvents).where(eq(outboxEvents.id, event.id));
     expect(outbox!.dispatchedAt).not.toBeNull();
@@ -91,7 +107,12 @@ describe('an attempt', () => {
 
     // Body: ids only.
     const [outbox] = await t.db.select().from(outboxEvents).where(eq(outboxEvents.id, event.id));
-    expect(JSON.parse(rawBody)).toEqual({ id: event.id, type: 'payment.succeeded', createdAt: outbox!.createdAt.toISOString(), data: event.payload });
+    expect(JSON.parse(rawBody)).toEqual({
+      id: event.id,
+      type: 'payment.succeeded',
+      createdAt: outbox!.createdAt.toISOString(),
+      data: event.payload,
+    });
 
     // Headers.
     const ts = Math.floor(now.getTime() / 1000);
@@ -147,7 +168,11 @@ describe('an attempt', () => {
     expect(new Set(sent.map((r) => r.headers['x-service-delivery-id'])).size).toBe(8);
     // Signed fresh each time: each attempt's timestamp is its own.
     expect(new Set(sent.map((r) => r.headers['webhook-timestamp'])).size).toBe(8);
-    const attempts = await t.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, delivery!.id)).orderBy(webhookAttempts.attemptNumber);
+    const attempts = await t.db
+      .select()
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.deliveryId, delivery!.id))
+      .orderBy(webhookAttempts.attemptNumber);
     expect(attempts.map((a) => a.attemptNumber)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(attempts.map((a) => a.id).sort()).toEqual(sent.map((r) => r.headers['x-service-delivery-id']).sort());
     const ep = await endpointRow(endpoint.id);
@@ -212,7 +237,11 @@ describe('an attempt', () => {
     const later = new Date(now.getTime() + 86_400_000);
     await runDueDeliveries(t.db, later, 500, options());
     expect(await attemptDelivery(t.db, deliveries[0]!.id, later, options())).toBe('skipped');
-    expect(receiver.received.filter((r) => r.headers['x-service-event'] && deliveries.some((d) => d.idempotencyKey === r.headers['x-service-idempotency-key']))).toHaveLength(0);
+    expect(
+      receiver.received.filter(
+        (r) => r.headers['x-service-event'] && deliveries.some((d) => d.idempotencyKey === r.headers['x-service-idempotency-key']),
+      ),
+    ).toHaveLength(0);
     const kept = await deliveriesOf(endpoint.id);
     expect(kept).toHaveLength(10);
     expect(kept.every((d) => d.status === 'pending')).toBe(true);
@@ -255,12 +284,27 @@ describe('GET /api/v1/webhooks/{id}/deliveries', () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.pagination).toEqual({ page: 1, limit: 1, total: 2, totalPages: 2 });
-    expect(body.data[0]).toMatchObject({ status: 'pending', attempts: 0, lastResponseStatus: null, lastAttemptAt: null, succeededAt: null, replayOf: null });
+    expect(body.data[0]).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      lastResponseStatus: null,
+      lastAttemptAt: null,
+      succeededAt: null,
+      replayOf: null,
+    });
     const page2 = await (await t.request(`/api/v1/webhooks/${endpoint.id}/deliveries?limit=1&page=2`, { key })).json();
     expect(page2.data[0]).toEqual({
-      id: first!.id, event: 'order.created', status: 'succeeded', attempts: 1, lastResponseStatus: 200,
-      createdAt: first!.createdAt.toISOString(), lastAttemptAt: when.toISOString(), nextAttemptAt: null,
-      succeededAt: when.toISOString(), idempotencyKey: first!.idempotencyKey, replayOf: null,
+      id: first!.id,
+      event: 'order.created',
+      status: 'succeeded',
+      attempts: 1,
+      lastResponseStatus: 200,
+      createdAt: first!.createdAt.toISOString(),
+      lastAttemptAt: when.toISOString(),
+      nextAttemptAt: null,
+      succeededAt: when.toISOString(),
+      idempotencyKey: first!.idempotencyKey,
+      replayOf: null,
     });
     const past = await (await t.request(`/api/v1/webhooks/${endpoint.id}/deliveries?page=9`, { key })).json();
     expect(past).toMatchObject({ data: [], pagination: { total: 2, page: 9 } });
@@ -318,7 +362,13 @@ describe('POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/replay', () => {
     const res = await t.request(`/api/v1/webhooks/${endpoint.id}/deliveries/${original!.id}/replay`, { key, method: 'POST' });
     expect(res.status).toBe(202);
     const { data } = await res.json();
-    expect(data).toMatchObject({ status: 'pending', attempts: 0, event: 'order.created', idempotencyKey: original!.idempotencyKey, replayOf: original!.id });
+    expect(data).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      event: 'order.created',
+      idempotencyKey: original!.idempotencyKey,
+      replayOf: original!.id,
+    });
     expect(data.id).not.toBe(original!.id);
 
     const summary = await flushClinicDeliveries(t.db, clinic.id, new Date(), options());
@@ -343,8 +393,13 @@ describe('POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/replay', () => {
     const [own] = await deliveriesOf(endpoint.id);
     const [theirs] = await deliveriesOf(foreign.id);
     const cases: [string, string][] = [
-      [foreign.id, theirs!.id], [endpoint.id, theirs!.id], [sibling.id, own!.id], [endpoint.id, randomUUID()],
-      [randomUUID(), own!.id], ['nope', own!.id], [endpoint.id, 'nope'],
+      [foreign.id, theirs!.id],
+      [endpoint.id, theirs!.id],
+      [sibling.id, own!.id],
+      [endpoint.id, randomUUID()],
+      [randomUUID(), own!.id],
+      ['nope', own!.id],
+      [endpoint.id, 'nope'],
     ];
     const bodies = [];
     for (const [e, d] of cases) {
@@ -386,7 +441,10 @@ describe('POST /_dev/webhooks/flush', () => {
     await dispatchOutbox(t.db, new Date());
     const [early] = await deliveriesOf(endpoint.id);
     // One of them is scheduled far in the future: the flush sends it anyway.
-    await t.db.update(webhookDeliveries).set({ nextAttemptAt: new Date(Date.now() + 86_400_000) }).where(eq(webhookDeliveries.id, early!.id));
+    await t.db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: new Date(Date.now() + 86_400_000) })
+      .where(eq(webhookDeliveries.id, early!.id));
 
     expect((await dev.request('/_dev/webhooks/flush', { method: 'POST' })).status).toBe(401);
     const res = await dev.request('/_dev/webhooks/flush', { key, method: 'POST' });
@@ -407,14 +465,21 @@ describe('throughput', () => {
   it('delivers 200 deliveries to a local receiver and reports deliveries per second', async () => {
     const { clinic } = await makeTenant(t.db);
     const { endpoint } = await makeEndpoint(clinic.id);
-    const values = Array.from({ length: 200 }, () => ({ clinicId: clinic.id, eventType: 'order.created', payload: { orderId: randomUUID() } }));
+    const values = Array.from({ length: 200 }, () => ({
+      clinicId: clinic.id,
+      eventType: 'order.created',
+      payload: { orderId: randomUUID() },
+    }));
     await t.db.insert(outboxEvents).values(values);
     await dispatchOutbox(t.db, new Date());
     const started = performance.now();
     const summary = await flushClinicDeliveries(t.db, clinic.id, new Date(), options());
     const seconds = (performance.now() - started) / 1000;
     expect(summary).toMatchObject({ attempted: 200, succeeded: 200, failed: 0 });
-    const done = await t.db.$count(webhookDeliveries, and(eq(webhookDeliveries.endpointId, endpoint.id), eq(webhookDeliveries.status, 'succeeded')));
+    const done = await t.db.$count(
+      webhookDeliveries,
+      and(eq(webhookDeliveries.endpointId, endpoint.id), eq(webhookDeliveries.status, 'succeeded')),
+    );
     expect(done).toBe(200);
     console.log(`webhook delivery throughput: 200 deliveries in ${seconds.toFixed(2)} s = ${(200 / seconds).toFixed(0)} deliveries/s`);
   }, 60_000);

@@ -5,16 +5,20 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookEndpoints } from '../../../drizzle/schema';
-import { QSTASH_CALLBACK_PATH, readConfig, type QStashConfig } from '../../../src/config';
-import { kickDeliveries, publishDueDeliveries, QSTASH_OVERDUE_MS } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatchers';
-import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
+import { QSTASH_CALLBACK_PATH, type QStashConfig, readConfig } from '../../../src/config';
 import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatch';
+import {
+  kickDeliveries,
+  publishDueDeliveries,
+  QSTASH_OVERDUE_MS,
+} from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatchers';
+import { RETRY_SCHEDULE_MS } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/schedule';
+import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';
 import { QStashDeliveryQueue } from '../../../src/platform/providers/queue/qstash';
-import { RETRY_SCHEDULE_MS } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/schedule';
 import { useTestApp } from '../../helpers/app';
 import { makeTenant } from '../../helpers/factories';
-import { startQStashStandIn, type QStashStandIn } from '../../tooling/qstash-stand-in';
+import { type QStashStandIn, startQStashStandIn } from '../../tooling/qstash-stand-in';
 import { startWebhookReceiver, type WebhookReceiver } from '../../tooling/webhook-receiver';
 
 const t = useTestApp();
@@ -25,7 +29,13 @@ const CALLBACK_URL = `https://api.example.test${QSTASH_CALLBACK_PATH}`;
 
 beforeAll(async () => {
   [qstash, receiver] = await Promise.all([startQStashStandIn(), startWebhookReceiver()]);
-  config = { token: qstash.token, baseUrl: qstash.url, currentSigningKey: qstash.currentSigningKey, nextSigningKey: qstash.nextSigningKey, callbackUrl: CALLBACK_URL };
+  config = {
+    token: qstash.token,
+    baseUrl: qstash.url,
+    currentSigningKey: qstash.currentSigningKey,
+    nextSigningKey: qstash.nextSigningKey,
+    callbackUrl: CALLBACK_URL,
+  };
   t.config.qstash = config;
 });
 afterAll(async () => {
@@ -45,16 +55,24 @@ const callApp = (url: string, init: { method: 'POST'; headers: Record<string, st
   Promise.resolve(t.app.request(new URL(url).pathname, init));
 
 const callback = (body: string, signature?: string) =>
-  callApp(CALLBACK_URL, { method: 'POST', headers: { 'content-type': 'application/json', ...(signature ? { 'upstash-signature': signature } : {}) }, body });
+  callApp(CALLBACK_URL, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(signature ? { 'upstash-signature': signature } : {}) },
+    body,
+  });
 
 async function endpointWithEvent() {
   const { clinic } = await makeTenant(t.db);
-  const [endpoint] = await t.db.insert(webhookEndpoints).values({ clinicId: clinic.id, url: receiver.url, events: ['order.created'] }).returning();
+  const [endpoint] = await t.db
+    .insert(webhookEndpoints)
+    .values({ clinicId: clinic.id, url: receiver.url, events: ['order.created'] })
+    .returning();
   await insertSigningSecret(t.db, clinic.id, endpoint!.id, t.config.webhookSecretKey, new Date());
   await recordOutboxEvent(t.db, clinic.id, 'order.created', { orderId: randomUUID() });
   return endpoint!;
 }
-const deliveryOf = async (endpointId: string) => (await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)))[0]!;
+const deliveryOf = async (endpointId: string) =>
+  (await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)))[0]!;
 const queue = () => new QStashDeliveryQueue(config);
 
 describe('the QStash callback route', () => {
@@ -117,7 +135,11 @@ describe('delivery through QStash end to end', () => {
     // A second publication of the same first attempt is dropped by QStash.
     await publishDueDeliveries(t.db, now, queue(), { republishOverdue: false });
     expect(qstash.messages).toHaveLength(1);
-    expect(qstash.messages[0]).toMatchObject({ destination: CALLBACK_URL, deduplicationId: delivery.id, body: JSON.stringify({ deliveryId: delivery.id }) });
+    expect(qstash.messages[0]).toMatchObject({
+      destination: CALLBACK_URL,
+      deduplicationId: delivery.id,
+      body: JSON.stringify({ deliveryId: delivery.id }),
+    });
 
     expect(await qstash.deliverDue(callApp)).toBe(1);
     expect(qstash.messages[0]).toMatchObject({ state: 'delivered', lastStatus: 200 });
@@ -193,7 +215,13 @@ describe('delivery through QStash end to end', () => {
   it('kickDeliveries publishes the new deliveries in the background when QStash is configured', async () => {
     const endpoint = await endpointWithEvent();
     const background: Promise<unknown>[] = [];
-    kickDeliveries({ db: t.db, config: t.config, deliveryQueue: queue(), now: () => new Date(t.clock.now()), background: (p: Promise<unknown>) => background.push(p) } as never);
+    kickDeliveries({
+      db: t.db,
+      config: t.config,
+      deliveryQueue: queue(),
+      now: () => new Date(t.clock.now()),
+      background: (p: Promise<unknown>) => background.push(p),
+    } as never);
     await Promise.all(background);
     const delivery = await deliveryOf(endpoint.id);
     expect(qstash.messages.map((m) => m.deduplicationId)).toEqual([delivery.id]);
@@ -202,19 +230,30 @@ describe('delivery through QStash end to end', () => {
 
 describe('configuration', () => {
   const production = {
-    DATABASE_URL: 'postgres://u:p@db.example.com/app', JWT_SECRET: 'x'.repeat(40),
-    UPSTASH_REDIS_REST_URL: 'https://r.upstash.io', UPSTASH_REDIS_REST_TOKEN: 't',
+    DATABASE_URL: 'postgres://u:p@db.example.com/app',
+    JWT_SECRET: 'x'.repeat(40),
+    UPSTASH_REDIS_REST_URL: 'https://r.upstash.io',
+    UPSTASH_REDIS_REST_TOKEN: 't',
     WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
-    RESEND_API_KEY: 're_test', EMAIL_FROM: 'no-reply@mail.example.com',
+    RESEND_API_KEY: 're_test',
+    EMAIL_FROM: 'no-reply@mail.example.com',
   };
-  const qstashVars = { QSTASH_TOKEN: 'q', QSTASH_CURRENT_SIGNING_KEY: 'c', QSTASH_NEXT_SIGNING_KEY: 'n', PUBLIC_BASE_URL: 'https://api.example.com' };
+  const qstashVars = {
+    QSTASH_TOKEN: 'q',
+    QSTASH_CURRENT_SIGNING_KEY: 'c',
+    QSTASH_NEXT_SIGNING_KEY: 'n',
+    PUBLIC_BASE_URL: 'https://api.example.com',
+  };
 
   it('requires QStash in production, all four settings or none, and an https PUBLIC_BASE_URL', () => {
     expect(() => readConfig(production)).toThrow(/QSTASH_TOKEN/);
     expect(() => readConfig({ ...production, ...qstashVars, QSTASH_NEXT_SIGNING_KEY: undefined })).toThrow(/or none/);
     expect(() => readConfig({ ...production, ...qstashVars, PUBLIC_BASE_URL: 'http://api.example.com' })).toThrow(/https/);
     expect(readConfig({ ...production, ...qstashVars }).qstash).toEqual({
-      token: 'q', baseUrl: 'https://qstash.upstash.io', currentSigningKey: 'c', nextSigningKey: 'n',
+      token: 'q',
+      baseUrl: 'https://qstash.upstash.io',
+      currentSigningKey: 'c',
+      nextSigningKey: 'n',
       callbackUrl: `https://api.example.com${QSTASH_CALLBACK_PATH}`,
     });
   });

@@ -21,10 +21,20 @@ async function tenantWithEndpoint(body: { url?: string; events?: string[] } = {}
 }
 
 async function pendingDelivery(clinicId: string, endpointId: string) {
-  const [event] = await t.db.insert(outboxEvents).values({ clinicId, eventType: 'order.created', payload: { orderId: null } }).returning();
+  const [event] = await t.db
+    .insert(outboxEvents)
+    .values({ clinicId, eventType: 'order.created', payload: { orderId: null } })
+    .returning();
   const [delivery] = await t.db
     .insert(webhookDeliveries)
-    .values({ clinicId, endpointId, outboxEventId: event!.id, eventType: 'order.created', idempotencyKey: event!.id, nextAttemptAt: new Date(Date.now() + 3_600_000) })
+    .values({
+      clinicId,
+      endpointId,
+      outboxEventId: event!.id,
+      eventType: 'order.created',
+      idempotencyKey: event!.id,
+      nextAttemptAt: new Date(Date.now() + 3_600_000),
+    })
     .returning();
   return delivery!;
 }
@@ -41,8 +51,14 @@ describe('POST /api/v1/webhooks', () => {
     expect(res.headers.get('pragma')).toBe('no-cache');
     const { data } = await res.json();
     expect(data).toEqual({
-      id: expect.any(String), url: URL_OK, events: ['payment.succeeded', 'order.created'], isActive: true,
-      lastTriggeredAt: null, consecutiveFailures: 0, createdAt: expect.any(String), secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      id: expect.any(String),
+      url: URL_OK,
+      events: ['payment.succeeded', 'order.created'],
+      isActive: true,
+      lastTriggeredAt: null,
+      consecutiveFailures: 0,
+      createdAt: expect.any(String),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
 
     const stored = await t.db.select().from(webhookSecrets).where(eq(webhookSecrets.endpointId, data.id));
@@ -71,7 +87,13 @@ describe('POST /api/v1/webhooks', () => {
     expect(body.message).toContain('body.events');
     expect(body.message).toContain('"order.exploded"');
     expect(body.message).toContain('"nope"');
-    for (const bad of [{ url: URL_OK, events: [] }, { url: URL_OK }, { events: ['order.created'] }, { url: URL_OK, events: 'order.created' }, { url: URL_OK, events: ['order.created'], extra: 1 }]) {
+    for (const bad of [
+      { url: URL_OK, events: [] },
+      { url: URL_OK },
+      { events: ['order.created'] },
+      { url: URL_OK, events: 'order.created' },
+      { url: URL_OK, events: ['order.created'], extra: 1 },
+    ]) {
       const res = await create(key, bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
     }
@@ -82,9 +104,18 @@ describe('POST /api/v1/webhooks', () => {
   it('refuses hostile URLs with 400 naming body.url (the policy is unit-tested in full)', async () => {
     const { key } = await makeTenant(t.db);
     for (const url of [
-      'http://example.com/hook', 'https://127.0.0.1/', 'https://2130706433/', 'https://0x7f.0.0.1/', 'https://[::ffff:127.0.0.1]/',
-      'https://169.254.169.254/latest/meta-data/', 'https://metadata.google.internal/', 'https://localhost/', 'https://10.0.0.8/',
-      'https://u:p@example.com/', `https://example.com/${'a'.repeat(2048)}`, 'http://127.0.0.1:9999/hook',
+      'http://example.com/hook',
+      'https://127.0.0.1/',
+      'https://2130706433/',
+      'https://0x7f.0.0.1/',
+      'https://[::ffff:127.0.0.1]/',
+      'https://169.254.169.254/latest/meta-data/',
+      'https://metadata.google.internal/',
+      'https://localhost/',
+      'https://10.0.0.8/',
+      'https://u:p@example.com/',
+      `https://example.com/${'a'.repeat(2048)}`,
+      'http://127.0.0.1:9999/hook',
     ]) {
       const res = await create(key, { url, events: ['order.created'] });
       expect(res.status, url).toBe(400);
@@ -107,7 +138,11 @@ describe('POST /api/v1/webhooks', () => {
   it(`allows ${MAX_ENDPOINTS_PER_CLINIC} endpoints per clinic (deleted ones do not count)`, async () => {
     const { clinic, key } = await makeTenant(t.db);
     await t.db.insert(webhookEndpoints).values(
-      Array.from({ length: MAX_ENDPOINTS_PER_CLINIC }, (_, i) => ({ clinicId: clinic.id, url: `https://e${i}.example.com/`, events: ['order.created'] })),
+      Array.from({ length: MAX_ENDPOINTS_PER_CLINIC }, (_, i) => ({
+        clinicId: clinic.id,
+        url: `https://e${i}.example.com/`,
+        events: ['order.created'],
+      })),
     );
     const refused = await create(key, { url: URL_OK, events: ['order.created'] });
     expect(refused.status).toBe(409);
@@ -139,7 +174,13 @@ describe('GET /api/v1/webhooks and /api/v1/webhooks/{id}', () => {
     expect(body.data.map((e: { id: string }) => e.id)).toEqual([second.id, mine.endpoint.id]);
     expect(body.pagination).toEqual({ page: 1, limit: 25, total: 2, totalPages: 1 });
     expect(body.data[1]).toEqual({
-      id: mine.endpoint.id, url: URL_OK, events: ['order.created'], isActive: true, lastTriggeredAt: null, consecutiveFailures: 0, createdAt: expect.any(String),
+      id: mine.endpoint.id,
+      url: URL_OK,
+      events: ['order.created'],
+      isActive: true,
+      lastTriggeredAt: null,
+      consecutiveFailures: 0,
+      createdAt: expect.any(String),
     });
     expect(raw).not.toContain(other.endpoint.id);
 
@@ -157,7 +198,10 @@ describe('GET /api/v1/webhooks and /api/v1/webhooks/{id}', () => {
       t.queries.length = 0;
       expect((await t.request(path, { key })).status).toBe(200);
       await t.flush();
-      expect(t.queries.filter((sql) => !sql.includes('"request_logs"')), path).toHaveLength(2);
+      expect(
+        t.queries.filter((sql) => !sql.includes('"request_logs"')),
+        path,
+      ).toHaveLength(2);
     }
   });
 
@@ -200,11 +244,14 @@ describe('POST /api/v1/webhooks/{id}/rotate-secret', () => {
     const tenant = await tenantWithEndpoint();
     const now = Date.now();
     t.clock.freezeAt(now);
-    const rotate = (body?: unknown) => t.request(`/api/v1/webhooks/${tenant.endpoint.id}/rotate-secret`, { key: tenant.key, method: 'POST', body });
+    const rotate = (body?: unknown) =>
+      t.request(`/api/v1/webhooks/${tenant.endpoint.id}/rotate-secret`, { key: tenant.key, method: 'POST', body });
     const first = (await (await rotate({})).json()).data;
     const second = (await (await rotate({ gracePeriodSeconds: 60 })).json()).data;
     expect(second.previousSecretExpiresAt).toBe(new Date(now + 60_000).toISOString());
-    expect(await secretsOf(tenant, tenant.endpoint.id, new Date(now + 1000))).toEqual([second.secret, first.secret, tenant.endpoint.secret].slice(0, 3));
+    expect(await secretsOf(tenant, tenant.endpoint.id, new Date(now + 1000))).toEqual(
+      [second.secret, first.secret, tenant.endpoint.secret].slice(0, 3),
+    );
     const third = await rotate({ gracePeriodSeconds: 0 });
     expect(third.status).toBe(200);
     const data = (await third.json()).data;
@@ -215,11 +262,16 @@ describe('POST /api/v1/webhooks/{id}/rotate-secret', () => {
   it('refuses a grace outside 0..86400 or not an integer with 400', async () => {
     const tenant = await tenantWithEndpoint();
     for (const gracePeriodSeconds of [-1, 86_401, 1.5, '60', null]) {
-      const res = await t.request(`/api/v1/webhooks/${tenant.endpoint.id}/rotate-secret`, { key: tenant.key, body: { gracePeriodSeconds } });
+      const res = await t.request(`/api/v1/webhooks/${tenant.endpoint.id}/rotate-secret`, {
+        key: tenant.key,
+        body: { gracePeriodSeconds },
+      });
       expect(res.status, String(gracePeriodSeconds)).toBe(400);
       expect((await res.json()).message).toContain('gracePeriodSeconds');
     }
-    expect((await t.request(`/api/v1/webhooks/${tenant.endpoint.id}/rotate-secret`, { key: tenant.key, body: { other: 1 } })).status).toBe(400);
+    expect((await t.request(`/api/v1/webhooks/${tenant.endpoint.id}/rotate-secret`, { key: tenant.key, body: { other: 1 } })).status).toBe(
+      400,
+    );
   });
 });
 
@@ -227,7 +279,10 @@ describe('PATCH /api/v1/webhooks/{id}', () => {
   it('turns a cut-off endpoint back on: failures reset, pending deliveries due now', async () => {
     const tenant = await tenantWithEndpoint();
     const disabledAt = new Date();
-    await t.db.update(webhookEndpoints).set({ isActive: false, consecutiveFailures: 10, disabledAt }).where(eq(webhookEndpoints.id, tenant.endpoint.id));
+    await t.db
+      .update(webhookEndpoints)
+      .set({ isActive: false, consecutiveFailures: 10, disabledAt })
+      .where(eq(webhookEndpoints.id, tenant.endpoint.id));
     const delivery = await pendingDelivery(tenant.clinic.id, tenant.endpoint.id);
     const now = Date.now();
     t.clock.freezeAt(now);
@@ -248,10 +303,16 @@ describe('PATCH /api/v1/webhooks/{id}', () => {
     const tenant = await tenantWithEndpoint();
     const delivery = await pendingDelivery(tenant.clinic.id, tenant.endpoint.id);
     const res = await t.request(`/api/v1/webhooks/${tenant.endpoint.id}`, {
-      key: tenant.key, method: 'PATCH', body: { isActive: false, url: 'https://new.example.com/x', events: ['order.shipped', 'order.shipped', 'order.delivered'] },
+      key: tenant.key,
+      method: 'PATCH',
+      body: { isActive: false, url: 'https://new.example.com/x', events: ['order.shipped', 'order.shipped', 'order.delivered'] },
     });
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toMatchObject({ isActive: false, url: 'https://new.example.com/x', events: ['order.shipped', 'order.delivered'] });
+    expect((await res.json()).data).toMatchObject({
+      isActive: false,
+      url: 'https://new.example.com/x',
+      events: ['order.shipped', 'order.delivered'],
+    });
     const [row] = await t.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, tenant.endpoint.id));
     expect(row!.disabledAt).not.toBeNull();
     const [after] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, delivery.id));
@@ -260,7 +321,15 @@ describe('PATCH /api/v1/webhooks/{id}', () => {
 
   it('refuses an empty body, unknown fields, bad events and hostile URLs with 400', async () => {
     const tenant = await tenantWithEndpoint();
-    for (const body of [{}, { isActive: 'yes' }, { secret: 'x' }, { events: [] }, { events: ['nope'] }, { url: 'https://127.0.0.1/' }, { url: 'http://example.com/' }]) {
+    for (const body of [
+      {},
+      { isActive: 'yes' },
+      { secret: 'x' },
+      { events: [] },
+      { events: ['nope'] },
+      { url: 'https://127.0.0.1/' },
+      { url: 'http://example.com/' },
+    ]) {
       const res = await t.request(`/api/v1/webhooks/${tenant.endpoint.id}`, { key: tenant.key, method: 'PATCH', body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
@@ -279,7 +348,12 @@ describe('DELETE /api/v1/webhooks/{id}', () => {
     expect(row!.isActive).toBe(false);
     const [after] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, delivery.id));
     expect(after).toMatchObject({ status: 'failed', nextAttemptAt: null, lastError: 'endpoint deleted' });
-    expect(await t.db.select().from(webhookSecrets).where(and(eq(webhookSecrets.endpointId, tenant.endpoint.id)))).toHaveLength(0);
+    expect(
+      await t.db
+        .select()
+        .from(webhookSecrets)
+        .where(and(eq(webhookSecrets.endpointId, tenant.endpoint.id))),
+    ).toHaveLength(0);
     expect((await t.request(`/api/v1/webhooks/${tenant.endpoint.id}`, { key: tenant.key, method: 'DELETE' })).status).toBe(404);
   });
 });
@@ -292,7 +366,10 @@ describe('isolation and scope', () => {
     await t.request(`/api/v1/webhooks/${gone}`, { key: mine.key, method: 'DELETE' });
     const ids = [theirs.endpoint.id, '00000000-0000-0000-0000-000000000000', 'not-a-uuid', gone];
     const calls: [string, string, unknown][] = [
-      ['GET', '', undefined], ['DELETE', '', undefined], ['PATCH', '', { isActive: true }], ['POST', '/rotate-secret', {}],
+      ['GET', '', undefined],
+      ['DELETE', '', undefined],
+      ['PATCH', '', { isActive: true }],
+      ['POST', '/rotate-secret', {}],
     ];
     const bodies = new Set<string>();
     for (const id of ids) {

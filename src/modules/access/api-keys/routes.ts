@@ -9,38 +9,47 @@ import { createApiKey, listApiKeys, revokeApiKey } from './service';
 
 const tags = ['Auth and key management'];
 
-const createKey = defineRoute({ auth: 'jwt' }, {
-  method: 'post',
-  path: '/api-keys',
-  operationId: 'createApiKey',
-  tags,
-  summary: 'Create an API key (the raw key is returned once, in data.apiKey)',
-  request: { body: jsonBody(createKeyBody) },
-  responses: {
-    201: secretJsonContent(successBody(createdKey), 'Created (Cache-Control: no-store: the body holds the raw key)'),
-    409: jsonContent(errorBody, 'ACTIVE_KEY_LIMIT_REACHED: the brand already has 5 active keys'),
+const createKey = defineRoute(
+  { auth: 'jwt' },
+  {
+    method: 'post',
+    path: '/api-keys',
+    operationId: 'createApiKey',
+    tags,
+    summary: 'Create an API key (the raw key is returned once, in data.apiKey)',
+    request: { body: jsonBody(createKeyBody) },
+    responses: {
+      201: secretJsonContent(successBody(createdKey), 'Created (Cache-Control: no-store: the body holds the raw key)'),
+      409: jsonContent(errorBody, 'ACTIVE_KEY_LIMIT_REACHED: the brand already has 5 active keys'),
+    },
   },
-});
+);
 
-const listKeys = defineRoute({ auth: 'jwt' }, {
-  method: 'get',
-  path: '/api-keys',
-  operationId: 'listApiKeys',
-  tags,
-  summary: "List the brand's API keys (metadata only, never a secret)",
-  request: { query: pageQuery },
-  responses: { 200: jsonContent(pagedBody(keyMetadata), 'Key metadata, newest first') },
-});
+const listKeys = defineRoute(
+  { auth: 'jwt' },
+  {
+    method: 'get',
+    path: '/api-keys',
+    operationId: 'listApiKeys',
+    tags,
+    summary: "List the brand's API keys (metadata only, never a secret)",
+    request: { query: pageQuery },
+    responses: { 200: jsonContent(pagedBody(keyMetadata), 'Key metadata, newest first') },
+  },
+);
 
-const revokeKey = defineRoute({ auth: 'jwt' }, {
-  method: 'delete',
-  path: '/api-keys/{id}',
-  operationId: 'revokeApiKey',
-  tags,
-  summary: 'Revoke an API key immediately',
-  request: { params: idParam() },
-  responses: { 200: jsonContent(successBody(keyMetadata), 'Revoked') },
-});
+const revokeKey = defineRoute(
+  { auth: 'jwt' },
+  {
+    method: 'delete',
+    path: '/api-keys/{id}',
+    operationId: 'revokeApiKey',
+    tags,
+    summary: 'Revoke an API key immediately',
+    request: { params: idParam() },
+    responses: { 200: jsonContent(successBody(keyMetadata), 'Revoked') },
+  },
+);
 
 export const apiKeyRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createKey, async (c) => {

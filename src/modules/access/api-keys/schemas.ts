@@ -8,17 +8,26 @@ export const createKeyBody = z
   .object({
     name: safeString().trim().min(1).max(100).openapi({ example: 'Production server' }),
     kind: z.enum(KEY_KINDS).default('secret').openapi({
-      description: 'secret (svc_live_), publishable (svc_pk_, may only create checkout sessions) or ai_connector (svc_ai_, read-only allowlist). Every key of a sandbox clinic is a svc_test_ key.',
+      description:
+        'secret (svc_live_), publishable (svc_pk_, may only create checkout sessions) or ai_connector (svc_ai_, read-only allowlist). Every key of a sandbox clinic is a svc_test_ key.',
     }),
     scopes: z.array(z.enum(KEY_SCOPES)).min(1).max(10).optional().openapi({
       description: 'Default ["read"]. Ignored for publishable keys (always read and write) and AI-connector keys (always read).',
     }),
     expiresAt: dateTime().nullable().optional().openapi({
-      description: 'ISO 8601 with a zone (Z or ±HH:MM, at most ±15:59), up to 9999-12-31T23:59:59.999Z. Omitted: one year from now. null: never expires. A past time is refused.',
+      description:
+        'ISO 8601 with a zone (Z or ±HH:MM, at most ±15:59), up to 9999-12-31T23:59:59.999Z. Omitted: one year from now. null: never expires. A past time is refused.',
     }),
-    rateLimitPerMin: z.number().int().min(1).max(KEY_MINUTE_LIMIT).nullable().optional().openapi({
-      description: `Lower this key's per-minute limit (at most the default ${KEY_MINUTE_LIMIT}; sandbox keys at most 60). null: the default.`,
-    }),
+    rateLimitPerMin: z
+      .number()
+      .int()
+      .min(1)
+      .max(KEY_MINUTE_LIMIT)
+      .nullable()
+      .optional()
+      .openapi({
+        description: `Lower this key's per-minute limit (at most the default ${KEY_MINUTE_LIMIT}; sandbox keys at most 60). null: the default.`,
+      }),
   })
   .strict()
   .openapi('CreateApiKeyRequest');

@@ -3,12 +3,12 @@ import { apiKeys, clinics, type KeyKind, type KeyScope } from '../../../../drizz
 import { generateApiKey } from '../../../platform/auth/api-key-format';
 import type { Database } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
+import { isoOrNull } from '../../../platform/http/dates';
 import { badRequest, conflict, notFound, unauthorized } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
+import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import { SANDBOX_MINUTE_LIMIT } from '../../../platform/rate-limit/policy';
 import type { CreateKeyBody, KeyMetadata } from './schemas';
-import { isoOrNull } from '../../../platform/http/dates';
 
 export const MAX_ACTIVE_KEYS = 5;
 const ONE_YEAR_MS = 365 * 24 * 60 * 60 * 1000;
@@ -63,8 +63,7 @@ function expiryFor(requested: string | null | undefined, now: Date): Date | null
   return expiresAt;
 }
 
-const activeKeyCondition = (now: Date) =>
-  and(isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)));
+const activeKeyCondition = (now: Date) => and(isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)));
 
 /**
  * Creates a key. The clinic row is locked first so two concurrent creations cannot both pass the
@@ -73,11 +72,7 @@ const activeKeyCondition = (now: Date) =>
 export async function createApiKey(db: Database, clinicId: string, userId: string, input: CreateKeyBody, now: Date) {
   const expiresAt = expiryFor(input.expiresAt, now);
   return db.transaction(async (tx) => {
-    const [clinic] = await tx
-      .select({ mode: clinics.mode })
-      .from(clinics)
-      .where(eq(clinics.id, clinicId))
-      .for('update');
+    const [clinic] = await tx.select({ mode: clinics.mode }).from(clinics).where(eq(clinics.id, clinicId)).for('update');
     if (!clinic) throw unauthorized('Invalid or missing bearer token');
     const isSandbox = clinic.mode === 'sandbox';
     if (isSandbox && input.rateLimitPerMin && input.rateLimitPerMin > SANDBOX_MINUTE_LIMIT) {

@@ -31,15 +31,18 @@ const signInData = z
   })
   .openapi('SignInResult');
 
-const signInRoute = defineRoute({ auth: 'public' }, {
-  method: 'post',
-  path: '/auth/signin',
-  operationId: 'signIn',
-  tags: ['Auth and key management'],
-  summary: 'Sign in as a brand admin and get a token for key management',
-  request: { body: jsonBody(signInBody) },
-  responses: { 200: secretJsonContent(successBody(signInData), 'Signed in (Cache-Control: no-store: the body holds the token)') },
-});
+const signInRoute = defineRoute(
+  { auth: 'public' },
+  {
+    method: 'post',
+    path: '/auth/signin',
+    operationId: 'signIn',
+    tags: ['Auth and key management'],
+    summary: 'Sign in as a brand admin and get a token for key management',
+    request: { body: jsonBody(signInBody) },
+    responses: { 200: secretJsonContent(successBody(signInData), 'Signed in (Cache-Control: no-store: the body holds the token)') },
+  },
+);
 
 export const authRoutes = new OpenAPIHono<AppEnv>().openapi(signInRoute, async (c) => {
   const { email, password } = c.req.valid('json');

@@ -1,22 +1,25 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import type { AppEnv } from '../../../platform/context';
-import { errorBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { databaseUnavailable } from '../../../platform/db/errors';
+import { errorBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { describeError, logLine } from '../../../platform/log';
 
-const healthz = defineRoute({ auth: 'public' }, {
-  method: 'get',
-  path: '/healthz',
-  operationId: 'getHealth',
-  tags: ['Health'],
-  summary: 'Readiness: answers 200 once the database answers',
-  responses: {
-    200: jsonContent(successBody(z.object({ status: z.literal('ok'), database: z.literal('ok') })), 'Ready'),
-    503: jsonContent(errorBody, 'Database unreachable (SERVICE_UNAVAILABLE)'),
+const healthz = defineRoute(
+  { auth: 'public' },
+  {
+    method: 'get',
+    path: '/healthz',
+    operationId: 'getHealth',
+    tags: ['Health'],
+    summary: 'Readiness: answers 200 once the database answers',
+    responses: {
+      200: jsonContent(successBody(z.object({ status: z.literal('ok'), database: z.literal('ok') })), 'Ready'),
+      503: jsonContent(errorBody, 'Database unreachable (SERVICE_UNAVAILABLE)'),
+    },
   },
-});
+);
 
 export const healthRoutes = new OpenAPIHono<AppEnv>().openapi(healthz, async (c) => {
   try {

@@ -16,14 +16,17 @@ const keyInfo = z
   })
   .openapi('ApiKeyInfo');
 
-const me = defineRoute({ auth: 'key', scope: 'read', aiConnector: true }, {
-  method: 'get',
-  path: '/api/v1/me',
-  operationId: 'getMe',
-  tags: ['Auth and key management'],
-  summary: 'The calling API key: its clinic, scopes, kind and limits',
-  responses: { 200: jsonContent(successBody(keyInfo), 'The key') },
-});
+const me = defineRoute(
+  { auth: 'key', scope: 'read', aiConnector: true },
+  {
+    method: 'get',
+    path: '/api/v1/me',
+    operationId: 'getMe',
+    tags: ['Auth and key management'],
+    summary: 'The calling API key: its clinic, scopes, kind and limits',
+    responses: { 200: jsonContent(successBody(keyInfo), 'The key') },
+  },
+);
 
 export const meRoutes = new OpenAPIHono<AppEnv>().openapi(me, (c) => {
   const key = c.get('apiKey');

@@ -5,7 +5,12 @@ import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import {
-  coupon, couponPerformance as performanceSchema, couponValidation, createCouponBody, deletedCoupon, updateCouponBody,
+  coupon,
+  couponValidation,
+  createCouponBody,
+  deletedCoupon,
+  couponPerformance as performanceSchema,
+  updateCouponBody,
   validateCouponQuery,
 } from './schemas';
 import { couponPerformance, createCoupon, deleteCoupon, getCoupon, listCoupons, updateCoupon, validateCoupon } from './service';
@@ -75,18 +80,21 @@ const performance = defineRoute(read, {
   responses: { 200: jsonContent(successBody(performanceSchema), 'Performance') },
 });
 
-const validate = defineRoute({ auth: 'key', scope: 'read' }, {
-  method: 'get',
-  path: '/api/v1/billing/validate-coupon',
-  operationId: 'validateCoupon',
-  tags: ['Billing and payout account'],
-  summary: 'Whether a coupon code can be redeemed now, and if not why',
-  request: { query: validateCouponQuery },
-  responses: {
-    200: jsonContent(successBody(couponValidation), 'The verdict (valid true or false, with the reasons)'),
-    404: jsonContent(errorBody, 'No coupon of the clinic has this code'),
+const validate = defineRoute(
+  { auth: 'key', scope: 'read' },
+  {
+    method: 'get',
+    path: '/api/v1/billing/validate-coupon',
+    operationId: 'validateCoupon',
+    tags: ['Billing and payout account'],
+    summary: 'Whether a coupon code can be redeemed now, and if not why',
+    request: { query: validateCouponQuery },
+    responses: {
+      200: jsonContent(successBody(couponValidation), 'The verdict (valid true or false, with the reasons)'),
+      404: jsonContent(errorBody, 'No coupon of the clinic has this code'),
+    },
   },
-});
+);
 
 export const couponRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {

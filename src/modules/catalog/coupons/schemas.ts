@@ -15,7 +15,13 @@ export const MAX_COUPON_LIMIT = 1_000_000;
 const hasAtMostTwoDecimals = (value: number) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-6;
 
 const limit = (what: string) =>
-  z.number().int().min(1).max(MAX_COUPON_LIMIT).nullable().openapi({ description: `${what}; null: no limit.`, example: 100 });
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_COUPON_LIMIT)
+    .nullable()
+    .openapi({ description: `${what}; null: no limit.`, example: 100 });
 
 /** Every field of the Coupon body, each optional here; create adds the required ones and defaults. */
 const couponFields = {
@@ -26,7 +32,9 @@ const couponFields = {
     .regex(COUPON_CODE_PATTERN, 'must contain only letters, digits, - and _')
     .openapi({ description: '3-40 letters, digits, - and _; unique per clinic ignoring case.', example: 'WELCOME10' }),
   description: text().trim().max(500).nullable().openapi({ example: 'Ten percent off the first month' }),
-  discountType: z.enum(COUPON_DISCOUNT_TYPES).openapi({ description: 'percent (discountValue 1-100) or fixed (discountValue in US dollars).' }),
+  discountType: z
+    .enum(COUPON_DISCOUNT_TYPES)
+    .openapi({ description: 'percent (discountValue 1-100) or fixed (discountValue in US dollars).' }),
   discountValue: z
     .number()
     .finite()
@@ -37,11 +45,17 @@ const couponFields = {
   startsAt: dateTime().nullable().openapi({ description: 'Not valid before this instant; null: from creation.' }),
   expiresAt: dateTime().nullable().openapi({ description: 'Not valid from this instant on; must be after startsAt; null: never expires.' }),
   isActive: z.boolean().openapi({ description: 'An inactive coupon is never valid.' }),
-  scope: z.enum(COUPON_SCOPES).openapi({ description: 'first_charge: the discount applies to the first charge only; all_charges: to every charge of the subscription.' }),
-  overMarginBehavior: z.enum(OVER_MARGIN_BEHAVIORS).openapi({ description: "reject: a discount larger than the clinic's margin refuses the coupon; cap: the discount is cut to the margin." }),
+  scope: z.enum(COUPON_SCOPES).openapi({
+    description: 'first_charge: the discount applies to the first charge only; all_charges: to every charge of the subscription.',
+  }),
+  overMarginBehavior: z.enum(OVER_MARGIN_BEHAVIORS).openapi({
+    description: "reject: a discount larger than the clinic's margin refuses the coupon; cap: the discount is cut to the margin.",
+  }),
   maxRedemptions: limit('Redemptions allowed in total'),
   perCustomerLimit: limit('Redemptions allowed per customer'),
-  minOrderAmount: amount().nullable().openapi({ description: 'Smallest order (US dollars) the coupon applies to; null: any.', example: 50 }),
+  minOrderAmount: amount()
+    .nullable()
+    .openapi({ description: 'Smallest order (US dollars) the coupon applies to; null: any.', example: 50 }),
 };
 
 export const createCouponBody = z
@@ -130,7 +144,10 @@ export const validateCouponQuery = z.object({
 export const couponValidation = z
   .object({
     valid: z.boolean(),
-    reason: z.enum(COUPON_INVALID_REASONS).nullable().openapi({ description: 'The first reason the coupon is not valid now (in the order of reasons); null when valid.' }),
+    reason: z
+      .enum(COUPON_INVALID_REASONS)
+      .nullable()
+      .openapi({ description: 'The first reason the coupon is not valid now (in the order of reasons); null when valid.' }),
     reasons: z.array(z.enum(COUPON_INVALID_REASONS)).openapi({ description: 'Every reason it is not valid now; empty when valid.' }),
     message: z.string(),
     coupon: z.object({

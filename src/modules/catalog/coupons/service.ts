@@ -1,18 +1,24 @@
-import { and, desc, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, isNull, type SQL, sql } from 'drizzle-orm';
 import { coupons } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
+import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
+import { isoOrNull } from '../../../platform/http/dates';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
-import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
-import { isUniqueViolation } from '../../../platform/db/errors';
+import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import { assertCouponTerms, couponInvalidReasons, fromHundredths, REASON_MESSAGES, toHundredths } from './rules';
 import type {
-  Coupon, CouponDiscountType, CouponPerformance, CouponValidation, CreateCouponBody, UpdateCouponBody,
+  COUPON_SCOPES,
+  Coupon,
+  CouponDiscountType,
+  CouponPerformance,
+  CouponValidation,
+  CreateCouponBody,
+  OVER_MARGIN_BEHAVIORS,
+  UpdateCouponBody,
 } from './schemas';
-import { COUPON_SCOPES, OVER_MARGIN_BEHAVIORS } from './schemas';
-import { isoOrNull } from '../../../platform/http/dates';
 
 type CouponRow = typeof coupons.$inferSelect;
 type Scope = (typeof COUPON_SCOPES)[number];
@@ -36,7 +42,6 @@ type CouponWithCount = CouponRow & { redemptionCount: number };
 /** The clinic's coupons that are not deleted (a deleted coupon answers 404 everywhere). */
 const live = (db: Queryable, clinicId: string, ...conditions: SQL[]) =>
   forClinic(db, clinicId).where(coupons, isNull(coupons.deletedAt), ...conditions);
-
 
 /** The API's coupon, field by field (never a spread row). */
 export function toCoupon(row: CouponWithCount): Coupon {
@@ -79,7 +84,11 @@ export async function listCoupons(db: Database, clinicId: string, query: PageQue
 
 export async function getCoupon(db: Database, clinicId: string, id: string): Promise<Coupon> {
   if (!isUuid(id)) throw notFound(RESOURCE);
-  const [found] = await db.select(withCount).from(coupons).where(live(db, clinicId, eq(coupons.id, id))).limit(1);
+  const [found] = await db
+    .select(withCount)
+    .from(coupons)
+    .where(live(db, clinicId, eq(coupons.id, id)))
+    .limit(1);
   if (!found) throw notFound(RESOURCE);
   return toCoupon(found);
 }
@@ -119,7 +128,11 @@ export async function updateCoupon(db: Database, clinicId: string, id: string, b
   if (!isUuid(id)) throw notFound(RESOURCE);
   try {
     return await db.transaction(async (tx) => {
-      const [current] = await tx.select().from(coupons).where(live(tx, clinicId, eq(coupons.id, id))).for('update');
+      const [current] = await tx
+        .select()
+        .from(coupons)
+        .where(live(tx, clinicId, eq(coupons.id, id)))
+        .for('update');
       if (!current) throw notFound(RESOURCE);
       const changes: Partial<typeof coupons.$inferInsert> = { updatedAt: now };
       if (body.code !== undefined) changes.code = body.code;

@@ -11,7 +11,7 @@ const listForms = defineRoute(sharedCatalogueAccess, {
   path: '/api/v1/global-form-structures',
   operationId: 'listGlobalFormStructures',
   tags: ['Products and catalog'],
-  summary: "The shared form-builder structure catalogue",
+  summary: 'The shared form-builder structure catalogue',
   responses: { 200: jsonContent(successBody(z.array(formStructure)), 'Form structures') },
 });
 

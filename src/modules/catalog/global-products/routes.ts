@@ -7,14 +7,17 @@ import { listDiscontinuedInUse } from './service';
 
 const tags = ['Products and catalog'];
 
-const discontinued = defineRoute({ auth: 'key', scope: 'read' }, {
-  method: 'get',
-  path: '/api/v1/global-products/discontinued-in-use',
-  operationId: 'listDiscontinuedProductsInUse',
-  tags,
-  summary: "Discontinued global products still used by the clinic's programs (retired programs aside)",
-  responses: { 200: jsonContent(successBody(z.array(discontinuedInUse)), 'Discontinued products and the programs using them') },
-});
+const discontinued = defineRoute(
+  { auth: 'key', scope: 'read' },
+  {
+    method: 'get',
+    path: '/api/v1/global-products/discontinued-in-use',
+    operationId: 'listDiscontinuedProductsInUse',
+    tags,
+    summary: "Discontinued global products still used by the clinic's programs (retired programs aside)",
+    responses: { 200: jsonContent(successBody(z.array(discontinuedInUse)), 'Discontinued products and the programs using them') },
+  },
+);
 
 export const globalProductRoutes = new OpenAPIHono<AppEnv>().openapi(discontinued, async (c) =>
   c.json(ok(await listDiscontinuedInUse(c.get('services').db, c.get('apiKey').clinicId)), 200),

@@ -7,25 +7,31 @@ import { acknowledgeAlert, listAlerts } from './service';
 
 const tags = ['Pharmacy price-change alerts'];
 
-const list = defineRoute({ auth: 'key', scope: 'read', aiConnector: true }, {
-  method: 'get',
-  path: '/api/v1/pharmacy-price-changes/alerts',
-  operationId: 'listPriceChangeAlerts',
-  tags,
-  summary: 'Pharmacy price changes that affect the clinic (open ones by default)',
-  request: { query: listAlertsQuery },
-  responses: { 200: jsonContent(successBody(alertList), 'data { count, alerts }, newest first') },
-});
+const list = defineRoute(
+  { auth: 'key', scope: 'read', aiConnector: true },
+  {
+    method: 'get',
+    path: '/api/v1/pharmacy-price-changes/alerts',
+    operationId: 'listPriceChangeAlerts',
+    tags,
+    summary: 'Pharmacy price changes that affect the clinic (open ones by default)',
+    request: { query: listAlertsQuery },
+    responses: { 200: jsonContent(successBody(alertList), 'data { count, alerts }, newest first') },
+  },
+);
 
-const acknowledge = defineRoute({ auth: 'key', scope: 'write' }, {
-  method: 'post',
-  path: '/api/v1/pharmacy-price-changes/alerts/{alertId}/acknowledge',
-  operationId: 'acknowledgePriceChangeAlert',
-  tags,
-  summary: 'Acknowledge a price-change alert (idempotent)',
-  request: { params: alertIdParam },
-  responses: { 200: jsonContent(successBody(acknowledgedAlert), 'data { id, status }') },
-});
+const acknowledge = defineRoute(
+  { auth: 'key', scope: 'write' },
+  {
+    method: 'post',
+    path: '/api/v1/pharmacy-price-changes/alerts/{alertId}/acknowledge',
+    operationId: 'acknowledgePriceChangeAlert',
+    tags,
+    summary: 'Acknowledge a price-change alert (idempotent)',
+    request: { params: alertIdParam },
+    responses: { 200: jsonContent(successBody(acknowledgedAlert), 'data { id, status }') },
+  },
+);
 
 export const priceAlertRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {

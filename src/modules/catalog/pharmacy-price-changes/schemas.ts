@@ -9,13 +9,28 @@ export const MAX_ALERTS = 200;
 export const DEFAULT_ALERTS = 100;
 
 export const listAlertsQuery = z.object({
-  status: z.enum(ALERT_STATUS_FILTERS).default('open').openapi({ description: 'Which alerts to list: open (default), acknowledged or all.' }),
-  limit: z.coerce.number().int().min(1).max(MAX_ALERTS).default(DEFAULT_ALERTS)
-    .openapi({ description: `At most this many alerts, newest first (1-${MAX_ALERTS}, default ${DEFAULT_ALERTS}); count is always the full number.`, example: DEFAULT_ALERTS }),
+  status: z
+    .enum(ALERT_STATUS_FILTERS)
+    .default('open')
+    .openapi({ description: 'Which alerts to list: open (default), acknowledged or all.' }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_ALERTS)
+    .default(DEFAULT_ALERTS)
+    .openapi({
+      description: `At most this many alerts, newest first (1-${MAX_ALERTS}, default ${DEFAULT_ALERTS}); count is always the full number.`,
+      example: DEFAULT_ALERTS,
+    }),
 });
 export type ListAlertsQuery = z.infer<typeof listAlertsQuery>;
 
-const dollars = (description: string) => z.number().nullable().openapi({ description: `${description} US dollars; null when unknown.` });
+const dollars = (description: string) =>
+  z
+    .number()
+    .nullable()
+    .openapi({ description: `${description} US dollars; null when unknown.` });
 
 export const priceChangeAlert = z
   .object({

@@ -46,7 +46,12 @@ export async function listAlerts(db: Database, clinicId: string, query: ListAler
  * Acknowledges an open alert. Idempotent: an acknowledged alert stays as it was (its first
  * acknowledgedAt kept) and answers the same. Unknown, malformed and other clinics' ids: 404.
  */
-export async function acknowledgeAlert(db: Database, clinicId: string, id: string, now: Date): Promise<{ id: string; status: AlertStatus }> {
+export async function acknowledgeAlert(
+  db: Database,
+  clinicId: string,
+  id: string,
+  now: Date,
+): Promise<{ id: string; status: AlertStatus }> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   const scoped = forClinic(db, clinicId);
   const [updated] = await db

@@ -11,10 +11,19 @@ export const catalogItem = z
     requiresCooler: z.boolean(),
     pharmacyPrice: z.number().openapi({ description: 'Dollars: the pharmacy base price of one pack.' }),
     facilitationFee: z.number().openapi({ description: "Dollars: the clinic's facilitation fee (tenant product)." }),
-    price: z.number().nullable().openapi({ description: 'Dollars: the price the clinic set (POST /tenant-products/update); null until set.' }),
-    pharmacyName: z.string().nullable().openapi({ description: 'The filling pharmacy: the primary coverage, else a backup; null if uncovered.' }),
+    price: z
+      .number()
+      .nullable()
+      .openapi({ description: 'Dollars: the price the clinic set (POST /tenant-products/update); null until set.' }),
+    pharmacyName: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The filling pharmacy: the primary coverage, else a backup; null if uncovered.' }),
     pharmacyRole: z.enum(['primary', 'backup']).nullable().openapi({ example: 'primary' }),
-    tenantProductId: z.string().uuid().openapi({ description: 'The offering (tenant product) behind this item, as POST /tenant-products/update takes it.' }),
+    tenantProductId: z
+      .string()
+      .uuid()
+      .openapi({ description: 'The offering (tenant product) behind this item, as POST /tenant-products/update takes it.' }),
   })
   .openapi('CatalogItem');
 

@@ -27,7 +27,9 @@ interface CatalogRow {
  * active tenant product, discontinued ones left out, by name.
  */
 export async function listCatalog(db: Queryable, clinicId: string): Promise<CatalogItem[]> {
-  const rows = await rowsOf<CatalogRow>(db, sql`
+  const rows = await rowsOf<CatalogRow>(
+    db,
+    sql`
     select g.id, g.name, g.slug, g.categories, coalesce(o.image_url, g.image_url) as "imageUrl", g.description,
       g.requires_cooler as "requiresCooler", g.pharmacy_base_price_cents as "pharmacyPriceCents",
       tp.facilitation_fee_cents as "facilitationFeeCents", tp.price_cents as "priceCents",
@@ -40,7 +42,8 @@ export async function listCatalog(db: Queryable, clinicId: string): Promise<Cata
       where pc.global_product_id = g.id order by (pc.role = 'primary') desc, pc.created_at, pc.id limit 1
     ) cov on true
     where tp.clinic_id = ${clinicId} and tp.is_active and not g.is_discontinued
-    order by g.name, g.id`);
+    order by g.name, g.id`,
+  );
   return rows.map((r) => ({
     id: r.id,
     name: r.name,

@@ -6,7 +6,7 @@ import { idParam } from '../../../platform/http/ids';
 import { pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { pharmacyCoverageRoutes } from './pharmacy-coverages/routes';
-import { createProductBody, product, productsPage, updateProductBody, type UpdateProductBody } from './schemas';
+import { createProductBody, product, productsPage, type UpdateProductBody, updateProductBody } from './schemas';
 import { createProduct, getProduct, listProducts, listProductsPage, updateProduct } from './service';
 
 const tags = ['Products and catalog'];
@@ -27,7 +27,7 @@ const create = defineRoute(write, {
   path: '/api/v1/products',
   operationId: 'createProduct',
   tags,
-  summary: 'Create one of the clinic\'s own products (slug generated from the name, unique within the clinic)',
+  summary: "Create one of the clinic's own products (slug generated from the name, unique within the clinic)",
   request: { body: jsonBody(createProductBody) },
   responses: { 201: jsonContent(successBody(product), 'Created') },
 });

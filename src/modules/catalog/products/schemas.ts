@@ -18,11 +18,17 @@ export const product = z
     category: z.string().nullable().openapi({ description: 'Platform products: their first category.' }),
     categories: z.array(z.string()),
     isActive: z.boolean().openapi({ description: 'Platform products: false when discontinued.' }),
-    pharmacyProvider: z.string().nullable().openapi({ description: "Platform products: the primary pharmacy's name (a backup's when none is primary)." }),
+    pharmacyProvider: z
+      .string()
+      .nullable()
+      .openapi({ description: "Platform products: the primary pharmacy's name (a backup's when none is primary)." }),
     pharmacyPrice: z.number().openapi({ description: 'Dollars. Platform products: the pharmacy base price of one pack.', example: 129 }),
     pharmacyProductId: z.string().nullable().openapi({ description: 'Always null for platform products.' }),
     brandName: z.string().nullable().openapi({ description: 'Always null for platform products.' }),
-    imageUrl: z.string().nullable().openapi({ description: "Platform products: the clinic's brand image override if any, else the shared image." }),
+    imageUrl: z
+      .string()
+      .nullable()
+      .openapi({ description: "Platform products: the clinic's brand image override if any, else the shared image." }),
     pharmacyCoverages: z.array(z.object({ id: z.string().uuid(), customName: z.string().nullable(), pharmacy: pharmacyRef })),
     source: z.enum(PRODUCT_SOURCES).openapi({
       description: "clinic: the clinic's own product (editable); platform: a shared global product (read-only, a write answers 404).",
@@ -36,7 +42,10 @@ const description = text().trim().max(5000).nullable().openapi({ example: 'Weekl
 const pharmacyPrice = amount().openapi({ type: 'number', description: 'Dollars, at most two decimals.', example: 39.5 });
 const pharmacyProductId = safeString().trim().min(1).max(100).nullable().openapi({ example: 'NSC-B12-10ML' });
 const category = safeString().trim().min(1).max(100).nullable().openapi({ example: 'longevity' });
-const categories = z.array(safeString().trim().min(1).max(50)).max(20).openapi({ example: ['longevity'] });
+const categories = z
+  .array(safeString().trim().min(1).max(50))
+  .max(20)
+  .openapi({ example: ['longevity'] });
 const brandName = safeString().trim().min(1).max(200).nullable().openapi({ example: 'Demo Clinic B12' });
 const pharmacyProvider = safeString().trim().min(1).max(200).nullable().openapi({ example: 'Northside Compounding' });
 
@@ -61,7 +70,10 @@ export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const updateProductBody = z
   .object({
     name: name.optional(),
-    slug: safeString().max(100).regex(SLUG_PATTERN, 'must be lowercase letters, digits and single hyphens').optional()
+    slug: safeString()
+      .max(100)
+      .regex(SLUG_PATTERN, 'must be lowercase letters, digits and single hyphens')
+      .optional()
       .openapi({ description: 'Unique within the clinic (409 CONFLICT otherwise).', example: 'vitamin-b12-injection' }),
     description: description.optional(),
     pharmacyPrice: pharmacyPrice.optional(),

@@ -1,16 +1,16 @@
 // Products: the clinic's own products and, beside them, the shared platform (global) products in the
 // same Product shape. Every read is one query (a union with the coverages as json).
-import { and, eq, like, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, like, or, type SQL, sql } from 'drizzle-orm';
 import { products } from '../../../../drizzle/schema';
 import type { Queryable } from '../../../platform/db/client';
+import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
+import { rowsOf } from '../../../platform/db/sql';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
-import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
+import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type { CreateProductBody, Product, UpdateProductBody } from './schemas';
-import { isUniqueViolation } from '../../../platform/db/errors';
-import { rowsOf } from '../../../platform/db/sql';
 import { nextSlug, slugify } from './slugs';
 
 interface ProductRow {
@@ -100,9 +100,12 @@ export async function listProducts(db: Queryable, clinicId: string): Promise<Pro
 
 /** GET /products-management: the same list, paged, with its total in the same query. */
 export async function listProductsPage(db: Queryable, clinicId: string, query: PageQuery) {
-  const rows = await rowsOf<ProductRow & { total: number }>(db, sql`
+  const rows = await rowsOf<ProductRow & { total: number }>(
+    db,
+    sql`
     select u.*, ${totalCount()} as total from (${productUnion(clinicId)}) u ${ORDER}
-    limit ${query.limit} offset ${pageOffset(query)}`);
+    limit ${query.limit} offset ${pageOffset(query)}`,
+  );
   const page = await paginate(query, rows, async () => {
     const [row] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from (${productUnion(clinicId)}) u`);
     return row?.n ?? 0;

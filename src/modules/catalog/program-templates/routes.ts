@@ -43,5 +43,4 @@ const templateProducts = defineRoute(access, {
 export const programTemplateRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listTemplates, async (c) => c.json(ok(await listProgramTemplates(c.get('services').db)), 200))
   .openapi(getTemplate, async (c) => c.json(ok(await getProgramTemplate(c.get('services').db, c.req.valid('param').id)), 200))
-  .openapi(templateProducts, async (c) =>
-    c.json(ok(await listTemplateGlobalProducts(c.get('services').db, c.req.valid('param').id)), 200));
+  .openapi(templateProducts, async (c) => c.json(ok(await listTemplateGlobalProducts(c.get('services').db, c.req.valid('param').id)), 200));

@@ -5,7 +5,7 @@ import type { Queryable } from '../../../platform/db/client';
 import { notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
-import { toGlobalProduct, type GlobalProductPart, type ProductRow } from '../programs/queries';
+import { type GlobalProductPart, type ProductRow, toGlobalProduct } from '../programs/queries';
 import type { ProgramTemplate, ProgramTemplateDetail, TemplateGlobalProduct } from './schemas';
 
 const templateColumns = {

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../../platform/db/client';
 import { rowsOf } from '../../../platform/db/sql';
-import { pricingInput, programProductJoins, programProductJson, type ProductRow } from './queries';
 import { priceProduct } from './pricing';
+import { type ProductRow, pricingInput, programProductJoins, programProductJson } from './queries';
 import type { Overview } from './schemas';
 
 // GET /programs/overview in one statement. Money is summed in SQL from the clinic's active
@@ -30,7 +30,9 @@ interface OverviewRow {
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
 export async function programsOverview(db: Database, clinicId: string): Promise<Overview> {
-  const [row] = await rowsOf<OverviewRow>(db, sql`
+  const [row] = await rowsOf<OverviewRow>(
+    db,
+    sql`
     with prog as (
       select id, name, state from programs where clinic_id = ${clinicId} and state <> 'retired'
     ),
@@ -87,7 +89,8 @@ export async function programsOverview(db: Database, clinicId: string): Promise<
       join prog on prog.id = a.program_id or (a.program_id is null and a.global_product_id is not null and exists (
         select 1 from program_products pp where pp.program_id = prog.id and pp.clinic_id = ${clinicId} and pp.global_product_id = a.global_product_id))
       left join global_products gp on gp.id = a.global_product_id
-      where a.clinic_id = ${clinicId} and a.status = 'open' and a.direction = 'increase') as increases`);
+      where a.clinic_id = ${clinicId} and a.status = 'open' and a.direction = 'increase') as increases`,
+  );
   const result = row!;
 
   const attention: Overview['attention'] = [];
@@ -117,7 +120,8 @@ export async function programsOverview(db: Database, clinicId: string): Promise<
   }
   for (const item of result.increases) {
     const product = item.productName ?? 'A product';
-    const change = item.previousCents !== null && item.newCents !== null ? ` from ${dollars(item.previousCents)} to ${dollars(item.newCents)}` : '';
+    const change =
+      item.previousCents !== null && item.newCents !== null ? ` from ${dollars(item.previousCents)} to ${dollars(item.newCents)}` : '';
     const margin = item.deltaCents !== null ? `; the margin per pack moves by ${dollars(item.deltaCents)}` : '';
     attention.push({
       type: 'pharmacy_price_increase',

@@ -52,7 +52,8 @@ export function resolveFee(input: Pick<PricingInput, 'clinicFeeOverrideCents' | 
 } {
   if (input.clinicFeeOverrideCents !== null) return { feeSource: 'clinic_override', effectiveFeeCents: input.clinicFeeOverrideCents };
   if (input.programBaseFeeCents !== null) return { feeSource: 'program_base', effectiveFeeCents: input.programBaseFeeCents };
-  if (input.tenantPlaceholderFeeCents !== null) return { feeSource: 'tenant_placeholder', effectiveFeeCents: input.tenantPlaceholderFeeCents };
+  if (input.tenantPlaceholderFeeCents !== null)
+    return { feeSource: 'tenant_placeholder', effectiveFeeCents: input.tenantPlaceholderFeeCents };
   return { feeSource: 'none', effectiveFeeCents: null };
 }
 

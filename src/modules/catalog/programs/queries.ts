@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../../platform/db/client';
+import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
-import { countProducts, priceProduct, type PricingInput } from './pricing';
+import { countProducts, type PricingInput, priceProduct } from './pricing';
 import type { Program } from './schemas';
-import { rowsOf, isoTimestamp as iso } from '../../../platform/db/sql';
 
 // The SQL every program read shares, and the mappers from its rows to responses. Timestamps are
 // formatted in SQL (ISO 8601, UTC) and nested rows come back as json, so one statement answers a read.
@@ -92,7 +92,10 @@ export interface ProgramRow {
 
 /** One program of the clinic with its products, or undefined (unknown or another clinic's). */
 export async function readProgram(db: Queryable, clinicId: string, id: string): Promise<ProgramRow | undefined> {
-  const [row] = await rowsOf<ProgramRow>(db, sql`select ${programColumns} from programs p where p.id = ${id} and p.clinic_id = ${clinicId}`);
+  const [row] = await rowsOf<ProgramRow>(
+    db,
+    sql`select ${programColumns} from programs p where p.id = ${id} and p.clinic_id = ${clinicId}`,
+  );
   return row;
 }
 
@@ -112,8 +115,19 @@ export function pricingInput(row: ProductRow): PricingInput {
 /** The global product's own fields of a product row (a template product has them too). */
 export type GlobalProductPart = Pick<
   ProductRow,
-  'globalProductId' | 'name' | 'slug' | 'categories' | 'description' | 'imageUrl' | 'pharmacyBasePriceCents' |
-  'packDurationMonths' | 'vialsPerPack' | 'supplyDays' | 'requiresCooler' | 'allowPrepay' | 'isDiscontinued'
+  | 'globalProductId'
+  | 'name'
+  | 'slug'
+  | 'categories'
+  | 'description'
+  | 'imageUrl'
+  | 'pharmacyBasePriceCents'
+  | 'packDurationMonths'
+  | 'vialsPerPack'
+  | 'supplyDays'
+  | 'requiresCooler'
+  | 'allowPrepay'
+  | 'isDiscontinued'
 >;
 
 export function toGlobalProduct(row: GlobalProductPart) {

@@ -1,16 +1,25 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { clinicServices as services, type AppEnv } from '../../../platform/context';
+import { type AppEnv, clinicServices as services } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { programsOverview } from './overview';
 import { programProductRoutes } from './products/routes';
-import { programTitrationProtocolRoutes } from './titration-protocols/routes';
-import { createProgramBody, listProgramsQuery, overview, program, updateProgramBody, windDownConflict } from './schemas';
-import { syncAllResult, syncResult, syncStatus as syncStatusSchema } from './schemas';
+import {
+  createProgramBody,
+  listProgramsQuery,
+  overview,
+  program,
+  syncAllResult,
+  syncResult,
+  syncStatus as syncStatusSchema,
+  updateProgramBody,
+  windDownConflict,
+} from './schemas';
 import { createProgram, deleteProgram, duplicateProgram, getProgram, listPrograms, updateProgram } from './service';
 import { syncAllPrograms, syncProgram, syncStatus } from './sync';
+import { programTitrationProtocolRoutes } from './titration-protocols/routes';
 
 const tags = ['Programs'];
 const read = { auth: 'key', scope: 'read' } as const;
@@ -34,7 +43,10 @@ const create = defineRoute(write, {
   tags,
   summary: 'Create a program (from scratch, or derived from a program template)',
   request: { body: jsonBody(createProgramBody) },
-  responses: { 201: programBody('Created'), 409: jsonContent(errorBody, 'CONFLICT: customSlug already used by another program of the clinic') },
+  responses: {
+    201: programBody('Created'),
+    409: jsonContent(errorBody, 'CONFLICT: customSlug already used by another program of the clinic'),
+  },
 });
 
 const getOverview = defineRoute(read, {
@@ -124,8 +136,6 @@ const getSyncStatus = defineRoute(read, {
   responses: { 200: jsonContent(successBody(syncStatusSchema), 'Sync status') },
 });
 
-
-
 /** Static paths (overview, sync-all) are registered before /programs/{id}. */
 export const programRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
@@ -156,7 +166,8 @@ export const programRoutes = new OpenAPIHono<AppEnv>()
   .openapi(remove, async (c) => {
     const { db, clinicId, now } = services(c);
     const { outcome, program: answered } = await deleteProgram(db, clinicId, c.req.valid('param').id, now());
-    const message = outcome === 'deleted' ? 'Program deleted' : 'Program retired: no longer offered to new patients; work in flight continues';
+    const message =
+      outcome === 'deleted' ? 'Program deleted' : 'Program retired: no longer offered to new patients; work in flight continues';
     return c.json(ok(answered, message), 200);
   })
   .openapi(duplicate, async (c) => {
@@ -173,4 +184,3 @@ export const programRoutes = new OpenAPIHono<AppEnv>()
   })
   .route('/', programProductRoutes)
   .route('/', programTitrationProtocolRoutes);
-

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { errorBody } from '../../../platform/http/envelope';
-import { amount } from '../../../platform/http/money';
 import { pathId } from '../../../platform/http/ids';
+import { amount } from '../../../platform/http/money';
 import { pageQuery } from '../../../platform/http/pagination';
 import { safeString, text } from '../../../platform/http/strings';
 import { globalProductFields } from '../program-templates/schemas';
@@ -16,7 +16,10 @@ export const LISTED_STATES = ['draft', 'live', 'paused', 'retired'] as const;
 export const programGlobalProductDetail = z
   .object({
     ...globalProductFields,
-    imageUrl: z.string().nullable().openapi({ description: "The brand's image override for the product when it set one, else the shared image." }),
+    imageUrl: z
+      .string()
+      .nullable()
+      .openapi({ description: "The brand's image override for the product when it set one, else the shared image." }),
   })
   .openapi('ProgramGlobalProductDetail');
 
@@ -27,7 +30,9 @@ export const program = z
     description: z.string().nullable(),
     isActive: z.boolean().openapi({ description: 'Offered to new patients. Retired programs are always inactive.' }),
     isFeatured: z.boolean(),
-    nonMedicalServiceFee: z.number().openapi({ description: 'Dollars, billed on its own line; never part of a displayPrice.', example: 49 }),
+    nonMedicalServiceFee: z
+      .number()
+      .openapi({ description: 'Dollars, billed on its own line; never part of a displayPrice.', example: 49 }),
     heroImageUrl: z.string().nullable(),
     customSlug: z.string().nullable(),
     accentColor: z.string().nullable(),
@@ -41,7 +46,9 @@ export const program = z
         globalProduct: programGlobalProductDetail,
       }),
     ),
-    state: z.enum(LISTED_STATES).openapi({ description: 'draft, live, paused; retired after a DELETE that could not remove it (docs/programs.md).' }),
+    state: z
+      .enum(LISTED_STATES)
+      .openapi({ description: 'draft, live, paused; retired after a DELETE that could not remove it (docs/programs.md).' }),
     templateId: z.string().uuid().nullable().openapi({ description: 'The program template it derives from (sync), or null.' }),
     createdAt: z.string().datetime(),
     updatedAt: z.string().datetime(),
@@ -60,7 +67,9 @@ const slug = safeString()
   .max(100)
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lowercase letters, digits and single hyphens')
   .openapi({ example: 'weight-loss' });
-const color = safeString().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour like #1A2B3C').openapi({ example: '#0F766E' });
+const color = safeString()
+  .regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour like #1A2B3C')
+  .openapi({ example: '#0F766E' });
 const imageUrl = safeString()
   .max(2048)
   .regex(/^https:\/\/[^\s]+$/, 'must be an https URL')
@@ -75,14 +84,18 @@ const editableFields = {
   heroImageUrl: imageUrl.nullable().optional(),
   customSlug: slug.nullable().optional().openapi({ description: 'Unique within the clinic (409 CONFLICT otherwise).' }),
   accentColor: color.nullable().optional(),
-  state: z.enum(OFFERED_STATES).optional().openapi({ description: 'draft (default), live or paused. A program is retired only by DELETE.' }),
+  state: z
+    .enum(OFFERED_STATES)
+    .optional()
+    .openapi({ description: 'draft (default), live or paused. A program is retired only by DELETE.' }),
 };
 
 export const createProgramBody = z
   .object({
     ...editableFields,
     templateId: safeString().uuid().optional().openapi({
-      description: "Derive the program from this program template: its products and base fees, and its nonMedicalServiceFee unless one is given.",
+      description:
+        'Derive the program from this program template: its products and base fees, and its nonMedicalServiceFee unless one is given.',
     }),
   })
   .strict()
@@ -98,11 +111,18 @@ export const updateProgramBody = z
     productPricing: z
       .record(
         safeString().max(64),
-        z.object({ programFee: amount().nullable().openapi({ type: 'number', description: 'Dollars; null clears the clinic override.', example: 99 }) }).strict(),
+        z
+          .object({
+            programFee: amount()
+              .nullable()
+              .openapi({ type: 'number', description: 'Dollars; null clears the clinic override.', example: 99 }),
+          })
+          .strict(),
       )
       .optional()
       .openapi({
-        description: "Clinic fee overrides keyed by global product id (each a product of this program; any other id is a 400 naming it). programFee null removes the override.",
+        description:
+          'Clinic fee overrides keyed by global product id (each a product of this program; any other id is a 400 naming it). programFee null removes the override.',
         example: { '00000000-0000-4000-8002-000000000001': { programFee: 99 } },
       }),
   })
@@ -130,7 +150,10 @@ export const overview = z
       livePrograms: z.number().int(),
       draftPrograms: z.number().int(),
       pausedPrograms: z.number().int(),
-      totalPatients: z.number().int().openapi({ description: 'Distinct patients with an active enrollment on a program that is not retired.' }),
+      totalPatients: z
+        .number()
+        .int()
+        .openapi({ description: 'Distinct patients with an active enrollment on a program that is not retired.' }),
       estBilledMonthlyCents: z.number().int(),
       estNetMonthlyCents: z.number().int(),
     }),
@@ -149,7 +172,11 @@ export const overview = z
         programName: z.string(),
         headline: z.string(),
         detail: z.string(),
-        estValueCents: z.number().int().nullable().openapi({ description: 'Monthly cents at stake, when it can be estimated (docs/programs.md).' }),
+        estValueCents: z
+          .number()
+          .int()
+          .nullable()
+          .openapi({ description: 'Monthly cents at stake, when it can be estimated (docs/programs.md).' }),
         action: z.enum(['set_product_pricing', 'replace_discontinued_product', 'review_program_fee']),
       }),
     ),

@@ -1,12 +1,12 @@
+import type { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
-import { databaseErrorState, isUniqueViolation } from '../../../platform/db/errors';
 import type { Database, Queryable } from '../../../platform/db/client';
+import { databaseErrorState, isUniqueViolation } from '../../../platform/db/errors';
+import { rowsOf } from '../../../platform/db/sql';
 import { ApiError, badRequest, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
-import { rowsOf } from '../../../platform/db/sql';
-import { programColumns, readProgram, toProgram, type ProgramRow } from './queries';
-import type { z } from '@hono/zod-openapi';
+import { type ProgramRow, programColumns, readProgram, toProgram } from './queries';
 import type { CreateProgramBody, listProgramsQuery, Program, UpdateProgramBody } from './schemas';
 
 // Programs: list, read, create, update (with productPricing), delete (wind-down rules), duplicate.
@@ -50,14 +50,20 @@ export async function getProgram(db: Database, clinicId: string, id: string): Pr
 /** Newest first; retired programs only when asked for with state=retired. One statement. */
 export async function listPrograms(db: Database, clinicId: string, query: z.infer<typeof listProgramsQuery>) {
   const stateFilter = query.state ? sql`p.state = ${query.state}` : sql`p.state <> 'retired'`;
-  const rows = await rowsOf<ProgramRow & { total: number }>(db, sql`
+  const rows = await rowsOf<ProgramRow & { total: number }>(
+    db,
+    sql`
     select ${programColumns}, ${totalCount()} as total
     from programs p
     where p.clinic_id = ${clinicId} and ${stateFilter}
     order by p.created_at desc, p.id desc
-    limit ${query.limit} offset ${pageOffset(query)}`);
+    limit ${query.limit} offset ${pageOffset(query)}`,
+  );
   const page = await paginate(query, rows, async () => {
-    const [count] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from programs p where p.clinic_id = ${clinicId} and ${stateFilter}`);
+    const [count] = await rowsOf<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from programs p where p.clinic_id = ${clinicId} and ${stateFilter}`,
+    );
     return count?.n ?? 0;
   });
   return { data: page.rows.map(toProgram), pagination: page.pagination };
@@ -68,18 +74,24 @@ export async function createProgram(db: Database, clinicId: string, body: Create
     db.transaction(async (tx) => {
       let template: { id: string; version: number; feeCents: number } | undefined;
       if (body.templateId) {
-        [template] = await rowsOf<{ id: string; version: number; feeCents: number }>(tx, sql`
+        [template] = await rowsOf<{ id: string; version: number; feeCents: number }>(
+          tx,
+          sql`
           select id, version, non_medical_service_fee_cents as "feeCents" from program_templates
-          where id = ${body.templateId} and is_active`);
+          where id = ${body.templateId} and is_active`,
+        );
         if (!template) throw badRequest('body.templateId: unknown program template');
       }
-      const [created] = await rowsOf<{ id: string }>(tx, sql`
+      const [created] = await rowsOf<{ id: string }>(
+        tx,
+        sql`
         insert into programs (clinic_id, name, description, state, is_active, is_featured, non_medical_service_fee_cents,
           hero_image_url, custom_slug, accent_color, template_id, template_version, created_at, updated_at)
         values (${clinicId}, ${body.name}, ${body.description ?? null}, ${body.state ?? 'draft'}, ${body.isActive ?? false},
           ${body.isFeatured ?? false}, ${body.nonMedicalServiceFee ?? template?.feeCents ?? 0}, ${body.heroImageUrl ?? null},
           ${body.customSlug ?? null}, ${body.accentColor ?? null}, ${template?.id ?? null}, ${template?.version ?? null}, ${now}, ${now})
-        returning id`);
+        returning id`,
+      );
       if (template) {
         await tx.execute(sql`
           insert into program_products (clinic_id, program_id, global_product_id, display_order, is_patient_visible, link_source, program_base_fee_cents)
@@ -127,10 +139,16 @@ export async function updateProgram(db: Database, clinicId: string, id: string, 
         if (repeated.length) throw badRequest(`body.productPricing: product listed more than once: ${repeated.join(', ')}`);
         const candidates = pricing.map(([key]) => key).filter(isUuid);
         const known = candidates.length
-          ? await rowsOf<{ id: string }>(tx, sql`
+          ? await rowsOf<{ id: string }>(
+              tx,
+              sql`
               select global_product_id as id from program_products
               where program_id = ${id} and clinic_id = ${clinicId}
-                and global_product_id in (${sql.join(candidates.map((c) => sql`${c}::uuid`), sql`, `)})`)
+                and global_product_id in (${sql.join(
+                  candidates.map((c) => sql`${c}::uuid`),
+                  sql`, `,
+                )})`,
+            )
           : [];
         const knownIds = new Set(known.map((row) => row.id.toLowerCase()));
         const unknown = pricing.map(([key]) => key).filter((key) => !knownIds.has(key.toLowerCase()));
@@ -163,14 +181,20 @@ export async function deleteProgram(db: Database, clinicId: string, id: string, 
   return db.transaction(async (tx) => {
     await lockProgram(tx, clinicId, id);
     // Orders count as in-flight work (or history) too: their program_id would otherwise be cleared.
-    const [counts] = await rowsOf<{ patients: number; enrollments: number; orders: number }>(tx, sql`
+    const [counts] = await rowsOf<{ patients: number; enrollments: number; orders: number }>(
+      tx,
+      sql`
       select count(distinct patient_id) filter (where status = 'active')::int as patients, count(*)::int as enrollments,
         (select count(*)::int from orders o where o.program_id = ${id} and o.clinic_id = ${clinicId}) as orders
-      from enrollments where program_id = ${id} and clinic_id = ${clinicId}`);
+      from enrollments where program_id = ${id} and clinic_id = ${clinicId}`,
+    );
     if (counts!.patients > 0) {
-      throw new ApiError(409, 'WINDDOWN_CONSENT_REQUIRED',
+      throw new ApiError(
+        409,
+        'WINDDOWN_CONSENT_REQUIRED',
         `${counts!.patients} patient(s) are enrolled in this program; ending it needs their consent and is not available with an API key`,
-        { data: { patients: counts!.patients } });
+        { data: { patients: counts!.patients } },
+      );
     }
     const before = (await readProgram(tx, clinicId, id))!;
     if (counts!.enrollments === 0 && counts!.orders === 0) {
@@ -197,13 +221,16 @@ export async function deleteProgram(db: Database, clinicId: string, id: string, 
 export async function duplicateProgram(db: Database, clinicId: string, id: string, now: Date): Promise<Program> {
   return db.transaction(async (tx) => {
     await lockProgram(tx, clinicId, id);
-    const [copy] = await rowsOf<{ id: string }>(tx, sql`
+    const [copy] = await rowsOf<{ id: string }>(
+      tx,
+      sql`
       insert into programs (clinic_id, name, description, state, is_active, is_featured, non_medical_service_fee_cents,
         hero_image_url, custom_slug, accent_color, template_id, template_version, created_at, updated_at)
       select clinic_id, name || ' (copy)', description, 'draft', false, is_featured, non_medical_service_fee_cents,
         hero_image_url, null, accent_color, template_id, template_version, ${now}, ${now}
       from programs where id = ${id} and clinic_id = ${clinicId}
-      returning id`);
+      returning id`,
+    );
     await tx.execute(sql`
       insert into program_products (clinic_id, program_id, global_product_id, display_order, is_patient_visible, is_active,
         link_source, program_base_fee_cents, clinic_fee_override_cents, created_at, updated_at)

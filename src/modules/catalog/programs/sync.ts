@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Database, Queryable } from '../../../platform/db/client';
+import { rowsOf } from '../../../platform/db/sql';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { rowsOf } from '../../../platform/db/sql';
 import type { SyncResult } from './schemas';
 import { lockProgram } from './service';
 
@@ -15,10 +15,13 @@ const isBehind = (templateVersion: number | null, latest: number | null) =>
 
 export async function syncStatus(db: Database, clinicId: string, id: string) {
   if (!isUuid(id)) throw notFound('Program');
-  const [row] = await rowsOf<{ programId: string; templateId: string | null; templateVersion: number | null; latest: number | null }>(db, sql`
+  const [row] = await rowsOf<{ programId: string; templateId: string | null; templateVersion: number | null; latest: number | null }>(
+    db,
+    sql`
     select p.id as "programId", p.template_id as "templateId", p.template_version as "templateVersion", t.version as latest
     from programs p left join program_templates t on t.id = p.template_id
-    where p.id = ${id} and p.clinic_id = ${clinicId}`);
+    where p.id = ${id} and p.clinic_id = ${clinicId}`,
+  );
   if (!row) throw notFound('Program');
   return {
     programId: row.programId,
@@ -32,19 +35,27 @@ export async function syncStatus(db: Database, clinicId: string, id: string) {
 /** Re-applies the template to one program whose row the caller has locked. */
 async function applyTemplate(tx: Queryable, clinicId: string, programId: string, templateId: string, now: Date): Promise<SyncResult> {
   const [template] = await rowsOf<{ version: number }>(tx, sql`select version from program_templates where id = ${templateId}`);
-  const removed = await rowsOf<{ id: string }>(tx, sql`
+  const removed = await rowsOf<{ id: string }>(
+    tx,
+    sql`
     delete from program_products pp
     where pp.program_id = ${programId} and pp.clinic_id = ${clinicId} and pp.link_source = 'template'
       and not exists (select 1 from program_template_products tpp where tpp.template_id = ${templateId} and tpp.global_product_id = pp.global_product_id)
-    returning pp.id`);
-  const upserted = await rowsOf<{ inserted: boolean }>(tx, sql`
+    returning pp.id`,
+  );
+  const upserted = await rowsOf<{ inserted: boolean }>(
+    tx,
+    sql`
     insert into program_products (clinic_id, program_id, global_product_id, display_order, is_patient_visible, link_source, program_base_fee_cents, created_at, updated_at)
     select ${clinicId}, ${programId}, tpp.global_product_id, tpp.display_order, tpp.is_patient_visible, 'template', tpp.program_base_fee_cents, ${now}, ${now}
     from program_template_products tpp where tpp.template_id = ${templateId}
     on conflict (program_id, global_product_id) do update
       set program_base_fee_cents = excluded.program_base_fee_cents, link_source = 'template', updated_at = excluded.updated_at
-    returning (xmax = 0) as inserted`);
-  await tx.execute(sql`update programs set template_version = ${template!.version}, updated_at = ${now} where id = ${programId} and clinic_id = ${clinicId}`);
+    returning (xmax = 0) as inserted`,
+  );
+  await tx.execute(
+    sql`update programs set template_version = ${template!.version}, updated_at = ${now} where id = ${programId} and clinic_id = ${clinicId}`,
+  );
   const added = upserted.filter((row) => row.inserted).length;
   return {
     programId,
@@ -70,10 +81,13 @@ export async function syncProgram(db: Database, clinicId: string, id: string, no
 /** Every template-derived program of the clinic that is not retired, in one transaction. */
 export async function syncAllPrograms(db: Database, clinicId: string, now: Date) {
   return db.transaction(async (tx) => {
-    const programs = await rowsOf<{ id: string; templateId: string }>(tx, sql`
+    const programs = await rowsOf<{ id: string; templateId: string }>(
+      tx,
+      sql`
       select id, template_id as "templateId" from programs
       where clinic_id = ${clinicId} and template_id is not null and state <> 'retired'
-      order by created_at, id for update`);
+      order by created_at, id for update`,
+    );
     const results: SyncResult[] = [];
     for (const program of programs) results.push(await applyTemplate(tx, clinicId, program.id, program.templateId, now));
     return { synced: results.length, programs: results };

@@ -14,13 +14,16 @@ const bodyId = (description: string) =>
 
 export const updatePriceBody = z
   .object({
-    tenantProductId: bodyId("One of the clinic's tenant products (GET /api/v1/tenant-products). Unknown, malformed and other clinics' ids answer the same 404."),
+    tenantProductId: bodyId(
+      "One of the clinic's tenant products (GET /api/v1/tenant-products). Unknown, malformed and other clinics' ids answer the same 404.",
+    ),
     price: amount({ positive: true })
       .refine((cents) => cents <= MAX_PRICE_CENTS, { message: 'must be at most 999999.99' })
       .openapi({
         type: 'number',
         example: 249.99,
-        description: "US dollars, at most two decimals, greater than 0, at most 999999.99; at least the product's pharmacy cost plus its facilitation fee, and at most the plan's maxProductPriceCents.",
+        description:
+          "US dollars, at most two decimals, greater than 0, at most 999999.99; at least the product's pharmacy cost plus its facilitation fee, and at most the plan's maxProductPriceCents.",
       }),
   })
   .strict()
@@ -33,13 +36,15 @@ export const updateSelectionBody = z
       .array(
         z
           .object({
-            productId: bodyId("A tenant product id of the clinic (not a global product id)."),
+            productId: bodyId('A tenant product id of the clinic (not a global product id).'),
             questionnaireId: bodyId("One of the clinic's questionnaires."),
           })
           .strict(),
       )
       .max(MAX_SELECTION_ROWS)
-      .openapi({ description: `The whole new selection (replaces the old one; [] clears it). At most ${MAX_SELECTION_ROWS} rows; repeated pairs count once.` }),
+      .openapi({
+        description: `The whole new selection (replaces the old one; [] clears it). At most ${MAX_SELECTION_ROWS} rows; repeated pairs count once.`,
+      }),
   })
   .strict()
   .openapi('UpdateTenantProductSelectionRequest');
@@ -68,7 +73,10 @@ export const planLimitError = errorBody
         limit: z.number().int().optional().openapi({ description: 'PLAN_LIMIT_REACHED: the plan’s maxSelectedProducts.' }),
         requested: z.number().int().optional().openapi({ description: 'PLAN_LIMIT_REACHED: distinct tenant products in the request.' }),
         maxPriceCents: z.number().int().optional().openapi({ description: 'PLAN_PRICE_CAP_EXCEEDED: the plan’s cap, integer cents.' }),
-        tenantProductIds: z.array(z.string().uuid()).optional().openapi({ description: 'PLAN_PRICE_CAP_EXCEEDED: the tenant products above the cap.' }),
+        tenantProductIds: z
+          .array(z.string().uuid())
+          .optional()
+          .openapi({ description: 'PLAN_PRICE_CAP_EXCEEDED: the tenant products above the cap.' }),
       })
       .optional(),
   })

@@ -1,9 +1,9 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { clinics, globalProducts, plans, questionnaires, tenantProducts, tenantProductSelections } from '../../../../drizzle/schema';
+import { clinics, globalProducts, plans, questionnaires, tenantProductSelections, tenantProducts } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
-import { ApiError, badRequest, notFound, invalidFields } from '../../../platform/http/errors';
+import { ApiError, badRequest, invalidFields, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
 import type { PaymentProcessor } from '../../../platform/providers/payments';
@@ -59,7 +59,9 @@ export async function updateTenantProductPrice(
 
     const floor = row.pharmacyBasePriceCents + row.facilitationFeeCents;
     if (input.price < floor) {
-      throw badRequest(`body.price: must be at least ${centsToAmount(floor)} (pharmacy cost ${dollars(row.pharmacyBasePriceCents)} plus facilitation fee ${dollars(row.facilitationFeeCents)})`);
+      throw badRequest(
+        `body.price: must be at least ${centsToAmount(floor)} (pharmacy cost ${dollars(row.pharmacyBasePriceCents)} plus facilitation fee ${dollars(row.facilitationFeeCents)})`,
+      );
     }
     if (row.maxProductPriceCents !== null && input.price > row.maxProductPriceCents) {
       throw priceCapExceeded(row.maxProductPriceCents, [row.id], `A price of ${dollars(input.price)} is`);
@@ -150,14 +152,19 @@ export async function replaceSelection(db: Database, clinicId: string, input: Up
     }
     if (cap !== null) {
       const above = selected.filter((id) => (productById.get(id)!.priceCents ?? 0) > cap);
-      if (above.length) throw priceCapExceeded(cap, above, above.length === 1 ? 'A selected product is priced' : `${above.length} selected products are priced`);
+      if (above.length)
+        throw priceCapExceeded(
+          cap,
+          above,
+          above.length === 1 ? 'A selected product is priced' : `${above.length} selected products are priced`,
+        );
     }
 
     await tx.delete(tenantProductSelections).where(eq(tenantProductSelections.clinicId, clinicId));
     if (pairs.size) {
-      await tx.insert(tenantProductSelections).values(
-        [...pairs.values()].map((p) => ({ clinicId, tenantProductId: p.productId, questionnaireId: p.questionnaireId })),
-      );
+      await tx
+        .insert(tenantProductSelections)
+        .values([...pairs.values()].map((p) => ({ clinicId, tenantProductId: p.productId, questionnaireId: p.questionnaireId })));
     }
     return {
       selections: [...pairs.values()].map((p) => ({
@@ -194,7 +201,9 @@ interface TenantProductRow {
 
 /** Tenant products of the clinic (one, when `id` is given) in the GET /tenant-products shape, one query. */
 async function queryTenantProducts(db: Queryable, clinicId: string, id?: string): Promise<TenantProduct[]> {
-  const rows = await rowsOf<TenantProductRow>(db, sql`
+  const rows = await rowsOf<TenantProductRow>(
+    db,
+    sql`
     select tp.id, tp.global_product_id as "globalProductId", tp.facilitation_fee_cents as "facilitationFeeCents",
       tp.price_cents as "priceCents", tp.placeholder_fee_cents as "placeholderFeeCents",
       tp.processor_price_id as "processorPriceId", tp.is_active as "isActive",
@@ -208,7 +217,8 @@ async function queryTenantProducts(db: Queryable, clinicId: string, id?: string)
     join global_products g on g.id = tp.global_product_id
     left join global_product_image_overrides o on o.clinic_id = tp.clinic_id and o.global_product_id = g.id
     where tp.clinic_id = ${clinicId} ${id ? sql`and tp.id = ${id}` : sql``}
-    order by g.name, tp.id`);
+    order by g.name, tp.id`,
+  );
   return rows.map((r) => ({
     id: r.id,
     globalProductId: r.globalProductId,

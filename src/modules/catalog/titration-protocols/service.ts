@@ -1,5 +1,5 @@
 import { asc } from 'drizzle-orm';
-import { titrationProtocols, type TitrationLevel } from '../../../../drizzle/schema';
+import { type TitrationLevel, titrationProtocols } from '../../../../drizzle/schema';
 import type { Queryable } from '../../../platform/db/client';
 import type { TitrationProtocol } from './schemas';
 

@@ -39,6 +39,7 @@ export function detectImageType(bytes: Uint8Array): ImageType | null {
   if (startsWith(bytes, PNG) && startsWith(bytes, ascii('IHDR'), 12)) kind = 'png';
   else if (startsWith(bytes, JPEG)) kind = 'jpeg';
   else if (startsWith(bytes, GIF87A) || startsWith(bytes, GIF89A)) kind = 'gif';
-  else if (startsWith(bytes, RIFF) && startsWith(bytes, WEBP, 8) && WEBP_CHUNKS.some((chunk) => startsWith(bytes, chunk, 12))) kind = 'webp';
+  else if (startsWith(bytes, RIFF) && startsWith(bytes, WEBP, 8) && WEBP_CHUNKS.some((chunk) => startsWith(bytes, chunk, 12)))
+    kind = 'webp';
   return kind ? { kind, ...IMAGE_TYPES[kind] } : null;
 }

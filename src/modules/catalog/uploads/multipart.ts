@@ -5,12 +5,12 @@ import { z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonContent } from '../../../platform/http/envelope';
-import { ApiError, invalidFields, type FieldProblem } from '../../../platform/http/errors';
+import { ApiError, type FieldProblem, invalidFields } from '../../../platform/http/errors';
 import { MAX_IMAGE_BYTES, MULTIPART_FRAMING_ALLOWANCE_BYTES } from './schemas';
-import { checkImage, imageTooLarge, type CheckedImage } from './service';
+import { type CheckedImage, checkImage, imageTooLarge } from './service';
 
 export const IMAGE_RULES =
-  'PNG, JPEG, WebP or GIF (the type is read from the bytes, not from the part\'s Content-Type or file name; SVG is refused), at most 5 MiB (5,242,880 bytes).';
+  "PNG, JPEG, WebP or GIF (the type is read from the bytes, not from the part's Content-Type or file name; SVG is refused), at most 5 MiB (5,242,880 bytes).";
 
 /** A file part named `field` of a multipart body. */
 export const imageFileField = (field: string, what: string) =>

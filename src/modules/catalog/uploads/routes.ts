@@ -4,72 +4,82 @@ import { errorBody, jsonContent, ok, successBody } from '../../../platform/http/
 import { badRequest } from '../../../platform/http/errors';
 import { idParam } from '../../../platform/http/ids';
 import { defineRoute } from '../../../platform/http/route';
-import { globalProductImageResult, imageUploadForm, productImageResult, programImageResult, removeImageBody } from './schemas';
 import { imageUploadErrors, isMultipart, multipartImageBody, withDeclaredSizeCheck } from './multipart';
+import { globalProductImageResult, imageUploadForm, productImageResult, programImageResult, removeImageBody } from './schemas';
 import { checkImage, removeProductImage, setGlobalProductImage, setProductImage, setProgramImage } from './service';
 
 const multipartBody = multipartImageBody(imageUploadForm, 'image');
 
 const uploadProgramImage = withDeclaredSizeCheck(
-  defineRoute({ auth: 'key', scope: 'write' }, {
-    method: 'post',
-    path: '/api/v1/programs/{id}/upload-image',
-    operationId: 'uploadProgramImage',
-    tags: ['Programs'],
-    summary: "Upload the program's cover image (sets heroImageUrl)",
-    description:
-      'multipart/form-data, required field image: PNG, JPEG, WebP or GIF (type read from the bytes; SVG refused with 400), at most 5 MiB (413). ' +
-      "Stores the file and sets the program's heroImageUrl to its url. docs/uploads.md.",
-    request: { params: idParam(), body: multipartBody },
-    responses: {
-      200: jsonContent(successBody(programImageResult), 'Stored; data.imageUrl is the new heroImageUrl'),
-      ...imageUploadErrors,
+  defineRoute(
+    { auth: 'key', scope: 'write' },
+    {
+      method: 'post',
+      path: '/api/v1/programs/{id}/upload-image',
+      operationId: 'uploadProgramImage',
+      tags: ['Programs'],
+      summary: "Upload the program's cover image (sets heroImageUrl)",
+      description:
+        'multipart/form-data, required field image: PNG, JPEG, WebP or GIF (type read from the bytes; SVG refused with 400), at most 5 MiB (413). ' +
+        "Stores the file and sets the program's heroImageUrl to its url. docs/uploads.md.",
+      request: { params: idParam(), body: multipartBody },
+      responses: {
+        200: jsonContent(successBody(programImageResult), 'Stored; data.imageUrl is the new heroImageUrl'),
+        ...imageUploadErrors,
+      },
     },
-  }),
+  ),
 );
 
 const uploadProductImage = withDeclaredSizeCheck(
-  defineRoute({ auth: 'key', scope: 'write' }, {
-    method: 'post',
-    path: '/api/v1/products/{id}/upload-image',
-    operationId: 'uploadProductImage',
-    tags: ['Products and catalog'],
-    summary: "Upload or remove the image of one of the clinic's own products",
-    description:
-      'Either multipart/form-data with the file field image (PNG, JPEG, WebP or GIF by its bytes, at most 5 MiB), which sets imageUrl, ' +
-      'or JSON { "removeImage": true }, which clears it. A body that is neither answers 400. Shared platform products answer 404 (use POST /api/v1/global-products/{id}/upload-image). docs/uploads.md.',
-    request: {
-      params: idParam(),
-      body: {
-        content: { 'multipart/form-data': { schema: imageUploadForm }, 'application/json': { schema: removeImageBody } },
-        required: false,
-        description: 'multipart/form-data with the field image, or JSON { "removeImage": true }. One of the two is needed (400 otherwise).',
+  defineRoute(
+    { auth: 'key', scope: 'write' },
+    {
+      method: 'post',
+      path: '/api/v1/products/{id}/upload-image',
+      operationId: 'uploadProductImage',
+      tags: ['Products and catalog'],
+      summary: "Upload or remove the image of one of the clinic's own products",
+      description:
+        'Either multipart/form-data with the file field image (PNG, JPEG, WebP or GIF by its bytes, at most 5 MiB), which sets imageUrl, ' +
+        'or JSON { "removeImage": true }, which clears it. A body that is neither answers 400. Shared platform products answer 404 (use POST /api/v1/global-products/{id}/upload-image). docs/uploads.md.',
+      request: {
+        params: idParam(),
+        body: {
+          content: { 'multipart/form-data': { schema: imageUploadForm }, 'application/json': { schema: removeImageBody } },
+          required: false,
+          description:
+            'multipart/form-data with the field image, or JSON { "removeImage": true }. One of the two is needed (400 otherwise).',
+        },
+      },
+      responses: {
+        200: jsonContent(successBody(productImageResult), "Stored (or removed); data.imageUrl is the product's imageUrl now"),
+        ...imageUploadErrors,
+        415: jsonContent(errorBody, 'UNSUPPORTED_MEDIA_TYPE: the body is neither multipart/form-data nor JSON.'),
       },
     },
-    responses: {
-      200: jsonContent(successBody(productImageResult), 'Stored (or removed); data.imageUrl is the product\'s imageUrl now'),
-      ...imageUploadErrors,
-      415: jsonContent(errorBody, 'UNSUPPORTED_MEDIA_TYPE: the body is neither multipart/form-data nor JSON.'),
-    },
-  }),
+  ),
 );
 
 const uploadGlobalProductImage = withDeclaredSizeCheck(
-  defineRoute({ auth: 'key', scope: 'write' }, {
-    method: 'post',
-    path: '/api/v1/global-products/{id}/upload-image',
-    operationId: 'uploadGlobalProductImage',
-    tags: ['Products and catalog'],
-    summary: "Set this clinic's own image for a shared global product (a brand-scoped override)",
-    description:
-      'multipart/form-data, required field image (PNG, JPEG, WebP or GIF by its bytes, at most 5 MiB). The image applies to the key\'s clinic only ' +
-      '(an override, replaced by the next upload); the shared global product itself is never changed. docs/uploads.md.',
-    request: { params: idParam(), body: multipartBody },
-    responses: {
-      200: jsonContent(successBody(globalProductImageResult), "Stored; data.imageUrl is this clinic's image for the product"),
-      ...imageUploadErrors,
+  defineRoute(
+    { auth: 'key', scope: 'write' },
+    {
+      method: 'post',
+      path: '/api/v1/global-products/{id}/upload-image',
+      operationId: 'uploadGlobalProductImage',
+      tags: ['Products and catalog'],
+      summary: "Set this clinic's own image for a shared global product (a brand-scoped override)",
+      description:
+        "multipart/form-data, required field image (PNG, JPEG, WebP or GIF by its bytes, at most 5 MiB). The image applies to the key's clinic only " +
+        '(an override, replaced by the next upload); the shared global product itself is never changed. docs/uploads.md.',
+      request: { params: idParam(), body: multipartBody },
+      responses: {
+        200: jsonContent(successBody(globalProductImageResult), "Stored; data.imageUrl is this clinic's image for the product"),
+        ...imageUploadErrors,
+      },
     },
-  }),
+  ),
 );
 
 export const uploadRoutes = new OpenAPIHono<AppEnv>()

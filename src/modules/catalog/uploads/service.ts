@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { globalProductImageOverrides, globalProducts, products, programs, uploads } from '../../../../drizzle/schema';
 import type { Database, Transaction } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
-import { ApiError, notFound, invalidField } from '../../../platform/http/errors';
+import { ApiError, invalidField, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import type { ObjectStorage } from '../../../platform/providers/storage/types';
 import { detectImageType, type ImageType } from './image-type';
@@ -22,8 +22,7 @@ export interface CheckedImage {
   type: ImageType;
 }
 
-export const imageTooLarge = () =>
-  new ApiError(413, 'PAYLOAD_TOO_LARGE', `The image exceeds ${MAX_IMAGE_BYTES} bytes (5 MiB)`);
+export const imageTooLarge = () => new ApiError(413, 'PAYLOAD_TOO_LARGE', `The image exceeds ${MAX_IMAGE_BYTES} bytes (5 MiB)`);
 
 const unsupportedImage = (detail: string) => invalidField('body.image', detail);
 
@@ -37,7 +36,7 @@ export async function checkImage(file: Blob): Promise<CheckedImage> {
   if (bytes.byteLength > MAX_IMAGE_BYTES) throw imageTooLarge();
   if (bytes.byteLength === 0) throw unsupportedImage('the file is empty');
   const type = detectImageType(bytes);
-  if (!type) throw unsupportedImage('must be a PNG, JPEG, WebP or GIF image (read from the file\'s bytes; SVG and other types are refused)');
+  if (!type) throw unsupportedImage("must be a PNG, JPEG, WebP or GIF image (read from the file's bytes; SVG and other types are refused)");
   return { bytes, type };
 }
 
@@ -124,7 +123,11 @@ export async function removeProductImage(deps: UploadDeps, clinicId: string, pro
  */
 export async function setGlobalProductImage(deps: UploadDeps, clinicId: string, globalProductId: string, image: CheckedImage) {
   if (!isUuid(globalProductId)) throw notFound('Global product');
-  const [exists] = await deps.db.select({ id: globalProducts.id }).from(globalProducts).where(eq(globalProducts.id, globalProductId)).limit(1);
+  const [exists] = await deps.db
+    .select({ id: globalProducts.id })
+    .from(globalProducts)
+    .where(eq(globalProducts.id, globalProductId))
+    .limit(1);
   if (!exists) throw notFound('Global product');
   const { upload } = await storeImage(deps, clinicId, 'global_product_image', image, async (tx, url) => {
     const now = deps.now();

@@ -1,14 +1,14 @@
 // Commissions and affiliate payouts (docs/affiliates.md, "Commissions" and "Payouts"): generate computes
 // commissions from referred patients' paid orders and groups them into payouts for the last complete
 // period; approve, mark-paid and exclude-commissions move a payout through pending -> approved -> paid.
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import { affiliateCommissions, affiliatePayouts, type AffiliatePayoutStatus } from '../../../../drizzle/schema';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { type AffiliatePayoutStatus, affiliateCommissions, affiliatePayouts } from '../../../../drizzle/schema';
 import type { Database, Queryable, Transaction } from '../../../platform/db/client';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
-import { ApiError, conflict, notFound, invalidField } from '../../../platform/http/errors';
+import { ApiError, conflict, invalidField, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
-import { pageOffset, paginate, pagination, type PageQuery } from '../../../platform/http/pagination';
+import { type PageQuery, pageOffset, paginate, pagination } from '../../../platform/http/pagination';
 import { bestTier, commissionCents, fromHundredths, lastCompletePeriod, resolveRate, type Tier } from './rules';
 import type { CommissionData, GenerateResult, PayoutData } from './schemas';
 import { ACTIVE_REFERRAL, programSettings } from './service';
@@ -82,7 +82,11 @@ export async function listPayouts(db: Database, clinicId: string, query: PageQue
   const filter = query.status ? sql`p.status = ${query.status}` : sql`true`;
   const rows = await rowsOf<PayoutRow>(db, payoutSelect(clinicId, filter, query.limit, pageOffset(query)));
   const page = await paginate(query, rows, () =>
-    db.$count(affiliatePayouts, and(eq(affiliatePayouts.clinicId, clinicId), query.status ? eq(affiliatePayouts.status, query.status) : undefined)));
+    db.$count(
+      affiliatePayouts,
+      and(eq(affiliatePayouts.clinicId, clinicId), query.status ? eq(affiliatePayouts.status, query.status) : undefined),
+    ),
+  );
   return { data: page.rows.map(toPayout), pagination: page.pagination };
 }
 
@@ -134,7 +138,9 @@ const toCommission = (row: CommissionRow): CommissionData => ({
  */
 export async function listPayoutCommissions(db: Database, clinicId: string, id: string, query: PageQuery) {
   if (!isUuid(id)) throw notFound(RESOURCE);
-  const [found] = await rowsOf<{ total: number; rows: CommissionRow[] }>(db, sql`
+  const [found] = await rowsOf<{ total: number; rows: CommissionRow[] }>(
+    db,
+    sql`
     select
       (select count(*)::int from affiliate_commissions c where c.payout_id = p.id and c.clinic_id = p.clinic_id) as total,
       (select coalesce(json_agg(x order by x."earnedAt", x.id), '[]'::json) from (
@@ -148,7 +154,8 @@ export async function listPayoutCommissions(db: Database, clinicId: string, id: 
         where c.payout_id = p.id and c.clinic_id = p.clinic_id
         order by c.earned_at, c.id limit ${query.limit} offset ${pageOffset(query)}
       ) x) as rows
-    from affiliate_payouts p where p.clinic_id = ${clinicId} and p.id = ${id}`);
+    from affiliate_payouts p where p.clinic_id = ${clinicId} and p.id = ${id}`,
+  );
   if (!found) throw notFound(RESOURCE);
   return { data: found.rows.map(toCommission), pagination: pagination(query, found.total) };
 }
@@ -185,7 +192,8 @@ interface AffiliateRates {
  * as paid for this), so a later order never becomes "first".
  */
 function candidateOrders(clinicId: string, now: Date, durationMonths: number | null) {
-  const duration = durationMonths === null ? sql`true` : sql`paid.paid_at < paid.referred_at + make_interval(months => ${durationMonths}::int)`;
+  const duration =
+    durationMonths === null ? sql`true` : sql`paid.paid_at < paid.referred_at + make_interval(months => ${durationMonths}::int)`;
   return sql`
     with ref as (
       select r.id as referral_id, r.affiliate_id, r.patient_id, r.referred_at, r.clinic_id
@@ -224,20 +232,28 @@ const INSERT_BATCH = 1_000;
 export async function generatePayouts(db: Database, clinicId: string, now: Date, ids: GenerateIds = {}): Promise<GenerateResult> {
   return db.transaction(async (tx) => {
     const program = await programSettings(tx, clinicId, true);
-    if (!program.enabled) throw conflict('CONFLICT', 'The affiliate program is not enabled (PUT /affiliate-program with affiliateProgramEnabled true)');
+    if (!program.enabled)
+      throw conflict('CONFLICT', 'The affiliate program is not enabled (PUT /affiliate-program with affiliateProgramEnabled true)');
     const period = lastCompletePeriod(program.payoutFrequency, now);
 
-    const candidates = (await rowsOf<Candidate>(tx, candidateOrders(clinicId, now, program.commissionDurationMonths)))
-      .map((c) => ({ ...c, baseCents: Number(c.baseCents) }));
+    const candidates = (await rowsOf<Candidate>(tx, candidateOrders(clinicId, now, program.commissionDurationMonths))).map((c) => ({
+      ...c,
+      baseCents: Number(c.baseCents),
+    }));
     const created = await insertCommissions(tx, clinicId, candidates, program, ids, now);
 
-    const groups = (await rowsOf<{ affiliateId: string; cents: string | number; n: number }>(tx, sql`
+    const groups = (
+      await rowsOf<{ affiliateId: string; cents: string | number; n: number }>(
+        tx,
+        sql`
       select c.affiliate_id as "affiliateId", sum(c.amount_cents)::bigint as cents, count(*)::int as n
       from affiliate_commissions c
       where c.clinic_id = ${clinicId} and c.status = 'earned' and c.payout_id is null and c.earned_at < ${period.end.toISOString()}::timestamptz
         and not exists (select 1 from affiliate_payouts p where p.affiliate_id = c.affiliate_id and p.period_start = ${period.start.toISOString()}::timestamptz)
       group by c.affiliate_id
-      order by c.affiliate_id`)).map((g) => ({ ...g, cents: Number(g.cents) }));
+      order by c.affiliate_id`,
+      )
+    ).map((g) => ({ ...g, cents: Number(g.cents) }));
     const due = groups.filter((g) => g.cents > 0 && g.cents >= program.minimumPayoutThresholdCents);
     const waiting = groups.filter((g) => !due.includes(g));
 
@@ -245,17 +261,19 @@ export async function generatePayouts(db: Database, clinicId: string, now: Date,
     if (due.length) {
       const inserted = await tx
         .insert(affiliatePayouts)
-        .values(due.map((g) => ({
-          id: ids.payout?.(g.affiliateId, period.start) ?? crypto.randomUUID(),
-          clinicId,
-          affiliateId: g.affiliateId,
-          periodStart: period.start,
-          periodEnd: period.end,
-          amountCents: g.cents,
-          status: 'pending' as const,
-          createdAt: now,
-          updatedAt: now,
-        })))
+        .values(
+          due.map((g) => ({
+            id: ids.payout?.(g.affiliateId, period.start) ?? crypto.randomUUID(),
+            clinicId,
+            affiliateId: g.affiliateId,
+            periodStart: period.start,
+            periodEnd: period.end,
+            amountCents: g.cents,
+            status: 'pending' as const,
+            createdAt: now,
+            updatedAt: now,
+          })),
+        )
         .onConflictDoNothing()
         .returning({ id: affiliatePayouts.id });
       payoutIds = inserted.map((p) => p.id);
@@ -269,9 +287,12 @@ export async function generatePayouts(db: Database, clinicId: string, now: Date,
     }
 
     const names = waiting.length
-      ? await rowsOf<{ id: string; firstName: string; lastName: string; email: string }>(tx, sql`
+      ? await rowsOf<{ id: string; firstName: string; lastName: string; email: string }>(
+          tx,
+          sql`
           select a.id, a.first_name as "firstName", a.last_name as "lastName", a.email
-          from affiliates a where a.clinic_id = ${clinicId} and a.id in ${waiting.map((w) => w.affiliateId)}`)
+          from affiliates a where a.clinic_id = ${clinicId} and a.id in ${waiting.map((w) => w.affiliateId)}`,
+        )
       : [];
     const byId = new Map(names.map((n) => [n.id, n]));
     return {
@@ -299,25 +320,34 @@ async function insertCommissions(
   if (!candidates.length) return { count: 0, cents: 0 };
   const affiliateIds = [...new Set(candidates.map((c) => c.affiliateId))];
   const [rates, tiers] = [
-    await rowsOf<AffiliateRates>(tx, sql`
+    await rowsOf<AffiliateRates>(
+      tx,
+      sql`
       select a.id, a.first_order_rate_hundredths as "firstOrderRateHundredths", a.commission_rate_hundredths as "commissionRateHundredths",
         (select count(*)::int from affiliate_referrals r where r.clinic_id = a.clinic_id and r.affiliate_id = a.id and ${ACTIVE_REFERRAL}) as "activeReferrals"
-      from affiliates a where a.clinic_id = ${clinicId} and a.id in ${affiliateIds}`),
-    await rowsOf<Tier>(tx, sql`
+      from affiliates a where a.clinic_id = ${clinicId} and a.id in ${affiliateIds}`,
+    ),
+    await rowsOf<Tier>(
+      tx,
+      sql`
       select t.min_active_referrals as "minActiveReferrals", t.percentage_hundredths as "percentageHundredths"
-      from affiliate_tiers t where t.clinic_id = ${clinicId}`),
+      from affiliate_tiers t where t.clinic_id = ${clinicId}`,
+    ),
   ];
   const byAffiliate = new Map(rates.map((r) => [r.id, r]));
   const rows = candidates.map((c) => {
     const a = byAffiliate.get(c.affiliateId)!;
-    const { rateHundredths } = resolveRate({
-      mode: program.commissionMode,
-      programFirstOrderHundredths: program.firstOrderRateHundredths,
-      programDefaultHundredths: program.defaultRateHundredths,
-      overrideFirstOrderHundredths: a.firstOrderRateHundredths,
-      overrideDefaultHundredths: a.commissionRateHundredths,
-      tierHundredths: bestTier(tiers, a.activeReferrals)?.percentageHundredths ?? null,
-    }, c.isFirstOrder);
+    const { rateHundredths } = resolveRate(
+      {
+        mode: program.commissionMode,
+        programFirstOrderHundredths: program.firstOrderRateHundredths,
+        programDefaultHundredths: program.defaultRateHundredths,
+        overrideFirstOrderHundredths: a.firstOrderRateHundredths,
+        overrideDefaultHundredths: a.commissionRateHundredths,
+        tierHundredths: bestTier(tiers, a.activeReferrals)?.percentageHundredths ?? null,
+      },
+      c.isFirstOrder,
+    );
     return {
       id: ids.commission?.(c.orderId) ?? crypto.randomUUID(),
       clinicId,
@@ -379,7 +409,13 @@ export async function approvePayout(db: Database, clinicId: string, id: string, 
 }
 
 /** approved -> paid, with the notes; its included commissions become paid. Otherwise 409 ILLEGAL_TRANSITION. */
-export async function markPayoutPaid(db: Database, clinicId: string, id: string, notes: string | undefined, now: Date): Promise<PayoutData> {
+export async function markPayoutPaid(
+  db: Database,
+  clinicId: string,
+  id: string,
+  notes: string | undefined,
+  now: Date,
+): Promise<PayoutData> {
   return db.transaction(async (tx) => {
     const payout = await lockPayout(tx, clinicId, id);
     if (payout.status !== 'approved') throw illegalTransition(`Only an approved payout can be marked paid; this one is ${payout.status}`);
@@ -390,7 +426,13 @@ export async function markPayoutPaid(db: Database, clinicId: string, id: string,
     await tx
       .update(affiliateCommissions)
       .set({ status: 'paid' })
-      .where(and(eq(affiliateCommissions.clinicId, clinicId), eq(affiliateCommissions.payoutId, id), eq(affiliateCommissions.status, 'included')));
+      .where(
+        and(
+          eq(affiliateCommissions.clinicId, clinicId),
+          eq(affiliateCommissions.payoutId, id),
+          eq(affiliateCommissions.status, 'included'),
+        ),
+      );
     return readPayout(tx, clinicId, id);
   });
 }
@@ -401,15 +443,24 @@ export async function markPayoutPaid(db: Database, clinicId: string, id: string,
  * so. Excluded commissions keep their payoutId (they are listed with the payout, status excluded) and
  * are never paid; the payout's amount is recomputed from what stays included, in the same transaction.
  */
-export async function excludeCommissions(db: Database, clinicId: string, id: string, commissionIds: string[], now: Date): Promise<PayoutData> {
+export async function excludeCommissions(
+  db: Database,
+  clinicId: string,
+  id: string,
+  commissionIds: string[],
+  now: Date,
+): Promise<PayoutData> {
   return db.transaction(async (tx) => {
     const payout = await lockPayout(tx, clinicId, id);
-    if (payout.status !== 'pending') throw illegalTransition(`Commissions can be excluded only from a pending payout; this one is ${payout.status}`);
+    if (payout.status !== 'pending')
+      throw illegalTransition(`Commissions can be excluded only from a pending payout; this one is ${payout.status}`);
     const wanted = [...new Set(commissionIds.map((c) => c.toLowerCase()))];
     const found = await tx
       .select({ id: affiliateCommissions.id })
       .from(affiliateCommissions)
-      .where(and(eq(affiliateCommissions.clinicId, clinicId), eq(affiliateCommissions.payoutId, id), inArray(affiliateCommissions.id, wanted)));
+      .where(
+        and(eq(affiliateCommissions.clinicId, clinicId), eq(affiliateCommissions.payoutId, id), inArray(affiliateCommissions.id, wanted)),
+      );
     const known = new Set(found.map((f) => f.id));
     const strangers = wanted.filter((c) => !known.has(c));
     if (strangers.length) {
@@ -418,7 +469,9 @@ export async function excludeCommissions(db: Database, clinicId: string, id: str
     await tx
       .update(affiliateCommissions)
       .set({ status: 'excluded' })
-      .where(and(eq(affiliateCommissions.clinicId, clinicId), eq(affiliateCommissions.payoutId, id), inArray(affiliateCommissions.id, wanted)));
+      .where(
+        and(eq(affiliateCommissions.clinicId, clinicId), eq(affiliateCommissions.payoutId, id), inArray(affiliateCommissions.id, wanted)),
+      );
     await tx.execute(sql`
       update affiliate_payouts p set updated_at = ${now.toISOString()}::timestamptz,
         amount_cents = (select coalesce(sum(c.amount_cents), 0) from affiliate_commissions c

@@ -5,9 +5,28 @@ import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { approvePayout, excludeCommissions, generatePayouts, listPayoutCommissions, listPayouts, markPayoutPaid } from './payouts';
 import {
-  affiliate, commission, createTierBody, deletedTier, docIdParam, excludeCommissionsBody, excludePayoutIdParam, generateResult,
-  listPayoutsQuery, listTaxDocumentsQuery, marginEstimate as marginEstimateSchema, markPaidBody, membershipIdParam, payout,
-  payoutIdParam, programConfig, programConfigBody, rejectTaxDocumentBody, taxDocument, tier, tierIdParam, updateAffiliateBody,
+  affiliate,
+  commission,
+  createTierBody,
+  deletedTier,
+  docIdParam,
+  excludeCommissionsBody,
+  excludePayoutIdParam,
+  generateResult,
+  listPayoutsQuery,
+  listTaxDocumentsQuery,
+  marginEstimate as marginEstimateSchema,
+  markPaidBody,
+  membershipIdParam,
+  payout,
+  payoutIdParam,
+  programConfig,
+  programConfigBody,
+  rejectTaxDocumentBody,
+  taxDocument,
+  tier,
+  tierIdParam,
+  updateAffiliateBody,
 } from './schemas';
 import { getProgramConfig, listAffiliates, marginEstimate, updateAffiliate, updateProgramConfig } from './service';
 import { createTier, deleteTier, listTaxDocuments, rejectTaxDocument, verifyTaxDocument } from './tax-tiers';
@@ -128,7 +147,8 @@ const exclude = defineRoute(write, {
   operationId: 'excludeAffiliatePayoutCommissions',
   tags,
   summary: 'Exclude commissions from a pending payout; its amount is recomputed',
-  description: 'Every id must be a commission of this payout, else 400 naming the others (nothing changes). Excluded commissions are never paid.',
+  description:
+    'Every id must be a commission of this payout, else 400 naming the others (nothing changes). Excluded commissions are never paid.',
   request: { params: excludePayoutIdParam, body: jsonBody(excludeCommissionsBody) },
   responses: { 200: jsonContent(successBody(payout), 'The payout after the exclusion'), 409: illegal('the payout is not pending') },
 });
@@ -214,7 +234,12 @@ export const affiliateRoutes = new OpenAPIHono<AppEnv>()
     return c.json(ok(result, `${result.payoutsCreated} payout(s) generated`), 200);
   })
   .openapi(commissions, async (c) => {
-    const { data, pagination } = await listPayoutCommissions(c.get('services').db, clinicOf(c), c.req.valid('param').id, c.req.valid('query'));
+    const { data, pagination } = await listPayoutCommissions(
+      c.get('services').db,
+      clinicOf(c),
+      c.req.valid('param').id,
+      c.req.valid('query'),
+    );
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(approve, async (c) => {

@@ -1,13 +1,17 @@
 import { z } from '@hono/zod-openapi';
 import {
-  AFFILIATE_COMMISSION_MODES, AFFILIATE_COMMISSION_STATUSES, AFFILIATE_PAYOUT_FREQUENCIES, AFFILIATE_PAYOUT_STATUSES,
-  AFFILIATE_STATUSES, TAX_DOCUMENT_STATUSES,
+  AFFILIATE_COMMISSION_MODES,
+  AFFILIATE_COMMISSION_STATUSES,
+  AFFILIATE_PAYOUT_FREQUENCIES,
+  AFFILIATE_PAYOUT_STATUSES,
+  AFFILIATE_STATUSES,
+  TAX_DOCUMENT_STATUSES,
 } from '../../../../drizzle/schema';
+import { atLeastOneField } from '../../../platform/http/fields';
 import { pathId } from '../../../platform/http/ids';
 import { amount, MAX_AMOUNT } from '../../../platform/http/money';
 import { pageQuery } from '../../../platform/http/pagination';
 import { safeString, text } from '../../../platform/http/strings';
-import { atLeastOneField } from '../../../platform/http/fields';
 
 const hasAtMostTwoDecimals = (value: number) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-6;
 
@@ -22,8 +26,13 @@ const rate = (description: string) =>
     .openapi({ description, example: 10 });
 
 const percentage = (description: string) =>
-  z.number().finite().min(0).max(100).refine(hasAtMostTwoDecimals, { message: 'must have at most two decimals' }).openapi({ description, example: 15 });
-
+  z
+    .number()
+    .finite()
+    .min(0)
+    .max(100)
+    .refine(hasAtMostTwoDecimals, { message: 'must have at most two decimals' })
+    .openapi({ description, example: 15 });
 
 // ---------- program config ----------
 
@@ -38,21 +47,36 @@ export const programConfigBody = z
     affiliateCommissionMode: z.enum(AFFILIATE_COMMISSION_MODES).openapi({
       description: 'percentage: rates are percents of the order amount; flat: rates are US dollars per order.',
     }),
-    affiliateFirstOrderRate: rate("Rate of a referred patient's first paid order: percent (0-100) in percentage mode, US dollars in flat mode."),
+    affiliateFirstOrderRate: rate(
+      "Rate of a referred patient's first paid order: percent (0-100) in percentage mode, US dollars in flat mode.",
+    ),
     affiliateDefaultRate: rate('Rate of every later paid order: percent (0-100) in percentage mode, US dollars in flat mode.'),
-    affiliateCommissionDurationMonths: z.number().int().min(1).max(MAX_DURATION_MONTHS).nullable().openapi({
-      description: `Orders paid within this many months of the referral earn commissions (1-${MAX_DURATION_MONTHS}); null: for as long as the patient buys.`,
-      example: 12,
-    }),
-    affiliateCookieWindowDays: z.number().int().min(1).max(MAX_COOKIE_WINDOW_DAYS).openapi({
-      description: `Days a referral link is remembered before sign-up (1-${MAX_COOKIE_WINDOW_DAYS}).`,
-      example: 30,
-    }),
+    affiliateCommissionDurationMonths: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_DURATION_MONTHS)
+      .nullable()
+      .openapi({
+        description: `Orders paid within this many months of the referral earn commissions (1-${MAX_DURATION_MONTHS}); null: for as long as the patient buys.`,
+        example: 12,
+      }),
+    affiliateCookieWindowDays: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_COOKIE_WINDOW_DAYS)
+      .openapi({
+        description: `Days a referral link is remembered before sign-up (1-${MAX_COOKIE_WINDOW_DAYS}).`,
+        example: 30,
+      }),
     affiliateMinimumPayoutThreshold: amount().openapi({
-      description: "US dollars: an affiliate whose unpaid commissions of a period add up to less gets no payout; they carry over.",
+      description: 'US dollars: an affiliate whose unpaid commissions of a period add up to less gets no payout; they carry over.',
       example: 50,
     }),
-    affiliatePayoutFrequency: z.enum(AFFILIATE_PAYOUT_FREQUENCIES).openapi({ description: 'Length of a payout period (UTC): weekly (Monday to Monday), biweekly, monthly (calendar month).' }),
+    affiliatePayoutFrequency: z
+      .enum(AFFILIATE_PAYOUT_FREQUENCIES)
+      .openapi({ description: 'Length of a payout period (UTC): weekly (Monday to Monday), biweekly, monthly (calendar month).' }),
     affiliateMaxCount: z.number().int().min(1).max(MAX_AFFILIATE_COUNT).nullable().openapi({
       description: 'Most affiliates the program accepts; null: no limit.',
       example: 100,
@@ -70,7 +94,9 @@ export const tier = z
   .object({
     id: z.string().uuid(),
     minActiveReferrals: z.number().int(),
-    percentage: z.number().openapi({ description: 'Percent (0-100) earned by affiliates with at least minActiveReferrals active referrals.' }),
+    percentage: z
+      .number()
+      .openapi({ description: 'Percent (0-100) earned by affiliates with at least minActiveReferrals active referrals.' }),
     label: z.string(),
     createdAt: z.string().datetime(),
   })
@@ -103,22 +129,34 @@ export const marginEstimate = z
     affiliateCommissionMode: z.enum(AFFILIATE_COMMISSION_MODES),
     affiliateFirstOrderRate: z.number(),
     affiliateDefaultRate: z.number(),
-    products: z.array(
-      z.object({
-        programId: z.string().uuid(),
-        programName: z.string(),
-        programState: z.string(),
-        globalProductId: z.string().uuid(),
-        productName: z.string(),
-        isSellable: z.boolean(),
-        displayPrice: z.number().openapi({ description: 'US dollars: one pack, from the pricing rules (GET /programs/{id}/products).' }),
-        clinicMargin: z.number().openapi({ description: "US dollars: the clinic's share (brandAmount) of a one-pack order at displayPrice, from the order fee waterfall." }),
-        commissionFirstOrder: z.number().openapi({ description: 'US dollars: commission on that order as a first order, at the program rate.' }),
-        commissionDefault: z.number().openapi({ description: 'US dollars: commission on that order as a later order, at the program rate.' }),
-        marginAfterFirstOrderCommission: z.number().openapi({ description: 'US dollars: clinicMargin - commissionFirstOrder (may be negative).' }),
-        marginAfterDefaultCommission: z.number().openapi({ description: 'US dollars: clinicMargin - commissionDefault (may be negative).' }),
-      }),
-    ).openapi({ description: 'Priced products of programs not retired, by program (oldest first) and display order.' }),
+    products: z
+      .array(
+        z.object({
+          programId: z.string().uuid(),
+          programName: z.string(),
+          programState: z.string(),
+          globalProductId: z.string().uuid(),
+          productName: z.string(),
+          isSellable: z.boolean(),
+          displayPrice: z.number().openapi({ description: 'US dollars: one pack, from the pricing rules (GET /programs/{id}/products).' }),
+          clinicMargin: z.number().openapi({
+            description: "US dollars: the clinic's share (brandAmount) of a one-pack order at displayPrice, from the order fee waterfall.",
+          }),
+          commissionFirstOrder: z
+            .number()
+            .openapi({ description: 'US dollars: commission on that order as a first order, at the program rate.' }),
+          commissionDefault: z
+            .number()
+            .openapi({ description: 'US dollars: commission on that order as a later order, at the program rate.' }),
+          marginAfterFirstOrderCommission: z
+            .number()
+            .openapi({ description: 'US dollars: clinicMargin - commissionFirstOrder (may be negative).' }),
+          marginAfterDefaultCommission: z
+            .number()
+            .openapi({ description: 'US dollars: clinicMargin - commissionDefault (may be negative).' }),
+        }),
+      )
+      .openapi({ description: 'Priced products of programs not retired, by program (oldest first) and display order.' }),
   })
   .openapi('AffiliateMarginEstimate');
 export type MarginEstimate = z.infer<typeof marginEstimate>;
@@ -129,10 +167,19 @@ export const membershipIdParam = z.object({ membershipId: pathId('membershipId')
 
 export const updateAffiliateBody = z
   .object({
-    firstOrderRate: rate("Override of the first-order rate (percent 0-100, or US dollars in flat mode); null clears it.").nullable(),
+    firstOrderRate: rate('Override of the first-order rate (percent 0-100, or US dollars in flat mode); null clears it.').nullable(),
     commissionRate: rate('Override of the rate of later orders (percent 0-100, or US dollars in flat mode); null clears it.').nullable(),
-    payoutContactMethod: safeString().trim().min(1).max(200).nullable().openapi({ description: 'How the affiliate is paid (free text); null clears it.', example: 'PayPal' }),
-    payoutNotes: text().trim().max(2000).nullable().openapi({ description: 'Notes for paying the affiliate; null clears them.', example: 'Pays on the 5th' }),
+    payoutContactMethod: safeString()
+      .trim()
+      .min(1)
+      .max(200)
+      .nullable()
+      .openapi({ description: 'How the affiliate is paid (free text); null clears it.', example: 'PayPal' }),
+    payoutNotes: text()
+      .trim()
+      .max(2000)
+      .nullable()
+      .openapi({ description: 'Notes for paying the affiliate; null clears them.', example: 'Pays on the 5th' }),
   })
   .partial()
   .strict()
@@ -148,8 +195,14 @@ export const affiliate = z
     email: z.string().openapi({ description: "The affiliate's own email (a partner of the clinic, not a patient)." }),
     referralCode: z.string(),
     status: z.enum(AFFILIATE_STATUSES),
-    firstOrderRate: z.number().nullable().openapi({ description: 'Override (percent, or US dollars in flat mode); null: the tier or program rate applies.' }),
-    commissionRate: z.number().nullable().openapi({ description: 'Override (percent, or US dollars in flat mode); null: the tier or program rate applies.' }),
+    firstOrderRate: z
+      .number()
+      .nullable()
+      .openapi({ description: 'Override (percent, or US dollars in flat mode); null: the tier or program rate applies.' }),
+    commissionRate: z
+      .number()
+      .nullable()
+      .openapi({ description: 'Override (percent, or US dollars in flat mode); null: the tier or program rate applies.' }),
     payoutContactMethod: z.string().nullable(),
     payoutNotes: z.string().nullable(),
     joinedAt: z.string().datetime(),
@@ -177,7 +230,13 @@ export const listPayoutsQuery = pageQuery.extend({
 });
 
 export const markPaidBody = z
-  .object({ notes: text().trim().max(2000).optional().openapi({ description: 'How and when it was paid (kept on the payout).', example: 'PayPal transfer 4F2K' }) })
+  .object({
+    notes: text()
+      .trim()
+      .max(2000)
+      .optional()
+      .openapi({ description: 'How and when it was paid (kept on the payout).', example: 'PayPal transfer 4F2K' }),
+  })
   .strict()
   .openapi('MarkAffiliatePayoutPaidRequest');
 
@@ -227,10 +286,12 @@ export const commission = z
       .openapi({ description: 'The referred patient (never their email or contact details).' }),
     isFirstOrder: z.boolean(),
     baseAmount: z.number().openapi({ description: 'US dollars: the order amount the rate applied to (subtotal - discount).' }),
-    rate: z.number().openapi({ description: 'The rate used: percent in percentage mode, US dollars in flat mode (as configured when computed).' }),
+    rate: z
+      .number()
+      .openapi({ description: 'The rate used: percent in percentage mode, US dollars in flat mode (as configured when computed).' }),
     amount: z.number().openapi({ description: 'US dollars.' }),
     status: z.enum(AFFILIATE_COMMISSION_STATUSES),
-    earnedAt: z.string().datetime().openapi({ description: "When the order was paid." }),
+    earnedAt: z.string().datetime().openapi({ description: 'When the order was paid.' }),
     createdAt: z.string().datetime(),
   })
   .openapi('AffiliateCommission');
@@ -260,7 +321,13 @@ export const listTaxDocumentsQuery = pageQuery.extend({
 });
 
 export const rejectTaxDocumentBody = z
-  .object({ reason: text().trim().min(1).max(1000).openapi({ description: 'Why the document was rejected (required).', example: 'The TIN does not match the name.' }) })
+  .object({
+    reason: text()
+      .trim()
+      .min(1)
+      .max(1000)
+      .openapi({ description: 'Why the document was rejected (required).', example: 'The TIN does not match the name.' }),
+  })
   .strict()
   .openapi('RejectAffiliateTaxDocumentRequest');
 
@@ -285,7 +352,12 @@ export const tierIdParam = z.object({ tierId: pathId('tierId') });
 
 export const createTierBody = z
   .object({
-    minActiveReferrals: z.number().int().min(1).max(MAX_AFFILIATE_COUNT).openapi({ description: 'Active referrals needed; unique per clinic.', example: 10 }),
+    minActiveReferrals: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_AFFILIATE_COUNT)
+      .openapi({ description: 'Active referrals needed; unique per clinic.', example: 10 }),
     percentage: percentage('Percent (0-100) the tier earns on every referred order.'),
     label: safeString().trim().min(1).max(100).openapi({ example: 'Gold' }),
   })

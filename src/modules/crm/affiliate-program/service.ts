@@ -1,21 +1,23 @@
 // The affiliate program's configuration, its margin estimate and its affiliates (docs/affiliates.md).
 // Reads are one statement each; writes run in one transaction.
-import { and, eq, isNotNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNotNull, or, type SQL, sql } from 'drizzle-orm';
 import {
-  affiliatePrograms, affiliates, type AffiliateCommissionMode, type AffiliatePayoutFrequency, type AffiliateStatus,
+  type AffiliateCommissionMode,
+  type AffiliatePayoutFrequency,
+  type AffiliateStatus,
+  affiliatePrograms,
+  affiliates,
 } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
 import { conflict, invalidFields, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
-import { pageOffset, paginate, type PageQuery } from '../../../platform/http/pagination';
+import { type PageQuery, pageOffset, paginate } from '../../../platform/http/pagination';
+import { type ProductRow, priceProduct, pricingInput, programProductsJson } from '../../catalog';
 import { computeFeeBreakdown } from '../../orders';
-import { priceProduct, pricingInput, programProductsJson, type ProductRow } from '../../catalog';
 import { commissionCents, fromHundredths, MAX_PERCENT_HUNDREDTHS, toHundredths } from './rules';
-import type {
-  AffiliateData, MarginEstimate, ProgramConfig, ProgramConfigBody, TierData, UpdateAffiliateBody,
-} from './schemas';
+import type { AffiliateData, MarginEstimate, ProgramConfig, ProgramConfigBody, TierData, UpdateAffiliateBody } from './schemas';
 
 const iso = (column: string) => isoTimestamp(sql.raw(column));
 
@@ -74,11 +76,14 @@ const tiersJson = (clinicId: string) => sql`(
   from affiliate_tiers t where t.clinic_id = ${clinicId})`;
 
 async function readConfig(db: Queryable, clinicId: string): Promise<ProgramConfig> {
-  const [row] = await rowsOf<ConfigRow>(db, sql`
+  const [row] = await rowsOf<ConfigRow>(
+    db,
+    sql`
     select
       (select json_build_object(${programJson}, 'updatedAt', ${iso('ap.updated_at')}) from affiliate_programs ap where ap.clinic_id = ${clinicId}) as program,
       ${tiersJson(clinicId)} as tiers,
-      (select count(*)::int from affiliates a where a.clinic_id = ${clinicId} and a.status <> 'removed') as "affiliateCount"`);
+      (select count(*)::int from affiliates a where a.clinic_id = ${clinicId} and a.status <> 'removed') as "affiliateCount"`,
+  );
   const program = row!.program ?? DEFAULT_PROGRAM;
   return {
     affiliateProgramEnabled: program.enabled,
@@ -140,9 +145,12 @@ export async function updateProgramConfig(db: Database, clinicId: string, body: 
     const merged: ProgramSettings = {
       enabled: body.affiliateProgramEnabled ?? current.enabled,
       commissionMode: body.affiliateCommissionMode ?? current.commissionMode,
-      firstOrderRateHundredths: body.affiliateFirstOrderRate !== undefined ? toHundredths(body.affiliateFirstOrderRate) : current.firstOrderRateHundredths,
-      defaultRateHundredths: body.affiliateDefaultRate !== undefined ? toHundredths(body.affiliateDefaultRate) : current.defaultRateHundredths,
-      commissionDurationMonths: body.affiliateCommissionDurationMonths !== undefined ? body.affiliateCommissionDurationMonths : current.commissionDurationMonths,
+      firstOrderRateHundredths:
+        body.affiliateFirstOrderRate !== undefined ? toHundredths(body.affiliateFirstOrderRate) : current.firstOrderRateHundredths,
+      defaultRateHundredths:
+        body.affiliateDefaultRate !== undefined ? toHundredths(body.affiliateDefaultRate) : current.defaultRateHundredths,
+      commissionDurationMonths:
+        body.affiliateCommissionDurationMonths !== undefined ? body.affiliateCommissionDurationMonths : current.commissionDurationMonths,
       cookieWindowDays: body.affiliateCookieWindowDays ?? current.cookieWindowDays,
       minimumPayoutThresholdCents: body.affiliateMinimumPayoutThreshold ?? current.minimumPayoutThresholdCents,
       payoutFrequency: body.affiliatePayoutFrequency ?? current.payoutFrequency,
@@ -154,12 +162,18 @@ export async function updateProgramConfig(db: Database, clinicId: string, body: 
     ]);
     if (problems.length) throw invalid(problems);
     if (merged.commissionMode !== current.commissionMode) {
-      const overrides = await tx.$count(affiliates, and(
-        eq(affiliates.clinicId, clinicId),
-        or(isNotNull(affiliates.firstOrderRateHundredths), isNotNull(affiliates.commissionRateHundredths)),
-      ));
+      const overrides = await tx.$count(
+        affiliates,
+        and(
+          eq(affiliates.clinicId, clinicId),
+          or(isNotNull(affiliates.firstOrderRateHundredths), isNotNull(affiliates.commissionRateHundredths)),
+        ),
+      );
       if (overrides > 0) {
-        throw conflict('CONFLICT', `${overrides} affiliate(s) have rate overrides in ${current.commissionMode} mode; clear them (PATCH with null) before changing the commission mode`);
+        throw conflict(
+          'CONFLICT',
+          `${overrides} affiliate(s) have rate overrides in ${current.commissionMode} mode; clear them (PATCH with null) before changing the commission mode`,
+        );
       }
     }
     await tx
@@ -185,13 +199,16 @@ interface MarginRow {
  * the function generate uses). One statement, then pure computation.
  */
 export async function marginEstimate(db: Database, clinicId: string): Promise<MarginEstimate> {
-  const [row] = await rowsOf<MarginRow>(db, sql`
+  const [row] = await rowsOf<MarginRow>(
+    db,
+    sql`
     select
       (select json_build_object(${programJson}) from affiliate_programs ap where ap.clinic_id = ${clinicId}) as program,
       (select coalesce(json_agg(x order by x."createdAt", x.id), '[]'::json) from (
         select p.id, p.name, p.state, p.created_at as "createdAt", ${programProductsJson} as products
         from programs p where p.clinic_id = ${clinicId} and p.state <> 'retired'
-      ) x) as programs`);
+      ) x) as programs`,
+  );
   const program = row!.program ?? DEFAULT_PROGRAM;
   const products: MarginEstimate['products'] = [];
   for (const p of row!.programs) {
@@ -199,7 +216,14 @@ export async function marginEstimate(db: Database, clinicId: string): Promise<Ma
       const price = priceProduct(pricingInput(product));
       if (price.displayPriceCents === null) continue;
       const margin = computeFeeBreakdown({
-        items: [{ unitPriceCents: price.displayPriceCents, quantity: 1, pharmacyCostCents: product.pharmacyBasePriceCents, facilitationFeeCents: price.facilitationFeeCents }],
+        items: [
+          {
+            unitPriceCents: price.displayPriceCents,
+            quantity: 1,
+            pharmacyCostCents: product.pharmacyBasePriceCents,
+            facilitationFeeCents: price.facilitationFeeCents,
+          },
+        ],
       }).brandAmount;
       const first = commissionCents(program.commissionMode, price.displayPriceCents, program.firstOrderRateHundredths);
       const later = commissionCents(program.commissionMode, price.displayPriceCents, program.defaultRateHundredths);
@@ -338,14 +362,22 @@ async function readAffiliate(db: Queryable, clinicId: string, id: string): Promi
  * A partial update of one affiliate: rate overrides (in the program's current mode; percentage
  * rates 0-100) and payout details; null clears a field.
  */
-export async function updateAffiliate(db: Database, clinicId: string, id: string, body: UpdateAffiliateBody, now: Date): Promise<AffiliateData> {
+export async function updateAffiliate(
+  db: Database,
+  clinicId: string,
+  id: string,
+  body: UpdateAffiliateBody,
+  now: Date,
+): Promise<AffiliateData> {
   if (!isUuid(id)) throw notFound('Affiliate');
   return db.transaction(async (tx) => {
     // Locked like PUT locks it, so a concurrent mode change cannot slip between the check and the write.
     const program = await programSettings(tx, clinicId, true);
     const changes: Partial<typeof affiliates.$inferInsert> = { updatedAt: now };
-    if (body.firstOrderRate !== undefined) changes.firstOrderRateHundredths = body.firstOrderRate === null ? null : toHundredths(body.firstOrderRate);
-    if (body.commissionRate !== undefined) changes.commissionRateHundredths = body.commissionRate === null ? null : toHundredths(body.commissionRate);
+    if (body.firstOrderRate !== undefined)
+      changes.firstOrderRateHundredths = body.firstOrderRate === null ? null : toHundredths(body.firstOrderRate);
+    if (body.commissionRate !== undefined)
+      changes.commissionRateHundredths = body.commissionRate === null ? null : toHundredths(body.commissionRate);
     if (body.payoutContactMethod !== undefined) changes.payoutContactMethod = body.payoutContactMethod;
     if (body.payoutNotes !== undefined) changes.payoutNotes = body.payoutNotes === '' ? null : body.payoutNotes;
     const problems = percentProblems(program.commissionMode, [

@@ -1,12 +1,12 @@
 // Affiliates' tax documents (pending -> verified | rejected) and the program's referral tiers.
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { affiliateTaxDocuments, affiliateTiers, type TaxDocumentStatus } from '../../../../drizzle/schema';
 import type { Database, Queryable, Transaction } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
 import { ApiError, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { pageOffset, paginate, type PageQuery } from '../../../platform/http/pagination';
+import { type PageQuery, pageOffset, paginate } from '../../../platform/http/pagination';
 import { toHundredths } from './rules';
 import { MAX_TIERS, type TaxDocumentData, type TierData } from './schemas';
 import { toTier } from './service';
@@ -61,7 +61,11 @@ export async function listTaxDocuments(db: Database, clinicId: string, query: Pa
   const filter = query.status ? sql`d.status = ${query.status}` : sql`true`;
   const rows = await rowsOf<TaxDocumentRow>(db, taxDocumentSelect(clinicId, filter, query.limit, pageOffset(query)));
   const page = await paginate(query, rows, () =>
-    db.$count(affiliateTaxDocuments, and(eq(affiliateTaxDocuments.clinicId, clinicId), query.status ? eq(affiliateTaxDocuments.status, query.status) : undefined)));
+    db.$count(
+      affiliateTaxDocuments,
+      and(eq(affiliateTaxDocuments.clinicId, clinicId), query.status ? eq(affiliateTaxDocuments.status, query.status) : undefined),
+    ),
+  );
   return { data: page.rows.map(toTaxDocument), pagination: page.pagination };
 }
 
@@ -115,7 +119,13 @@ export async function createTier(
       if (count >= MAX_TIERS) throw conflict('CONFLICT', `A program has at most ${MAX_TIERS} tiers`);
       const [row] = await tx
         .insert(affiliateTiers)
-        .values({ clinicId, minActiveReferrals: body.minActiveReferrals, percentageHundredths: toHundredths(body.percentage), label: body.label, createdAt: now })
+        .values({
+          clinicId,
+          minActiveReferrals: body.minActiveReferrals,
+          percentageHundredths: toHundredths(body.percentage),
+          label: body.label,
+          createdAt: now,
+        })
         .returning();
       return toTier({ ...row!, createdAt: row!.createdAt.toISOString() });
     });

@@ -86,9 +86,17 @@ export async function verifyOAuthState(state: string, dataKeyBase64: string, now
   } catch {
     return { ok: false, reason: 'malformed' };
   }
-  if (typeof wire.c !== 'string' || !CRM_PROVIDERS.includes(wire.p as CrmProvider) || typeof wire.exp !== 'number' || typeof wire.iat !== 'number') {
+  if (
+    typeof wire.c !== 'string' ||
+    !CRM_PROVIDERS.includes(wire.p as CrmProvider) ||
+    typeof wire.exp !== 'number' ||
+    typeof wire.iat !== 'number'
+  ) {
     return { ok: false, reason: 'malformed' };
   }
   if (now.getTime() >= wire.exp * 1000) return { ok: false, reason: 'expired' };
-  return { ok: true, payload: { clinicId: wire.c, provider: wire.p as CrmProvider, nonce: wire.n, issuedAt: wire.iat, expiresAt: wire.exp } };
+  return {
+    ok: true,
+    payload: { clinicId: wire.c, provider: wire.p as CrmProvider, nonce: wire.n, issuedAt: wire.iat, expiresAt: wire.exp },
+  };
 }

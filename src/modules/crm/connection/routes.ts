@@ -4,9 +4,9 @@ import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
 import { ApiError } from '../../../platform/http/errors';
 import { defineRoute } from '../../../platform/http/route';
-import { PROVIDERS, type CrmProvider } from './providers';
+import { type CrmProvider, PROVIDERS } from './providers';
 import { connectApiKeyBody, crmConnection, crmDisconnected, oauthStart, oauthStartQuery, phiSyncBody } from './schemas';
-import { connectWithApiKey, disconnectCrm, getCrmConnection, setPhiSync, startOAuth, type OAuthApp } from './service';
+import { connectWithApiKey, disconnectCrm, getCrmConnection, type OAuthApp, setPhiSync, startOAuth } from './service';
 
 const tags = ['CRM connection'];
 const read = { auth: 'key', scope: 'read', gate: 'crm_connect' } as const;
@@ -51,7 +51,8 @@ const oauthStartRoute = defineRoute(read, {
   operationId: 'startCrmOAuth',
   tags,
   summary: "The provider's OAuth consent URL, with a signed state that expires in 10 minutes (changes nothing)",
-  description: 'Nothing is stored: the connection is made when the OAuth callback (brand portal) presents the code and this state. docs/crm-connection.md.',
+  description:
+    'Nothing is stored: the connection is made when the OAuth callback (brand portal) presents the code and this state. docs/crm-connection.md.',
   request: { query: oauthStartQuery },
   responses: {
     200: secretJsonContent(successBody(oauthStart), 'The authorize URL and its state (sent with Cache-Control: no-store)'),

@@ -1,13 +1,13 @@
 import { eq } from 'drizzle-orm';
-import { crmConnections, type CrmAuthType } from '../../../../drizzle/schema';
+import { type CrmAuthType, crmConnections } from '../../../../drizzle/schema';
 import type { Database } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
+import { isoOrNull } from '../../../platform/http/dates';
 import { notFound } from '../../../platform/http/errors';
 import { credentialHintFor, encryptCrmCredentials } from './credentials';
 import { signOAuthState } from './oauth-state';
-import { PROVIDERS, type CrmProvider } from './providers';
+import { type CrmProvider, PROVIDERS } from './providers';
 import type { ConnectApiKeyBody, CrmConnection, PhiSyncBody } from './schemas';
-import { isoOrNull } from '../../../platform/http/dates';
 
 const RESOURCE = 'CRM connection';
 
@@ -34,7 +34,6 @@ interface SafeRow {
   lastSyncedAt: Date | null;
 }
 
-
 const toConnection = (row: SafeRow): CrmConnection => ({
   provider: row.provider as CrmProvider,
   authType: row.authType,
@@ -56,7 +55,13 @@ export async function getCrmConnection(db: Database, clinicId: string): Promise<
  * Connects (or replaces the clinic's connection) with an API key, stored encrypted. A replaced
  * connection's settings do not carry over: PHI sync starts off and the BAA must be attested again.
  */
-export async function connectWithApiKey(db: Database, clinicId: string, body: ConnectApiKeyBody, dataKey: string, now: Date): Promise<CrmConnection> {
+export async function connectWithApiKey(
+  db: Database,
+  clinicId: string,
+  body: ConnectApiKeyBody,
+  dataKey: string,
+  now: Date,
+): Promise<CrmConnection> {
   const encryptedCredentials = await encryptCrmCredentials({ apiKey: body.apiKey }, clinicId, dataKey);
   const values = {
     provider: body.provider,
@@ -95,11 +100,7 @@ export async function disconnectCrm(db: Database, clinicId: string) {
 export async function setPhiSync(db: Database, clinicId: string, body: PhiSyncBody, now: Date): Promise<CrmConnection> {
   const changes: Partial<typeof crmConnections.$inferInsert> = { phiSyncEnabled: body.phiSyncEnabled, updatedAt: now };
   if (body.baaAttested) changes.baaAttestedAt = now;
-  const [row] = await db
-    .update(crmConnections)
-    .set(changes)
-    .where(forClinic(db, clinicId).where(crmConnections))
-    .returning(safeColumns);
+  const [row] = await db.update(crmConnections).set(changes).where(forClinic(db, clinicId).where(crmConnections)).returning(safeColumns);
   if (!row) throw notFound(RESOURCE);
   return toConnection(row);
 }

@@ -4,10 +4,16 @@ import type { Database, Queryable } from '../../../platform/db/client';
 import { rowsOf } from '../../../platform/db/sql';
 import { ApiError, invalidField } from '../../../platform/http/errors';
 import { findRefusedCharacter } from '../../../platform/http/strings';
-import { isBlankRecord, parseCsv, type CsvRecord } from './csv';
+import { type CsvRecord, isBlankRecord, parseCsv } from './csv';
 import { redactEmail } from './redact';
 import {
-  E164_PATTERN, MAX_CSV_BYTES, MAX_EMAIL_LENGTH, MAX_IMPORT_ERRORS_LISTED, MAX_NAME_LENGTH, normalizePhone, type ImportResult,
+  E164_PATTERN,
+  type ImportResult,
+  MAX_CSV_BYTES,
+  MAX_EMAIL_LENGTH,
+  MAX_IMPORT_ERRORS_LISTED,
+  MAX_NAME_LENGTH,
+  normalizePhone,
 } from './schemas';
 
 /** Rows per INSERT statement (each statement has six parameters, whatever its size). */
@@ -18,7 +24,11 @@ type Column = (typeof COLUMNS)[number];
 const REQUIRED: Column[] = ['firstname', 'lastname', 'email'];
 
 /** "First Name", "first_name", "FIRSTNAME" and "first-name" all name firstname. */
-const normalizeHeader = (name: string) => name.trim().toLowerCase().replace(/[\s_-]+/g, '');
+const normalizeHeader = (name: string) =>
+  name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '');
 
 const csvError = (detail: string) => invalidField('body.csv', detail);
 
@@ -55,7 +65,9 @@ function readHeader(record: CsvRecord): Map<Column, number> {
   });
   const missing = REQUIRED.filter((column) => !columns.has(column));
   if (missing.length) {
-    throw csvError(`the header lacks the required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (columns: firstname, lastname, email, optional phonenumber, in any order and case)`);
+    throw csvError(
+      `the header lacks the required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (columns: firstname, lastname, email, optional phonenumber, in any order and case)`,
+    );
   }
   return columns;
 }
@@ -77,7 +89,10 @@ function readRow(record: CsvRecord, columns: Map<Column, number>, width: number)
   if (record.error) return { reasons: [record.error], rawEmail };
   const extra = record.fields.slice(width);
   if (extra.some((field) => field.trim() !== '')) {
-    return { reasons: [`the row has ${record.fields.length} fields but the header has ${width} (quote fields that contain commas)`], rawEmail };
+    return {
+      reasons: [`the row has ${record.fields.length} fields but the header has ${width} (quote fields that contain commas)`],
+      rawEmail,
+    };
   }
   const reasons: string[] = [];
   const firstName = checkName('firstname', value('firstname'), reasons);
@@ -107,7 +122,9 @@ function readRow(record: CsvRecord, columns: Map<Column, number>, width: number)
 async function insertBatch(tx: Queryable, clinicId: string, batch: ValidRow[], now: Date): Promise<number> {
   const column = (pick: (row: ValidRow) => string | null) => sql.param(batch.map(pick));
   const at = now.toISOString();
-  const [result] = await rowsOf<{ count: number }>(tx, sql`
+  const [result] = await rowsOf<{ count: number }>(
+    tx,
+    sql`
     with inserted as (
       insert into "patients" ("clinic_id", "first_name", "last_name", "email", "phone_number", "created_at", "updated_at")
       select ${clinicId}::uuid, r.first_name, r.last_name, r.email, r.phone_number, ${at}::timestamptz, ${at}::timestamptz
@@ -118,7 +135,8 @@ async function insertBatch(tx: Queryable, clinicId: string, batch: ValidRow[], n
       on conflict ("clinic_id", "email") do nothing
       returning 1
     )
-    select count(*)::int as "count" from inserted`);
+    select count(*)::int as "count" from inserted`,
+  );
   return result!.count;
 }
 

@@ -13,6 +13,9 @@ export function redactEmail(value: string | undefined | null): string | null {
   const first = Array.from(trimmed)[0]!.toLowerCase();
   if (at < 0) return `${first}***`;
   const local = trimmed.slice(0, at);
-  const domain = trimmed.slice(at + 1).slice(0, MAX_DOMAIN).toLowerCase();
+  const domain = trimmed
+    .slice(at + 1)
+    .slice(0, MAX_DOMAIN)
+    .toLowerCase();
   return `${local ? Array.from(local)[0]!.toLowerCase() : ''}***@${domain}`;
 }

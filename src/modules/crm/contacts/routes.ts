@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { bodyLimit } from 'hono/body-limit';
 import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
@@ -9,7 +9,13 @@ import { defineRoute } from '../../../platform/http/route';
 import { deliverSoon } from '../../../platform/providers/messaging';
 import { csvTooLarge, importContacts } from './import';
 import {
-  contact, createContactBody, CSV_FRAMING_ALLOWANCE_BYTES, importContactsForm, importResult, MAX_CSV_BYTES, updateContactBody,
+  CSV_FRAMING_ALLOWANCE_BYTES,
+  contact,
+  createContactBody,
+  importContactsForm,
+  importResult,
+  MAX_CSV_BYTES,
+  updateContactBody,
 } from './schemas';
 import { createContact, listContacts, updateContact } from './service';
 
@@ -42,18 +48,21 @@ const create = defineRoute(write, {
 });
 
 // Opting out records contact.unsubscribed: webhook delivery is kicked right after the answer.
-const update = defineRoute({ ...write, emitsEvents: true }, {
-  method: 'put',
-  path: '/api/v1/contacts/{id}',
-  operationId: 'updateContact',
-  tags,
-  summary: 'Update a contact (only the fields sent change); opting out emits contact.unsubscribed',
-  description:
-    'emailOptedOut or smsOptedOut going from false to true sets optOutDate and records the contact.unsubscribed event (ids only). ' +
-    'Opting back in emits nothing; optOutDate becomes null once neither channel is opted out (docs/crm-contacts.md).',
-  request: { params: idParam(), body: jsonBody(updateContactBody) },
-  responses: { 200: jsonContent(successBody(contact), 'Updated'), 409: emailTaken },
-});
+const update = defineRoute(
+  { ...write, emitsEvents: true },
+  {
+    method: 'put',
+    path: '/api/v1/contacts/{id}',
+    operationId: 'updateContact',
+    tags,
+    summary: 'Update a contact (only the fields sent change); opting out emits contact.unsubscribed',
+    description:
+      'emailOptedOut or smsOptedOut going from false to true sets optOutDate and records the contact.unsubscribed event (ids only). ' +
+      'Opting back in emits nothing; optOutDate becomes null once neither channel is opted out (docs/crm-contacts.md).',
+    request: { params: idParam(), body: jsonBody(updateContactBody) },
+    responses: { 200: jsonContent(successBody(contact), 'Updated'), 409: emailTaken },
+  },
+);
 
 /**
  * The CSV size limit before the body is read: a declared Content-Length above it is refused at once,
@@ -79,7 +88,11 @@ const importRoute = defineRoute(write, {
     'already a contact, or repeats an earlier row, are skipped; invalid rows are listed in errors with their line and a redacted email; ' +
     'valid rows are inserted in one transaction. Imported contacts get no welcome email. docs/crm-contacts.md.',
   request: {
-    body: { content: { 'multipart/form-data': { schema: importContactsForm } }, required: true, description: 'multipart/form-data with one file field, csv.' },
+    body: {
+      content: { 'multipart/form-data': { schema: importContactsForm } },
+      required: true,
+      description: 'multipart/form-data with one file field, csv.',
+    },
   },
   responses: {
     200: jsonContent(successBody(importResult), 'The import result'),

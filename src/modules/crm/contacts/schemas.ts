@@ -14,7 +14,11 @@ const PHONE_PUNCTUATION = /[\s().-]/g;
 export const normalizePhone = (value: string) => value.replace(PHONE_PUNCTUATION, '');
 
 export const nameField = (example: string) =>
-  safeString().trim().min(1).max(MAX_NAME_LENGTH).openapi({ description: `1-${MAX_NAME_LENGTH} characters.`, example });
+  safeString()
+    .trim()
+    .min(1)
+    .max(MAX_NAME_LENGTH)
+    .openapi({ description: `1-${MAX_NAME_LENGTH} characters.`, example });
 
 /** Trimmed and lower-cased; unique in the clinic. */
 export const emailField = () =>
@@ -23,14 +27,21 @@ export const emailField = () =>
     .toLowerCase()
     .max(MAX_EMAIL_LENGTH)
     .email('must be a valid email address')
-    .openapi({ description: `An email address (stored lower-cased; unique in the clinic ignoring case), at most ${MAX_EMAIL_LENGTH} characters.`, example: 'jane.doe@example.com' });
+    .openapi({
+      description: `An email address (stored lower-cased; unique in the clinic ignoring case), at most ${MAX_EMAIL_LENGTH} characters.`,
+      example: 'jane.doe@example.com',
+    });
 
 export const phoneField = () =>
   safeString()
     .trim()
     .max(40)
     .refine((value) => E164_PATTERN.test(normalizePhone(value)), 'must be an international (E.164) number such as +15550102000')
-    .openapi({ description: 'International (E.164) number; spaces, dashes, dots and parentheses are removed first ("+1 (555) 010-2000" is stored as +15550102000).', example: '+15550102000' });
+    .openapi({
+      description:
+        'International (E.164) number; spaces, dashes, dots and parentheses are removed first ("+1 (555) 010-2000" is stored as +15550102000).',
+      example: '+15550102000',
+    });
 
 export const createContactBody = z
   .object({
@@ -49,8 +60,12 @@ export const updateContactBody = z
     lastName: nameField('Doe'),
     email: emailField(),
     phoneNumber: phoneField().nullable().openapi({ description: 'E.164 number; null removes it.' }),
-    emailOptedOut: z.boolean().openapi({ description: 'true: the contact is sent no email (sets optOutDate and emits contact.unsubscribed when it changes from false).' }),
-    smsOptedOut: z.boolean().openapi({ description: 'true: the contact is sent no SMS (sets optOutDate and emits contact.unsubscribed when it changes from false).' }),
+    emailOptedOut: z.boolean().openapi({
+      description: 'true: the contact is sent no email (sets optOutDate and emits contact.unsubscribed when it changes from false).',
+    }),
+    smsOptedOut: z.boolean().openapi({
+      description: 'true: the contact is sent no SMS (sets optOutDate and emits contact.unsubscribed when it changes from false).',
+    }),
   })
   .partial()
   .strict()
@@ -67,10 +82,18 @@ export const contact = z
     phoneNumber: z.string().nullable(),
     emailOptedOut: z.boolean(),
     smsOptedOut: z.boolean(),
-    optOutDate: z.string().datetime().nullable().openapi({ description: 'When the contact last opted out of a channel; null once neither channel is opted out.' }),
+    optOutDate: z
+      .string()
+      .datetime()
+      .nullable()
+      .openapi({ description: 'When the contact last opted out of a channel; null once neither channel is opted out.' }),
     createdAt: z.string().datetime(),
     lastLoginAt: z.string().datetime().nullable(),
-    lastContactDate: z.string().datetime().nullable().openapi({ description: 'When the newest message (email or SMS, any status) to the contact was recorded; null if none.' }),
+    lastContactDate: z
+      .string()
+      .datetime()
+      .nullable()
+      .openapi({ description: 'When the newest message (email or SMS, any status) to the contact was recorded; null if none.' }),
     tags: z.array(tag).openapi({ description: 'Every tag on the contact (active or not), by name.' }),
   })
   .openapi('Contact');
@@ -84,23 +107,36 @@ export const CSV_FRAMING_ALLOWANCE_BYTES = 64 * 1024;
 export const MAX_IMPORT_ERRORS_LISTED = 1_000;
 
 const csvFile = z
-  .custom<Blob | string>((value) => value instanceof Blob || typeof value === 'string', { message: 'must be one CSV file (multipart field csv)' })
+  .custom<Blob | string>((value) => value instanceof Blob || typeof value === 'string', {
+    message: 'must be one CSV file (multipart field csv)',
+  })
   .openapi({ type: 'string', format: 'binary', description: `The CSV file (UTF-8), at most ${MAX_CSV_BYTES} bytes (5 MiB).` });
 
 export const importContactsForm = z.object({ csv: csvFile }).strict().openapi('ImportContactsForm');
 
 export const importResult = z
   .object({
-    totalRows: z.number().int().openapi({ description: 'Data rows read (the header and blank rows not counted) = imported + skipped + failed.' }),
+    totalRows: z
+      .number()
+      .int()
+      .openapi({ description: 'Data rows read (the header and blank rows not counted) = imported + skipped + failed.' }),
     imported: z.number().int().openapi({ description: 'New contacts created.' }),
-    skipped: z.number().int().openapi({ description: 'Rows whose email is already a contact of the clinic, or appears on an earlier row of the file (ignoring case); nothing was changed for them.' }),
+    skipped: z.number().int().openapi({
+      description:
+        'Rows whose email is already a contact of the clinic, or appears on an earlier row of the file (ignoring case); nothing was changed for them.',
+    }),
     failed: z.number().int().openapi({ description: 'Rows refused as invalid (each is in errors, up to the first 1000).' }),
     errors: z
       .array(
         z.object({
-          line: z.number().int().openapi({ description: 'Line of the file the row starts on (the header is line 1; a quoted field spanning lines counts every line).' }),
+          line: z.number().int().openapi({
+            description: 'Line of the file the row starts on (the header is line 1; a quoted field spanning lines counts every line).',
+          }),
           reason: z.string(),
-          email: z.string().nullable().openapi({ description: 'The row\'s email, redacted (j***@example.com); null when the row has none.', example: 'j***@example.com' }),
+          email: z.string().nullable().openapi({
+            description: "The row's email, redacted (j***@example.com); null when the row has none.",
+            example: 'j***@example.com',
+          }),
         }),
       )
       .openapi({ description: `Invalid rows in file order, at most ${MAX_IMPORT_ERRORS_LISTED}.` }),

@@ -4,13 +4,13 @@ import type { Database } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoTimestamp } from '../../../platform/db/sql';
+import { recordOutboxEvent } from '../../../platform/events/outbox';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
+import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type { MessageSender, RecordedMessage } from '../../../platform/providers/messaging';
-import { recordOutboxEvent } from '../../../platform/events/outbox';
 import type { Tag } from '../tags/schemas';
-import { normalizePhone, type Contact, type CreateContactBody, type UpdateContactBody } from './schemas';
+import { type Contact, type CreateContactBody, normalizePhone, type UpdateContactBody } from './schemas';
 
 const RESOURCE = 'Contact';
 export const UNIQUE_EMAIL_INDEX = 'patients_clinic_id_email_key';
@@ -133,7 +133,11 @@ export interface ContactDeps {
  * safe) rolls everything back and answers 409, and no email is recorded for a contact that was not
  * created. Returns the queued/sent message too, so the caller can deliver it after the commit.
  */
-export async function createContact(deps: ContactDeps, clinicId: string, body: CreateContactBody): Promise<{ contact: Contact; message: RecordedMessage }> {
+export async function createContact(
+  deps: ContactDeps,
+  clinicId: string,
+  body: CreateContactBody,
+): Promise<{ contact: Contact; message: RecordedMessage }> {
   const { db, messaging, now } = deps;
   try {
     return await db.transaction(async (tx) => {
@@ -153,7 +157,15 @@ export async function createContact(deps: ContactDeps, clinicId: string, body: C
       const welcome = welcomeEmail(clinic?.name ?? 'our clinic', body.firstName);
       const message = await messaging.send(
         tx,
-        { clinicId, channel: 'email', kind: 'welcome', to: body.email, subject: welcome.subject, body: welcome.body, patientId: created!.id },
+        {
+          clinicId,
+          channel: 'email',
+          kind: 'welcome',
+          to: body.email,
+          subject: welcome.subject,
+          body: welcome.body,
+          patientId: created!.id,
+        },
         now,
       );
       // A new contact has no tags yet, and its last contact is the welcome email just recorded (at now).

@@ -26,7 +26,7 @@ const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => HTML_ESCA
  */
 export function renderMergeFields(template: string, values: MergeValues, options: { html?: boolean } = {}): string {
   return template.replace(TOKEN, (_token, name: string) => {
-    const value = Object.prototype.hasOwnProperty.call(values, name) ? (values as Record<string, string | null | undefined>)[name] ?? '' : '';
+    const value = Object.hasOwn(values, name) ? ((values as Record<string, string | null | undefined>)[name] ?? '') : '';
     return options.html ? escapeHtml(value) : value;
   });
 }

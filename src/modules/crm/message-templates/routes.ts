@@ -4,14 +4,23 @@ import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../plat
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
-import { imageUploadForm, MAX_IMAGE_BYTES, withDeclaredSizeCheck, checkImage } from '../../catalog';
+import { checkImage, imageUploadForm, MAX_IMAGE_BYTES, withDeclaredSizeCheck } from '../../catalog';
 import {
-  createMessageTemplateBody, deletedMessageTemplate, listMessageTemplatesQuery, messageTemplate, templateImageResult,
+  createMessageTemplateBody,
+  deletedMessageTemplate,
+  listMessageTemplatesQuery,
+  messageTemplate,
+  templateImageResult,
   updateMessageTemplateBody,
 } from './schemas';
 import {
-  createMessageTemplate, deleteMessageTemplate, duplicateMessageTemplate, getMessageTemplate, listMessageTemplates,
-  updateMessageTemplate, uploadTemplateImage,
+  createMessageTemplate,
+  deleteMessageTemplate,
+  duplicateMessageTemplate,
+  getMessageTemplate,
+  listMessageTemplates,
+  updateMessageTemplate,
+  uploadTemplateImage,
 } from './service';
 
 const tags = ['CRM message templates'];
@@ -94,7 +103,11 @@ const uploadRoute = defineRoute(write, {
     'multipart/form-data, required field image: PNG, JPEG, WebP or GIF (type read from the bytes; SVG refused with 400), at most 5 MiB (413). ' +
     'Stores the file (purpose template_image) and answers its url for <img src="..."> in an email body. No template is changed. docs/crm-sequences.md.',
   request: {
-    body: { content: { 'multipart/form-data': { schema: imageUploadForm } }, required: true, description: 'multipart/form-data with one file field, image.' },
+    body: {
+      content: { 'multipart/form-data': { schema: imageUploadForm } },
+      required: true,
+      description: 'multipart/form-data with one file field, image.',
+    },
   },
   responses: {
     201: jsonContent(successBody(templateImageResult), 'Stored; data.url is the image url'),
@@ -111,7 +124,10 @@ export const messageTemplateRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(create, async (c) => {
     const { db, now } = c.get('services');
-    return c.json(ok(await createMessageTemplate(db, c.get('apiKey').clinicId, c.req.valid('json'), now()), 'Message template created'), 201);
+    return c.json(
+      ok(await createMessageTemplate(db, c.get('apiKey').clinicId, c.req.valid('json'), now()), 'Message template created'),
+      201,
+    );
   })
   // Declared before /{id} routes so "upload-image" is never taken for an id.
   .openapi(uploadRoute, async (c) => {
@@ -129,9 +145,15 @@ export const messageTemplateRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(remove, async (c) => {
     const { db, now } = c.get('services');
-    return c.json(ok(await deleteMessageTemplate(db, c.get('apiKey').clinicId, c.req.valid('param').id, now()), 'Message template deleted'), 200);
+    return c.json(
+      ok(await deleteMessageTemplate(db, c.get('apiKey').clinicId, c.req.valid('param').id, now()), 'Message template deleted'),
+      200,
+    );
   })
   .openapi(duplicate, async (c) => {
     const { db, now } = c.get('services');
-    return c.json(ok(await duplicateMessageTemplate(db, c.get('apiKey').clinicId, c.req.valid('param').id, now()), 'Message template duplicated'), 201);
+    return c.json(
+      ok(await duplicateMessageTemplate(db, c.get('apiKey').clinicId, c.req.valid('param').id, now()), 'Message template duplicated'),
+      201,
+    );
   });

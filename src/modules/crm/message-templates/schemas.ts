@@ -17,17 +17,27 @@ export const COPY_SUFFIX = ' (copy)';
 const fields = {
   name: safeString().trim().min(1).max(MAX_TEMPLATE_NAME).openapi({ example: 'Welcome email' }),
   type: z.enum(MESSAGE_TEMPLATE_TYPES).openapi({ description: 'email or sms.', example: 'email' }),
-  subject: safeString().trim().min(1).max(MAX_TEMPLATE_SUBJECT).nullable().openapi({
-    description: `Email templates: required, at most ${MAX_TEMPLATE_SUBJECT} characters, may hold merge fields. SMS templates have none (null or absent).`,
-    example: 'Welcome to {{clinicName}}, {{firstName}}',
-  }),
-  body: text().min(1).max(MAX_EMAIL_BODY).openapi({
-    description: `Email: HTML, at most ${MAX_EMAIL_BODY} characters. SMS: plain text, at most ${MAX_SMS_BODY}. Merge fields in double braces ({{firstName}}, {{lastName}}, {{email}}, {{clinicName}}).`,
-    example: '<p>Hi {{firstName}}, welcome to {{clinicName}}.</p>',
-  }),
+  subject: safeString()
+    .trim()
+    .min(1)
+    .max(MAX_TEMPLATE_SUBJECT)
+    .nullable()
+    .openapi({
+      description: `Email templates: required, at most ${MAX_TEMPLATE_SUBJECT} characters, may hold merge fields. SMS templates have none (null or absent).`,
+      example: 'Welcome to {{clinicName}}, {{firstName}}',
+    }),
+  body: text()
+    .min(1)
+    .max(MAX_EMAIL_BODY)
+    .openapi({
+      description: `Email: HTML, at most ${MAX_EMAIL_BODY} characters. SMS: plain text, at most ${MAX_SMS_BODY}. Merge fields in double braces ({{firstName}}, {{lastName}}, {{email}}, {{clinicName}}).`,
+      example: '<p>Hi {{firstName}}, welcome to {{clinicName}}.</p>',
+    }),
   description: text().trim().max(MAX_TEMPLATE_DESCRIPTION).nullable().openapi({ example: 'Sent right after sign-up' }),
   category: safeString().trim().max(MAX_TEMPLATE_CATEGORY).nullable().openapi({ example: 'onboarding' }),
-  isActive: z.boolean().openapi({ description: "The clinic's own flag (e.g. to hide a template in its tools); sequences using an inactive template keep sending it." }),
+  isActive: z.boolean().openapi({
+    description: "The clinic's own flag (e.g. to hide a template in its tools); sequences using an inactive template keep sending it.",
+  }),
 };
 
 type Shape = { type?: 'email' | 'sms'; subject?: string | null; body?: string };
@@ -36,8 +46,10 @@ type Shape = { type?: 'email' | 'sms'; subject?: string | null; body?: string };
 export function templateProblems(t: Required<Shape>): { path: string; message: string }[] {
   const problems: { path: string; message: string }[] = [];
   if (t.type === 'email' && !t.subject) problems.push({ path: 'subject', message: 'is required for an email template' });
-  if (t.type === 'sms' && t.subject) problems.push({ path: 'subject', message: 'must be null or absent for an sms template (SMS has no subject)' });
-  if (t.type === 'sms' && t.body.length > MAX_SMS_BODY) problems.push({ path: 'body', message: `must be at most ${MAX_SMS_BODY} characters for an sms template` });
+  if (t.type === 'sms' && t.subject)
+    problems.push({ path: 'subject', message: 'must be null or absent for an sms template (SMS has no subject)' });
+  if (t.type === 'sms' && t.body.length > MAX_SMS_BODY)
+    problems.push({ path: 'body', message: `must be at most ${MAX_SMS_BODY} characters for an sms template` });
   return problems;
 }
 
@@ -83,7 +95,10 @@ export const messageTemplate = z
     subject: z.string().nullable(),
     body: z.string(),
     category: z.string().nullable(),
-    mergeFields: z.array(z.string()).openapi({ description: 'Every {{name}} token of subject and body, once each, in order of appearance.', example: ['clinicName', 'firstName'] }),
+    mergeFields: z.array(z.string()).openapi({
+      description: 'Every {{name}} token of subject and body, once each, in order of appearance.',
+      example: ['clinicName', 'firstName'],
+    }),
     isActive: z.boolean(),
     version: z.number().int().openapi({ description: '1 on creation, +1 on every update.' }),
     createdBy: z.string().uuid().nullable().openapi({ description: 'The staff user who made it; null when made with an API key.' }),
@@ -93,9 +108,7 @@ export const messageTemplate = z
   .openapi('MessageTemplate');
 export type MessageTemplate = z.infer<typeof messageTemplate>;
 
-export const deletedMessageTemplate = z
-  .object({ id: z.string().uuid(), deleted: z.literal(true) })
-  .openapi('DeletedMessageTemplate');
+export const deletedMessageTemplate = z.object({ id: z.string().uuid(), deleted: z.literal(true) }).openapi('DeletedMessageTemplate');
 
 export const templateImageResult = z
   .object({

@@ -1,15 +1,20 @@
-import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
-import { messageTemplates, sequences, sequenceSteps } from '../../../../drizzle/schema';
+import { and, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import { messageTemplates, sequenceSteps, sequences } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { conflict, invalidFields, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
-import { storeImage, type CheckedImage, type UploadDeps } from '../../catalog';
+import { type CheckedImage, storeImage, type UploadDeps } from '../../catalog';
 import { extractMergeFields } from './merge-fields';
 import {
-  COPY_SUFFIX, MAX_TEMPLATE_NAME, templateProblems,
-  type CreateMessageTemplateBody, type ListMessageTemplatesQuery, type MessageTemplate, type UpdateMessageTemplateBody,
+  COPY_SUFFIX,
+  type CreateMessageTemplateBody,
+  type ListMessageTemplatesQuery,
+  MAX_TEMPLATE_NAME,
+  type MessageTemplate,
+  templateProblems,
+  type UpdateMessageTemplateBody,
 } from './schemas';
 
 type TemplateRow = typeof messageTemplates.$inferSelect;
@@ -52,18 +57,29 @@ export async function listMessageTemplates(db: Database, clinicId: string, query
     .orderBy(desc(messageTemplates.createdAt), desc(messageTemplates.id))
     .limit(query.limit)
     .offset(pageOffset(query));
-  const page = await paginate(query, rows, () => forClinic(db, clinicId).count(messageTemplates, isNull(messageTemplates.deletedAt), ...filters));
+  const page = await paginate(query, rows, () =>
+    forClinic(db, clinicId).count(messageTemplates, isNull(messageTemplates.deletedAt), ...filters),
+  );
   return { data: page.rows.map((r) => toMessageTemplate(r.template)), pagination: page.pagination };
 }
 
 export async function getMessageTemplate(db: Database, clinicId: string, id: string): Promise<MessageTemplate> {
   if (!isUuid(id)) throw notFound(RESOURCE);
-  const [row] = await db.select().from(messageTemplates).where(liveTemplates(db, clinicId, eq(messageTemplates.id, id))).limit(1);
+  const [row] = await db
+    .select()
+    .from(messageTemplates)
+    .where(liveTemplates(db, clinicId, eq(messageTemplates.id, id)))
+    .limit(1);
   if (!row) throw notFound(RESOURCE);
   return toMessageTemplate(row);
 }
 
-export async function createMessageTemplate(db: Database, clinicId: string, body: CreateMessageTemplateBody, now: Date): Promise<MessageTemplate> {
+export async function createMessageTemplate(
+  db: Database,
+  clinicId: string,
+  body: CreateMessageTemplateBody,
+  now: Date,
+): Promise<MessageTemplate> {
   const row = await forClinic(db, clinicId).insert(messageTemplates, {
     name: body.name,
     description: body.description,
@@ -88,7 +104,9 @@ async function stepsUsing(db: Queryable, clinicId: string, templateId: string, s
     .select({ sequenceId: sequences.id, name: sequences.name, status: sequences.status })
     .from(sequenceSteps)
     .innerJoin(sequences, and(eq(sequences.id, sequenceSteps.sequenceId), eq(sequences.clinicId, sequenceSteps.clinicId)))
-    .where(and(eq(sequenceSteps.clinicId, clinicId), eq(sequenceSteps.templateId, templateId), inArray(sequences.status, statuses as never[])))
+    .where(
+      and(eq(sequenceSteps.clinicId, clinicId), eq(sequenceSteps.templateId, templateId), inArray(sequences.status, statuses as never[])),
+    )
     .limit(5);
 }
 
@@ -97,11 +115,19 @@ async function stepsUsing(db: Queryable, clinicId: string, templateId: string, s
  * mergeFields again. The row is locked while merged, so concurrent updates each get their own version.
  */
 export async function updateMessageTemplate(
-  db: Database, clinicId: string, id: string, body: UpdateMessageTemplateBody, now: Date,
+  db: Database,
+  clinicId: string,
+  id: string,
+  body: UpdateMessageTemplateBody,
+  now: Date,
 ): Promise<MessageTemplate> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
-    const [current] = await tx.select().from(messageTemplates).where(liveTemplates(tx, clinicId, eq(messageTemplates.id, id))).for('update');
+    const [current] = await tx
+      .select()
+      .from(messageTemplates)
+      .where(liveTemplates(tx, clinicId, eq(messageTemplates.id, id)))
+      .for('update');
     if (!current) throw notFound(RESOURCE);
     const type = body.type ?? current.type;
     // Switching to sms drops the subject (SMS has none) unless one is sent, which is then refused.
@@ -112,7 +138,10 @@ export async function updateMessageTemplate(
     if (type !== current.type) {
       const used = await stepsUsing(tx, clinicId, id, ['draft', 'active', 'paused', 'archived']);
       if (used.length) {
-        throw conflict('CONFLICT', `The template's type cannot change while sequence steps use it (sequence ${used[0]!.sequenceId}); duplicate it instead`);
+        throw conflict(
+          'CONFLICT',
+          `The template's type cannot change while sequence steps use it (sequence ${used[0]!.sequenceId}); duplicate it instead`,
+        );
       }
     }
     const [updated] = await tx
@@ -158,7 +187,10 @@ export async function deleteMessageTemplate(db: Database, clinicId: string, id: 
         `The template is used by the ${used[0]!.status} sequence ${used[0]!.sequenceId}; replace its steps or archive it first`,
       );
     }
-    await tx.update(messageTemplates).set({ deletedAt: now, updatedAt: now }).where(and(eq(messageTemplates.clinicId, clinicId), eq(messageTemplates.id, id)));
+    await tx
+      .update(messageTemplates)
+      .set({ deletedAt: now, updatedAt: now })
+      .where(and(eq(messageTemplates.clinicId, clinicId), eq(messageTemplates.id, id)));
     return { id, deleted: true as const };
   });
 }
@@ -173,7 +205,11 @@ export function copyName(name: string): string {
 /** A copy named "<name> (copy)" (the name cut to fit the length limit), version 1, made by the key (createdBy null). */
 export async function duplicateMessageTemplate(db: Database, clinicId: string, id: string, now: Date): Promise<MessageTemplate> {
   if (!isUuid(id)) throw notFound(RESOURCE);
-  const [source] = await db.select().from(messageTemplates).where(liveTemplates(db, clinicId, eq(messageTemplates.id, id))).limit(1);
+  const [source] = await db
+    .select()
+    .from(messageTemplates)
+    .where(liveTemplates(db, clinicId, eq(messageTemplates.id, id)))
+    .limit(1);
   if (!source) throw notFound(RESOURCE);
   const copy = await forClinic(db, clinicId).insert(messageTemplates, {
     name: copyName(source.name),

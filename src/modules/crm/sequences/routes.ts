@@ -5,7 +5,13 @@ import { idParam } from '../../../platform/http/ids';
 import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import {
-  createSequenceBody, listSequencesQuery, manualTriggerBody, manualTriggerResult, replaceStepsBody, sequence, updateSequenceBody,
+  createSequenceBody,
+  listSequencesQuery,
+  manualTriggerBody,
+  manualTriggerResult,
+  replaceStepsBody,
+  sequence,
+  updateSequenceBody,
 } from './schemas';
 import { createSequence, getSequence, listSequences, replaceSequenceSteps, triggerManually, updateSequence } from './service';
 
@@ -56,7 +62,10 @@ const update = defineRoute(write, {
   request: { params: idParam(), body: jsonBody(updateSequenceBody) },
   responses: {
     200: jsonContent(successBody(sequence), 'Updated'),
-    409: jsonContent(errorBody, 'ILLEGAL_TRANSITION: a status move not allowed, or the sequence is archived; CONFLICT: activation without steps or with a deleted template'),
+    409: jsonContent(
+      errorBody,
+      'ILLEGAL_TRANSITION: a status move not allowed, or the sequence is archived; CONFLICT: activation without steps or with a deleted template',
+    ),
   },
 });
 
@@ -67,8 +76,8 @@ const replaceSteps = defineRoute(write, {
   tags,
   summary: 'Replace all steps of a draft or paused sequence',
   description:
-    'The steps run in the order given. delay: timeSeconds > 0. email / sms: templateId of one of the clinic\'s own templates of the same type ' +
-    '(another clinic\'s or an unknown template answers the same 400), or useCustomText with customText (and customSubject for email). ' +
+    "The steps run in the order given. delay: timeSeconds > 0. email / sms: templateId of one of the clinic's own templates of the same type " +
+    "(another clinic's or an unknown template answers the same 400), or useCustomText with customText (and customSubject for email). " +
     'An active sequence answers 409 (pause it first); enrollments in progress continue at their position with the new steps. docs/crm-sequences.md.',
   request: { params: idParam(), body: jsonBody(replaceStepsBody) },
   responses: {

@@ -1,17 +1,24 @@
 // The sequence runner: the Worker's cron sweep enrolls triggered contacts and advances due
 // enrollments step by step (docs/crm-sequences.md, "The runner").
-import { and, asc, eq, lte, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, lte, notInArray, type SQL, sql } from 'drizzle-orm';
 import {
-  clinics, messageTemplates, patients, sequenceEnrollments, sequences, sequenceStepRuns, sequenceSteps,
-  type SequenceRunOutcome, type SequenceStepType,
+  clinics,
+  messageTemplates,
+  patients,
+  type SequenceRunOutcome,
+  type SequenceStepType,
+  sequenceEnrollments,
+  sequenceStepRuns,
+  sequenceSteps,
+  sequences,
 } from '../../../../drizzle/schema';
-import type { Sweep } from '../../../platform/sweep';
 import type { Database, Transaction } from '../../../platform/db/client';
 import { rowsOf } from '../../../platform/db/sql';
 import { describeError, logLine } from '../../../platform/log';
 import type { MessageSender } from '../../../platform/providers/messaging';
+import type { Sweep } from '../../../platform/sweep';
 import { contactReachColumns } from '../contacts/service';
-import { renderMergeFields, type MergeValues } from '../message-templates/merge-fields';
+import { type MergeValues, renderMergeFields } from '../message-templates/merge-fields';
 
 /** Enrollments loaded and advanced per transaction. */
 export const SEQUENCE_BATCH_SIZE = 100;
@@ -56,13 +63,19 @@ async function enrollTriggered(db: Database, now: Date): Promise<number> {
     limit ${TRIGGER_ENROLLMENTS_PER_SWEEP}
     on conflict ("sequence_id", "patient_id") do nothing
     returning 1`;
-  const created = await rowsOf(db, insert(sql`
+  const created = await rowsOf(
+    db,
+    insert(sql`
     select p."id" as patient_id from "patients" p
-    where s."trigger_event" = 'contact_created' and p."clinic_id" = s."clinic_id" and p."created_at" >= ${from} and p."created_at" <= ${at}`));
-  const tagged = await rowsOf(db, insert(sql`
+    where s."trigger_event" = 'contact_created' and p."clinic_id" = s."clinic_id" and p."created_at" >= ${from} and p."created_at" <= ${at}`),
+  );
+  const tagged = await rowsOf(
+    db,
+    insert(sql`
     select pt."patient_id" as patient_id from "patient_tags" pt
     where s."trigger_event" = 'tag_added' and pt."clinic_id" = s."clinic_id"
-      and pt."tag_id" = (s."trigger_config"->>'tagId')::uuid and pt."created_at" >= ${from} and pt."created_at" <= ${at}`));
+      and pt."tag_id" = (s."trigger_config"->>'tagId')::uuid and pt."created_at" >= ${from} and pt."created_at" <= ${at}`),
+  );
   return created.length + tagged.length;
 }
 
@@ -80,7 +93,14 @@ function loadDue(tx: Transaction, now: Date, limit: number, exclude: Set<string>
   if (onlyId) conditions.push(eq(e.id, onlyId));
   const due = tx.$with('due').as(
     tx
-      .select({ id: e.id, clinicId: e.clinicId, sequenceId: e.sequenceId, patientId: e.patientId, position: e.nextStepPosition, nextRunAt: e.nextRunAt })
+      .select({
+        id: e.id,
+        clinicId: e.clinicId,
+        sequenceId: e.sequenceId,
+        patientId: e.patientId,
+        position: e.nextStepPosition,
+        nextRunAt: e.nextRunAt,
+      })
       .from(e)
       .innerJoin(sequences, and(eq(sequences.id, e.sequenceId), eq(sequences.clinicId, e.clinicId), eq(sequences.status, 'active')))
       .innerJoin(clinics, and(eq(clinics.id, e.clinicId), eq(clinics.isActive, true)))
@@ -115,7 +135,10 @@ function loadDue(tx: Transaction, now: Date, limit: number, exclude: Set<string>
     .from(due)
     .innerJoin(clinics, eq(clinics.id, due.clinicId))
     .innerJoin(patients, and(eq(patients.id, due.patientId), eq(patients.clinicId, due.clinicId)))
-    .leftJoin(sequenceSteps, and(eq(sequenceSteps.sequenceId, due.sequenceId), eq(sequenceSteps.clinicId, due.clinicId), eq(sequenceSteps.position, due.position)))
+    .leftJoin(
+      sequenceSteps,
+      and(eq(sequenceSteps.sequenceId, due.sequenceId), eq(sequenceSteps.clinicId, due.clinicId), eq(sequenceSteps.position, due.position)),
+    )
     .leftJoin(messageTemplates, and(eq(messageTemplates.id, sequenceSteps.templateId), eq(messageTemplates.clinicId, due.clinicId)))
     .orderBy(asc(due.nextRunAt));
 }
@@ -148,13 +171,25 @@ function planMessage(item: DueEnrollment, type: Exclude<SequenceStepType, 'delay
     if (item.emailOptedOut) return skip('email_opted_out');
     if (!item.email) return skip('no_email');
     return {
-      item, outcome: 'sent', reason: null,
-      message: { channel: 'email', to: item.email, subject: renderMergeFields(subject ?? '', values), body: renderMergeFields(body, values, { html: true }) },
+      item,
+      outcome: 'sent',
+      reason: null,
+      message: {
+        channel: 'email',
+        to: item.email,
+        subject: renderMergeFields(subject ?? '', values),
+        body: renderMergeFields(body, values, { html: true }),
+      },
     };
   }
   if (item.smsOptedOut) return skip('sms_opted_out');
   if (!item.phoneNumber) return skip('no_phone');
-  return { item, outcome: 'sent', reason: null, message: { channel: 'sms', to: item.phoneNumber, subject: null, body: renderMergeFields(body, values) } };
+  return {
+    item,
+    outcome: 'sent',
+    reason: null,
+    message: { channel: 'sms', to: item.phoneNumber, subject: null, body: renderMergeFields(body, values) },
+  };
 }
 
 interface Advance {
@@ -200,16 +235,18 @@ async function advance(tx: Transaction, items: DueEnrollment[], now: Date, sende
   if (planned.length) {
     const inserted = await tx
       .insert(sequenceStepRuns)
-      .values(planned.map((p) => ({
-        clinicId: p.item.clinicId,
-        sequenceId: p.item.sequenceId,
-        enrollmentId: p.item.id,
-        stepPosition: p.item.position,
-        stepType: p.item.stepType!,
-        outcome: p.outcome,
-        reason: p.reason,
-        createdAt: now,
-      })))
+      .values(
+        planned.map((p) => ({
+          clinicId: p.item.clinicId,
+          sequenceId: p.item.sequenceId,
+          enrollmentId: p.item.id,
+          stepPosition: p.item.position,
+          stepType: p.item.stepType!,
+          outcome: p.outcome,
+          reason: p.reason,
+          createdAt: now,
+        })),
+      )
       .onConflictDoNothing({ target: [sequenceStepRuns.enrollmentId, sequenceStepRuns.stepPosition] })
       .returning({ id: sequenceStepRuns.id, enrollmentId: sequenceStepRuns.enrollmentId });
     const runIdOf = new Map(inserted.map((r) => [r.enrollmentId, r.id]));
@@ -221,7 +258,15 @@ async function advance(tx: Transaction, items: DueEnrollment[], now: Date, sende
       if (!p.message) continue;
       const sent = await sender.send(
         tx,
-        { clinicId: p.item.clinicId, channel: p.message.channel, kind: 'sequence', to: p.message.to, subject: p.message.subject, body: p.message.body, patientId: p.item.patientId },
+        {
+          clinicId: p.item.clinicId,
+          channel: p.message.channel,
+          kind: 'sequence',
+          to: p.message.to,
+          subject: p.message.subject,
+          body: p.message.body,
+          patientId: p.item.patientId,
+        },
         now,
       );
       messageIds.push(sql`(${runId}::uuid, ${sent.id}::uuid)`);
@@ -236,7 +281,8 @@ async function advance(tx: Transaction, items: DueEnrollment[], now: Date, sende
 
   if (advances.length) {
     const values = advances.map(
-      (a) => sql`(${a.id}::uuid, ${a.status}::text, ${a.position}::int, ${a.nextRunAt?.toISOString() ?? null}::timestamptz, ${a.completedAt?.toISOString() ?? null}::timestamptz)`,
+      (a) =>
+        sql`(${a.id}::uuid, ${a.status}::text, ${a.position}::int, ${a.nextRunAt?.toISOString() ?? null}::timestamptz, ${a.completedAt?.toISOString() ?? null}::timestamptz)`,
     );
     await tx.execute(sql`
       update "sequence_enrollments" e
@@ -259,7 +305,12 @@ export interface RunSequencesOptions {
  * sweep (a message step makes the next one due at once). A batch that fails is retried one enrollment
  * at a time, so one bad enrollment cannot hold up the others; it is left for the next sweep.
  */
-export async function runSequences(db: Database, now: Date, sender: MessageSender, options: RunSequencesOptions = {}): Promise<SequenceRunStats> {
+export async function runSequences(
+  db: Database,
+  now: Date,
+  sender: MessageSender,
+  options: RunSequencesOptions = {},
+): Promise<SequenceRunStats> {
   const batchSize = options.batchSize ?? SEQUENCE_BATCH_SIZE;
   const maxSteps = options.maxSteps ?? SEQUENCE_STEPS_PER_SWEEP;
   const stats = emptyStats();

@@ -17,7 +17,11 @@ export const MAX_DELAY_SECONDS = 365 * 86_400;
 
 // Lower-cased: PostgreSQL answers uuids in lower case, and lookups compare them as text.
 const uuidString = (description: string) =>
-  safeString().max(100).refine(isUuid, { message: 'must be a uuid' }).transform((id) => id.toLowerCase()).openapi({ format: 'uuid', description, example: '0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10' });
+  safeString()
+    .max(100)
+    .refine(isUuid, { message: 'must be a uuid' })
+    .transform((id) => id.toLowerCase())
+    .openapi({ format: 'uuid', description, example: '0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10' });
 
 const name = safeString().trim().min(1).max(MAX_SEQUENCE_NAME).openapi({ example: 'New patient welcome' });
 const description = text().trim().max(MAX_SEQUENCE_DESCRIPTION).nullable().openapi({ example: 'Three touches in the first week' });
@@ -27,7 +31,7 @@ const triggerEvent = z.enum(SEQUENCE_TRIGGER_EVENTS).openapi({
     'tag_added: every contact given the tag triggerTagId while the sequence is active or paused is enrolled. Manual enrollment works for every trigger.',
   example: 'manual',
 });
-const triggerTagId = uuidString('tag_added only (and required there): one of the clinic\'s tags.').nullable();
+const triggerTagId = uuidString("tag_added only (and required there): one of the clinic's tags.").nullable();
 
 export const createSequenceBody = z
   .object({
@@ -38,8 +42,10 @@ export const createSequenceBody = z
   })
   .strict()
   .superRefine((body, ctx) => {
-    if (body.triggerEvent === 'tag_added' && !body.triggerTagId) ctx.addIssue({ code: 'custom', path: ['triggerTagId'], message: 'is required when triggerEvent is tag_added' });
-    if (body.triggerEvent !== 'tag_added' && body.triggerTagId) ctx.addIssue({ code: 'custom', path: ['triggerTagId'], message: 'is only allowed when triggerEvent is tag_added' });
+    if (body.triggerEvent === 'tag_added' && !body.triggerTagId)
+      ctx.addIssue({ code: 'custom', path: ['triggerTagId'], message: 'is required when triggerEvent is tag_added' });
+    if (body.triggerEvent !== 'tag_added' && body.triggerTagId)
+      ctx.addIssue({ code: 'custom', path: ['triggerTagId'], message: 'is only allowed when triggerEvent is tag_added' });
   })
   .openapi('CreateSequenceRequest');
 export type CreateSequenceBody = z.infer<typeof createSequenceBody>;
@@ -49,7 +55,8 @@ export const updateSequenceBody = z
     name,
     description,
     status: z.enum(SEQUENCE_STATUSES).openapi({
-      description: 'draft -> active; active <-> paused; draft, active or paused -> archived (final). Activating needs at least one step, every template of which still exists (409 otherwise).',
+      description:
+        'draft -> active; active <-> paused; draft, active or paused -> archived (final). Activating needs at least one step, every template of which still exists (409 otherwise).',
       example: 'active',
     }),
     triggerEvent,
@@ -59,30 +66,55 @@ export const updateSequenceBody = z
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'must contain at least one field' })
   .openapi('UpdateSequenceRequest', {
-    description: 'A partial update (name, description, status, trigger); the merged trigger is validated as a whole. Archived sequences cannot be changed.',
+    description:
+      'A partial update (name, description, status, trigger); the merged trigger is validated as a whole. Archived sequences cannot be changed.',
   });
 export type UpdateSequenceBody = z.infer<typeof updateSequenceBody>;
 
 export const stepInput = z
   .object({
-    type: z.enum(SEQUENCE_STEP_TYPES).openapi({ description: 'delay: wait timeSeconds; email / sms: send a template or custom text.', example: 'delay' }),
-    timeSeconds: z.number().int().max(MAX_DELAY_SECONDS).nullable().optional().openapi({
-      description: `delay steps only: seconds to wait, 1 to ${MAX_DELAY_SECONDS} (365 days).`,
-      example: 86_400,
-    }),
-    useCustomText: z.boolean().optional().default(false).openapi({ description: 'email / sms: true sends customText (and customSubject) instead of a template.' }),
-    templateId: uuidString('email / sms without custom text: one of the clinic\'s own templates, of the same type as the step.').nullable().optional(),
-    customText: text().max(MAX_EMAIL_BODY).nullable().optional().openapi({
-      description: `useCustomText only: the message (email: HTML, at most ${MAX_EMAIL_BODY} characters; sms: at most ${MAX_SMS_BODY}). Merge fields work as in templates.`,
-    }),
-    customSubject: safeString().trim().max(MAX_TEMPLATE_SUBJECT).nullable().optional().openapi({ description: 'useCustomText email steps only (and required there).' }),
+    type: z
+      .enum(SEQUENCE_STEP_TYPES)
+      .openapi({ description: 'delay: wait timeSeconds; email / sms: send a template or custom text.', example: 'delay' }),
+    timeSeconds: z
+      .number()
+      .int()
+      .max(MAX_DELAY_SECONDS)
+      .nullable()
+      .optional()
+      .openapi({
+        description: `delay steps only: seconds to wait, 1 to ${MAX_DELAY_SECONDS} (365 days).`,
+        example: 86_400,
+      }),
+    useCustomText: z
+      .boolean()
+      .optional()
+      .default(false)
+      .openapi({ description: 'email / sms: true sends customText (and customSubject) instead of a template.' }),
+    templateId: uuidString("email / sms without custom text: one of the clinic's own templates, of the same type as the step.")
+      .nullable()
+      .optional(),
+    customText: text()
+      .max(MAX_EMAIL_BODY)
+      .nullable()
+      .optional()
+      .openapi({
+        description: `useCustomText only: the message (email: HTML, at most ${MAX_EMAIL_BODY} characters; sms: at most ${MAX_SMS_BODY}). Merge fields work as in templates.`,
+      }),
+    customSubject: safeString()
+      .trim()
+      .max(MAX_TEMPLATE_SUBJECT)
+      .nullable()
+      .optional()
+      .openapi({ description: 'useCustomText email steps only (and required there).' }),
   })
   .strict()
   .superRefine((step, ctx) => {
     const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
     const present = (value: unknown) => value !== undefined && value !== null;
     if (step.type === 'delay') {
-      if (!present(step.timeSeconds) || (step.timeSeconds as number) <= 0) problem('timeSeconds', 'delay steps need timeSeconds greater than 0');
+      if (!present(step.timeSeconds) || (step.timeSeconds as number) <= 0)
+        problem('timeSeconds', 'delay steps need timeSeconds greater than 0');
       if (step.useCustomText) problem('useCustomText', 'is only for email and sms steps');
       for (const field of ['templateId', 'customText', 'customSubject'] as const) {
         if (present(step[field])) problem(field, 'is only for email and sms steps');
@@ -93,7 +125,8 @@ export const stepInput = z
     if (step.useCustomText) {
       if (present(step.templateId)) problem('templateId', 'must be absent when useCustomText is true');
       if (!step.customText?.trim()) problem('customText', 'is required when useCustomText is true');
-      else if (step.type === 'sms' && step.customText.length > MAX_SMS_BODY) problem('customText', `must be at most ${MAX_SMS_BODY} characters for an sms step`);
+      else if (step.type === 'sms' && step.customText.length > MAX_SMS_BODY)
+        problem('customText', `must be at most ${MAX_SMS_BODY} characters for an sms step`);
       if (step.type === 'email' && !step.customSubject) problem('customSubject', 'is required for an email step with custom text');
       if (step.type === 'sms' && present(step.customSubject)) problem('customSubject', 'is only for email steps (SMS has no subject)');
     } else {
@@ -107,7 +140,10 @@ export type StepInput = z.infer<typeof stepInput>;
 
 export const replaceStepsBody = z
   .object({
-    steps: z.array(stepInput).max(MAX_STEPS).openapi({ description: `The new steps in order (at most ${MAX_STEPS}); they replace all current ones.` }),
+    steps: z
+      .array(stepInput)
+      .max(MAX_STEPS)
+      .openapi({ description: `The new steps in order (at most ${MAX_STEPS}); they replace all current ones.` }),
   })
   .strict()
   .openapi('ReplaceSequenceStepsRequest');
@@ -167,8 +203,14 @@ export type Sequence = z.infer<typeof sequence>;
 export const manualTriggerBody = z
   .object({
     sequenceId: safeString().max(100).openapi({ format: 'uuid', description: 'An active sequence of the clinic.' }),
-    userId: safeString().max(100).optional().openapi({ format: 'uuid', description: "A contact (patient) of the clinic. Send exactly one of userId and tag." }),
-    tag: safeString().max(100).optional().openapi({ format: 'uuid', description: "A tag id of the clinic: every contact with the tag is enrolled. Send exactly one of userId and tag." }),
+    userId: safeString()
+      .max(100)
+      .optional()
+      .openapi({ format: 'uuid', description: 'A contact (patient) of the clinic. Send exactly one of userId and tag.' }),
+    tag: safeString().max(100).optional().openapi({
+      format: 'uuid',
+      description: 'A tag id of the clinic: every contact with the tag is enrolled. Send exactly one of userId and tag.',
+    }),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -183,6 +225,9 @@ export const manualTriggerResult = z
   .object({
     sequenceId: z.string().uuid(),
     enrolled: z.number().int().openapi({ description: 'Contacts enrolled now (their first step runs on the next sweep).' }),
-    alreadyEnrolled: z.number().int().openapi({ description: 'Targets already enrolled in this sequence (at any time, also completed), left as they are.' }),
+    alreadyEnrolled: z
+      .number()
+      .int()
+      .openapi({ description: 'Targets already enrolled in this sequence (at any time, also completed), left as they are.' }),
   })
   .openapi('ManualSequenceTriggerResult');

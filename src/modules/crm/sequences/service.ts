@@ -1,7 +1,13 @@
-import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import {
-  messageTemplates, patients, patientTags, sequenceEnrollments, sequences, sequenceSteps, tags,
+  messageTemplates,
+  patients,
+  patientTags,
   type SequenceStatus,
+  sequenceEnrollments,
+  sequenceSteps,
+  sequences,
+  tags,
 } from '../../../../drizzle/schema';
 import type { Database, Queryable, Transaction } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
@@ -10,8 +16,15 @@ import { conflict, invalidField, notFound } from '../../../platform/http/errors'
 import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type {
-  CreateSequenceBody, ListSequencesQuery, ManualTriggerBody, ReplaceStepsBody, Sequence, SequenceAnalytics, SequenceStep,
-  SequenceTriggerEvent, UpdateSequenceBody,
+  CreateSequenceBody,
+  ListSequencesQuery,
+  ManualTriggerBody,
+  ReplaceStepsBody,
+  Sequence,
+  SequenceAnalytics,
+  SequenceStep,
+  SequenceTriggerEvent,
+  UpdateSequenceBody,
 } from './schemas';
 
 const RESOURCE = 'Sequence';
@@ -120,7 +133,11 @@ export async function listSequences(db: Database, clinicId: string, query: ListS
 /** One query: the sequence, its steps and its analytics (enrollments by status, step runs by outcome). */
 export async function getSequence(db: Queryable, clinicId: string, id: string): Promise<Sequence> {
   if (!isUuid(id)) throw notFound(RESOURCE);
-  const [row] = await db.select(withDetails).from(sequences).where(forClinic(db, clinicId).where(sequences, eq(sequences.id, id))).limit(1);
+  const [row] = await db
+    .select(withDetails)
+    .from(sequences)
+    .where(forClinic(db, clinicId).where(sequences, eq(sequences.id, id)))
+    .limit(1);
   if (!row) throw notFound(RESOURCE);
   return fromDetails(row);
 }
@@ -149,7 +166,11 @@ export async function createSequence(db: Database, clinicId: string, body: Creat
 /** The sequence row locked for the rest of the transaction, or 404. */
 async function lockSequence(tx: Transaction, clinicId: string, id: string, mode: 'update' | 'share' = 'update') {
   if (!isUuid(id)) throw notFound(RESOURCE);
-  const [row] = await tx.select().from(sequences).where(forClinic(tx, clinicId).where(sequences, eq(sequences.id, id))).for(mode);
+  const [row] = await tx
+    .select()
+    .from(sequences)
+    .where(forClinic(tx, clinicId).where(sequences, eq(sequences.id, id)))
+    .for(mode);
   if (!row) throw notFound(RESOURCE);
   return row;
 }
@@ -164,7 +185,8 @@ async function assertActivatable(tx: Transaction, clinicId: string, sequenceId: 
     .select({ position: sequenceSteps.position, templateId: sequenceSteps.templateId })
     .from(sequenceSteps)
     .where(and(eq(sequenceSteps.clinicId, clinicId), eq(sequenceSteps.sequenceId, sequenceId)));
-  if (steps.length === 0) throw conflict('CONFLICT', 'A sequence without steps cannot be activated; add steps with PUT /sequences/{id}/steps first');
+  if (steps.length === 0)
+    throw conflict('CONFLICT', 'A sequence without steps cannot be activated; add steps with PUT /sequences/{id}/steps first');
   const templateIds = [...new Set(steps.map((s) => s.templateId).filter((t): t is string => t !== null))];
   if (templateIds.length === 0) return;
   const live = await tx
@@ -175,7 +197,10 @@ async function assertActivatable(tx: Transaction, clinicId: string, sequenceId: 
   const liveIds = new Set(live.map((t) => t.id));
   const missing = steps.find((s) => s.templateId !== null && !liveIds.has(s.templateId));
   if (missing) {
-    throw conflict('CONFLICT', `Step ${missing.position} uses a message template that has been deleted; replace the steps before activating`);
+    throw conflict(
+      'CONFLICT',
+      `Step ${missing.position} uses a message template that has been deleted; replace the steps before activating`,
+    );
   }
 }
 
@@ -190,12 +215,15 @@ export async function updateSequence(db: Database, clinicId: string, id: string,
     if (current.status === 'archived') throw conflict('ILLEGAL_TRANSITION', 'An archived sequence cannot be changed');
     const status = body.status ?? current.status;
     if (status !== current.status && !SEQUENCE_TRANSITIONS[current.status].includes(status)) {
-      throw conflict('ILLEGAL_TRANSITION', `A ${current.status} sequence cannot become ${status} (allowed: ${SEQUENCE_TRANSITIONS[current.status].join(', ')})`);
+      throw conflict(
+        'ILLEGAL_TRANSITION',
+        `A ${current.status} sequence cannot become ${status} (allowed: ${SEQUENCE_TRANSITIONS[current.status].join(', ')})`,
+      );
     }
 
     const currentConfig = current.triggerConfig as TriggerConfig;
     const event = body.triggerEvent ?? (current.triggerEvent as SequenceTriggerEvent);
-    const tagId = body.triggerTagId !== undefined ? body.triggerTagId : event === 'tag_added' ? currentConfig.tagId ?? null : null;
+    const tagId = body.triggerTagId !== undefined ? body.triggerTagId : event === 'tag_added' ? (currentConfig.tagId ?? null) : null;
     if (event === 'tag_added' && !tagId) throw invalid('body.triggerTagId', 'is required when triggerEvent is tag_added');
     if (event !== 'tag_added' && tagId) throw invalid('body.triggerTagId', 'is only allowed when triggerEvent is tag_added');
     if (tagId && tagId !== currentConfig.tagId) await assertOwnTag(tx, clinicId, tagId, 'body.triggerTagId');
@@ -213,7 +241,9 @@ export async function updateSequence(db: Database, clinicId: string, id: string,
       await tx
         .update(sequenceEnrollments)
         .set({ status: 'cancelled', nextRunAt: null, updatedAt: now })
-        .where(and(eq(sequenceEnrollments.clinicId, clinicId), eq(sequenceEnrollments.sequenceId, id), eq(sequenceEnrollments.status, 'active')));
+        .where(
+          and(eq(sequenceEnrollments.clinicId, clinicId), eq(sequenceEnrollments.sequenceId, id), eq(sequenceEnrollments.status, 'active')),
+        );
     }
     await tx
       .update(sequences)
@@ -237,18 +267,28 @@ export async function updateSequence(db: Database, clinicId: string, id: string,
  * Message steps must name one of the clinic's own live templates of the step's type (400 naming the
  * step otherwise; another clinic's template is the same 400 as an unknown id).
  */
-export async function replaceSequenceSteps(db: Database, clinicId: string, id: string, body: ReplaceStepsBody, now: Date): Promise<Sequence> {
+export async function replaceSequenceSteps(
+  db: Database,
+  clinicId: string,
+  id: string,
+  body: ReplaceStepsBody,
+  now: Date,
+): Promise<Sequence> {
   return db.transaction(async (tx) => {
     const current = await lockSequence(tx, clinicId, id);
     if (current.status === 'active') throw conflict('CONFLICT', 'The steps of an active sequence cannot be replaced; pause it first');
     if (current.status === 'archived') throw conflict('CONFLICT', 'An archived sequence cannot be changed');
 
-    const templateIds = [...new Set(body.steps.map((s) => (s.type !== 'delay' && !s.useCustomText ? s.templateId : null)).filter((t): t is string => !!t))];
+    const templateIds = [
+      ...new Set(body.steps.map((s) => (s.type !== 'delay' && !s.useCustomText ? s.templateId : null)).filter((t): t is string => !!t)),
+    ];
     const found = templateIds.length
       ? await tx
           .select({ id: messageTemplates.id, type: messageTemplates.type })
           .from(messageTemplates)
-          .where(and(eq(messageTemplates.clinicId, clinicId), inArray(messageTemplates.id, templateIds), isNull(messageTemplates.deletedAt)))
+          .where(
+            and(eq(messageTemplates.clinicId, clinicId), inArray(messageTemplates.id, templateIds), isNull(messageTemplates.deletedAt)),
+          )
           .for('share')
       : [];
     const typeOf = new Map(found.map((t) => [t.id, t.type]));
@@ -256,7 +296,8 @@ export async function replaceSequenceSteps(db: Database, clinicId: string, id: s
       if (step.type === 'delay' || step.useCustomText) return;
       const type = typeOf.get(step.templateId!);
       if (!type) throw invalid(`body.steps.${i}.templateId`, 'no message template of the clinic has this id');
-      if (type !== step.type) throw invalid(`body.steps.${i}.templateId`, `is a template of type ${type}; ${step.type} steps need ${step.type} templates`);
+      if (type !== step.type)
+        throw invalid(`body.steps.${i}.templateId`, `is a template of type ${type}; ${step.type} steps need ${step.type} templates`);
     });
 
     await tx.delete(sequenceSteps).where(and(eq(sequenceSteps.clinicId, clinicId), eq(sequenceSteps.sequenceId, id)));
@@ -280,7 +321,10 @@ export async function replaceSequenceSteps(db: Database, clinicId: string, id: s
         }),
       );
     }
-    await tx.update(sequences).set({ updatedAt: now }).where(and(eq(sequences.clinicId, clinicId), eq(sequences.id, id)));
+    await tx
+      .update(sequences)
+      .set({ updatedAt: now })
+      .where(and(eq(sequences.clinicId, clinicId), eq(sequences.id, id)));
     return getSequence(tx, clinicId, id);
   });
 }
@@ -294,8 +338,17 @@ export async function replaceSequenceSteps(db: Database, clinicId: string, id: s
 export async function triggerManually(db: Database, clinicId: string, body: ManualTriggerBody, now: Date) {
   return db.transaction(async (tx) => {
     const current = await lockSequence(tx, clinicId, body.sequenceId, 'share');
-    if (current.status !== 'active') throw conflict('CONFLICT', `The sequence is ${current.status}; only an active sequence takes enrollments`);
-    const enrollment = { clinicId, sequenceId: current.id, status: 'active' as const, nextStepPosition: 0, nextRunAt: now, enrolledAt: now, updatedAt: now };
+    if (current.status !== 'active')
+      throw conflict('CONFLICT', `The sequence is ${current.status}; only an active sequence takes enrollments`);
+    const enrollment = {
+      clinicId,
+      sequenceId: current.id,
+      status: 'active' as const,
+      nextStepPosition: 0,
+      nextRunAt: now,
+      enrolledAt: now,
+      updatedAt: now,
+    };
 
     if (body.userId !== undefined) {
       if (!isUuid(body.userId)) throw notFound('Contact');
@@ -312,7 +365,9 @@ export async function triggerManually(db: Database, clinicId: string, body: Manu
     if (!isUuid(tagId)) throw notFound('Tag');
     if ((await forClinic(tx, clinicId).count(tags, eq(tags.id, tagId))) === 0) throw notFound('Tag');
     // One statement: the tag's contacts, and those of them not enrolled yet inserted.
-    const [row] = await rowsOf<{ targets: number; enrolled: number }>(tx, sql`
+    const [row] = await rowsOf<{ targets: number; enrolled: number }>(
+      tx,
+      sql`
       with targets as (
         select pt."patient_id" as patient_id
         from ${patientTags} pt
@@ -325,7 +380,8 @@ export async function triggerManually(db: Database, clinicId: string, body: Manu
         on conflict ("sequence_id", "patient_id") do nothing
         returning 1
       )
-      select (select count(*) from targets)::int as targets, (select count(*) from inserted)::int as enrolled`);
+      select (select count(*) from targets)::int as targets, (select count(*) from inserted)::int as enrolled`,
+    );
     return { sequenceId: current.id, enrolled: row!.enrolled, alreadyEnrolled: row!.targets - row!.enrolled };
   });
 }

@@ -75,7 +75,7 @@ const unassign = defineRoute(write, {
   request: { params: z.object({ id: pathId('id'), userId: pathId('userId') }) },
   responses: {
     200: jsonContent(successBody(removedTagAssignment), 'Removed'),
-    404: jsonContent(errorBody, 'The contact does not have the tag, or the tag or contact is unknown, malformed or another clinic\'s'),
+    404: jsonContent(errorBody, "The contact does not have the tag, or the tag or contact is unknown, malformed or another clinic's"),
   },
 });
 
@@ -90,7 +90,10 @@ export const tagRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(update, async (c) => {
     const { db, now } = c.get('services');
-    return c.json(ok(await updateTag(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Tag updated'), 200);
+    return c.json(
+      ok(await updateTag(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Tag updated'),
+      200,
+    );
   })
   .openapi(remove, async (c) => {
     return c.json(ok(await deleteTag(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id), 'Tag deleted'), 200);

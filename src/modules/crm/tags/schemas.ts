@@ -48,7 +48,12 @@ export const updateTagBody = z
 export type UpdateTagBody = z.infer<typeof updateTagBody>;
 
 export const listTagsQuery = pageQuery.extend({
-  category: safeString().trim().min(1).max(MAX_TAG_CATEGORY).optional().openapi({ description: 'Only tags of this category (exact match).', example: 'lifecycle' }),
+  category: safeString()
+    .trim()
+    .min(1)
+    .max(MAX_TAG_CATEGORY)
+    .optional()
+    .openapi({ description: 'Only tags of this category (exact match).', example: 'lifecycle' }),
   isActive: z.enum(['true', 'false']).optional().openapi({ description: 'Only active (true) or inactive (false) tags.', example: 'true' }),
 });
 export type ListTagsQuery = z.infer<typeof listTagsQuery>;
@@ -70,7 +75,10 @@ export type Tag = z.infer<typeof tag>;
 
 export const assignTagBody = z
   .object({
-    userId: z.string().uuid().openapi({ description: "A contact (patient) of the clinic; another clinic's or an unknown one answers 404." }),
+    userId: z
+      .string()
+      .uuid()
+      .openapi({ description: "A contact (patient) of the clinic; another clinic's or an unknown one answers 404." }),
   })
   .strict()
   .openapi('AssignTagRequest');
@@ -80,7 +88,9 @@ export const tagAssignment = z
     tagId: z.string().uuid(),
     userId: z.string().uuid(),
     assignedAt: z.string().datetime().openapi({ description: 'When the tag was first put on the contact.' }),
-    alreadyAssigned: z.boolean().openapi({ description: 'true: the contact already had the tag; nothing changed (assigning is idempotent).' }),
+    alreadyAssigned: z
+      .boolean()
+      .openapi({ description: 'true: the contact already had the tag; nothing changed (assigning is idempotent).' }),
   })
   .openapi('TagAssignment');
 export type TagAssignment = z.infer<typeof tagAssignment>;

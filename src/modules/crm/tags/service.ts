@@ -84,7 +84,10 @@ export async function updateTag(db: Database, clinicId: string, id: string, body
 /** Deletes the tag; its assignments go with it (patient_tags.tag_id cascades). Answers the tag as it was. */
 export async function deleteTag(db: Database, clinicId: string, id: string): Promise<Tag> {
   if (!isUuid(id)) throw notFound(RESOURCE);
-  const [row] = await db.delete(tags).where(forClinic(db, clinicId).where(tags, eq(tags.id, id))).returning();
+  const [row] = await db
+    .delete(tags)
+    .where(forClinic(db, clinicId).where(tags, eq(tags.id, id)))
+    .returning();
   if (!row) throw notFound(RESOURCE);
   return toTag(row);
 }
@@ -112,7 +115,8 @@ export async function assignTag(db: Database, clinicId: string, tagId: string, u
       .returning({ createdAt: patientTags.createdAt });
     if (inserted) {
       // Rolls the insert back: an inactive tag stays on the contacts that have it but gets no new ones.
-      if (!found.isActive) throw conflict('CONFLICT', 'The tag is inactive; activate it (PUT /api/v1/tags/{id} { "isActive": true }) before assigning it');
+      if (!found.isActive)
+        throw conflict('CONFLICT', 'The tag is inactive; activate it (PUT /api/v1/tags/{id} { "isActive": true }) before assigning it');
       return { tagId, userId, assignedAt: inserted.createdAt.toISOString(), alreadyAssigned: false };
     }
     const [existing] = await tx

@@ -6,15 +6,18 @@ import { defineRoute } from '../../../platform/http/route';
 import { customer, listCustomersQuery } from './schemas';
 import { listCustomers } from './service';
 
-const list = defineRoute({ auth: 'key', scope: 'read' }, {
-  method: 'get',
-  path: '/api/v1/customers',
-  operationId: 'listCustomers',
-  tags: ['Customers'],
-  summary: "The clinic's patients with their order count, revenue, categories and subscription, newest first",
-  request: { query: listCustomersQuery },
-  responses: { 200: jsonContent(pagedBody(customer), 'A page of customers') },
-});
+const list = defineRoute(
+  { auth: 'key', scope: 'read' },
+  {
+    method: 'get',
+    path: '/api/v1/customers',
+    operationId: 'listCustomers',
+    tags: ['Customers'],
+    summary: "The clinic's patients with their order count, revenue, categories and subscription, newest first",
+    request: { query: listCustomersQuery },
+    responses: { 200: jsonContent(pagedBody(customer), 'A page of customers') },
+  },
+);
 
 export const customerRoutes = new OpenAPIHono<AppEnv>().openapi(list, async (c) => {
   const { data, pagination } = await listCustomers(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));

@@ -13,7 +13,9 @@ export const customer = z
     phoneNumber: z.string().nullable(),
     createdAt: z.string().datetime(),
     orderCount: z.number().int().openapi({ description: 'All orders of the patient, any status.' }),
-    totalRevenue: z.number().openapi({ description: 'Dollars: totals of the paid orders minus what was refunded of them.', example: 249.5 }),
+    totalRevenue: z
+      .number()
+      .openapi({ description: 'Dollars: totals of the paid orders minus what was refunded of them.', example: 249.5 }),
     categories: z.array(z.string()).openapi({ description: 'Distinct categories of the global products the patient ordered, sorted.' }),
     hasActiveSubscription: z.boolean().openapi({ description: 'The patient has an active enrollment on a program.' }),
   })

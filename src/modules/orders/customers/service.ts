@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../../platform/db/client';
+import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
 import { pageOffset, pagination } from '../../../platform/http/pagination';
-import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
-import { num } from '../../../platform/db/sql';
 import type { Customer, ListCustomersQuery } from './schemas';
 
 /** Refunds that moved money back (as in the order stats). */
@@ -35,7 +34,9 @@ export async function listCustomers(db: Queryable, clinicId: string, query: List
   const match = search
     ? sql`and (p.first_name ilike ${search} or p.last_name ilike ${search} or (p.first_name || ' ' || p.last_name) ilike ${search} or p.email ilike ${search})`
     : sql``;
-  const [row] = await rowsOf<{ total: number | string; items: Row[] }>(db, sql`
+  const [row] = await rowsOf<{ total: number | string; items: Row[] }>(
+    db,
+    sql`
     with matched as (
       select p.id, p.created_at from patients p where p.clinic_id = ${clinicId} ${match}
     ),
@@ -63,7 +64,8 @@ export async function listCustomers(db: Queryable, clinicId: string, query: List
           'hasActiveSubscription', exists (
             select 1 from enrollments e where e.clinic_id = ${clinicId} and e.patient_id = p.id and e.status = 'active')
         ) order by page.created_at desc, page.id desc), '[]'::json)
-        from page join patients p on p.id = page.id) as items`);
+        from page join patients p on p.id = page.id) as items`,
+  );
   const data: Customer[] = row!.items.map((c) => ({
     id: c.id,
     firstName: c.firstName,

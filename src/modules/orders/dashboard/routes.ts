@@ -3,9 +3,15 @@ import type { AppEnv } from '../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import {
-  earningsReport as earningsSchema, metrics as metricsSchema, overview as overviewSchema, overviewQuery,
-  projectedRevenue as projectedSchema, projectedRevenueQuery, recentActivity as activitySchema, recentActivityQuery,
+  recentActivity as activitySchema,
   revenueChart as chartSchema,
+  earningsReport as earningsSchema,
+  metrics as metricsSchema,
+  overviewQuery,
+  overview as overviewSchema,
+  projectedRevenueQuery,
+  projectedRevenue as projectedSchema,
+  recentActivityQuery,
 } from './schemas';
 import { dashboardMetrics, dashboardOverview, earningsReport, projectedRevenue, recentActivity, revenueChart } from './service';
 import { seriesQuery, windowQuery } from './window';

@@ -23,7 +23,9 @@ export const overview = z
     orders: z.object({
       total: count('Every order, any status.'),
       paid: count('Orders that were paid (paidAt set), refunded ones included.'),
-      inProgress: count('Paid orders on their way: paid, awaiting_lab_results, awaiting_doctor_review, doctor_approved, sent_to_pharmacy, shipped.'),
+      inProgress: count(
+        'Paid orders on their way: paid, awaiting_lab_results, awaiting_doctor_review, doctor_approved, sent_to_pharmacy, shipped.',
+      ),
       last30Days: count('Orders created in the last 30 days, any status.'),
     }),
     patients: z.object({
@@ -53,7 +55,10 @@ const metric = (description: string, isMoney = false) =>
       current: isMoney ? money('This window.') : count('This window.'),
       previous: isMoney ? money('The previous window.') : count('The previous window.'),
       change: isMoney ? money('current - previous.') : count('current - previous.'),
-      changePercent: z.number().nullable().openapi({ description: '(current - previous) / previous x 100, one decimal; null when previous is 0.', example: 12.5 }),
+      changePercent: z
+        .number()
+        .nullable()
+        .openapi({ description: '(current - previous) / previous x 100, one decimal; null when previous is 0.', example: 12.5 }),
     })
     .openapi({ description });
 
@@ -84,7 +89,9 @@ const earningsFigures = {
   gross: money('Charges: what patients paid (ledger type charge).'),
   fees: feeParts,
   refunds: money('Brand amounts taken back by refunds (ledger type refund), as a positive amount.'),
-  disputes: money('Disputed charges taken back less won disputes returned (dispute - dispute_reversal), as a positive amount when money was lost.'),
+  disputes: money(
+    'Disputed charges taken back less won disputes returned (dispute - dispute_reversal), as a positive amount when money was lost.',
+  ),
   net: money('gross - fees.total - refunds - disputes: what the clinic earned.'),
   payouts: money('Paid out to the clinic (ledger type payout), as a positive amount.'),
 };
@@ -103,7 +110,9 @@ export const earningsReport = z
       .array(z.object({ month: z.string().openapi({ example: '2030-01', description: 'Calendar month (UTC).' }), ...earningsFigures }))
       .openapi({ description: 'The same figures per calendar month (UTC) that has entries in the window, oldest first.' }),
   })
-  .openapi('DashboardEarningsReport', { description: "Sums over the clinic's ledger entries created in the window (docs/payouts-and-refunds.md, \"The ledger\")." });
+  .openapi('DashboardEarningsReport', {
+    description: 'Sums over the clinic\'s ledger entries created in the window (docs/payouts-and-refunds.md, "The ledger").',
+  });
 export type EarningsReport = z.infer<typeof earningsReport>;
 
 export const ACTIVITY_SOURCES = ['order_event', 'payment', 'refund', 'payout'] as const;
@@ -113,21 +122,36 @@ export const activityItem = z
   .object({
     id: z.string().openapi({ description: 'Id of the source row (order event, payment, refund or payout).' }),
     source: z.enum(ACTIVITY_SOURCES),
-    type: z.string().openapi({ description: 'order_event: the event name (order.created, order.shipped...); payment: payment.succeeded or payment.failed; refund: refund.<status>; payout: payout.<type> (payout.order_transfer, payout.withdrawal).', example: 'order.shipped' }),
+    type: z.string().openapi({
+      description:
+        'order_event: the event name (order.created, order.shipped...); payment: payment.succeeded or payment.failed; refund: refund.<status>; payout: payout.<type> (payout.order_transfer, payout.withdrawal).',
+      example: 'order.shipped',
+    }),
     status: z.string().nullable().openapi({ description: 'The payment, refund or payout status now; null for order events.' }),
     orderId: z.string().uuid().nullable(),
     orderNumber: z.string().nullable(),
-    amount: z.number().nullable().openapi({ description: 'Dollars: the payment attempt, the refund (to the patient) or the payout; null for order events.' }),
+    amount: z
+      .number()
+      .nullable()
+      .openapi({ description: 'Dollars: the payment attempt, the refund (to the patient) or the payout; null for order events.' }),
     occurredAt: z.string().datetime(),
   })
-  .openapi('DashboardActivityItem', { description: 'Ids, types, amounts and times only: never a patient name, email, address or event metadata.' });
+  .openapi('DashboardActivityItem', {
+    description: 'Ids, types, amounts and times only: never a patient name, email, address or event metadata.',
+  });
 export type ActivityItem = z.infer<typeof activityItem>;
 
 export const recentActivity = z.object({ items: z.array(activityItem) }).openapi('DashboardRecentActivity');
 
 export const RECENT_ACTIVITY_MAX = 100;
 export const recentActivityQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(RECENT_ACTIVITY_MAX).default(25).openapi({ description: `Items, newest first: 1-${RECENT_ACTIVITY_MAX}, default 25.`, example: 25 }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(RECENT_ACTIVITY_MAX)
+    .default(25)
+    .openapi({ description: `Items, newest first: 1-${RECENT_ACTIVITY_MAX}, default 25.`, example: 25 }),
   clinicId: ignoredClinicId,
 });
 
@@ -135,14 +159,23 @@ export const revenueChart = z
   .object({
     window: windowSchema,
     granularity: z.enum(GRANULARITIES),
-    series: z.array(z.object({
-      bucket: z.string().openapi({ description: 'The bucket: its first day (YYYY-MM-DD, UTC); months and weeks too.', example: '2030-01-06' }),
-      orders: count('Orders created in the bucket (inside the window), any status.'),
-      paidOrders: count('Of those, the paid ones.'),
-      revenue: money('grossSales of those orders.'),
-      refundedAmount: money('Refunded of those orders.'),
-      netRevenue: money('revenue - refundedAmount.'),
-    })).openapi({ description: 'Every bucket the window touches, oldest first, empty ones with zeros. The first and last may be partial (only the window counts).' }),
+    series: z
+      .array(
+        z.object({
+          bucket: z
+            .string()
+            .openapi({ description: 'The bucket: its first day (YYYY-MM-DD, UTC); months and weeks too.', example: '2030-01-06' }),
+          orders: count('Orders created in the bucket (inside the window), any status.'),
+          paidOrders: count('Of those, the paid ones.'),
+          revenue: money('grossSales of those orders.'),
+          refundedAmount: money('Refunded of those orders.'),
+          netRevenue: money('revenue - refundedAmount.'),
+        }),
+      )
+      .openapi({
+        description:
+          'Every bucket the window touches, oldest first, empty ones with zeros. The first and last may be partial (only the window counts).',
+      }),
     totals: z.object({
       orders: count('All buckets: GET /orders/stats totalOrders over the window.'),
       paidOrders: count('All buckets: paidOrders.'),
@@ -156,7 +189,12 @@ export type RevenueChart = z.infer<typeof revenueChart>;
 
 export const PROJECTION_MAX_MONTHS = 12;
 export const projectedRevenueQuery = z.object({
-  months: z.coerce.number().int().min(1).max(PROJECTION_MAX_MONTHS).default(3)
+  months: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(PROJECTION_MAX_MONTHS)
+    .default(3)
     .openapi({ description: `Calendar months to project, the current one first: 1-${PROJECTION_MAX_MONTHS}, default 3.`, example: 3 }),
   clinicId: ignoredClinicId,
 });
@@ -175,18 +213,28 @@ export const projectedRevenue = z
     activeEnrollments: count('Active enrollments.'),
     unscheduledEnrollments: count('Of those, enrollments without a next charge date (not projected).'),
     totals: z.object(projectionFigures),
-    byMonth: z.array(z.object({
-      month: z.string().openapi({ example: '2030-02', description: 'Calendar month (UTC).' }),
-      ...projectionFigures,
-      patients: count('Distinct patients charged in the month.'),
-    })).openapi({ description: 'Every month of the horizon, oldest first (zeros included).' }),
-    byProgram: z.array(z.object({
-      programId: z.string().uuid(),
-      programName: z.string(),
-      ...projectionFigures,
-    })).openapi({ description: 'Programs with expected charges, highest billing first.' }),
+    byMonth: z
+      .array(
+        z.object({
+          month: z.string().openapi({ example: '2030-02', description: 'Calendar month (UTC).' }),
+          ...projectionFigures,
+          patients: count('Distinct patients charged in the month.'),
+        }),
+      )
+      .openapi({ description: 'Every month of the horizon, oldest first (zeros included).' }),
+    byProgram: z
+      .array(
+        z.object({
+          programId: z.string().uuid(),
+          programName: z.string(),
+          ...projectionFigures,
+        }),
+      )
+      .openapi({ description: 'Programs with expected charges, highest billing first.' }),
   })
-  .openapi('DashboardProjectedRevenue', { description: 'Next charges of the active enrollments over the coming months (docs/dashboard.md).' });
+  .openapi('DashboardProjectedRevenue', {
+    description: 'Next charges of the active enrollments over the coming months (docs/dashboard.md).',
+  });
 export type ProjectedRevenue = z.infer<typeof projectedRevenue>;
 
 export const overviewQuery = z.object({ clinicId: ignoredClinicId });

@@ -1,13 +1,19 @@
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../../platform/db/client';
-import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
+import { isoTimestamp, num, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
-import { num } from '../../../platform/db/sql';
-import type {
-  ActivityItem, ActivitySource, EarningsReport, Metrics, Overview, ProjectedRevenue, RevenueChart,
-} from './schemas';
+import type { ActivityItem, ActivitySource, EarningsReport, Metrics, Overview, ProjectedRevenue, RevenueChart } from './schemas';
 import {
-  at, bucketStarts, checkBuckets, DAY_MS, GRANULARITY_SQL, previousWindow, resolveWindow, windowOut, type SeriesQuery, type WindowQuery,
+  at,
+  bucketStarts,
+  checkBuckets,
+  DAY_MS,
+  GRANULARITY_SQL,
+  previousWindow,
+  resolveWindow,
+  type SeriesQuery,
+  type WindowQuery,
+  windowOut,
 } from './window';
 
 // The dashboard's reads: one SQL statement each, every figure an SQL aggregate (docs/dashboard.md).
@@ -32,7 +38,9 @@ export const OVERVIEW_RECENT_DAYS = 30;
 export async function dashboardOverview(db: Queryable, clinicId: string, now: Date): Promise<Overview> {
   const from = new Date(now.getTime() - OVERVIEW_RECENT_DAYS * DAY_MS);
   const recent = sql`o.created_at >= ${at(from)} and o.created_at <= ${at(now)}`;
-  const [row] = await rowsOf<Record<string, unknown>>(db, sql`
+  const [row] = await rowsOf<Record<string, unknown>>(
+    db,
+    sql`
     with o as (
       select
         count(*) as total,
@@ -74,7 +82,8 @@ export async function dashboardOverview(db: Queryable, clinicId: string, now: Da
     select o.*, l.available, l.reserve_held, pt.total as patients, pt.recent as new_patients,
       (select count(distinct patient_id) from enrollments where clinic_id = ${clinicId} and status = 'active') as active_patients,
       pa.*
-    from o, l, pt, pa`);
+    from o, l, pt, pa`,
+  );
   const r = row!;
   const pending = {
     refundRequests: num(r.refund_requests),
@@ -97,7 +106,12 @@ export async function dashboardOverview(db: Queryable, clinicId: string, now: Da
     balance: { available: money(r.available), reserveHeld: money(r.reserve_held) },
     pendingActions: {
       ...pending,
-      total: pending.refundRequests + pending.failedPayments + pending.disputesNeedingResponse + pending.openPriceAlerts + pending.heldTitrationSchedules,
+      total:
+        pending.refundRequests +
+        pending.failedPayments +
+        pending.disputesNeedingResponse +
+        pending.openPriceAlerts +
+        pending.heldTitrationSchedules,
     },
   };
 }
@@ -126,7 +140,9 @@ export async function dashboardMetrics(db: Queryable, clinicId: string, query: W
   const w = resolveWindow(query, now, '30d');
   const prev = previousWindow(w);
   // One pass over the orders of both windows (index clinic_id, created_at), split by window.
-  const [row] = await rowsOf<{ cur: PeriodFigures; prev: PeriodFigures }>(db, sql`
+  const [row] = await rowsOf<{ cur: PeriodFigures; prev: PeriodFigures }>(
+    db,
+    sql`
     with o as (
       select o.created_at >= ${at(w.from)} as cur, o.paid_at is not null as paid, o.total_cents, o.patient_id, r.amount_cents as refunded
       from orders o ${refundJoin(clinicId)}
@@ -150,7 +166,8 @@ export async function dashboardMetrics(db: Queryable, clinicId: string, query: W
       from (values (true), (false)) as k(cur)
       left join agg on agg.cur = k.cur left join pt on pt.cur = k.cur
     )
-    select (select f from figures where cur) as cur, (select f from figures where not cur) as prev`);
+    select (select f from figures where cur) as cur, (select f from figures where not cur) as prev`,
+  );
   const c = row!.cur;
   const p = row!.prev;
   const aov = (f: PeriodFigures) => (num(f.paid) ? Math.round(num(f.gross) / num(f.paid)) : 0);
@@ -202,7 +219,9 @@ export async function earningsReport(db: Queryable, clinicId: string, query: Win
   const w = resolveWindow(query, now, '30d');
   // Sums per (month, type) in one pass over the window's entries (index clinic_id, created_at); the
   // window's totals and the months are built from those sums in the same statement.
-  const [row] = await rowsOf<{ totals: ByType | null; entries: string | number; months: { month: string; byType: ByType }[] }>(db, sql`
+  const [row] = await rowsOf<{ totals: ByType | null; entries: string | number; months: { month: string; byType: ByType }[] }>(
+    db,
+    sql`
     with m as (
       select to_char(created_at at time zone 'UTC', 'YYYY-MM') as month, type, sum(amount_cents) as cents, count(*) as n
       from ledger_entries
@@ -213,7 +232,8 @@ export async function earningsReport(db: Queryable, clinicId: string, query: Win
       (select json_object_agg(type, cents) from (select type, sum(cents) as cents from m group by type) t) as totals,
       (select coalesce(sum(n), 0) from m) as entries,
       (select coalesce(json_agg(json_build_object('month', month, 'byType', by_type) order by month), '[]'::json)
-        from (select month, json_object_agg(type, cents) as by_type from m group by month) x) as months`);
+        from (select month, json_object_agg(type, cents) as by_type from m group by month) x) as months`,
+  );
   const r = row!;
   const cents = (type: string) => num(r.totals?.[type]);
   return {
@@ -246,7 +266,9 @@ const EVENTS_REPORTED_ELSEWHERE = sql`('payment.succeeded', 'payment.failed', 'o
 export async function recentActivity(db: Queryable, clinicId: string, limit: number): Promise<{ items: ActivityItem[] }> {
   // The newest `limit` rows of each source, then the newest `limit` of those together. Only ids,
   // types, statuses, amounts and times are selected: no patient, address or event metadata.
-  const [row] = await rowsOf<{ items: ActivityRow[] }>(db, sql`
+  const [row] = await rowsOf<{ items: ActivityRow[] }>(
+    db,
+    sql`
     with ev as (
       select e.id::text as id, 'order_event' as source, e.event_type as type, null::text as status, e.order_id,
         null::integer as amount_cents, e.created_at as at, e.seq as tie
@@ -279,7 +301,8 @@ export async function recentActivity(db: Queryable, clinicId: string, limit: num
         'id', f.id, 'source', f.source, 'type', f.type, 'status', f.status, 'orderId', f.order_id,
         'orderNumber', o.order_number, 'amountCents', f.amount_cents, 'occurredAt', ${isoTimestamp(sql`f.at`)}
       ) order by f.at desc, f.tie desc, f.id desc), '[]'::json) as items
-    from feed f left join orders o on o.id = f.order_id and o.clinic_id = ${clinicId}`);
+    from feed f left join orders o on o.id = f.order_id and o.clinic_id = ${clinicId}`,
+  );
   return {
     items: row!.items.map((i) => ({
       id: i.id,
@@ -294,13 +317,21 @@ export async function recentActivity(db: Queryable, clinicId: string, limit: num
   };
 }
 
-interface ChartPoint { bucket: string; orders: number; paid: number; gross: number; refunded: number }
+interface ChartPoint {
+  bucket: string;
+  orders: number;
+  paid: number;
+  gross: number;
+  refunded: number;
+}
 
 export async function revenueChart(db: Queryable, clinicId: string, query: SeriesQuery, now: Date): Promise<RevenueChart> {
   const w = resolveWindow(query, now, '30d');
   const granularity = checkBuckets(w, query.granularity);
   const g = GRANULARITY_SQL[granularity];
-  const [row] = await rowsOf<{ series: ChartPoint[]; totals: Omit<ChartPoint, 'bucket'> }>(db, sql`
+  const [row] = await rowsOf<{ series: ChartPoint[]; totals: Omit<ChartPoint, 'bucket'> }>(
+    db,
+    sql`
     with b as (select ${bucketStarts(w, granularity)} as bucket),
     o as (
       select date_trunc(${g}, o.created_at at time zone 'UTC') as bucket,
@@ -316,7 +347,8 @@ export async function revenueChart(db: Queryable, clinicId: string, query: Serie
           'paid', coalesce(o.paid, 0), 'gross', coalesce(o.gross, 0), 'refunded', coalesce(o.refunded, 0)) order by b.bucket)
         from b left join o on o.bucket = b.bucket) as series,
       (select json_build_object('orders', coalesce(sum(orders), 0), 'paid', coalesce(sum(paid), 0),
-          'gross', coalesce(sum(gross), 0), 'refunded', coalesce(sum(refunded), 0)) from o) as totals`);
+          'gross', coalesce(sum(gross), 0), 'refunded', coalesce(sum(refunded), 0)) from o) as totals`,
+  );
   const figures = (p: Omit<ChartPoint, 'bucket'>) => ({
     orders: num(p.orders),
     paidOrders: num(p.paid),
@@ -332,7 +364,11 @@ export async function revenueChart(db: Queryable, clinicId: string, query: Serie
   };
 }
 
-interface ProjectionFigures { charges: number; billed: number; net: number }
+interface ProjectionFigures {
+  charges: number;
+  billed: number;
+  net: number;
+}
 
 export async function projectedRevenue(db: Queryable, clinicId: string, months: number, now: Date): Promise<ProjectedRevenue> {
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -342,11 +378,14 @@ export async function projectedRevenue(db: Queryable, clinicId: string, months: 
   // Each active enrollment with a next charge date charges at max(nextChargeAt, now) and then every
   // billingIntervalMonths months (month arithmetic in UTC) until the horizon, and never after endedAt.
   const [row] = await rowsOf<{
-    active: number; unscheduled: number;
+    active: number;
+    unscheduled: number;
     totals: ProjectionFigures;
     byMonth: (ProjectionFigures & { month: string; patients: number })[];
     byProgram: (ProjectionFigures & { programId: string; programName: string })[];
-  }>(db, sql`
+  }>(
+    db,
+    sql`
     with e as (
       select id, patient_id, program_id, charge_amount_cents, net_amount_cents, billing_interval_months, next_charge_at, ended_at
       from enrollments where clinic_id = ${clinicId} and status = 'active'
@@ -376,7 +415,8 @@ export async function projectedRevenue(db: Queryable, clinicId: string, months: 
           'billed', coalesce(pm.billed, 0), 'net', coalesce(pm.net, 0), 'patients', coalesce(pm.patients, 0)) order by m.month)
         from m left join pm on pm.month = m.month) as "byMonth",
       (select coalesce(json_agg(json_build_object('programId', program_id, 'programName', name, 'charges', charges, 'billed', billed, 'net', net)
-          order by billed desc, name, program_id), '[]'::json) from pp) as "byProgram"`);
+          order by billed desc, name, program_id), '[]'::json) from pp) as "byProgram"`,
+  );
   const r = row!;
   const figures = (f: ProjectionFigures) => ({ charges: num(f.charges), billed: money(f.billed), net: money(f.net) });
   return {

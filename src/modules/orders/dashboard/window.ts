@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { sql, type SQL } from 'drizzle-orm';
-import { toRange, windowBound } from '../orders/schemas';
+import { type SQL, sql } from 'drizzle-orm';
 import { badRequest } from '../../../platform/http/errors';
+import { toRange, windowBound } from '../orders/schemas';
 
 // The reporting windows of the dashboard and the analytics (docs/dashboard.md, "Windows"). A window is
 // either a named period ending now (period=7d|30d|90d|365d) or startDate and endDate, read exactly as
@@ -33,9 +33,15 @@ export const ignoredClinicId = z
   .openapi({ type: 'string', description: "Ignored: the clinic is always the API key's. Any value gives the same answer as none." });
 
 export const windowFields = {
-  period: z.enum(PERIODS).optional().openapi({ description: 'A window ending now: the last 7, 30, 90 or 365 days. Not together with startDate/endDate.' }),
+  period: z
+    .enum(PERIODS)
+    .optional()
+    .openapi({ description: 'A window ending now: the last 7, 30, 90 or 365 days. Not together with startDate/endDate.' }),
   startDate: windowBound('2030-01-01', 'Window start, inclusive: a date (YYYY-MM-DD, from 00:00 UTC) or a date-time. Needs endDate.'),
-  endDate: windowBound('2030-01-31', 'Window end, inclusive: a date (YYYY-MM-DD, through 23:59:59.999 UTC) or a date-time. Needs startDate.'),
+  endDate: windowBound(
+    '2030-01-31',
+    'Window end, inclusive: a date (YYYY-MM-DD, through 23:59:59.999 UTC) or a date-time. Needs startDate.',
+  ),
   clinicId: ignoredClinicId,
 };
 
@@ -51,7 +57,11 @@ export function checkWindow(q: WindowInput, ctx: z.RefinementCtx) {
     return;
   }
   if (Boolean(q.startDate) !== Boolean(q.endDate)) {
-    ctx.addIssue({ code: 'custom', path: [q.startDate ? 'endDate' : 'startDate'], message: 'startDate and endDate must be given together' });
+    ctx.addIssue({
+      code: 'custom',
+      path: [q.startDate ? 'endDate' : 'startDate'],
+      message: 'startDate and endDate must be given together',
+    });
     return;
   }
   const { from, to } = toRange(q);
@@ -105,7 +115,10 @@ export function defaultGranularity(w: ResolvedWindow): Granularity {
 
 export const windowSchema = z
   .object({
-    period: z.enum(PERIODS).nullable().openapi({ description: 'The period asked for (or the default); null for a startDate/endDate window.' }),
+    period: z
+      .enum(PERIODS)
+      .nullable()
+      .openapi({ description: 'The period asked for (or the default); null for a startDate/endDate window.' }),
     startDate: z.string().datetime().openapi({ description: 'First instant of the window (inclusive, UTC).' }),
     endDate: z.string().datetime().openapi({ description: 'Last instant of the window (inclusive, UTC).' }),
   })
@@ -146,7 +159,9 @@ export function checkBuckets(w: ResolvedWindow, asked: Granularity | undefined):
   const g = asked ?? defaultGranularity(w);
   const n = bucketCount(w, g);
   if (n > MAX_BUCKETS) {
-    throw badRequest(`Invalid query: query.granularity: the window holds ${n} ${g} buckets, more than ${MAX_BUCKETS}; choose a larger granularity or a shorter window`);
+    throw badRequest(
+      `Invalid query: query.granularity: the window holds ${n} ${g} buckets, more than ${MAX_BUCKETS}; choose a larger granularity or a shorter window`,
+    );
   }
   return g;
 }

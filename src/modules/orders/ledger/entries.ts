@@ -1,4 +1,4 @@
-import { ledgerEntries, type LedgerEntryType } from '../../../../drizzle/schema';
+import { type LedgerEntryType, ledgerEntries } from '../../../../drizzle/schema';
 import type { Queryable } from '../../../platform/db/client';
 
 /** One movement of the clinic's money, signed from the clinic's point of view (credit > 0). */
@@ -22,15 +22,17 @@ export async function appendLedgerEntries(tx: Queryable, clinicId: string, movem
   for (const movement of movements) {
     if (!Number.isInteger(movement.amountCents)) throw new Error(`ledger amounts are integer cents, not ${movement.amountCents}`);
   }
-  await tx.insert(ledgerEntries).values(movements.map((m) => ({
-    clinicId,
-    type: m.type,
-    amountCents: m.amountCents,
-    orderId: m.orderId ?? null,
-    payoutId: m.payoutId ?? null,
-    refundId: m.refundId ?? null,
-    disputeId: m.disputeId ?? null,
-    description: m.description ?? null,
-    ...(m.createdAt ? { createdAt: m.createdAt } : {}),
-  })));
+  await tx.insert(ledgerEntries).values(
+    movements.map((m) => ({
+      clinicId,
+      type: m.type,
+      amountCents: m.amountCents,
+      orderId: m.orderId ?? null,
+      payoutId: m.payoutId ?? null,
+      refundId: m.refundId ?? null,
+      disputeId: m.disputeId ?? null,
+      description: m.description ?? null,
+      ...(m.createdAt ? { createdAt: m.createdAt } : {}),
+    })),
+  );
 }

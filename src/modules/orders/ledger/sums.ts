@@ -20,7 +20,10 @@ export const availableSum = sql`coalesce(sum(amount_cents) filter (where type <>
  * Call it after locking the clinic row inside the transaction that spends from it.
  */
 export async function availableCents(tx: Queryable, clinicId: string): Promise<number> {
-  const [row] = await rowsOf<{ available: number }>(tx, sql`select ${availableSum} as available from ledger_entries where clinic_id = ${clinicId}`);
+  const [row] = await rowsOf<{ available: number }>(
+    tx,
+    sql`select ${availableSum} as available from ledger_entries where clinic_id = ${clinicId}`,
+  );
   return Number(row?.available ?? 0);
 }
 

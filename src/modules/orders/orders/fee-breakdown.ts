@@ -1,11 +1,20 @@
+import type { FeeBreakdownCents } from '../../../../drizzle/schema';
 import { num } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
-import type { FeeBreakdownCents } from '../../../../drizzle/schema';
 
 // An order's fee breakdown (the waterfall, stored in cents) as the API answers it, in dollars.
 
 export const FEE_BREAKDOWN_KEYS = [
-  'subtotal', 'discount', 'tax', 'shipping', 'total', 'pharmacyCost', 'doctorFee', 'processorFee', 'platformFee', 'brandAmount',
+  'subtotal',
+  'discount',
+  'tax',
+  'shipping',
+  'total',
+  'pharmacyCost',
+  'doctorFee',
+  'processorFee',
+  'platformFee',
+  'brandAmount',
 ] as const satisfies readonly (keyof FeeBreakdownCents)[];
 
 export type FeeBreakdown = Record<(typeof FEE_BREAKDOWN_KEYS)[number], number>;

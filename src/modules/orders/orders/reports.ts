@@ -1,9 +1,8 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../../platform/db/client';
+import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
-import { toRange, type NeedsAttention, type OrderStats, type OrderSummary, type WindowQuery } from './schemas';
-import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
-import { num } from '../../../platform/db/sql';
+import { type NeedsAttention, type OrderStats, type OrderSummary, toRange, type WindowQuery } from './schemas';
 
 // Aggregates over a clinic's orders (stats, the anonymous summary) and the failed-payment queue.
 // One statement each. A window filters orders by created_at (inclusive bounds, see toRange).
@@ -28,7 +27,9 @@ function windowOf(clinicId: string, query: WindowQuery): { where: SQL; window: {
 export async function orderStats(db: Queryable, clinicId: string, query: WindowQuery): Promise<OrderStats> {
   const { where, window } = windowOf(clinicId, query);
   // One pass over the window's orders; each order has at most one refund (refunds_order_id_key).
-  const [row] = await rowsOf<Record<string, string | number | null>>(db, sql`
+  const [row] = await rowsOf<Record<string, string | number | null>>(
+    db,
+    sql`
     select
       count(*) as "totalOrders",
       count(*) filter (where o.paid_at is not null) as "paidOrders",
@@ -45,7 +46,8 @@ export async function orderStats(db: Queryable, clinicId: string, query: WindowQ
     from orders o
     left join refunds r on r.order_id = o.id and r.clinic_id = ${clinicId} and r.status = ${REFUNDED}
     cross join lateral (select o.paid_at is not null and r.order_id is null as kept) k
-    where ${where}`);
+    where ${where}`,
+  );
   const r = row!;
   const paidOrders = num(r.paidOrders);
   const gross = num(r.grossCents);
@@ -90,7 +92,9 @@ export async function orderSummary(db: Queryable, clinicId: string, query: Windo
   const { where, window } = windowOf(clinicId, query);
   // One pass over the window's orders, grouped three ways at once (grouping sets); refund requests
   // and refunds are few and joined to the window's orders by primary key.
-  const [row] = await rowsOf<SummaryRow>(db, sql`
+  const [row] = await rowsOf<SummaryRow>(
+    db,
+    sql`
     with g as (
       select grouping(o.status) as by_status, grouping(o.program_id) as by_program,
         o.status, o.program_id, upper(o.shipping_state) as state, count(*)::int as n,
@@ -114,13 +118,19 @@ export async function orderSummary(db: Queryable, clinicId: string, query: Windo
         from (select rr.status, count(*)::int as n from refund_requests rr join orders o on o.id = rr.order_id
               where rr.clinic_id = ${clinicId} and ${where} group by rr.status) x) as "refundsByStatus",
       (select coalesce(sum(r.amount_cents), 0) from refunds r join orders o on o.id = r.order_id
-        where r.clinic_id = ${clinicId} and r.status = ${REFUNDED} and ${where}) as "approvedCents"`);
+        where r.clinic_id = ${clinicId} and r.status = ${REFUNDED} and ${where}) as "approvedCents"`,
+  );
   const r = row!;
   return {
     window,
     totalOrders: num(r.totalOrders),
     byStatus: r.byStatus.map((s) => ({ status: s.status, orders: num(s.orders) })),
-    byProgram: r.byProgram.map((p) => ({ programId: p.programId, programName: p.programName, orders: num(p.orders), paidSales: centsToAmount(num(p.paidCents)) })),
+    byProgram: r.byProgram.map((p) => ({
+      programId: p.programId,
+      programName: p.programName,
+      orders: num(p.orders),
+      paidSales: centsToAmount(num(p.paidCents)),
+    })),
     byState: r.byState.map((s) => ({ state: s.state, orders: num(s.orders) })),
     otherStates: r.otherStates ? { states: num(r.otherStates.states), orders: num(r.otherStates.orders) } : null,
     refunds: {
@@ -151,7 +161,9 @@ interface AttentionItem {
  * later attempt of the same order (index on clinic_id, order_id, created_at); newest failure first.
  */
 export async function needsAttention(db: Queryable, clinicId: string): Promise<NeedsAttention> {
-  const [row] = await rowsOf<{ count: string | number; items: AttentionItem[] }>(db, sql`
+  const [row] = await rowsOf<{ count: string | number; items: AttentionItem[] }>(
+    db,
+    sql`
     with q as materialized (
       select f.id as payment_id, f.order_id, f.failure_reason, f.payment_method, f.amount_cents,
         coalesce(f.failed_at, f.created_at) as failed_at
@@ -176,7 +188,8 @@ export async function needsAttention(db: Queryable, clinicId: string): Promise<N
         from (select * from q order by failed_at desc, order_id desc limit ${NEEDS_ATTENTION_MAX_ITEMS}) top
         join orders o on o.id = top.order_id
         left join patients pt on pt.id = o.patient_id
-        left join programs pr on pr.id = o.program_id) as items`);
+        left join programs pr on pr.id = o.program_id) as items`,
+  );
   return {
     count: num(row!.count),
     items: row!.items.map((i) => ({

@@ -5,7 +5,17 @@ import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { needsAttention, orderStats, orderSummary } from './reports';
-import { labStatus, needsAttention as needsAttentionBody, orderDetail, orderEvents, orderListItem, orderStats as orderStatsBody, orderSummary as orderSummaryBody, visitStatus, windowQuery } from './schemas';
+import {
+  labStatus,
+  needsAttention as needsAttentionBody,
+  orderDetail,
+  orderEvents,
+  orderListItem,
+  orderStats as orderStatsBody,
+  orderSummary as orderSummaryBody,
+  visitStatus,
+  windowQuery,
+} from './schemas';
 import { getOrder, getOrderEvents, listOrders } from './service';
 import { getLabStatus, getVisitStatus } from './status';
 
@@ -16,55 +26,85 @@ const tags = ['Orders'];
 const read = { auth: 'key', scope: 'read' } as const;
 
 const list = defineRoute(read, {
-  method: 'get', path: '/api/v1/orders', operationId: 'listOrders', tags,
+  method: 'get',
+  path: '/api/v1/orders',
+  operationId: 'listOrders',
+  tags,
   summary: "The clinic's orders, newest first, each with its fee breakdown",
   request: { query: pageQuery },
   responses: { 200: jsonContent(pagedBody(orderListItem), 'A page of orders') },
 });
 
-const stats = defineRoute({ ...read, aiConnector: true }, {
-  method: 'get', path: '/api/v1/orders/stats', operationId: 'getOrderStats', tags,
-  summary: 'Order and earnings totals over a window of order creation',
-  request: { query: windowQuery },
-  responses: { 200: jsonContent(successBody(orderStatsBody), 'Totals') },
-});
+const stats = defineRoute(
+  { ...read, aiConnector: true },
+  {
+    method: 'get',
+    path: '/api/v1/orders/stats',
+    operationId: 'getOrderStats',
+    tags,
+    summary: 'Order and earnings totals over a window of order creation',
+    request: { query: windowQuery },
+    responses: { 200: jsonContent(successBody(orderStatsBody), 'Totals') },
+  },
+);
 
-const summary = defineRoute({ ...read, aiConnector: true }, {
-  method: 'get', path: '/api/v1/orders/summary', operationId: 'getOrdersSummary', tags,
-  summary: 'Anonymous counts and sums of orders (no order, date, patient or medication)',
-  request: { query: windowQuery },
-  responses: { 200: jsonContent(successBody(orderSummaryBody), 'The summary') },
-});
+const summary = defineRoute(
+  { ...read, aiConnector: true },
+  {
+    method: 'get',
+    path: '/api/v1/orders/summary',
+    operationId: 'getOrdersSummary',
+    tags,
+    summary: 'Anonymous counts and sums of orders (no order, date, patient or medication)',
+    request: { query: windowQuery },
+    responses: { 200: jsonContent(successBody(orderSummaryBody), 'The summary') },
+  },
+);
 
 const attention = defineRoute(read, {
-  method: 'get', path: '/api/v1/orders/needs-attention', operationId: 'listOrdersNeedingAttention', tags,
+  method: 'get',
+  path: '/api/v1/orders/needs-attention',
+  operationId: 'listOrdersNeedingAttention',
+  tags,
   summary: 'Orders whose latest payment failed',
   responses: { 200: jsonContent(successBody(needsAttentionBody), 'The failed-payment queue') },
 });
 
 const detail = defineRoute(read, {
-  method: 'get', path: '/api/v1/orders/{id}', operationId: 'getOrder', tags,
+  method: 'get',
+  path: '/api/v1/orders/{id}',
+  operationId: 'getOrder',
+  tags,
   summary: 'One order with its patient, items, latest payment, address and shipments',
   request: { params: idParam() },
   responses: { 200: jsonContent(successBody(orderDetail), 'The order') },
 });
 
 const events = defineRoute(read, {
-  method: 'get', path: '/api/v1/orders/{id}/events', operationId: 'listOrderEvents', tags,
+  method: 'get',
+  path: '/api/v1/orders/{id}/events',
+  operationId: 'listOrderEvents',
+  tags,
   summary: "The order's history, oldest first",
   request: { params: idParam() },
   responses: { 200: jsonContent(successBody(orderEvents), 'Events') },
 });
 
 const lab = defineRoute(read, {
-  method: 'get', path: '/api/v1/orders/{id}/lab-status', operationId: 'getOrderLabStatus', tags,
+  method: 'get',
+  path: '/api/v1/orders/{id}/lab-status',
+  operationId: 'getOrderLabStatus',
+  tags,
   summary: "Where the order's lab leg is (no result content)",
   request: { params: idParam() },
   responses: { 200: jsonContent(successBody(labStatus), 'Lab status') },
 });
 
 const visit = defineRoute(read, {
-  method: 'get', path: '/api/v1/orders/{id}/visit-status', operationId: 'getOrderVisitStatus', tags,
+  method: 'get',
+  path: '/api/v1/orders/{id}/visit-status',
+  operationId: 'getOrderVisitStatus',
+  tags,
   summary: "The order's visit status",
   request: { params: idParam() },
   responses: { 200: jsonContent(successBody(visitStatus), 'Visit status') },
@@ -79,6 +119,10 @@ export const orderRoutes = new OpenAPIHono<AppEnv>()
   .openapi(summary, async (c) => c.json(ok(await orderSummary(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'))), 200))
   .openapi(attention, async (c) => c.json(ok(await needsAttention(c.get('services').db, c.get('apiKey').clinicId)), 200))
   .openapi(detail, async (c) => c.json(ok(await getOrder(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200))
-  .openapi(events, async (c) => c.json(ok(await getOrderEvents(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200))
+  .openapi(events, async (c) =>
+    c.json(ok(await getOrderEvents(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200),
+  )
   .openapi(lab, async (c) => c.json(ok(await getLabStatus(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200))
-  .openapi(visit, async (c) => c.json(ok(await getVisitStatus(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200));
+  .openapi(visit, async (c) =>
+    c.json(ok(await getVisitStatus(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200),
+  );

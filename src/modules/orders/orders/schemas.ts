@@ -21,9 +21,12 @@ export const feeBreakdown = z
     doctorFee: money('To the doctor network.'),
     processorFee: money('Payment processing.'),
     platformFee: money("The platform's fee."),
-    brandAmount: money("What the brand keeps: total - pharmacyCost - doctorFee - processorFee - platformFee - tax - shipping."),
+    brandAmount: money('What the brand keeps: total - pharmacyCost - doctorFee - processorFee - platformFee - tax - shipping.'),
   })
-  .openapi('FeeBreakdown', { description: 'The full fee waterfall of an order, in dollars. Its parts add up: total = pharmacyCost + doctorFee + processorFee + platformFee + tax + shipping + brandAmount.' });
+  .openapi('FeeBreakdown', {
+    description:
+      'The full fee waterfall of an order, in dollars. Its parts add up: total = pharmacyCost + doctorFee + processorFee + platformFee + tax + shipping + brandAmount.',
+  });
 
 const orderFields = {
   id: z.string().uuid(),
@@ -48,42 +51,63 @@ export const orderListItem = z
   .object({
     ...orderFields,
     paidAt: dateTimeOut().nullable(),
-    user: z.object({ id: z.string().uuid(), firstName: z.string(), lastName: z.string(), email: z.string() }).openapi({ description: 'The patient.' }),
+    user: z
+      .object({ id: z.string().uuid(), firstName: z.string(), lastName: z.string(), email: z.string() })
+      .openapi({ description: 'The patient.' }),
     program: z.object({ id: z.string().uuid(), name: z.string() }).nullable(),
   })
-  .openapi('OrderListItem', { description: 'A compact Order: the detail without items, payment, address and shipments, plus paidAt, the patient and the program.' });
+  .openapi('OrderListItem', {
+    description: 'A compact Order: the detail without items, payment, address and shipments, plus paidAt, the patient and the program.',
+  });
 export type OrderListItem = z.infer<typeof orderListItem>;
 
 export const orderDetail = z
   .object({
     ...orderFields,
-    user: z.object({ id: z.string().uuid(), firstName: z.string(), lastName: z.string(), email: z.string(), phoneNumber: z.string().nullable() }),
-    orderItems: z.array(z.object({
+    user: z.object({
       id: z.string().uuid(),
-      quantity: z.number().int(),
-      unitPrice: money(),
-      totalPrice: money(),
-      product: z.object({
-        id: z.string().uuid().nullable().openapi({ description: 'The global product; null when it no longer exists.' }),
-        name: z.string().openapi({ description: 'The name at the time of the order.' }),
+      firstName: z.string(),
+      lastName: z.string(),
+      email: z.string(),
+      phoneNumber: z.string().nullable(),
+    }),
+    orderItems: z.array(
+      z.object({
+        id: z.string().uuid(),
+        quantity: z.number().int(),
+        unitPrice: money(),
+        totalPrice: money(),
+        product: z.object({
+          id: z.string().uuid().nullable().openapi({ description: 'The global product; null when it no longer exists.' }),
+          name: z.string().openapi({ description: 'The name at the time of the order.' }),
+        }),
       }),
-    })),
-    payment: z.object({ status: z.string(), paymentMethod: z.string() }).nullable().openapi({ description: 'The latest payment attempt; null before any.' }),
-    shippingAddress: z.object({ address: z.string(), city: z.string(), state: z.string(), zipCode: z.string(), country: z.string() }).nullable(),
-    shippingOrders: z.array(z.object({ id: z.string().uuid(), status: z.string(), trackingNumber: z.string().nullable(), trackingUrl: z.string().nullable() })),
+    ),
+    payment: z
+      .object({ status: z.string(), paymentMethod: z.string() })
+      .nullable()
+      .openapi({ description: 'The latest payment attempt; null before any.' }),
+    shippingAddress: z
+      .object({ address: z.string(), city: z.string(), state: z.string(), zipCode: z.string(), country: z.string() })
+      .nullable(),
+    shippingOrders: z.array(
+      z.object({ id: z.string().uuid(), status: z.string(), trackingNumber: z.string().nullable(), trackingUrl: z.string().nullable() }),
+    ),
   })
   .openapi('Order');
 export type OrderDetail = z.infer<typeof orderDetail>;
 
 export const orderEvents = z
   .object({
-    events: z.array(z.object({
-      id: z.string().uuid(),
-      eventType: z.string().openapi({ example: 'order.shipped' }),
-      actorType: z.string().openapi({ example: 'pharmacy' }),
-      createdAt: dateTimeOut(),
-      metadata: z.record(z.string(), z.unknown()),
-    })),
+    events: z.array(
+      z.object({
+        id: z.string().uuid(),
+        eventType: z.string().openapi({ example: 'order.shipped' }),
+        actorType: z.string().openapi({ example: 'pharmacy' }),
+        createdAt: dateTimeOut(),
+        metadata: z.record(z.string(), z.unknown()),
+      }),
+    ),
     hasPrescriptionPdf: z.boolean(),
   })
   .openapi('OrderEvents');
@@ -95,8 +119,16 @@ export const labStatus = z
     orderStatus: z.string().nullable(),
     stage: z.enum(LAB_STAGES).nullable(),
     timeline: z.array(z.object({ stage: z.enum(LAB_STAGES), reached: z.boolean(), occurredAt: dateTimeOut().nullable() })),
-    kitShipmentToPatient: z.object({ carrier: z.string().nullable(), trackingNumber: z.string().nullable(), deliveredAt: dateTimeOut().nullable() }),
-    kitShipmentToLab: z.object({ carrier: z.string().nullable(), trackingNumber: z.string().nullable(), receivedAt: dateTimeOut().nullable() }),
+    kitShipmentToPatient: z.object({
+      carrier: z.string().nullable(),
+      trackingNumber: z.string().nullable(),
+      deliveredAt: dateTimeOut().nullable(),
+    }),
+    kitShipmentToLab: z.object({
+      carrier: z.string().nullable(),
+      trackingNumber: z.string().nullable(),
+      receivedAt: dateTimeOut().nullable(),
+    }),
     resultsAvailableAt: dateTimeOut().nullable(),
   })
   .openapi('LabStatus');
@@ -116,22 +148,24 @@ export type VisitStatusBody = z.infer<typeof visitStatus>;
 export const needsAttention = z
   .object({
     count: z.number().int().openapi({ description: 'Orders in the queue (items holds at most 200, newest failure first).' }),
-    items: z.array(z.object({
-      orderId: z.string().uuid(),
-      orderNumber: z.string(),
-      patientName: z.string().nullable(),
-      programName: z.string().nullable(),
-      paymentFailedAt: dateTimeOut().nullable(),
-      lastPaymentError: z.string().nullable(),
-      enrichment: z.object({
-        orderStatus: z.string(),
-        amount: money('Amount of the failed attempt (dollars).'),
-        totalAmount: money("The order's total (dollars)."),
-        paymentMethod: z.string(),
-        failedAttempts: z.number().int().openapi({ description: 'Failed payment attempts of the order so far.' }),
-        totalAttempts: z.number().int().openapi({ description: 'Payment attempts of the order so far.' }),
+    items: z.array(
+      z.object({
+        orderId: z.string().uuid(),
+        orderNumber: z.string(),
+        patientName: z.string().nullable(),
+        programName: z.string().nullable(),
+        paymentFailedAt: dateTimeOut().nullable(),
+        lastPaymentError: z.string().nullable(),
+        enrichment: z.object({
+          orderStatus: z.string(),
+          amount: money('Amount of the failed attempt (dollars).'),
+          totalAmount: money("The order's total (dollars)."),
+          paymentMethod: z.string(),
+          failedAttempts: z.number().int().openapi({ description: 'Failed payment attempts of the order so far.' }),
+          totalAttempts: z.number().int().openapi({ description: 'Payment attempts of the order so far.' }),
+        }),
       }),
-    })),
+    ),
   })
   .openapi('NeedsAttention');
 export type NeedsAttention = z.infer<typeof needsAttention>;
@@ -158,7 +192,8 @@ export const windowBound = (example: string, description: string) =>
   safeString()
     .max(64)
     .superRefine((value, ctx) => {
-      if (!parseDateOrDateTime(value)) ctx.addIssue({ code: 'custom', message: 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with a zone' });
+      if (!parseDateOrDateTime(value))
+        ctx.addIssue({ code: 'custom', message: 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with a zone' });
     })
     .overwrite((value) => {
       const parsed = parseDateOrDateTime(value);
@@ -174,7 +209,8 @@ export const windowQuery = z
   })
   .superRefine((q, ctx) => {
     const range = toRange(q);
-    if (range.from && range.to && range.from > range.to) ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must not be before startDate' });
+    if (range.from && range.to && range.from > range.to)
+      ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must not be before startDate' });
   });
 export type WindowQuery = z.infer<typeof windowQuery>;
 
@@ -188,7 +224,9 @@ export function toRange(q: { startDate?: string; endDate?: string }): { from: Da
   };
 }
 
-const window = z.object({ startDate: z.string().nullable(), endDate: z.string().nullable() }).openapi({ description: 'The window as asked (dates as given, date-times in UTC); null: open.' });
+const window = z
+  .object({ startDate: z.string().nullable(), endDate: z.string().nullable() })
+  .openapi({ description: 'The window as asked (dates as given, date-times in UTC); null: open.' });
 
 export const orderStats = z
   .object({
@@ -201,9 +239,16 @@ export const orderStats = z
     netSales: money('grossSales - refundedAmount.'),
     brandEarnings: money("The brand's share (brandAmount) of the paid orders that were not refunded."),
     averageOrderValue: money('grossSales / paidOrders, rounded to the cent; 0 without paid orders.'),
-    fees: z.object({
-      pharmacyCost: money(), doctorFee: money(), processorFee: money(), platformFee: money(), tax: money(), shipping: money(),
-    }).openapi({ description: 'Sums over the paid orders that were not refunded.' }),
+    fees: z
+      .object({
+        pharmacyCost: money(),
+        doctorFee: money(),
+        processorFee: money(),
+        platformFee: money(),
+        tax: money(),
+        shipping: money(),
+      })
+      .openapi({ description: 'Sums over the paid orders that were not refunded.' }),
   })
   .openapi('OrderStats');
 export type OrderStats = z.infer<typeof orderStats>;
@@ -213,9 +258,21 @@ export const orderSummary = z
     window,
     totalOrders: z.number().int(),
     byStatus: z.array(z.object({ status: z.string(), orders: z.number().int() })),
-    byProgram: z.array(z.object({ programId: z.string().uuid().nullable(), programName: z.string().nullable(), orders: z.number().int(), paidSales: money('Total of the paid orders (dollars).') })),
-    byState: z.array(z.object({ state: z.string(), orders: z.number().int() })).openapi({ description: 'Only shipping states with 5 or more orders.' }),
-    otherStates: z.object({ states: z.number().int(), orders: z.number().int() }).nullable().openapi({ description: 'Shipping states with fewer than 5 orders, unnamed, together; null when there are none.' }),
+    byProgram: z.array(
+      z.object({
+        programId: z.string().uuid().nullable(),
+        programName: z.string().nullable(),
+        orders: z.number().int(),
+        paidSales: money('Total of the paid orders (dollars).'),
+      }),
+    ),
+    byState: z
+      .array(z.object({ state: z.string(), orders: z.number().int() }))
+      .openapi({ description: 'Only shipping states with 5 or more orders.' }),
+    otherStates: z
+      .object({ states: z.number().int(), orders: z.number().int() })
+      .nullable()
+      .openapi({ description: 'Shipping states with fewer than 5 orders, unnamed, together; null when there are none.' }),
     refunds: z.object({
       byStatus: z.array(z.object({ status: z.string(), requests: z.number().int() })),
       approvedAmount: money('Refunded (dollars).'),
@@ -223,4 +280,3 @@ export const orderSummary = z
   })
   .openapi('OrdersSummary', { description: 'Counts and sums only: never an order id, number, date, patient or medication.' });
 export type OrderSummary = z.infer<typeof orderSummary>;
-

@@ -1,14 +1,13 @@
 import { sql } from 'drizzle-orm';
+import type { FeeBreakdownCents } from '../../../../drizzle/schema';
 import type { Queryable } from '../../../platform/db/client';
+import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
-import { pageOffset, pagination, type PageQuery } from '../../../platform/http/pagination';
-import type { FeeBreakdownCents } from '../../../../drizzle/schema';
-import type { OrderDetail, OrderListItem } from './schemas';
-import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
-import { num } from '../../../platform/db/sql';
+import { type PageQuery, pageOffset, pagination } from '../../../platform/http/pagination';
 import { feeBreakdownToAmounts } from './fee-breakdown';
+import type { OrderDetail, OrderListItem } from './schemas';
 
 // The list, the detail and the events of a clinic's orders: one statement each.
 
@@ -74,7 +73,9 @@ type ListRow = OrderJson & {
  * first. The total is counted in the same statement, so a page past the end still has it.
  */
 export async function listOrders(db: Queryable, clinicId: string, query: PageQuery) {
-  const [row] = await rowsOf<{ total: number | string; items: ListRow[] }>(db, sql`
+  const [row] = await rowsOf<{ total: number | string; items: ListRow[] }>(
+    db,
+    sql`
     with page as (
       select id, created_at from orders
       where clinic_id = ${clinicId}
@@ -91,14 +92,22 @@ export async function listOrders(db: Queryable, clinicId: string, query: PageQue
       from page
       join orders o on o.id = page.id
       join patients pt on pt.id = o.patient_id
-      left join programs pr on pr.id = o.program_id) as items`);
+      left join programs pr on pr.id = o.program_id) as items`,
+  );
   const data: OrderListItem[] = row!.items.map((o) => ({ ...orderFields(o), paidAt: o.paidAt, user: o.user, program: o.program }));
   return { data, pagination: pagination(query, num(row!.total)) };
 }
 
 type DetailRow = OrderJson & {
   user: OrderDetail['user'];
-  orderItems: { id: string; quantity: number; unitPriceCents: number; totalPriceCents: number; productId: string | null; productName: string }[];
+  orderItems: {
+    id: string;
+    quantity: number;
+    unitPriceCents: number;
+    totalPriceCents: number;
+    productId: string | null;
+    productName: string;
+  }[];
   payment: OrderDetail['payment'];
   shippingAddress: OrderDetail['shippingAddress'];
   shippingOrders: OrderDetail['shippingOrders'];
@@ -106,7 +115,9 @@ type DetailRow = OrderJson & {
 
 export async function getOrder(db: Queryable, clinicId: string, id: string): Promise<OrderDetail> {
   if (!isUuid(id)) throw notFound('Order');
-  const [row] = await rowsOf<{ order: DetailRow }>(db, sql`
+  const [row] = await rowsOf<{ order: DetailRow }>(
+    db,
+    sql`
     select json_build_object(
       ${orderJsonFields},
       'user', json_build_object('id', pt.id, 'firstName', pt.first_name, 'lastName', pt.last_name, 'email', pt.email, 'phoneNumber', pt.phone_number),
@@ -127,7 +138,8 @@ export async function getOrder(db: Queryable, clinicId: string, id: string): Pro
     ) as order
     from orders o
     join patients pt on pt.id = o.patient_id
-    where o.clinic_id = ${clinicId} and o.id = ${id}`);
+    where o.clinic_id = ${clinicId} and o.id = ${id}`,
+  );
   if (!row) throw notFound('Order');
   const o = row.order;
   return {
@@ -149,13 +161,19 @@ export async function getOrder(db: Queryable, clinicId: string, id: string): Pro
 /** The order's events, oldest first (created_at, then insertion order for events of one transaction). */
 export async function getOrderEvents(db: Queryable, clinicId: string, id: string) {
   if (!isUuid(id)) throw notFound('Order');
-  const [row] = await rowsOf<{ hasPdf: boolean; events: { id: string; eventType: string; actorType: string; createdAt: string; metadata: Record<string, unknown> }[] }>(db, sql`
+  const [row] = await rowsOf<{
+    hasPdf: boolean;
+    events: { id: string; eventType: string; actorType: string; createdAt: string; metadata: Record<string, unknown> }[];
+  }>(
+    db,
+    sql`
     select o.prescription_pdf_key is not null as "hasPdf",
       (select coalesce(json_agg(json_build_object(
           'id', e.id, 'eventType', e.event_type, 'actorType', e.actor_type, 'createdAt', ${iso(sql`e.created_at`)}, 'metadata', e.metadata
         ) order by e.created_at, e.seq), '[]'::json)
         from order_events e where e.clinic_id = o.clinic_id and e.order_id = o.id) as events
-    from orders o where o.clinic_id = ${clinicId} and o.id = ${id}`);
+    from orders o where o.clinic_id = ${clinicId} and o.id = ${id}`,
+  );
   if (!row) throw notFound('Order');
   return {
     events: row.events.map((e) => ({

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { LAB_STAGES, VISIT_STATUSES, type LabStage, type VisitStatus } from '../../../../drizzle/schema';
+import { LAB_STAGES, type LabStage, VISIT_STATUSES, type VisitStatus } from '../../../../drizzle/schema';
 import type { Queryable } from '../../../platform/db/client';
+import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
 import { notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import type { LabStatus, VisitStatusBody } from './schemas';
-import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
 
 // Lab status and visit status of an order: one statement each, then pure rules (unit-tested rule by
 // rule in test/unit/orders-status.test.ts). Both answer 200 for every order of the clinic.
@@ -71,7 +71,9 @@ export function buildLabStatus(orderId: string, orderStatus: string | null, leg:
 
 export async function getLabStatus(db: Queryable, clinicId: string, id: string): Promise<LabStatus> {
   if (!isUuid(id)) throw notFound('Order');
-  const [row] = await rowsOf<{ orderStatus: string | null; leg: LabLegRow | null }>(db, sql`
+  const [row] = await rowsOf<{ orderStatus: string | null; leg: LabLegRow | null }>(
+    db,
+    sql`
     select o.status as "orderStatus",
       case when l.id is null then null else json_build_object(
         'isLabGated', l.is_lab_gated, 'stage', l.stage,
@@ -82,7 +84,8 @@ export async function getLabStatus(db: Queryable, clinicId: string, id: string):
       ) end as leg
     from orders o
     left join lab_legs l on l.order_id = o.id and l.clinic_id = o.clinic_id
-    where o.clinic_id = ${clinicId} and o.id = ${id}`);
+    where o.clinic_id = ${clinicId} and o.id = ${id}`,
+  );
   if (!row) throw notFound('Order');
   return buildLabStatus(id, row.orderStatus, row.leg);
 }
@@ -117,14 +120,17 @@ export function buildVisitStatus(orderId: string, visit: VisitRow | null): Visit
 
 export async function getVisitStatus(db: Queryable, clinicId: string, id: string): Promise<VisitStatusBody> {
   if (!isUuid(id)) throw notFound('Order');
-  const [row] = await rowsOf<{ visit: VisitRow | null }>(db, sql`
+  const [row] = await rowsOf<{ visit: VisitRow | null }>(
+    db,
+    sql`
     select case when v.id is null then null else json_build_object(
         'status', v.status, 'bookingRequired', v.booking_required,
         'scheduledAt', ${iso(sql`v.scheduled_at`)}, 'lastSyncedAt', ${iso(sql`v.last_synced_at`)}
       ) end as visit
     from orders o
     left join visits v on v.order_id = o.id and v.clinic_id = o.clinic_id
-    where o.clinic_id = ${clinicId} and o.id = ${id}`);
+    where o.clinic_id = ${clinicId} and o.id = ${id}`,
+  );
   if (!row) throw notFound('Order');
   return buildVisitStatus(id, row.visit);
 }

@@ -35,7 +35,9 @@ interface BalanceRow {
 
 /** Every figure of GET /payouts/balance in one statement over the clinic's ledger. */
 export async function getBalance(db: Database, payments: MoneyMovements, clinicId: string): Promise<BalanceData> {
-  const [row] = await rowsOf<BalanceRow>(db, sql`
+  const [row] = await rowsOf<BalanceRow>(
+    db,
+    sql`
     select
       ${availableSum} as available,
       coalesce(sum(amount_cents) filter (where type in (${incomeTypes})), 0)::float8 as received,
@@ -54,13 +56,17 @@ export async function getBalance(db: Database, payments: MoneyMovements, clinicI
       ) order by a.created_at desc, a.id desc), '[]'::json)
       from (select * from ledger_entries where clinic_id = ${clinicId} order by created_at desc, id desc limit ${RECENT_ACTIVITY}) a) as activity
     from ledger_entries l
-    where l.clinic_id = ${clinicId}`);
+    where l.clinic_id = ${clinicId}`,
+  );
   const r = row!;
   const available = Number(r.available);
   const reserveHeld = Number(r.held) - Number(r.released) - Number(r.forfeited);
   const withdrawableCents = Math.max(available, 0);
   const isConnected = payments.payoutsConnected(clinicId);
-  const processor = await payments.balance({ clinicId, ledger: { availableCents: withdrawableCents, pendingCents: Math.max(reserveHeld, 0) } });
+  const processor = await payments.balance({
+    clinicId,
+    ledger: { availableCents: withdrawableCents, pendingCents: Math.max(reserveHeld, 0) },
+  });
   const heldOwedCents = isConnected ? 0 : withdrawableCents;
   return {
     balance: {
@@ -115,7 +121,9 @@ interface DisputesRow {
 
 /** Counts and sums of the clinic's disputes and the latest 100 of them, in one statement. */
 export async function getDisputes(db: Database, clinicId: string): Promise<DisputesData> {
-  const [row] = await rowsOf<DisputesRow>(db, sql`
+  const [row] = await rowsOf<DisputesRow>(
+    db,
+    sql`
     select
       count(*)::int as total,
       (count(*) filter (where status = 'needs_response'))::int as "needsResponse",
@@ -132,7 +140,8 @@ export async function getDisputes(db: Database, clinicId: string): Promise<Dispu
         select d.*, o.order_number from disputes d join orders o on o.id = d.order_id and o.clinic_id = d.clinic_id
         where d.clinic_id = ${clinicId} order by d.created_at desc, d.id desc limit ${DISPUTE_HISTORY}
       ) h) as history
-    from disputes where clinic_id = ${clinicId}`);
+    from disputes where clinic_id = ${clinicId}`,
+  );
   const r = row!;
   const open = Number(r.needsResponse) + Number(r.underReview);
   return {

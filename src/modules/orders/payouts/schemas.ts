@@ -7,14 +7,16 @@ const iso = () => z.string().datetime();
 export const payoutRow = z
   .object({
     id: z.string().uuid(),
-    type: z.string().openapi({ description: 'order_transfer (one order\'s brand amount) or withdrawal (POST /payouts/withdraw).', example: 'withdrawal' }),
+    type: z
+      .string()
+      .openapi({ description: "order_transfer (one order's brand amount) or withdrawal (POST /payouts/withdraw).", example: 'withdrawal' }),
     orderId: z.string().uuid().nullable(),
     orderNumber: z.string().nullable(),
     amount: money('What was paid out,'),
     totalAmount: z.number().nullable().openapi({ description: "The order's total in US dollars; null for withdrawals." }),
     date: iso().openapi({ description: 'When the payout was created.' }),
     status: z.string().openapi({ description: 'pending, paid or failed.', example: 'paid' }),
-    processorTransferId: z.string().nullable().openapi({ description: 'The payment processor\'s transfer id (tr_...).' }),
+    processorTransferId: z.string().nullable().openapi({ description: "The payment processor's transfer id (tr_...)." }),
     customer: z
       .object({ name: z.string(), email: z.string() })
       .nullable()
@@ -27,7 +29,7 @@ export const activityEntry = z
   .object({
     id: z.number().int(),
     type: z.string().openapi({ example: 'charge' }),
-    amount: z.number().openapi({ description: 'Signed US dollars from the clinic\'s point of view (credit > 0).' }),
+    amount: z.number().openapi({ description: "Signed US dollars from the clinic's point of view (credit > 0)." }),
     orderId: z.string().uuid().nullable(),
     payoutId: z.string().uuid().nullable(),
     refundId: z.string().uuid().nullable(),
@@ -40,7 +42,7 @@ export const activityEntry = z
 export const balanceBody = z
   .object({
     balance: z.object({
-      totalReceived: money("Net earnings credited by orders (charges less pharmacy, doctor, processor and platform fees),"),
+      totalReceived: money('Net earnings credited by orders (charges less pharmacy, doctor, processor and platform fees),'),
       totalWithdrawn: money('Everything paid out (withdrawals and order transfers),'),
       currentBalance: money('What the platform holds for the clinic: the available balance plus the reserve held,'),
       lastUpdated: iso().nullable().openapi({ description: 'The latest ledger entry; null without any.' }),
@@ -96,11 +98,13 @@ export type DisputesData = z.infer<typeof disputesBody>;
 
 export const withdrawBody = z
   .object({
-    amount: amount({ positive: true }).openapi({ type: 'number', description: 'US dollars, > 0, at most two decimals, at most the withdrawable balance.', example: 250 }),
+    amount: amount({ positive: true }).openapi({
+      type: 'number',
+      description: 'US dollars, > 0, at most two decimals, at most the withdrawable balance.',
+      example: 250,
+    }),
   })
   .strict()
   .openapi('WithdrawRequest');
 
-export const withdrawResult = z
-  .object({ payout: payoutRow, withdrawable: money('What is left to withdraw,') })
-  .openapi('WithdrawResult');
+export const withdrawResult = z.object({ payout: payoutRow, withdrawable: money('What is left to withdraw,') }).openapi('WithdrawResult');

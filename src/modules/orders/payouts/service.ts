@@ -4,7 +4,7 @@ import type { Database } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { ApiError, conflict } from '../../../platform/http/errors';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
-import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
+import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type { MoneyMovements } from '../../../platform/providers/payments';
 import { appendLedgerEntries } from '../ledger/entries';
 import { availableCents, lockClinic } from '../ledger/sums';

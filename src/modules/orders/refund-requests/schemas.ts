@@ -9,7 +9,10 @@ const iso = () => z.string().datetime();
 export const REFUND_REQUEST_STATUSES = ['pending', 'approved', 'denied'] as const;
 
 export const refundRequestQuery = pageQuery.extend({
-  status: z.enum(REFUND_REQUEST_STATUSES).optional().openapi({ description: 'Only requests in this status. Without it: pending first, then the rest, newest first within each.' }),
+  status: z
+    .enum(REFUND_REQUEST_STATUSES)
+    .optional()
+    .openapi({ description: 'Only requests in this status. Without it: pending first, then the rest, newest first within each.' }),
 });
 
 export type RefundRequestQuery = z.infer<typeof refundRequestQuery>;
@@ -37,14 +40,27 @@ export type RefundRequestData = z.infer<typeof refundRequestRow>;
 
 export const decideParams = z.object({
   id: pathId('id'),
-  action: z.enum(['approve', 'deny']).openapi({ param: { name: 'action', in: 'path' }, description: 'approve (issues the refund) or deny; anything else is 400 naming path.action.', example: 'approve' }),
+  action: z.enum(['approve', 'deny']).openapi({
+    param: { name: 'action', in: 'path' },
+    description: 'approve (issues the refund) or deny; anything else is 400 naming path.action.',
+    example: 'approve',
+  }),
 });
 
 export const decideBody = z
-  .object({ reviewNotes: text().trim().min(1).max(2000).openapi({ description: 'Recorded on the request (1-2000 characters).', example: 'Approved: shipment lost' }) })
+  .object({
+    reviewNotes: text()
+      .trim()
+      .min(1)
+      .max(2000)
+      .openapi({ description: 'Recorded on the request (1-2000 characters).', example: 'Approved: shipment lost' }),
+  })
   .strict()
   .openapi('DecideRefundRequest');
 
 export const decideResult = z
-  .object({ request: refundRequestRow, refund: z.union([refundBody, z.null()]).openapi({ description: 'The refund an approval issued; null for deny.' }) })
+  .object({
+    request: refundRequestRow,
+    refund: z.union([refundBody, z.null()]).openapi({ description: 'The refund an approval issued; null for deny.' }),
+  })
   .openapi('RefundRequestDecision');

@@ -1,17 +1,16 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { refundRequests } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
-import { isoTimestamp } from '../../../platform/db/sql';
+import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
 import { pageOffset, paginate } from '../../../platform/http/pagination';
 import type { MoneyMovements } from '../../../platform/providers/payments';
-import { rowsOf } from '../../../platform/db/sql';
 import { lockClinic } from '../ledger/sums';
 import type { RefundData } from '../refunds/schemas';
-import { REFUND_REQUEST_STATUSES, type RefundRequestData, type RefundRequestQuery } from './schemas';
 import { inRefundTransaction, issueRefund, REFUND_WINDOW_MS } from '../refunds/service';
+import { REFUND_REQUEST_STATUSES, type RefundRequestData, type RefundRequestQuery } from './schemas';
 
 const iso = (column: string) => isoTimestamp(sql.raw(column));
 
@@ -52,7 +51,9 @@ const requestSelect = (clinicId: string, where: SQL) => sql`
   where rr.clinic_id = ${clinicId} and ${where}`;
 
 function toRequest(row: Omit<RequestRow, 'total'>): RefundRequestData {
-  const status = (REFUND_REQUEST_STATUSES as readonly string[]).includes(row.status) ? (row.status as RefundRequestData['status']) : 'pending';
+  const status = (REFUND_REQUEST_STATUSES as readonly string[]).includes(row.status)
+    ? (row.status as RefundRequestData['status'])
+    : 'pending';
   return {
     id: row.id,
     orderId: row.orderId,
@@ -66,9 +67,10 @@ function toRequest(row: Omit<RequestRow, 'total'>): RefundRequestData {
     reviewNotes: row.reviewNotes,
     decidedAt: row.decidedAt,
     createdAt: row.createdAt,
-    patient: row.patientId && row.email !== null
-      ? { id: row.patientId, firstName: row.firstName ?? '', lastName: row.lastName ?? '', email: row.email }
-      : null,
+    patient:
+      row.patientId && row.email !== null
+        ? { id: row.patientId, firstName: row.firstName ?? '', lastName: row.lastName ?? '', email: row.email }
+        : null,
     refundId: row.refundId,
   };
 }
@@ -76,11 +78,18 @@ function toRequest(row: Omit<RequestRow, 'total'>): RefundRequestData {
 /** Paged, one statement. With a status filter: newest first. Without: pending ones first, then decided ones, newest first within each. */
 export async function listRefundRequests(db: Database, clinicId: string, query: RefundRequestQuery) {
   const where = query.status ? sql`rr.status = ${query.status}` : sql`true`;
-  const rows = await rowsOf<RequestRow>(db, sql`${requestSelect(clinicId, where)}
+  const rows = await rowsOf<RequestRow>(
+    db,
+    sql`${requestSelect(clinicId, where)}
     order by (rr.status = 'pending') desc, rr.created_at desc, rr.id desc
-    limit ${query.limit} offset ${pageOffset(query)}`);
+    limit ${query.limit} offset ${pageOffset(query)}`,
+  );
   const page = await paginate(query, rows, () =>
-    db.$count(refundRequests, and(eq(refundRequests.clinicId, clinicId), query.status ? eq(refundRequests.status, query.status) : undefined)));
+    db.$count(
+      refundRequests,
+      and(eq(refundRequests.clinicId, clinicId), query.status ? eq(refundRequests.status, query.status) : undefined),
+    ),
+  );
   return { data: page.rows.map(toRequest), pagination: page.pagination };
 }
 
@@ -117,9 +126,16 @@ export async function decideRefundRequest(
     if (request.status !== 'pending') {
       throw conflict('REFUND_REQUEST_ALREADY_DECIDED', `This refund request was already ${request.status}`);
     }
-    const refund = action === 'approve'
-      ? await issueRefund(tx, processor, clinicId, { orderId: request.orderId, reason: request.reason ?? reviewNotes, refundRequestId: request.id }, now)
-      : null;
+    const refund =
+      action === 'approve'
+        ? await issueRefund(
+            tx,
+            processor,
+            clinicId,
+            { orderId: request.orderId, reason: request.reason ?? reviewNotes, refundRequestId: request.id },
+            now,
+          )
+        : null;
     await tx
       .update(refundRequests)
       .set({ status: action === 'approve' ? 'approved' : 'denied', reviewNotes, decidedAt: now })

@@ -13,26 +13,28 @@ export const processorErrors = {
   503: jsonContent(errorBody, 'PAYMENT_PROCESSOR_UNAVAILABLE (Retry-After) or the database is unavailable; nothing was stored'),
 };
 
-const create = defineRoute({ auth: 'key', scope: 'write' }, {
-  method: 'post',
-  path: '/api/v1/refunds',
-  operationId: 'createRefund',
-  tags,
-  summary: "Fully refund one of the clinic's orders (30-day window, balance check, once per order)",
-  description:
-    "Full refund only (the order's total back to the patient; the brand amount taken from the clinic's balance). 404 for an unknown, malformed or other clinic's orderId; 409 ALREADY_REFUNDED, 409 ORDER_NOT_PAID, 400 REFUND_WINDOW_CLOSED (more than 30 days after the order), 400 INSUFFICIENT_BALANCE. docs/payouts-and-refunds.md.",
-  request: { body: jsonBody(createRefundBody) },
-  responses: {
-    201: jsonContent(successBody(refundBody), 'The refund'),
-    404: jsonContent(errorBody, "Unknown, malformed or other clinic's orderId"),
-    409: jsonContent(errorBody, 'ALREADY_REFUNDED or ORDER_NOT_PAID'),
-    ...processorErrors,
+const create = defineRoute(
+  { auth: 'key', scope: 'write' },
+  {
+    method: 'post',
+    path: '/api/v1/refunds',
+    operationId: 'createRefund',
+    tags,
+    summary: "Fully refund one of the clinic's orders (30-day window, balance check, once per order)",
+    description:
+      "Full refund only (the order's total back to the patient; the brand amount taken from the clinic's balance). 404 for an unknown, malformed or other clinic's orderId; 409 ALREADY_REFUNDED, 409 ORDER_NOT_PAID, 400 REFUND_WINDOW_CLOSED (more than 30 days after the order), 400 INSUFFICIENT_BALANCE. docs/payouts-and-refunds.md.",
+    request: { body: jsonBody(createRefundBody) },
+    responses: {
+      201: jsonContent(successBody(refundBody), 'The refund'),
+      404: jsonContent(errorBody, "Unknown, malformed or other clinic's orderId"),
+      409: jsonContent(errorBody, 'ALREADY_REFUNDED or ORDER_NOT_PAID'),
+      ...processorErrors,
+    },
   },
-});
+);
 
-export const refundRoutes = new OpenAPIHono<AppEnv>()
-  .openapi(create, async (c) => {
-    const { db, payments, now } = c.get('services');
-    const refund = await refundOrder(db, moneyMovements(payments), c.get('apiKey').clinicId, c.req.valid('json'), now());
-    return c.json(ok(refund, 'Order refunded'), 201);
-  });
+export const refundRoutes = new OpenAPIHono<AppEnv>().openapi(create, async (c) => {
+  const { db, payments, now } = c.get('services');
+  const refund = await refundOrder(db, moneyMovements(payments), c.get('apiKey').clinicId, c.req.valid('json'), now());
+  return c.json(ok(refund, 'Order refunded'), 201);
+});

@@ -6,8 +6,16 @@ const uuidText = () => safeString().max(100);
 
 export const createRefundBody = z
   .object({
-    orderId: uuidText().openapi({ format: 'uuid', description: "One of the clinic's orders (unknown, malformed and other clinics' ids: 404).", example: '0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10' }),
-    reason: text().trim().min(1).max(500).openapi({ description: 'Why the order is refunded (1-500 characters).', example: 'Patient changed their mind' }),
+    orderId: uuidText().openapi({
+      format: 'uuid',
+      description: "One of the clinic's orders (unknown, malformed and other clinics' ids: 404).",
+      example: '0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10',
+    }),
+    reason: text()
+      .trim()
+      .min(1)
+      .max(500)
+      .openapi({ description: 'Why the order is refunded (1-500 characters).', example: 'Patient changed their mind' }),
   })
   .strict()
   .openapi('CreateRefundRequest');
@@ -18,7 +26,9 @@ export const refundBody = z
     orderId: z.string().uuid(),
     orderNumber: z.string(),
     amount: z.number().openapi({ description: "Refunded to the patient: the order's total, US dollars (full refunds only)." }),
-    clinicDebit: z.number().openapi({ description: "Taken from the clinic's balance: the brand amount it received for the order, US dollars." }),
+    clinicDebit: z
+      .number()
+      .openapi({ description: "Taken from the clinic's balance: the brand amount it received for the order, US dollars." }),
     status: z.string().openapi({ example: 'succeeded' }),
     processorRefundId: z.string().nullable().openapi({ description: "The payment processor's refund id (re_...)." }),
     reason: z.string().nullable(),

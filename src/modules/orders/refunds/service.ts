@@ -34,17 +34,34 @@ export interface RefundInput {
  * the payment (refunded), a negative 'refund' ledger entry of the brand amount, and an
  * 'order.refunded' event are written. Any failure (a processor error included) stores nothing.
  */
-export async function issueRefund(tx: Transaction, processor: MoneyMovements, clinicId: string, input: RefundInput, now: Date): Promise<RefundData> {
+export async function issueRefund(
+  tx: Transaction,
+  processor: MoneyMovements,
+  clinicId: string,
+  input: RefundInput,
+  now: Date,
+): Promise<RefundData> {
   if (!isUuid(input.orderId)) throw notFound('Order');
   await lockClinic(tx, clinicId);
   const [order] = await tx
-    .select({ id: orders.id, orderNumber: orders.orderNumber, status: orders.status, totalCents: orders.totalCents, brandAmountCents: orders.brandAmountCents, createdAt: orders.createdAt })
+    .select({
+      id: orders.id,
+      orderNumber: orders.orderNumber,
+      status: orders.status,
+      totalCents: orders.totalCents,
+      brandAmountCents: orders.brandAmountCents,
+      createdAt: orders.createdAt,
+    })
     .from(orders)
     .where(and(eq(orders.clinicId, clinicId), eq(orders.id, input.orderId)))
     .for('update');
   if (!order) throw notFound('Order');
   if (order.status === 'refunded') throw alreadyRefunded();
-  const [existing] = await tx.select({ id: refunds.id }).from(refunds).where(and(eq(refunds.clinicId, clinicId), eq(refunds.orderId, order.id))).limit(1);
+  const [existing] = await tx
+    .select({ id: refunds.id })
+    .from(refunds)
+    .where(and(eq(refunds.clinicId, clinicId), eq(refunds.orderId, order.id)))
+    .limit(1);
   if (existing) throw alreadyRefunded();
 
   const [payment] = await tx
@@ -58,14 +75,24 @@ export async function issueRefund(tx: Transaction, processor: MoneyMovements, cl
 
   if (now.getTime() - order.createdAt.getTime() > REFUND_WINDOW_MS) {
     const until = new Date(order.createdAt.getTime() + REFUND_WINDOW_MS).toISOString();
-    throw new ApiError(400, 'REFUND_WINDOW_CLOSED', `Orders can be refunded within 30 days of the order; this one could be refunded until ${until}`);
+    throw new ApiError(
+      400,
+      'REFUND_WINDOW_CLOSED',
+      `Orders can be refunded within 30 days of the order; this one could be refunded until ${until}`,
+    );
   }
   const clinicDebitCents = Math.max(order.brandAmountCents, 0);
   const available = await availableCents(tx, clinicId);
   if (clinicDebitCents > available) throw insufficientBalance(clinicDebitCents, available);
 
   const { processorRefundId } = await processor.refund(
-    { clinicId, processorPaymentId: payment.processorPaymentId, amountCents: order.totalCents, reason: input.reason, idempotencyKey: `refund:${order.id}` },
+    {
+      clinicId,
+      processorPaymentId: payment.processorPaymentId,
+      amountCents: order.totalCents,
+      reason: input.reason,
+      idempotencyKey: `refund:${order.id}`,
+    },
     { db: tx },
   );
   const [refund] = await tx
@@ -81,11 +108,24 @@ export async function issueRefund(tx: Transaction, processor: MoneyMovements, cl
       createdAt: now,
     })
     .returning();
-  await tx.update(orders).set({ status: 'refunded', refundedAt: now, updatedAt: now }).where(and(eq(orders.clinicId, clinicId), eq(orders.id, order.id)));
-  await tx.update(payments).set({ status: 'refunded' }).where(and(eq(payments.clinicId, clinicId), eq(payments.id, payment.id)));
+  await tx
+    .update(orders)
+    .set({ status: 'refunded', refundedAt: now, updatedAt: now })
+    .where(and(eq(orders.clinicId, clinicId), eq(orders.id, order.id)));
+  await tx
+    .update(payments)
+    .set({ status: 'refunded' })
+    .where(and(eq(payments.clinicId, clinicId), eq(payments.id, payment.id)));
   if (clinicDebitCents > 0) {
     await appendLedgerEntries(tx, clinicId, [
-      { type: 'refund', amountCents: -clinicDebitCents, orderId: order.id, refundId: refund!.id, description: `Refund of order ${order.orderNumber}`, createdAt: now },
+      {
+        type: 'refund',
+        amountCents: -clinicDebitCents,
+        orderId: order.id,
+        refundId: refund!.id,
+        description: `Refund of order ${order.orderNumber}`,
+        createdAt: now,
+      },
     ]);
   }
   await tx.insert(orderEvents).values({

@@ -6,15 +6,18 @@ import { defineRoute } from '../../../platform/http/route';
 import { heldSchedule } from './schemas';
 import { listHeldSchedules } from './service';
 
-const listHeld = defineRoute({ auth: 'key', scope: 'read' }, {
-  method: 'get',
-  path: '/api/v1/titration-schedule/fulfillment-held',
-  operationId: 'listFulfillmentHeldTitrationSchedules',
-  tags: ['Program templates and titration'],
-  summary: "The clinic's titration schedules whose fulfilment waits for a revisit, longest held first",
-  request: { query: pageQuery },
-  responses: { 200: jsonContent(pagedBody(heldSchedule), 'A page of held schedules') },
-});
+const listHeld = defineRoute(
+  { auth: 'key', scope: 'read' },
+  {
+    method: 'get',
+    path: '/api/v1/titration-schedule/fulfillment-held',
+    operationId: 'listFulfillmentHeldTitrationSchedules',
+    tags: ['Program templates and titration'],
+    summary: "The clinic's titration schedules whose fulfilment waits for a revisit, longest held first",
+    request: { query: pageQuery },
+    responses: { 200: jsonContent(pagedBody(heldSchedule), 'A page of held schedules') },
+  },
+);
 
 export const titrationScheduleRoutes = new OpenAPIHono<AppEnv>().openapi(listHeld, async (c) => {
   const { db, now } = c.get('services');

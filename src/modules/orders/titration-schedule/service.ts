@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../../platform/db/client';
-import { pageOffset, pagination, type PageQuery } from '../../../platform/http/pagination';
-import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
-import { num } from '../../../platform/db/sql';
+import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
+import { type PageQuery, pageOffset, pagination } from '../../../platform/http/pagination';
 import type { HeldSchedule } from './schemas';
 
 const DAY_MS = 86_400_000;
@@ -20,7 +19,9 @@ type Row = Omit<HeldSchedule, 'daysOverdue'>;
  * (held_since, then id; index (clinic_id, status, held_since, id)). One statement with its total.
  */
 export async function listHeldSchedules(db: Queryable, clinicId: string, query: PageQuery, now: Date) {
-  const [row] = await rowsOf<{ total: number | string; items: Row[] }>(db, sql`
+  const [row] = await rowsOf<{ total: number | string; items: Row[] }>(
+    db,
+    sql`
     with page as (
       select id, held_since from titration_schedules
       where clinic_id = ${clinicId} and status = 'held'
@@ -43,7 +44,8 @@ export async function listHeldSchedules(db: Queryable, clinicId: string, query: 
         join orders o on o.id = s.order_id and o.clinic_id = ${clinicId}
         join patients pt on pt.id = s.patient_id and pt.clinic_id = ${clinicId}
         left join programs pr on pr.id = s.program_id and pr.clinic_id = ${clinicId}
-        join titration_protocols tp on tp.id = s.titration_protocol_id) as items`);
+        join titration_protocols tp on tp.id = s.titration_protocol_id) as items`,
+  );
   const data: HeldSchedule[] = row!.items.map((s) => ({
     id: s.id,
     currentLevel: s.currentLevel,

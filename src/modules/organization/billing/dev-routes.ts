@@ -5,14 +5,14 @@
 import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import type { Hono } from 'hono';
-import { PAYOUT_ACCOUNT_STATUSES, payoutAccounts, type PayoutAccountStatus } from '../../../../drizzle/schema';
-import { developmentBillingId, type PayoutAccountState } from '../../../platform/providers/billing';
+import { PAYOUT_ACCOUNT_STATUSES, type PayoutAccountStatus, payoutAccounts } from '../../../../drizzle/schema';
 import type { AppEnv } from '../../../platform/context';
 import { devSimulatorBody } from '../../../platform/http/dev-simulator';
-import { validationError } from '../../../platform/http/error-handler';
 import { ok } from '../../../platform/http/envelope';
+import { validationError } from '../../../platform/http/error-handler';
 import { checkKeyAccess } from '../../../platform/http/route';
 import { safeString } from '../../../platform/http/strings';
+import { developmentBillingId, type PayoutAccountState } from '../../../platform/providers/billing';
 
 const body = z
   .object({
@@ -24,8 +24,20 @@ const body = z
 /** What the processor reports for each status (requirementsDue may be given instead of the default). */
 const STATES: Record<PayoutAccountStatus, PayoutAccountState> = {
   not_connected: { status: 'not_connected', chargesEnabled: false, payoutsEnabled: false, detailsSubmitted: false, requirementsDue: [] },
-  pending: { status: 'pending', chargesEnabled: false, payoutsEnabled: false, detailsSubmitted: false, requirementsDue: ['business_profile.url', 'external_account', 'representative.verification.document'] },
-  restricted: { status: 'restricted', chargesEnabled: true, payoutsEnabled: false, detailsSubmitted: true, requirementsDue: ['external_account'] },
+  pending: {
+    status: 'pending',
+    chargesEnabled: false,
+    payoutsEnabled: false,
+    detailsSubmitted: false,
+    requirementsDue: ['business_profile.url', 'external_account', 'representative.verification.document'],
+  },
+  restricted: {
+    status: 'restricted',
+    chargesEnabled: true,
+    payoutsEnabled: false,
+    detailsSubmitted: true,
+    requirementsDue: ['external_account'],
+  },
   active: { status: 'active', chargesEnabled: true, payoutsEnabled: true, detailsSubmitted: true, requirementsDue: [] },
 };
 

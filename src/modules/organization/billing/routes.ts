@@ -5,25 +5,37 @@ import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../plat
 import { defineRoute } from '../../../platform/http/route';
 import { registerPayoutAccountSimulator } from './dev-routes';
 import {
-  basicInfo as basicInfoSchema, cancellationResult, currentSubscriptionResponse, payoutAccountStatus as payoutStatusSchema,
-  planChangeBody, planChangeResult, plansResponse, prorationPreview,
+  basicInfo as basicInfoSchema,
+  cancellationResult,
+  currentSubscriptionResponse,
+  payoutAccountStatus as payoutStatusSchema,
+  planChangeBody,
+  planChangeResult,
+  plansResponse,
+  prorationPreview,
 } from './schemas';
-import { basicInfo, cancelSubscription, changePlan, listPlans, payoutAccountStatus, previewPlanChange, type ProcessorFor } from './service';
+import { basicInfo, cancelSubscription, changePlan, listPlans, type ProcessorFor, payoutAccountStatus, previewPlanChange } from './service';
 
 const tags = ['Billing and payout account'];
 const read = { auth: 'key', scope: 'read' } as const;
 const write = { auth: 'key', scope: 'write' } as const;
 
-const unknownPlan = 'NOT_FOUND: the plan id is unknown or malformed, or the clinic has no current subscription (message "Subscription not found")';
-const refusedPlan = 'PLAN_INVITE_ONLY: the plan is by invitation only; ALREADY_ON_PLAN: the subscription is already on it; VALIDATION_ERROR: the body is invalid';
-const syncRequired = 'SUBSCRIPTION_SYNC_REQUIRED: the subscription is expired, flagged needsSync, or its period is over; it must be synced with the processor first';
+const unknownPlan =
+  'NOT_FOUND: the plan id is unknown or malformed, or the clinic has no current subscription (message "Subscription not found")';
+const refusedPlan =
+  'PLAN_INVITE_ONLY: the plan is by invitation only; ALREADY_ON_PLAN: the subscription is already on it; VALIDATION_ERROR: the body is invalid';
+const syncRequired =
+  'SUBSCRIPTION_SYNC_REQUIRED: the subscription is expired, flagged needsSync, or its period is over; it must be synced with the processor first';
 const processorErrors = {
   502: jsonContent(errorBody, 'PAYMENT_PROCESSOR_ERROR: the payment processor refused the request; nothing was changed'),
   503: jsonContent(errorBody, 'PAYMENT_PROCESSOR_UNAVAILABLE: the payment processor did not answer (Retry-After: 5); nothing was changed'),
 };
 
 /** The billing processor that holds a record (docs/billing.md, "The billing processor"). */
-const processorsOf = (c: Context<AppEnv>): ProcessorFor => (recordId) => c.get('services').billing({ recordId });
+const processorsOf =
+  (c: Context<AppEnv>): ProcessorFor =>
+  (recordId) =>
+    c.get('services').billing({ recordId });
 
 const connectStatus = defineRoute(read, {
   method: 'get',
@@ -31,7 +43,8 @@ const connectStatus = defineRoute(read, {
   operationId: 'getPayoutAccountStatus',
   tags,
   summary: "The clinic's payout-account status at the payment processor (read from it at most every 5 minutes)",
-  description: 'The literal segment stripe names the payment processor. A clinic without an account answers status not_connected and isConnected false.',
+  description:
+    'The literal segment stripe names the payment processor. A clinic without an account answers status not_connected and isConnected false.',
   responses: { 200: jsonContent(successBody(payoutStatusSchema), 'The payout account') },
 });
 
@@ -83,7 +96,8 @@ const change = defineRoute(write, {
   path: '/api/v1/billing/change',
   operationId: 'changePlan',
   tags,
-  summary: 'Upgrade or downgrade: the processor first, then the subscription and the clinic plan (and so its entitlements) in one transaction',
+  summary:
+    'Upgrade or downgrade: the processor first, then the subscription and the clinic plan (and so its entitlements) in one transaction',
   request: { body: jsonBody(planChangeBody) },
   responses: {
     200: jsonContent(successBody(planChangeResult), 'Changed; the prorated difference is invoiced now (a downgrade leaves a credit)'),
@@ -99,7 +113,7 @@ const cancel = defineRoute(write, {
   path: '/api/v1/billing/cancel',
   operationId: 'cancelSubscription',
   tags,
-  summary: "Cancels the subscription now and deactivates the clinic: every key of the clinic answers 401 afterwards",
+  summary: 'Cancels the subscription now and deactivates the clinic: every key of the clinic answers 401 afterwards',
   description: 'Only platform support can reactivate a cancelled clinic (docs/billing.md, "Cancellation").',
   responses: {
     200: jsonContent(successBody(cancellationResult), 'Cancelled; the clinic is deactivated'),
@@ -133,7 +147,13 @@ export const billingRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(cancel, async (c) => {
     const { db, now } = c.get('services');
-    return c.json(ok(await cancelSubscription(db, processorsOf(c), c.get('apiKey').clinicId, now()), 'Subscription cancelled; the clinic is deactivated'), 200);
+    return c.json(
+      ok(
+        await cancelSubscription(db, processorsOf(c), c.get('apiKey').clinicId, now()),
+        'Subscription cancelled; the clinic is deactivated',
+      ),
+      200,
+    );
   });
 
 registerPayoutAccountSimulator(billingRoutes);

@@ -1,22 +1,39 @@
 import { z } from '@hono/zod-openapi';
-import { CLINIC_MODES, ENTITLEMENTS, ONBOARDING_STEPS, PAYOUT_ACCOUNT_STATUSES, PLATFORM_SUBSCRIPTION_STATUSES } from '../../../../drizzle/schema';
+import {
+  CLINIC_MODES,
+  ENTITLEMENTS,
+  ONBOARDING_STEPS,
+  PAYOUT_ACCOUNT_STATUSES,
+  PLATFORM_SUBSCRIPTION_STATUSES,
+} from '../../../../drizzle/schema';
 import { safeString } from '../../../platform/http/strings';
 
 const dateTime = () => z.string().datetime();
 const dollars = (description: string) => z.number().openapi({ description: `US dollars. ${description}`.trim() });
-const cents = (description: string) => z.number().int().openapi({ description: `Integer cents. ${description}`.trim() });
+const cents = (description: string) =>
+  z
+    .number()
+    .int()
+    .openapi({ description: `Integer cents. ${description}`.trim() });
 
 export const payoutAccountStatus = z
   .object({
     status: z.enum(PAYOUT_ACCOUNT_STATUSES).openapi({
-      description: 'not_connected: no account (or the processor no longer knows it); pending: details not yet submitted; restricted: submitted, but charges or payouts are disabled; active: charges and payouts enabled.',
+      description:
+        'not_connected: no account (or the processor no longer knows it); pending: details not yet submitted; restricted: submitted, but charges or payouts are disabled; active: charges and payouts enabled.',
     }),
     chargesEnabled: z.boolean(),
     payoutsEnabled: z.boolean(),
     detailsSubmitted: z.boolean(),
-    requirementsDue: z.array(z.string()).openapi({ description: 'What the processor still needs, in its own terms (e.g. external_account).', example: ['external_account'] }),
-    isConnected: z.boolean().openapi({ description: 'An account is linked to the clinic and the processor knows it (status is not not_connected).' }),
-    checkedAt: dateTime().nullable().openapi({ description: 'When these values were read from the processor; they are reused for 5 minutes. null: never read.' }),
+    requirementsDue: z
+      .array(z.string())
+      .openapi({ description: 'What the processor still needs, in its own terms (e.g. external_account).', example: ['external_account'] }),
+    isConnected: z
+      .boolean()
+      .openapi({ description: 'An account is linked to the clinic and the processor knows it (status is not not_connected).' }),
+    checkedAt: dateTime()
+      .nullable()
+      .openapi({ description: 'When these values were read from the processor; they are reused for 5 minutes. null: never read.' }),
   })
   .openapi('PayoutAccountStatus');
 export type PayoutAccountStatusView = z.infer<typeof payoutAccountStatus>;
@@ -33,7 +50,10 @@ export const plan = z
     name: z.string().openapi({ example: 'Growth' }),
     monthlyPrice: dollars('Price per month.').openapi({ example: 499 }),
     monthlyPriceCents: cents('Price per month.').openapi({ example: 49_900 }),
-    entitlements: z.array(z.enum(ENTITLEMENTS)).openapi({ description: 'The gated areas the plan opens (affiliates: AFFILIATES_TIER_REQUIRED otherwise; crm_connect: CRM_TIER_REQUIRED otherwise).' }),
+    entitlements: z.array(z.enum(ENTITLEMENTS)).openapi({
+      description:
+        'The gated areas the plan opens (affiliates: AFFILIATES_TIER_REQUIRED otherwise; crm_connect: CRM_TIER_REQUIRED otherwise).',
+    }),
     features: z.array(z.string()).openapi({ description: 'The entitlements by name.', example: ['Affiliate program', 'CRM Connect'] }),
     limits: z.object({
       maxSelectedProducts: z.number().int().nullable().openapi({ description: 'Tenant products offered at once; null: no limit.' }),
@@ -53,7 +73,9 @@ export const currentSubscriptionResponse = z
   .object({
     success: z.literal(true),
     message: z.string(),
-    subscription: z.null().openapi({ description: 'Always null (see GET /api/v1/billing/basic-info, data.subscription, for the subscription).' }),
+    subscription: z
+      .null()
+      .openapi({ description: 'Always null (see GET /api/v1/billing/basic-info, data.subscription, for the subscription).' }),
   })
   .openapi('CurrentSubscriptionResponse');
 
@@ -76,7 +98,10 @@ export const subscription = z
     status: z.enum(PLATFORM_SUBSCRIPTION_STATUSES),
     currentPeriodStart: dateTime(),
     currentPeriodEnd: dateTime(),
-    needsSync: z.boolean().openapi({ description: "The processor's copy differs from this one; previews and changes answer 409 SUBSCRIPTION_SYNC_REQUIRED until platform support re-syncs it." }),
+    needsSync: z.boolean().openapi({
+      description:
+        "The processor's copy differs from this one; previews and changes answer 409 SUBSCRIPTION_SYNC_REQUIRED until platform support re-syncs it.",
+    }),
     cancelledAt: dateTime().nullable(),
   })
   .openapi('PlatformSubscription');
@@ -87,7 +112,10 @@ export const SANDBOX_STATES = ['sandbox', 'go_live_requested', 'live'] as const;
 
 export const basicInfo = z
   .object({
-    status: z.enum(SANDBOX_STATES).openapi({ description: 'The clinic in the sandbox state machine: sandbox, go_live_requested (POST /sandbox/go-live was accepted, onboarding runs), live.' }),
+    status: z.enum(SANDBOX_STATES).openapi({
+      description:
+        'The clinic in the sandbox state machine: sandbox, go_live_requested (POST /sandbox/go-live was accepted, onboarding runs), live.',
+    }),
     clinic: z.object({
       id: z.string().uuid(),
       name: z.string(),
@@ -104,12 +132,16 @@ export const basicInfo = z
       .nullable()
       .openapi({ description: 'The 30-day sandbox window; null for a clinic that never was a sandbox.' }),
     plan: planRef.nullable(),
-    subscription: subscription.nullable().openapi({ description: 'The current (not cancelled) platform subscription; null when there is none (sandbox clinics).' }),
-    payoutAccount: z.object({
-      status: z.enum(PAYOUT_ACCOUNT_STATUSES),
-      isConnected: z.boolean(),
-      checkedAt: dateTime().nullable(),
-    }).openapi({ description: 'As last cached; GET /api/v1/stripe/connect/status refreshes it.' }),
+    subscription: subscription
+      .nullable()
+      .openapi({ description: 'The current (not cancelled) platform subscription; null when there is none (sandbox clinics).' }),
+    payoutAccount: z
+      .object({
+        status: z.enum(PAYOUT_ACCOUNT_STATUSES),
+        isConnected: z.boolean(),
+        checkedAt: dateTime().nullable(),
+      })
+      .openapi({ description: 'As last cached; GET /api/v1/stripe/connect/status refreshes it.' }),
     onboarding: z
       .object({
         currentStep: z.enum(ONBOARDING_STEPS),
@@ -118,19 +150,24 @@ export const basicInfo = z
       })
       .nullable()
       .openapi({ description: 'null: the clinic has no onboarding (GET /api/v1/onboarding/status answers 404).' }),
-    tutorial: z.object({
-      steps: z.array(z.object({ key: z.enum(TUTORIAL_STEPS), title: z.string(), done: z.boolean() })),
-      completedCount: z.number().int(),
-      totalCount: z.number().int(),
-      isComplete: z.boolean(),
-    }).openapi({ description: 'The getting-started checklist, derived from the clinic data (nothing is stored).' }),
+    tutorial: z
+      .object({
+        steps: z.array(z.object({ key: z.enum(TUTORIAL_STEPS), title: z.string(), done: z.boolean() })),
+        completedCount: z.number().int(),
+        totalCount: z.number().int(),
+        isComplete: z.boolean(),
+      })
+      .openapi({ description: 'The getting-started checklist, derived from the clinic data (nothing is stored).' }),
   })
   .openapi('BillingBasicInfo');
 export type BasicInfoView = z.infer<typeof basicInfo>;
 
 export const planChangeBody = z
   .object({
-    newPlanId: safeString().trim().min(1).max(100).openapi({ description: 'The plan to move to (an id from GET /api/v1/billing/plans). An unknown or malformed id answers 404.', example: '00000000-0000-4000-8000-000000000101' }),
+    newPlanId: safeString().trim().min(1).max(100).openapi({
+      description: 'The plan to move to (an id from GET /api/v1/billing/plans). An unknown or malformed id answers 404.',
+      example: '00000000-0000-4000-8000-000000000101',
+    }),
   })
   .strict()
   .openapi('PlanChangeRequest');
@@ -166,7 +203,9 @@ export const planChangeResult = z
   .object({
     previousPlan: planRef,
     plan: planRef,
-    entitlements: z.array(z.enum(ENTITLEMENTS)).openapi({ description: "The clinic's entitlements from now on (its keys' plan gates follow at once)." }),
+    entitlements: z
+      .array(z.enum(ENTITLEMENTS))
+      .openapi({ description: "The clinic's entitlements from now on (its keys' plan gates follow at once)." }),
     subscription,
     proration: prorationPreview,
   })

@@ -1,23 +1,34 @@
 import { and, asc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import {
-  clinics, onboarding, organizations, payoutAccounts, plans, platformSubscriptions,
+  clinics,
   type Entitlement,
+  onboarding,
+  organizations,
+  payoutAccounts,
+  plans,
+  platformSubscriptions,
 } from '../../../../drizzle/schema';
-import { isDevelopmentBillingId, type BillingProcessor, type SubscriptionState } from '../../../platform/providers/billing';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
+import { isoOrNull } from '../../../platform/http/dates';
 import { ApiError, conflict, notFound } from '../../../platform/http/errors';
-import { ProviderError } from '../../../platform/providers/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
 import { describeError, logLine } from '../../../platform/log';
+import { type BillingProcessor, isDevelopmentBillingId, type SubscriptionState } from '../../../platform/providers/billing';
+import { ProviderError } from '../../../platform/providers/errors';
 import { prorate } from './proration';
 import {
-  ENTITLEMENT_FEATURES, TUTORIAL_STEPS,
-  type BasicInfoView, type PayoutAccountStatusView, type PlanRefView, type PlanView, type ProrationPreviewView, type SubscriptionView,
+  type BasicInfoView,
+  ENTITLEMENT_FEATURES,
+  type PayoutAccountStatusView,
+  type PlanRefView,
+  type PlanView,
+  type ProrationPreviewView,
+  type SubscriptionView,
+  TUTORIAL_STEPS,
 } from './schemas';
-import { isoOrNull } from '../../../platform/http/dates';
 
 /** Payout-account values are reused this long before the processor is asked again. */
 export const PAYOUT_STATUS_TTL_MS = 5 * 60_000;
@@ -29,7 +40,6 @@ export type ProcessorFor = (processorRecordId: string | null) => BillingProcesso
 type PlanRow = typeof plans.$inferSelect;
 type SubscriptionRow = typeof platformSubscriptions.$inferSelect;
 type PayoutAccountRow = typeof payoutAccounts.$inferSelect;
-
 
 export function toPlanRef(row: Pick<PlanRow, 'id' | 'code' | 'name' | 'monthlyPriceCents' | 'entitlements'>): PlanRefView {
   return {
@@ -56,7 +66,9 @@ export function toSubscription(row: SubscriptionRow): SubscriptionView {
 
 // --- payout account -------------------------------------------------------------------------------
 
-function toPayoutStatus(row: Pick<PayoutAccountRow, 'status' | 'chargesEnabled' | 'payoutsEnabled' | 'detailsSubmitted' | 'requirementsDue' | 'statusCheckedAt'>): PayoutAccountStatusView {
+function toPayoutStatus(
+  row: Pick<PayoutAccountRow, 'status' | 'chargesEnabled' | 'payoutsEnabled' | 'detailsSubmitted' | 'requirementsDue' | 'statusCheckedAt'>,
+): PayoutAccountStatusView {
   return {
     status: row.status,
     chargesEnabled: row.chargesEnabled,
@@ -69,7 +81,13 @@ function toPayoutStatus(row: Pick<PayoutAccountRow, 'status' | 'chargesEnabled' 
 }
 
 const NO_ACCOUNT: PayoutAccountStatusView = {
-  status: 'not_connected', chargesEnabled: false, payoutsEnabled: false, detailsSubmitted: false, requirementsDue: [], isConnected: false, checkedAt: null,
+  status: 'not_connected',
+  chargesEnabled: false,
+  payoutsEnabled: false,
+  detailsSubmitted: false,
+  requirementsDue: [],
+  isConnected: false,
+  checkedAt: null,
 };
 
 /**
@@ -78,11 +96,16 @@ const NO_ACCOUNT: PayoutAccountStatusView = {
  * processor and written back with the new statusCheckedAt. When the processor cannot answer, the
  * cached values are answered (checkedAt says how old they are) and the failure is logged.
  */
-export async function payoutAccountStatus(db: Database, processorFor: ProcessorFor, clinicId: string, now: Date): Promise<PayoutAccountStatusView> {
+export async function payoutAccountStatus(
+  db: Database,
+  processorFor: ProcessorFor,
+  clinicId: string,
+  now: Date,
+): Promise<PayoutAccountStatusView> {
   const [row] = await db.select().from(payoutAccounts).where(eq(payoutAccounts.clinicId, clinicId)).limit(1);
   if (!row) return { ...NO_ACCOUNT, requirementsDue: [] };
   if (row.statusCheckedAt && now.getTime() - row.statusCheckedAt.getTime() < PAYOUT_STATUS_TTL_MS) return toPayoutStatus(row);
-  let state;
+  let state: Awaited<ReturnType<BillingProcessor['retrieveAccount']>>;
   try {
     state = await processorFor(row.processorAccountId).retrieveAccount({ clinicId, processorAccountId: row.processorAccountId });
   } catch (error) {
@@ -136,12 +159,26 @@ export async function basicInfo(db: Database, clinicId: string, now: Date): Prom
   const [row] = await db
     .select({
       clinic: {
-        id: clinics.id, name: clinics.name, mode: clinics.mode, isActive: clinics.isActive,
-        sandboxExpiresAt: clinics.sandboxExpiresAt, goLiveRequestedAt: clinics.goLiveRequestedAt,
+        id: clinics.id,
+        name: clinics.name,
+        mode: clinics.mode,
+        isActive: clinics.isActive,
+        sandboxExpiresAt: clinics.sandboxExpiresAt,
+        goLiveRequestedAt: clinics.goLiveRequestedAt,
       },
-      plan: { id: plans.id, code: plans.code, name: plans.name, monthlyPriceCents: plans.monthlyPriceCents, entitlements: plans.entitlements },
+      plan: {
+        id: plans.id,
+        code: plans.code,
+        name: plans.name,
+        monthlyPriceCents: plans.monthlyPriceCents,
+        entitlements: plans.entitlements,
+      },
       subscription: platformSubscriptions,
-      onboarding: { currentStep: onboarding.currentStep, completedAt: onboarding.completedAt, businessDetailsSubmittedAt: onboarding.businessDetailsSubmittedAt },
+      onboarding: {
+        currentStep: onboarding.currentStep,
+        completedAt: onboarding.completedAt,
+        businessDetailsSubmittedAt: onboarding.businessDetailsSubmittedAt,
+      },
       payout: { status: payoutAccounts.status, statusCheckedAt: payoutAccounts.statusCheckedAt },
       organizationEin: organizations.ein,
       hasLiveProgram: sql<boolean>`exists (select 1 from "programs" p where p."clinic_id" = ${clinics.id} and p."state" = 'live')`,
@@ -181,9 +218,17 @@ export async function basicInfo(db: Database, clinicId: string, now: Date): Prom
       : null,
     plan: row.plan ? toPlanRef(row.plan) : null,
     subscription: row.subscription ? toSubscription(row.subscription) : null,
-    payoutAccount: { status: payoutStatus, isConnected: payoutStatus !== 'not_connected', checkedAt: isoOrNull(row.payout?.statusCheckedAt ?? null) },
+    payoutAccount: {
+      status: payoutStatus,
+      isConnected: payoutStatus !== 'not_connected',
+      checkedAt: isoOrNull(row.payout?.statusCheckedAt ?? null),
+    },
     onboarding: row.onboarding
-      ? { currentStep: row.onboarding.currentStep, isComplete: row.onboarding.currentStep === 'completed', completedAt: isoOrNull(row.onboarding.completedAt) }
+      ? {
+          currentStep: row.onboarding.currentStep,
+          isComplete: row.onboarding.currentStep === 'completed',
+          completedAt: isoOrNull(row.onboarding.completedAt),
+        }
       : null,
     tutorial: { steps, completedCount, totalCount: steps.length, isComplete: completedCount === steps.length },
   };
@@ -204,11 +249,18 @@ interface ChangeContext {
  * plan 400 PLAN_INVITE_ONLY; no current subscription 404; the same plan 400 ALREADY_ON_PLAN; a
  * subscription that is expired, flagged needsSync or whose period is over 409 SUBSCRIPTION_SYNC_REQUIRED.
  */
-function checkChange(newPlan: PlanRow | null | undefined, subscription: SubscriptionRow | null | undefined, currentPlan: PlanRow | null | undefined, now: Date): ChangeContext {
+function checkChange(
+  newPlan: PlanRow | null | undefined,
+  subscription: SubscriptionRow | null | undefined,
+  currentPlan: PlanRow | null | undefined,
+  now: Date,
+): ChangeContext {
   if (!newPlan) throw notFound('Plan');
-  if (newPlan.isInviteOnly) throw new ApiError(400, 'PLAN_INVITE_ONLY', `The plan ${newPlan.code} is by invitation only; ask platform support`);
+  if (newPlan.isInviteOnly)
+    throw new ApiError(400, 'PLAN_INVITE_ONLY', `The plan ${newPlan.code} is by invitation only; ask platform support`);
   if (!subscription || !currentPlan) throw notFound('Subscription');
-  if (subscription.planId === newPlan.id) throw new ApiError(400, 'ALREADY_ON_PLAN', `The subscription is already on the plan ${newPlan.code}`);
+  if (subscription.planId === newPlan.id)
+    throw new ApiError(400, 'ALREADY_ON_PLAN', `The subscription is already on the plan ${newPlan.code}`);
   if (subscription.status === 'expired' || subscription.needsSync || subscription.currentPeriodEnd.getTime() <= now.getTime()) {
     throw conflict(
       'SUBSCRIPTION_SYNC_REQUIRED',
@@ -233,7 +285,12 @@ function previewOf({ newPlan, subscription, currentPlan }: ChangeContext, now: D
     subscriptionId: subscription.id,
     currentPlan: toPlanRef(currentPlan),
     newPlan: toPlanRef(newPlan),
-    direction: newPlan.monthlyPriceCents > currentPlan.monthlyPriceCents ? 'upgrade' : newPlan.monthlyPriceCents < currentPlan.monthlyPriceCents ? 'downgrade' : 'same_price',
+    direction:
+      newPlan.monthlyPriceCents > currentPlan.monthlyPriceCents
+        ? 'upgrade'
+        : newPlan.monthlyPriceCents < currentPlan.monthlyPriceCents
+          ? 'downgrade'
+          : 'same_price',
     prorationDate: at.toISOString(),
     currentPeriodStart: subscription.currentPeriodStart.toISOString(),
     currentPeriodEnd: subscription.currentPeriodEnd.toISOString(),
@@ -295,13 +352,21 @@ async function withProcessorFirst<T>(
   } catch (error) {
     if (appliedTo) {
       logLine('error', `${what} applied at the payment processor but not recorded; subscription flagged needsSync`, {
-        clinicId, subscriptionId: appliedTo, error: describeError(error),
+        clinicId,
+        subscriptionId: appliedTo,
+        error: describeError(error),
       });
       await db
         .update(platformSubscriptions)
         .set({ needsSync: true })
         .where(and(eq(platformSubscriptions.id, appliedTo), eq(platformSubscriptions.clinicId, clinicId)))
-        .catch((flagError: unknown) => logLine('error', 'could not flag the subscription needsSync', { clinicId, subscriptionId: appliedTo, error: describeError(flagError) }));
+        .catch((flagError: unknown) =>
+          logLine('error', 'could not flag the subscription needsSync', {
+            clinicId,
+            subscriptionId: appliedTo,
+            error: describeError(flagError),
+          }),
+        );
     }
     throw error;
   }
@@ -325,10 +390,16 @@ export async function changePlan(db: Database, processorFor: ProcessorFor, clini
     const locked = await lockCurrentSubscription(tx, clinicId);
     const ids = locked ? [newPlanId, locked.planId] : [newPlanId];
     const found = await tx.select().from(plans).where(inArray(plans.id, ids));
-    const context = checkChange(found.find((p) => p.id === newPlanId), locked, found.find((p) => p.id === locked?.planId), now);
+    const context = checkChange(
+      found.find((p) => p.id === newPlanId),
+      locked,
+      found.find((p) => p.id === locked?.planId),
+      now,
+    );
     const { subscription, newPlan, currentPlan } = context;
     const proration = previewOf(context, now);
-    if (!subscription.processorSubscriptionId) throw conflict('SUBSCRIPTION_SYNC_REQUIRED', 'The subscription has no processor record; contact platform support');
+    if (!subscription.processorSubscriptionId)
+      throw conflict('SUBSCRIPTION_SYNC_REQUIRED', 'The subscription has no processor record; contact platform support');
     const state = await processorFor(subscription.processorSubscriptionId).changePlan(
       {
         clinicId,
@@ -399,7 +470,17 @@ export function addMonthUtc(date: Date): Date {
   const y = date.getUTCFullYear();
   const m = date.getUTCMonth();
   const lastDay = new Date(Date.UTC(y, m + 2, 0)).getUTCDate();
-  return new Date(Date.UTC(y, m + 1, Math.min(date.getUTCDate(), lastDay), date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), date.getUTCMilliseconds()));
+  return new Date(
+    Date.UTC(
+      y,
+      m + 1,
+      Math.min(date.getUTCDate(), lastDay),
+      date.getUTCHours(),
+      date.getUTCMinutes(),
+      date.getUTCSeconds(),
+      date.getUTCMilliseconds(),
+    ),
+  );
 }
 
 /**
@@ -424,10 +505,16 @@ export async function sweepPlatformSubscriptions(db: Database, now: Date): Promi
         start = end;
         end = addMonthUtc(end);
       }
-      await db.update(platformSubscriptions).set({ currentPeriodStart: start, currentPeriodEnd: end, updatedAt: now }).where(eq(platformSubscriptions.id, row.id));
+      await db
+        .update(platformSubscriptions)
+        .set({ currentPeriodStart: start, currentPeriodEnd: end, updatedAt: now })
+        .where(eq(platformSubscriptions.id, row.id));
       changed++;
     } else if (row.currentPeriodEnd.getTime() < now.getTime() - LAPSE_GRACE_MS) {
-      await db.update(platformSubscriptions).set({ status: 'expired', needsSync: true, updatedAt: now }).where(eq(platformSubscriptions.id, row.id));
+      await db
+        .update(platformSubscriptions)
+        .set({ status: 'expired', needsSync: true, updatedAt: now })
+        .where(eq(platformSubscriptions.id, row.id));
       changed++;
     }
   }

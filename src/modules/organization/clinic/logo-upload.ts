@@ -1,6 +1,6 @@
 // The multipart logo upload both logo routes share (field `logo`), on the uploads area's checks
 // (src/modules/catalog/uploads/multipart.ts: type from the bytes, 5 MiB, the declared-size refusal).
-import { checkImageField, imageUploadErrors, withDeclaredSizeCheck, type CheckedImage } from '../../catalog';
+import { type CheckedImage, checkImageField, imageUploadErrors, withDeclaredSizeCheck } from '../../catalog';
 import { logoUploadForm } from './schemas';
 
 export const logoMultipartBody = {

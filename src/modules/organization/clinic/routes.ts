@@ -4,9 +4,9 @@ import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { defineRoute } from '../../../platform/http/route';
-import { getClinic, isSlugAvailable, setClinicLogo, updateClinic } from './service';
 import { checkLogo, logoMultipartBody, logoUploadErrors, withDeclaredSizeCheck } from './logo-upload';
 import { clinicProfile, logoResult, slugAvailability, slugParam, updateClinicBody } from './schemas';
+import { getClinic, isSlugAvailable, setClinicLogo, updateClinic } from './service';
 
 const tags = ['Organization and clinic'];
 const read = { auth: 'key', scope: 'read' } as const;
@@ -27,7 +27,8 @@ const update = defineRoute(write, {
   operationId: 'updateClinic',
   tags,
   summary: 'Update the clinic profile (only the fields sent change)',
-  description: '{id} must be the key\'s own clinic; any other id (malformed included) answers 404. A slug another clinic has, or one the platform reserves, answers 409.',
+  description:
+    "{id} must be the key's own clinic; any other id (malformed included) answers 404. A slug another clinic has, or one the platform reserves, answers 409.",
   request: { params: idParam(), body: jsonBody(updateClinicBody) },
   responses: {
     200: jsonContent(successBody(clinicProfile), 'Updated'),
@@ -41,7 +42,8 @@ const checkSlug = defineRoute(read, {
   operationId: 'checkClinicSlug',
   tags,
   summary: 'Whether a slug is available to the clinic',
-  description: 'At top level: { success, available }. A slug that is not well-formed answers 400. The clinic\'s own current slug is available; reserved slugs are not.',
+  description:
+    "At top level: { success, available }. A slug that is not well-formed answers 400. The clinic's own current slug is available; reserved slugs are not.",
   request: { params: slugParam },
   responses: { 200: jsonContent(slugAvailability, 'available true or false') },
 });
@@ -52,12 +54,12 @@ const uploadForClinic = withDeclaredSizeCheck(
     path: '/api/v1/clinic/{id}/upload-logo',
     operationId: 'uploadClinicLogo',
     tags,
-    summary: 'Upload the clinic logo (the {id} is ignored: always the key\'s clinic)',
+    summary: "Upload the clinic logo (the {id} is ignored: always the key's clinic)",
     description:
       'multipart/form-data, required file field logo: PNG, JPEG, WebP or GIF (type read from the bytes; SVG refused with 400), at most 5 MiB (413). ' +
-      'Stores the file and sets the clinic\'s logoUrl. The path id is ignored, as the specification says: the logo is always the key\'s own clinic\'s. Same as POST /api/v1/upload/logo.',
+      "Stores the file and sets the clinic's logoUrl. The path id is ignored, as the specification says: the logo is always the key's own clinic's. Same as POST /api/v1/upload/logo.",
     request: { params: idParam(), body: logoMultipartBody },
-    responses: { 200: jsonContent(successBody(logoResult), 'Stored; data.logoUrl is the clinic\'s logo now'), ...logoUploadErrors },
+    responses: { 200: jsonContent(successBody(logoResult), "Stored; data.logoUrl is the clinic's logo now"), ...logoUploadErrors },
   }),
 );
 
@@ -68,9 +70,10 @@ const upload = withDeclaredSizeCheck(
     operationId: 'uploadLogo',
     tags,
     summary: 'Upload the clinic logo',
-    description: 'multipart/form-data, required file field logo (PNG, JPEG, WebP or GIF by its bytes, at most 5 MiB). Stores the file and sets the clinic\'s logoUrl.',
+    description:
+      "multipart/form-data, required file field logo (PNG, JPEG, WebP or GIF by its bytes, at most 5 MiB). Stores the file and sets the clinic's logoUrl.",
     request: { body: logoMultipartBody },
-    responses: { 200: jsonContent(successBody(logoResult), 'Stored; data.logoUrl is the clinic\'s logo now'), ...logoUploadErrors },
+    responses: { 200: jsonContent(successBody(logoResult), "Stored; data.logoUrl is the clinic's logo now"), ...logoUploadErrors },
   }),
 );
 

@@ -1,12 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { CLINIC_MODES, } from '../../../../drizzle/schema';
-import { DNS_RECORD_PURPOSES, DNS_RECORD_TYPES } from '../../../platform/providers/domains';
+import { CLINIC_MODES } from '../../../../drizzle/schema';
+import { atLeastOneField, dateTime } from '../../../platform/http/fields';
 import { safeString, text } from '../../../platform/http/strings';
+import { DNS_RECORD_PURPOSES, DNS_RECORD_TYPES } from '../../../platform/providers/domains';
 import { storedImage } from '../../catalog';
-import {
-  emailSchema, HEX_COLOR, phoneSchema, slugSchema, SLUG_RULE, toHexColor, 
-} from '../organization/validation';
-import { dateTime, atLeastOneField } from '../../../platform/http/fields';
+import { emailSchema, HEX_COLOR, phoneSchema, SLUG_RULE, slugSchema, toHexColor } from '../organization/validation';
 
 // ---------------------------------------------------------------------------------------------------
 // DNS records
@@ -17,7 +15,8 @@ export const dnsRecord = z
     name: z.string().openapi({ description: 'Fully qualified record name.', example: '_cf-custom-hostname.shop.example-brand.com' }),
     value: z.string(),
     purpose: z.enum(DNS_RECORD_PURPOSES).openapi({
-      description: 'routing (CNAME to the platform), ownership_verification (TXT), spf, dkim, return_path (MX of the bounce domain), dmarc, tracking.',
+      description:
+        'routing (CNAME to the platform), ownership_verification (TXT), spf, dkim, return_path (MX of the bounce domain), dmarc, tracking.',
     }),
     priority: z.number().int().nullable().openapi({ description: 'MX records only; null otherwise.' }),
   })
@@ -60,7 +59,9 @@ export const updateClinicBody = z
       .nullable()
       .openapi({ type: ['string', 'null'], description: '#RGB or #RRGGBB; stored as upper-case #RRGGBB.', example: '#0F766E' }),
     contactEmail: emailSchema().nullable().openapi({ example: 'hello@example-brand.com' }),
-    contactPhone: phoneSchema().nullable().openapi({ type: ['string', 'null'] }),
+    contactPhone: phoneSchema()
+      .nullable()
+      .openapi({ type: ['string', 'null'] }),
   })
   .partial()
   .strict()
@@ -70,14 +71,21 @@ export const updateClinicBody = z
 export type UpdateClinicBody = z.infer<typeof updateClinicBody>;
 
 export const slugParam = z.object({
-  slug: slugSchema().openapi({ param: { name: 'slug', in: 'path' }, description: `${SLUG_RULE}; anything else answers 400.`, example: 'demo-clinic' }),
+  slug: slugSchema().openapi({
+    param: { name: 'slug', in: 'path' },
+    description: `${SLUG_RULE}; anything else answers 400.`,
+    example: 'demo-clinic',
+  }),
 });
 
 export const slugAvailability = z
   .object({
     success: z.literal(true),
     message: z.string(),
-    available: z.boolean().openapi({ description: 'true when the clinic may take the slug (its own current slug included); false when another clinic has it or it is reserved.' }),
+    available: z.boolean().openapi({
+      description:
+        'true when the clinic may take the slug (its own current slug included); false when another clinic has it or it is reserved.',
+    }),
   })
   .openapi('SlugAvailability', { description: 'At top level (no data), as the specification shows: { success, available }.' });
 
@@ -85,7 +93,11 @@ export const logoUploadForm = z
   .object({
     logo: z
       .custom<File>((value) => value instanceof Blob, { message: 'must be one file (multipart field logo)' })
-      .openapi({ type: 'string', format: 'binary', description: 'PNG, JPEG, WebP or GIF (type read from the bytes; SVG refused), at most 5 MiB.' }),
+      .openapi({
+        type: 'string',
+        format: 'binary',
+        description: 'PNG, JPEG, WebP or GIF (type read from the bytes; SVG refused), at most 5 MiB.',
+      }),
   })
   .strict()
   .openapi('LogoUploadForm');
@@ -93,7 +105,7 @@ export const logoUploadForm = z
 export const logoResult = z
   .object({
     clinicId: z.string().uuid(),
-    logoUrl: z.string().openapi({ description: 'The clinic\'s logoUrl now (the stored image\'s url).' }),
+    logoUrl: z.string().openapi({ description: "The clinic's logoUrl now (the stored image's url)." }),
     upload: storedImage,
   })
   .openapi('ClinicLogoResult');

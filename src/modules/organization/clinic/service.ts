@@ -3,12 +3,12 @@ import { and, eq } from 'drizzle-orm';
 import { clinics, customDomains } from '../../../../drizzle/schema';
 import type { Database } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
+import { isoOrNull } from '../../../platform/http/dates';
 import { ApiError, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { storeImage, type CheckedImage, type UploadDeps } from '../../catalog';
+import { type CheckedImage, storeImage, type UploadDeps } from '../../catalog';
 import { isReservedSlug } from '../organization/validation';
-import { ClinicProfileView, UpdateClinicBody } from './schemas';
-import { isoOrNull } from '../../../platform/http/dates';
+import type { ClinicProfileView, UpdateClinicBody } from './schemas';
 
 const RESOURCE = 'Clinic';
 const SLUG_INDEX = 'clinics_slug_key';
@@ -44,9 +44,16 @@ export async function getClinic(db: Database, clinicId: string): Promise<ClinicP
 const slugTaken = (slug: string) => new ApiError(409, 'CONFLICT', `The slug "${slug}" is already taken`);
 
 /** PUT /clinic/{id}: `id` must be the key's clinic (anything else, malformed included, is the same 404). */
-export async function updateClinic(db: Database, clinicId: string, id: string, body: UpdateClinicBody, now: Date): Promise<ClinicProfileView> {
+export async function updateClinic(
+  db: Database,
+  clinicId: string,
+  id: string,
+  body: UpdateClinicBody,
+  now: Date,
+): Promise<ClinicProfileView> {
   if (!isUuid(id) || id.toLowerCase() !== clinicId.toLowerCase()) throw notFound(RESOURCE);
-  if (body.slug !== undefined && isReservedSlug(body.slug)) throw new ApiError(409, 'CONFLICT', `The slug "${body.slug}" is reserved by the platform`);
+  if (body.slug !== undefined && isReservedSlug(body.slug))
+    throw new ApiError(409, 'CONFLICT', `The slug "${body.slug}" is reserved by the platform`);
   const changes: Partial<typeof clinics.$inferInsert> = { updatedAt: now };
   if (body.name !== undefined) changes.name = body.name;
   if (body.slug !== undefined) changes.slug = body.slug;
@@ -77,7 +84,11 @@ export async function isSlugAvailable(db: Database, clinicId: string, slug: stri
 /** POST /clinic/{id}/upload-logo and POST /upload/logo: stores the image and sets clinics.logo_url. */
 export async function setClinicLogo(deps: UploadDeps, clinicId: string, image: CheckedImage) {
   const { upload } = await storeImage(deps, clinicId, 'clinic_logo', image, async (tx, url) => {
-    const [updated] = await tx.update(clinics).set({ logoUrl: url, updatedAt: deps.now() }).where(eq(clinics.id, clinicId)).returning({ id: clinics.id });
+    const [updated] = await tx
+      .update(clinics)
+      .set({ logoUrl: url, updatedAt: deps.now() })
+      .where(eq(clinics.id, clinicId))
+      .returning({ id: clinics.id });
     if (!updated) throw notFound(RESOURCE);
   });
   return { clinicId, logoUrl: upload.url, upload };

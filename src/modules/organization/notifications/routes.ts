@@ -7,28 +7,34 @@ import { listNotifications, markNotificationsRead } from './service';
 
 const tags = ['Notifications'];
 
-const list = defineRoute({ auth: 'key', scope: 'read' }, {
-  method: 'get',
-  path: '/api/v1/notifications',
-  operationId: 'listNotifications',
-  tags,
-  summary: "The clinic's notifications (one page, newest first) with the unread count and the total",
-  request: { query: listNotificationsQuery },
-  responses: { 200: jsonContent(successBody(notificationList), 'Notifications') },
-});
+const list = defineRoute(
+  { auth: 'key', scope: 'read' },
+  {
+    method: 'get',
+    path: '/api/v1/notifications',
+    operationId: 'listNotifications',
+    tags,
+    summary: "The clinic's notifications (one page, newest first) with the unread count and the total",
+    request: { query: listNotificationsQuery },
+    responses: { 200: jsonContent(successBody(notificationList), 'Notifications') },
+  },
+);
 
-const markRead = defineRoute({ auth: 'key', scope: 'write' }, {
-  method: 'post',
-  path: '/api/v1/notifications/read',
-  operationId: 'markNotificationsRead',
-  tags,
-  summary: 'Mark notifications read',
-  description:
-    "Only the clinic's own unread notifications change; ids of another clinic, unknown ids and already-read ones are skipped silently " +
-    'and not counted in data.updated. A malformed id is a 400. docs/notifications.md.',
-  request: { body: jsonBody(markReadBody) },
-  responses: { 200: jsonContent(successBody(markReadResult), 'data.updated: how many were marked read now') },
-});
+const markRead = defineRoute(
+  { auth: 'key', scope: 'write' },
+  {
+    method: 'post',
+    path: '/api/v1/notifications/read',
+    operationId: 'markNotificationsRead',
+    tags,
+    summary: 'Mark notifications read',
+    description:
+      "Only the clinic's own unread notifications change; ids of another clinic, unknown ids and already-read ones are skipped silently " +
+      'and not counted in data.updated. A malformed id is a 400. docs/notifications.md.',
+    request: { body: jsonBody(markReadBody) },
+    responses: { 200: jsonContent(successBody(markReadResult), 'data.updated: how many were marked read now') },
+  },
+);
 
 export const notificationRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {

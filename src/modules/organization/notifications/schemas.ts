@@ -17,7 +17,10 @@ export const notification = z
     type: z.string().openapi({ description: 'order, payout, refund, system, ...', example: 'order' }),
     title: z.string(),
     body: z.string(),
-    data: z.record(z.string(), z.unknown()).openapi({ description: 'Ids the notification points at (never patient details).', example: { orderId: '0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10' } }),
+    data: z.record(z.string(), z.unknown()).openapi({
+      description: 'Ids the notification points at (never patient details).',
+      example: { orderId: '0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10' },
+    }),
     readAt: z.string().datetime().nullable(),
     createdAt: z.string().datetime(),
   })
@@ -41,7 +44,9 @@ export const markReadBody = z
       .array(z.string().uuid())
       .min(1)
       .max(MAX_READ_IDS)
-      .openapi({ description: `1-${MAX_READ_IDS} notification ids. Ids that are not the clinic's, unknown or already read are not counted.` }),
+      .openapi({
+        description: `1-${MAX_READ_IDS} notification ids. Ids that are not the clinic's, unknown or already read are not counted.`,
+      }),
   })
   .strict()
   .openapi('MarkNotificationsReadRequest');

@@ -24,7 +24,9 @@ interface ListRow {
  */
 export async function listNotifications(db: Database, clinicId: string, query: ListNotificationsQuery): Promise<NotificationList> {
   const unreadOnly = query.unreadOnly === 'true';
-  const rows = await rowsOf<ListRow>(db, sql`
+  const rows = await rowsOf<ListRow>(
+    db,
+    sql`
     with counts as (
       select count(*)::int as total, (count(*) filter (where ${notifications.readAt} is null))::int as unread_count
       from ${notifications} where ${notifications.clinicId} = ${clinicId}
@@ -38,7 +40,8 @@ export async function listNotifications(db: Database, clinicId: string, query: L
       order by created_at desc, id desc
       limit ${query.limit} offset ${pageOffset(query)}
     ) n on true
-    order by n.created_at desc nulls last, n.id desc`);
+    order by n.created_at desc nulls last, n.id desc`,
+  );
   const first = rows[0];
   const list: Notification[] = rows
     .filter((r) => r.id !== null)
@@ -59,7 +62,13 @@ export async function markNotificationsRead(db: Database, clinicId: string, ids:
   const updated = await db
     .update(notifications)
     .set({ readAt: now })
-    .where(and(eq(notifications.clinicId, clinicId), inArray(notifications.id, [...new Set(ids.map((id) => id.toLowerCase()))]), isNull(notifications.readAt)))
+    .where(
+      and(
+        eq(notifications.clinicId, clinicId),
+        inArray(notifications.id, [...new Set(ids.map((id) => id.toLowerCase()))]),
+        isNull(notifications.readAt),
+      ),
+    )
     .returning({ id: notifications.id });
   return { updated: updated.length };
 }

@@ -6,13 +6,13 @@
 //                                                     subscription for one month from now); completes onboarding
 import { z } from '@hono/zod-openapi';
 import type { Hono } from 'hono';
-import { developmentBillingId } from '../../../platform/providers/billing';
 import type { AppEnv } from '../../../platform/context';
 import { devSimulatorBody } from '../../../platform/http/dev-simulator';
-import { validationError } from '../../../platform/http/error-handler';
 import { ok } from '../../../platform/http/envelope';
+import { validationError } from '../../../platform/http/error-handler';
 import { checkKeyAccess } from '../../../platform/http/route';
 import { safeString } from '../../../platform/http/strings';
+import { developmentBillingId } from '../../../platform/providers/billing';
 import { addMonthUtc } from '../billing/service';
 import { recordIdentityVerified, recordPlanPaid } from './service';
 

@@ -2,9 +2,9 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
+import { registerOnboardingSimulator } from './dev-routes';
 import { businessDetailsBody, nameChangeBody, onboardingStatus, signatureBody } from './schemas';
 import { confirmSignatureDeclaration, getOnboardingStatus, requestNameChange, saveBusinessDetails } from './service';
-import { registerOnboardingSimulator } from './dev-routes';
 
 const tags = ['Onboarding'];
 const read = { auth: 'key', scope: 'read' } as const;
@@ -73,7 +73,13 @@ export const onboardingRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(signature, async (c) => {
     const { db, now } = c.get('services');
-    return c.json(ok(await confirmSignatureDeclaration(db, c.get('apiKey').clinicId, c.req.valid('json').typedName, now()), 'Signature declaration confirmed'), 200);
+    return c.json(
+      ok(
+        await confirmSignatureDeclaration(db, c.get('apiKey').clinicId, c.req.valid('json').typedName, now()),
+        'Signature declaration confirmed',
+      ),
+      200,
+    );
   })
   .openapi(business, async (c) => {
     const { db, now } = c.get('services');

@@ -14,7 +14,10 @@ export const businessDetails = z
   .object({
     companyName: z.string().nullable(),
     ein: z.string().nullable().openapi({ example: '12-3456789' }),
-    businessType: z.string().nullable().openapi({ description: `One of ${BUSINESS_TYPES.join(', ')}.` }),
+    businessType: z
+      .string()
+      .nullable()
+      .openapi({ description: `One of ${BUSINESS_TYPES.join(', ')}.` }),
     stateOfRegistration: z.string().nullable().openapi({ example: 'DE' }),
     address: z.string().nullable(),
     city: z.string().nullable(),
@@ -26,23 +29,29 @@ export const businessDetails = z
 
 export const onboardingStatus = z
   .object({
-    currentStep: z.enum(ONBOARDING_STEPS).openapi({ description: 'business_details -> identity_verification -> agreement -> plan_payment -> completed.' }),
+    currentStep: z
+      .enum(ONBOARDING_STEPS)
+      .openapi({ description: 'business_details -> identity_verification -> agreement -> plan_payment -> completed.' }),
     isComplete: z.boolean(),
     completedAt: dateTime().nullable(),
     clinicMode: z.enum(CLINIC_MODES).openapi({ description: 'A sandbox clinic becomes live when onboarding completes.' }),
-    steps: z.array(
-      z.object({
-        step: z.enum(ONBOARDING_WORK_STEPS),
-        state: z.enum(STEP_STATES),
-        completedAt: dateTime().nullable(),
-      }),
-    ).openapi({ description: 'Every step in order, with its state.' }),
+    steps: z
+      .array(
+        z.object({
+          step: z.enum(ONBOARDING_WORK_STEPS),
+          state: z.enum(STEP_STATES),
+          completedAt: dateTime().nullable(),
+        }),
+      )
+      .openapi({ description: 'Every step in order, with its state.' }),
     signer: z.object({
       firstName: z.string().nullable(),
       lastName: z.string().nullable(),
       email: z.string().nullable(),
       nameChangeUsed: z.boolean().openapi({ description: 'The one name change was made.' }),
-      nameChangeAvailable: z.boolean().openapi({ description: 'POST /api/v1/onboarding/request-name-change would be accepted now (not used, identity not yet verified).' }),
+      nameChangeAvailable: z.boolean().openapi({
+        description: 'POST /api/v1/onboarding/request-name-change would be accepted now (not used, identity not yet verified).',
+      }),
     }),
     missing: z.array(z.object({ step: z.enum(ONBOARDING_WORK_STEPS), requirement: z.string() })).openapi({
       description: 'What is still needed to complete onboarding, in order; empty once complete.',
@@ -74,7 +83,8 @@ export const nameChangeBody = z
 export const signatureBody = z
   .object({
     typedName: safeString().max(200).openapi({
-      description: "The signer's full name (\"first last\"), typed as a signature; compared ignoring case, surrounding spaces and repeated inner spaces.",
+      description:
+        'The signer\'s full name ("first last"), typed as a signature; compared ignoring case, surrounding spaces and repeated inner spaces.',
       example: 'Jordan Rivera',
     }),
   })
@@ -91,7 +101,11 @@ const usState = (description: string) =>
 
 export const businessDetailsBody = z
   .object({
-    ein: safeString().trim().max(10).regex(EIN_PATTERN, 'must be an EIN written NN-NNNNNNN').openapi({ description: 'Employer Identification Number, NN-NNNNNNN.', example: '12-3456789' }),
+    ein: safeString()
+      .trim()
+      .max(10)
+      .regex(EIN_PATTERN, 'must be an EIN written NN-NNNNNNN')
+      .openapi({ description: 'Employer Identification Number, NN-NNNNNNN.', example: '12-3456789' }),
     stateOfRegistration: usState('Where the business is registered (two-letter code, any case).').openapi({ example: 'DE' }),
     address: safeString().trim().min(1).max(200).openapi({ example: '500 Market Street, Suite 300' }),
     city: safeString().trim().min(1).max(100).openapi({ example: 'San Francisco' }),
@@ -110,7 +124,11 @@ export const businessDetailsBody = z
       })
       .openapi({ description: 'A US number written nationally or any E.164 number; stored as E.164.', example: '(415) 555-0123' }),
     businessType: z.enum(BUSINESS_TYPES).openapi({ description: 'The legal form of the business.' }),
-    companyName: safeString().trim().min(1).max(200).openapi({ description: 'The legal name of the business.', example: 'Bright Health Partners LLC' }),
+    companyName: safeString()
+      .trim()
+      .min(1)
+      .max(200)
+      .openapi({ description: 'The legal name of the business.', example: 'Bright Health Partners LLC' }),
   })
   .strict()
   .openapi('OnboardingBusinessDetailsRequest');

@@ -1,11 +1,17 @@
 import { and, eq, ne } from 'drizzle-orm';
 import {
-  clinics, goLiveRequests, onboarding, organizations, plans, platformSubscriptions, type OnboardingStep,
+  clinics,
+  goLiveRequests,
+  type OnboardingStep,
+  onboarding,
+  organizations,
+  plans,
+  platformSubscriptions,
 } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { ApiError, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { ONBOARDING_WORK_STEPS, type BusinessDetailsBody, type OnboardingStatusView, type OnboardingWorkStep } from './schemas';
+import { type BusinessDetailsBody, ONBOARDING_WORK_STEPS, type OnboardingStatusView, type OnboardingWorkStep } from './schemas';
 import { comparableName } from './validation';
 
 type OnboardingRow = typeof onboarding.$inferSelect;
@@ -15,7 +21,8 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const REQUIREMENTS: Record<OnboardingWorkStep, string> = {
   business_details: 'Save the business details: POST /api/v1/onboarding/save-business-details',
   identity_verification: "The signer verifies their identity with the identity provider (the link is in the signer's invitation)",
-  agreement: "The signer confirms the signature declaration: POST /api/v1/onboarding/confirm-signature-declaration with typedName equal to the signer's name",
+  agreement:
+    "The signer confirms the signature declaration: POST /api/v1/onboarding/confirm-signature-declaration with typedName equal to the signer's name",
   plan_payment: 'Choose a plan (GET /api/v1/billing/plans) and pay for it',
 };
 
@@ -32,8 +39,10 @@ const stepIndex = (step: OnboardingStep) => (step === 'completed' ? ONBOARDING_W
 const nameChangeAvailable = (row: OnboardingRow) =>
   !row.nameChangeRequestedAt && !row.identityVerifiedAt && stepIndex(row.currentStep) <= stepIndex('identity_verification');
 
-type OrganizationDetails = Pick<typeof organizations.$inferSelect,
-  'legalName' | 'ein' | 'businessType' | 'stateOfRegistration' | 'addressLine1' | 'city' | 'state' | 'zipCode' | 'phoneNumber'>;
+type OrganizationDetails = Pick<
+  typeof organizations.$inferSelect,
+  'legalName' | 'ein' | 'businessType' | 'stateOfRegistration' | 'addressLine1' | 'city' | 'state' | 'zipCode' | 'phoneNumber'
+>;
 
 function toStatus(row: OnboardingRow, clinicMode: 'live' | 'sandbox', org: OrganizationDetails | null): OnboardingStatusView {
   const current = stepIndex(row.currentStep);
@@ -80,9 +89,15 @@ export async function getOnboardingStatus(db: Queryable, clinicId: string): Prom
       onboarding,
       clinicMode: clinics.mode,
       org: {
-        legalName: organizations.legalName, ein: organizations.ein, businessType: organizations.businessType,
-        stateOfRegistration: organizations.stateOfRegistration, addressLine1: organizations.addressLine1, city: organizations.city,
-        state: organizations.state, zipCode: organizations.zipCode, phoneNumber: organizations.phoneNumber,
+        legalName: organizations.legalName,
+        ein: organizations.ein,
+        businessType: organizations.businessType,
+        stateOfRegistration: organizations.stateOfRegistration,
+        addressLine1: organizations.addressLine1,
+        city: organizations.city,
+        state: organizations.state,
+        zipCode: organizations.zipCode,
+        phoneNumber: organizations.phoneNumber,
       },
     })
     .from(onboarding)
@@ -116,7 +131,10 @@ export async function requestNameChange(db: Database, clinicId: string, body: { 
       throw conflict('IDENTITY_ALREADY_VERIFIED', "The signer's identity is already verified; the name can no longer change");
     }
     if (row.nameChangeRequestedAt) {
-      throw conflict('NAME_CHANGE_ALREADY_USED', `The signer's name was already changed once (${row.nameChangeRequestedAt.toISOString()}); it can change only once`);
+      throw conflict(
+        'NAME_CHANGE_ALREADY_USED',
+        `The signer's name was already changed once (${row.nameChangeRequestedAt.toISOString()}); it can change only once`,
+      );
     }
     if (row.signerFirstName === body.firstName && row.signerLastName === body.lastName) {
       throw new ApiError(400, 'NAME_UNCHANGED', 'The new name is the current one; nothing to change');
@@ -141,7 +159,11 @@ export async function confirmSignatureDeclaration(db: Database, clinicId: string
       throw conflict('SIGNER_MISSING', 'Onboarding has no signer; request go-live (POST /api/v1/sandbox/go-live) with the signer first');
     }
     if (comparableName(typedName) !== comparableName(`${row.signerFirstName} ${row.signerLastName}`)) {
-      throw new ApiError(400, 'SIGNATURE_NAME_MISMATCH', "typedName must be the signer's full name (first and last name, as shown in GET /api/v1/onboarding/status)");
+      throw new ApiError(
+        400,
+        'SIGNATURE_NAME_MISMATCH',
+        "typedName must be the signer's full name (first and last name, as shown in GET /api/v1/onboarding/status)",
+      );
     }
     await tx
       .update(onboarding)
@@ -174,10 +196,17 @@ export async function saveBusinessDetails(db: Database, clinicId: string, body: 
       phoneNumber: body.phoneNumber,
       updatedAt: now,
     };
-    await tx.insert(organizations).values({ clinicId, ...details }).onConflictDoUpdate({ target: organizations.clinicId, set: details });
+    await tx
+      .insert(organizations)
+      .values({ clinicId, ...details })
+      .onConflictDoUpdate({ target: organizations.clinicId, set: details });
     await tx
       .update(onboarding)
-      .set({ businessDetailsSubmittedAt: now, currentStep: row.currentStep === 'business_details' ? 'identity_verification' : row.currentStep, updatedAt: now })
+      .set({
+        businessDetailsSubmittedAt: now,
+        currentStep: row.currentStep === 'business_details' ? 'identity_verification' : row.currentStep,
+        updatedAt: now,
+      })
       .where(eq(onboarding.clinicId, clinicId));
     return getOnboardingStatus(tx, clinicId);
   });
@@ -190,7 +219,10 @@ export async function saveBusinessDetails(db: Database, clinicId: string, body: 
 export async function recordIdentityVerified(tx: Queryable, clinicId: string, now: Date) {
   const row = await lockOnboarding(tx, clinicId);
   if (row.currentStep !== 'identity_verification') throw wrongStep(row, 'Identity verification', ['identity_verification']);
-  await tx.update(onboarding).set({ identityVerifiedAt: now, currentStep: 'agreement', updatedAt: now }).where(eq(onboarding.clinicId, clinicId));
+  await tx
+    .update(onboarding)
+    .set({ identityVerifiedAt: now, currentStep: 'agreement', updatedAt: now })
+    .where(eq(onboarding.clinicId, clinicId));
   return getOnboardingStatus(tx, clinicId);
 }
 

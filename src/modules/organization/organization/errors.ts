@@ -1,8 +1,9 @@
 // The organization area's own answers to provider failures (docs/organization.md, "Errors"): a name the
 // provider refuses at a start route is a 400 naming the body field, and a record a concurrent remove
 // took away is a 404. Every other provider failure is answered once, by src/platform/http/provider-errors.ts.
-import { ProviderError } from '../../../platform/providers/errors';
+
 import { invalidField, notFound } from '../../../platform/http/errors';
+import { ProviderError } from '../../../platform/providers/errors';
 
 /** A 400 naming one body field, shaped like the validation errors (errors: [{ field, message }]). */
 export const fieldError = invalidField;
@@ -12,7 +13,8 @@ export async function viaDomainProvider<T>(what: 'hostname' | 'domain', work: ()
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ProviderError && error.kind === 'invalid') throw fieldError(field, `the provider refuses this ${what} (${error.message})`);
+    if (error instanceof ProviderError && error.kind === 'invalid')
+      throw fieldError(field, `the provider refuses this ${what} (${error.message})`);
     throw error;
   }
 }

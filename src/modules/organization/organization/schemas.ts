@@ -1,15 +1,12 @@
 // Request and response shapes of the organization and clinic settings (docs/organization.md).
 import { z } from '@hono/zod-openapi';
-import { safeString, } from '../../../platform/http/strings';
+import { atLeastOneField, dateTime } from '../../../platform/http/fields';
+import { safeString } from '../../../platform/http/strings';
 import { SMS_PROVIDERS } from '../../../platform/providers/sms';
-import {
-  emailSchema, hostnameSchema, isIanaTimeZone, phoneSchema, stateSchema, zipSchema,
-} from './validation';
 import { customDomain } from '../clinic/custom-domain/schemas';
 import { EMAIL_DOMAIN_VIEW_STATUSES } from '../clinic/email-domain/schemas';
 import { SMS_VIEW_STATUSES } from './sms/schemas';
-import { dateTime, atLeastOneField } from '../../../platform/http/fields';
-
+import { emailSchema, hostnameSchema, isIanaTimeZone, phoneSchema, stateSchema, zipSchema } from './validation';
 
 // ---------------------------------------------------------------------------------------------------
 // Organization
@@ -34,17 +31,24 @@ export const organizationSettings = z
       zipCode: z.string().nullable(),
     }),
     timezone: z.string().openapi({ example: 'America/New_York' }),
-    customDomain: customDomain.nullable().openapi({ description: 'The current custom domain (not removed), with its DNS records; null when none.' }),
+    customDomain: customDomain
+      .nullable()
+      .openapi({ description: 'The current custom domain (not removed), with its DNS records; null when none.' }),
     notifications: z.object({
       email: z.object({
-        senderName: z.string().openapi({ description: 'The display name emails carry (the clinic\'s name unless set).' }),
-        fromAddress: z.string().nullable().openapi({ description: 'The clinic\'s own address once its email domain is verified; null: the platform\'s sender.' }),
+        senderName: z.string().openapi({ description: "The display name emails carry (the clinic's name unless set)." }),
+        fromAddress: z
+          .string()
+          .nullable()
+          .openapi({ description: "The clinic's own address once its email domain is verified; null: the platform's sender." }),
         replyTo: z.string().nullable(),
         domain: z.string().nullable(),
         domainStatus: z.enum(EMAIL_DOMAIN_VIEW_STATUSES),
       }),
       sms: z.object({
-        enabled: z.boolean().openapi({ description: 'SMS go out from the clinic\'s own number (a provisioned toll-free number is active).' }),
+        enabled: z
+          .boolean()
+          .openapi({ description: "SMS go out from the clinic's own number (a provisioned toll-free number is active)." }),
         provider: z.enum(SMS_PROVIDERS).nullable(),
         status: z.enum(SMS_VIEW_STATUSES),
         fromNumber: z.string().nullable(),
@@ -55,7 +59,13 @@ export const organizationSettings = z
   .openapi('OrganizationSettings');
 export type OrganizationSettingsView = z.infer<typeof organizationSettings>;
 
-const nullableText = (max: number, example?: string) => safeString().trim().min(1).max(max).nullable().openapi(example ? { example } : {});
+const nullableText = (max: number, example?: string) =>
+  safeString()
+    .trim()
+    .min(1)
+    .max(max)
+    .nullable()
+    .openapi(example ? { example } : {});
 
 export const updateOrganizationBody = z
   .object({
@@ -69,11 +79,15 @@ export const updateOrganizationBody = z
       .nullable()
       .openapi({ example: 'https://example-brand.com' }),
     supportEmail: emailSchema().nullable().openapi({ example: 'support@example-brand.com' }),
-    supportPhone: phoneSchema().nullable().openapi({ type: ['string', 'null'] }),
+    supportPhone: phoneSchema()
+      .nullable()
+      .openapi({ type: ['string', 'null'] }),
     addressLine1: nullableText(200, '500 Market Street'),
     addressLine2: nullableText(200, 'Suite 300'),
     city: nullableText(100, 'San Francisco'),
-    state: stateSchema().nullable().openapi({ type: ['string', 'null'] }),
+    state: stateSchema()
+      .nullable()
+      .openapi({ type: ['string', 'null'] }),
     zipCode: zipSchema().nullable(),
     timezone: safeString()
       .trim()
@@ -81,13 +95,16 @@ export const updateOrganizationBody = z
       .refine(isIanaTimeZone, { message: 'must be an IANA time zone name such as America/New_York' })
       .openapi({ example: 'America/New_York' }),
     customDomain: hostnameSchema('shop.example-brand.com').openapi({
-      description: 'A hostname for the storefront. A change starts the custom-domain flow (as POST /api/v1/clinic/custom-domain/start); the same hostname as the current domain changes nothing; another hostname while one is current answers 409 CUSTOM_DOMAIN_EXISTS.',
+      description:
+        'A hostname for the storefront. A change starts the custom-domain flow (as POST /api/v1/clinic/custom-domain/start); the same hostname as the current domain changes nothing; another hostname while one is current answers 409 CUSTOM_DOMAIN_EXISTS.',
     }),
   })
   .partial()
   .strict()
   .refine(atLeastOneField, { message: 'must contain at least one field' })
-  .openapi('UpdateOrganizationRequest', { description: 'A partial update: only the fields sent change; null clears a field (timezone and customDomain cannot be null).' });
+  .openapi('UpdateOrganizationRequest', {
+    description: 'A partial update: only the fields sent change; null clears a field (timezone and customDomain cannot be null).',
+  });
 export type UpdateOrganizationBody = z.infer<typeof updateOrganizationBody>;
 
 // ---------------------------------------------------------------------------------------------------
@@ -101,7 +118,9 @@ const perMilleRate = (what: string) =>
 
 export const feeConfig = z
   .object({
-    source: z.enum(['clinic', 'default']).openapi({ description: 'clinic: the clinic has its own fee configuration; default: the platform defaults apply.' }),
+    source: z
+      .enum(['clinic', 'default'])
+      .openapi({ description: 'clinic: the clinic has its own fee configuration; default: the platform defaults apply.' }),
     pharmacy: z.object({
       basis: z.literal('per_product'),
       description: z.string(),
@@ -110,11 +129,11 @@ export const feeConfig = z
       basis: z.literal('per_order'),
       feeCents: z.number().int().openapi({ description: 'Integer cents per order the doctor reviews.', example: 1500 }),
     }),
-    processor: perMilleRate('The payment processor\'s card fee on each charge').extend({
+    processor: perMilleRate("The payment processor's card fee on each charge").extend({
       basis: z.literal('per_charge'),
       fixedCents: z.number().int().openapi({ description: 'Plus this many cents per charge.', example: 30 }),
     }),
-    merchant: perMilleRate('The platform\'s merchant fee on each charge (subtotal less discounts)').extend({
+    merchant: perMilleRate("The platform's merchant fee on each charge (subtotal less discounts)").extend({
       basis: z.literal('per_charge'),
       description: z.string(),
     }),

@@ -3,15 +3,15 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { clinicFeeConfigs, clinics, customDomains, emailDomains, organizations, smsConfigs } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
+import { isoOrNull } from '../../../platform/http/dates';
 import { notFound } from '../../../platform/http/errors';
 import type { SmsProviderName } from '../../../platform/providers/sms';
 import { DEFAULT_DOCTOR_FEE_CENTS, PROCESSOR_FEE_FIXED_CENTS, PROCESSOR_FEE_RATE_PER_MILLE } from '../../orders';
 import { currentCustomDomain, startCustomDomain } from '../clinic/custom-domain/service';
-import type { OrganizationDeps } from '../context';
-import type { FeeConfigView, OrganizationSettingsView, UpdateOrganizationBody } from './schemas';
 import { toCustomDomain } from '../clinic/custom-domain/views';
 import { toEmailSender } from '../clinic/email-domain/views';
-import { isoOrNull } from '../../../platform/http/dates';
+import type { OrganizationDeps } from '../context';
+import type { FeeConfigView, OrganizationSettingsView, UpdateOrganizationBody } from './schemas';
 
 /** The timezone of a clinic that never set one (the column's default). */
 export const DEFAULT_TIMEZONE = 'America/New_York';
@@ -21,7 +21,13 @@ export const DEFAULT_MERCHANT_FEE_PER_MILLE = 0;
 /** GET /organization: one query (clinic, organization row, SMS config, current custom and email domains). */
 export async function getOrganization(db: Queryable, clinicId: string): Promise<OrganizationSettingsView> {
   const [row] = await db
-    .select({ clinic: { id: clinics.id, name: clinics.name }, org: organizations, sms: smsConfigs, domain: customDomains, email: emailDomains })
+    .select({
+      clinic: { id: clinics.id, name: clinics.name },
+      org: organizations,
+      sms: smsConfigs,
+      domain: customDomains,
+      email: emailDomains,
+    })
     .from(clinics)
     .leftJoin(organizations, eq(organizations.clinicId, clinics.id))
     .leftJoin(smsConfigs, eq(smsConfigs.clinicId, clinics.id))
@@ -74,7 +80,19 @@ export async function getOrganization(db: Queryable, clinicId: string): Promise<
 /** The organization columns a body changes (customDomain is not a column). */
 function profileChanges(body: UpdateOrganizationBody): Partial<typeof organizations.$inferInsert> {
   const changes: Partial<typeof organizations.$inferInsert> = {};
-  const fields = ['legalName', 'doingBusinessAs', 'websiteUrl', 'supportEmail', 'supportPhone', 'addressLine1', 'addressLine2', 'city', 'state', 'zipCode', 'timezone'] as const;
+  const fields = [
+    'legalName',
+    'doingBusinessAs',
+    'websiteUrl',
+    'supportEmail',
+    'supportPhone',
+    'addressLine1',
+    'addressLine2',
+    'city',
+    'state',
+    'zipCode',
+    'timezone',
+  ] as const;
   for (const field of fields) {
     const value = body[field];
     if (value !== undefined) (changes as Record<string, unknown>)[field] = value;
@@ -84,7 +102,10 @@ function profileChanges(body: UpdateOrganizationBody): Partial<typeof organizati
 
 async function saveProfile(db: Queryable, clinicId: string, changes: Partial<typeof organizations.$inferInsert>, now: Date) {
   const set = { ...changes, updatedAt: now };
-  await db.insert(organizations).values({ clinicId, ...set }).onConflictDoUpdate({ target: organizations.clinicId, set });
+  await db
+    .insert(organizations)
+    .values({ clinicId, ...set })
+    .onConflictDoUpdate({ target: organizations.clinicId, set });
 }
 
 /**
@@ -93,7 +114,11 @@ async function saveProfile(db: Queryable, clinicId: string, changes: Partial<typ
  * the current hostname again is a no-op; another hostname while a domain is current is 409
  * CUSTOM_DOMAIN_EXISTS (remove it first).
  */
-export async function updateOrganization(deps: OrganizationDeps, clinicId: string, body: UpdateOrganizationBody): Promise<OrganizationSettingsView> {
+export async function updateOrganization(
+  deps: OrganizationDeps,
+  clinicId: string,
+  body: UpdateOrganizationBody,
+): Promise<OrganizationSettingsView> {
   const changes = profileChanges(body);
   const hostname = body.customDomain;
   const current = hostname === undefined ? null : await currentCustomDomain(deps.db, clinicId);
@@ -120,7 +145,7 @@ export async function getFeeConfig(db: Database, clinicId: string): Promise<FeeC
     pharmacy: {
       basis: 'per_product',
       description:
-        'Each product\'s pharmacy cost is its own: pharmacyPrice in GET /api/v1/catalog (the pharmacy\'s base price of the global product), per unit ordered. There is no clinic-wide pharmacy fee.',
+        "Each product's pharmacy cost is its own: pharmacyPrice in GET /api/v1/catalog (the pharmacy's base price of the global product), per unit ordered. There is no clinic-wide pharmacy fee.",
     },
     doctor: { basis: 'per_order', feeCents: row?.doctorFeeCents ?? DEFAULT_DOCTOR_FEE_CENTS },
     processor: {
@@ -134,7 +159,7 @@ export async function getFeeConfig(db: Database, clinicId: string): Promise<FeeC
       percent: percentOf(merchantPerMille),
       perMille: merchantPerMille,
       description:
-        'The platform\'s fee on each charge, as a share of the subtotal less discounts; products may also carry a facilitation fee (facilitationFee in the catalog), which is part of their price.',
+        "The platform's fee on each charge, as a share of the subtotal less discounts; products may also carry a facilitation fee (facilitationFee in the catalog), which is part of their price.",
     },
     updatedAt: isoOrNull(row?.updatedAt),
   };

@@ -1,7 +1,7 @@
 // Formats of the organization and clinic settings (docs/organization.md, "Field rules").
 import { z } from '@hono/zod-openapi';
-import { hostnameProblem, MAX_HOSTNAME_LENGTH, normalizeHostname } from '../../../platform/providers/domains';
 import { safeString } from '../../../platform/http/strings';
+import { hostnameProblem, MAX_HOSTNAME_LENGTH, normalizeHostname } from '../../../platform/providers/domains';
 import { toE164, US_STATE_CODES, ZIP_CODE_PATTERN } from '../onboarding/validation';
 
 export { US_STATE_CODES };
@@ -11,8 +11,28 @@ export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,61}[a-z0-9]$/
 export const SLUG_RULE = '3-63 lowercase letters, digits and single hyphens, starting and ending with a letter or digit';
 /** Slugs the platform keeps for itself (its own paths and subdomains): never available. */
 export const RESERVED_SLUGS = [
-  'admin', 'api', 'app', 'assets', 'billing', 'checkout', 'dashboard', 'docs', 'help', 'login', 'logout', 'mail', 'portal',
-  'sandbox', 'settings', 'signin', 'signup', 'static', 'status', 'support', 'uploads', 'www',
+  'admin',
+  'api',
+  'app',
+  'assets',
+  'billing',
+  'checkout',
+  'dashboard',
+  'docs',
+  'help',
+  'login',
+  'logout',
+  'mail',
+  'portal',
+  'sandbox',
+  'settings',
+  'signin',
+  'signup',
+  'static',
+  'status',
+  'support',
+  'uploads',
+  'www',
 ] as const;
 export const isReservedSlug = (slug: string) => (RESERVED_SLUGS as readonly string[]).includes(slug);
 
@@ -62,10 +82,13 @@ export const stateSchema = () =>
     .max(100)
     .trim()
     .toUpperCase()
-    .refine((v) => (US_STATE_CODES as readonly string[]).includes(v), { message: 'must be a two-letter US state code (CA, NY, DC, PR, ...)' })
+    .refine((v) => (US_STATE_CODES as readonly string[]).includes(v), {
+      message: 'must be a two-letter US state code (CA, NY, DC, PR, ...)',
+    })
     .openapi({ type: 'string', example: 'CA' });
 
-export const zipSchema = () => safeString().max(100).trim().regex(ZIP_CODE_PATTERN, 'must be a US ZIP code (12345 or 12345-6789)').openapi({ example: '94105' });
+export const zipSchema = () =>
+  safeString().max(100).trim().regex(ZIP_CODE_PATTERN, 'must be a US ZIP code (12345 or 12345-6789)').openapi({ example: '94105' });
 
 /**
  * A hostname as the custom-domain and email-domain routes take it: trimmed and lower-cased, one
@@ -86,6 +109,7 @@ export const hostnameSchema = (example: string) =>
     })
     .openapi({
       type: 'string',
-      description: 'A bare hostname (no scheme, path or port), stored lower-cased; not an IP address, not a reserved or documentation name, not one of the platform\'s own domains.',
+      description:
+        "A bare hostname (no scheme, path or port), stored lower-cased; not an IP address, not a reserved or documentation name, not one of the platform's own domains.",
       example,
     });

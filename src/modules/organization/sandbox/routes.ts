@@ -14,9 +14,9 @@ const goLive = defineRoute(
     tags: ['Sandbox'],
     summary: 'Ask to turn the sandbox clinic into a live one; the signer is invited as admin to complete onboarding',
     description:
-      'Needs a sandbox key (svc_test_) within the 30-day sandbox window (after it the key answers 401). '
-      + 'A live key answers 403 SANDBOX_KEY_REQUIRED. A request while one is pending answers the same 202 without a second invitation. '
-      + 'The clinic becomes live when the signer completes onboarding (docs/sandbox.md, docs/onboarding.md).',
+      'Needs a sandbox key (svc_test_) within the 30-day sandbox window (after it the key answers 401). ' +
+      'A live key answers 403 SANDBOX_KEY_REQUIRED. A request while one is pending answers the same 202 without a second invitation. ' +
+      'The clinic becomes live when the signer completes onboarding (docs/sandbox.md, docs/onboarding.md).',
     request: { body: jsonBody(goLiveBody) },
     responses: {
       202: jsonContent(successBody(goLiveStatus), 'Requested (or already requested)'),

@@ -8,7 +8,10 @@ export const goLiveBody = z
   .object({
     signerFirstName: personName('Alex'),
     signerLastName: personName('Rivera'),
-    signerEmail: emailAddress().openapi({ description: 'Receives the invitation to join as admin and complete onboarding.', example: 'alex@brand.example' }),
+    signerEmail: emailAddress().openapi({
+      description: 'Receives the invitation to join as admin and complete onboarding.',
+      example: 'alex@brand.example',
+    }),
   })
   .strict()
   .openapi('GoLiveRequest');
@@ -17,7 +20,9 @@ export type GoLiveBody = z.infer<typeof goLiveBody>;
 export const goLiveStatus = z
   .object({
     status: z.literal('requested'),
-    signerEmail: z.string().openapi({ description: 'The signer of the pending request (the first request\'s signer when one was already pending).' }),
+    signerEmail: z
+      .string()
+      .openapi({ description: "The signer of the pending request (the first request's signer when one was already pending)." }),
   })
   .openapi('GoLiveStatus');
 export type GoLiveStatus = z.infer<typeof goLiveStatus>;

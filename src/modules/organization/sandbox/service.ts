@@ -14,9 +14,17 @@ const ONBOARDING_PORTAL_URL = 'https://portal.example.com/onboarding';
  * A signer who is already an active member of the clinic gets the email with the onboarding link
  * and no invitation. Returns the invitation id, or null.
  */
-async function inviteSigner(tx: Transaction, messaging: MessageSender, clinicId: string, clinicName: string, body: GoLiveBody, now: Date): Promise<string | null> {
-  const intro = `${body.signerFirstName} ${body.signerLastName}, ${clinicName} has asked to go live. As its signer you complete onboarding: `
-    + 'business details, an identity check, the agreement, and choosing and paying for a plan. When onboarding completes the clinic becomes live.';
+async function inviteSigner(
+  tx: Transaction,
+  messaging: MessageSender,
+  clinicId: string,
+  clinicName: string,
+  body: GoLiveBody,
+  now: Date,
+): Promise<string | null> {
+  const intro =
+    `${body.signerFirstName} ${body.signerLastName}, ${clinicName} has asked to go live. As its signer you complete onboarding: ` +
+    'business details, an identity check, the agreement, and choosing and paying for a plan. When onboarding completes the clinic becomes live.';
   const [member] = await tx
     .select({ id: users.id })
     .from(users)
@@ -25,7 +33,14 @@ async function inviteSigner(tx: Transaction, messaging: MessageSender, clinicId:
   if (member) {
     await messaging.send(
       tx,
-      { clinicId, channel: 'email', kind: 'go_live_invitation', to: body.signerEmail, subject: `Take ${clinicName} live`, body: `${intro}\n\nContinue onboarding: ${ONBOARDING_PORTAL_URL}` },
+      {
+        clinicId,
+        channel: 'email',
+        kind: 'go_live_invitation',
+        to: body.signerEmail,
+        subject: `Take ${clinicName} live`,
+        body: `${intro}\n\nContinue onboarding: ${ONBOARDING_PORTAL_URL}`,
+      },
       now,
     );
     return null;
@@ -57,7 +72,12 @@ async function invitationUsable(tx: Transaction, invitationId: string | null, no
   const [row] = await tx
     .select({ id: invitations.id })
     .from(invitations)
-    .where(and(eq(invitations.id, invitationId), sql`(${invitations.status} = 'accepted' or (${invitations.status} = 'pending' and ${gt(invitations.expiresAt, now)}))`))
+    .where(
+      and(
+        eq(invitations.id, invitationId),
+        sql`(${invitations.status} = 'accepted' or (${invitations.status} = 'pending' and ${gt(invitations.expiresAt, now)}))`,
+      ),
+    )
     .limit(1);
   return Boolean(row);
 }
@@ -72,10 +92,16 @@ async function invitationUsable(tx: Transaction, invitationId: string | null, no
  * invitation; only if that request's invitation has expired or was cancelled is a fresh one sent.
  * A clinic that is already live is a 409.
  */
-export async function requestGoLive(db: Database, messaging: MessageSender, clinicId: string, body: GoLiveBody, now: Date): Promise<GoLiveStatus> {
+export async function requestGoLive(
+  db: Database,
+  messaging: MessageSender,
+  clinicId: string,
+  body: GoLiveBody,
+  now: Date,
+): Promise<GoLiveStatus> {
   return db.transaction(async (tx) => {
     const [clinic] = await tx.select({ name: clinics.name, mode: clinics.mode }).from(clinics).where(eq(clinics.id, clinicId)).limit(1);
-    if (!clinic || clinic.mode !== 'sandbox') throw conflict('CONFLICT', 'The clinic is already live');
+    if (clinic?.mode !== 'sandbox') throw conflict('CONFLICT', 'The clinic is already live');
 
     const [created] = await tx
       .insert(goLiveRequests)
@@ -99,7 +125,11 @@ export async function requestGoLive(db: Database, messaging: MessageSender, clin
         .limit(1);
       if (!pending) throw conflict('CONFLICT', 'The go-live request changed meanwhile; send it again');
       if (!(await invitationUsable(tx, pending.invitationId, now))) {
-        const signer = { signerFirstName: pending.signerFirstName, signerLastName: pending.signerLastName, signerEmail: pending.signerEmail };
+        const signer = {
+          signerFirstName: pending.signerFirstName,
+          signerLastName: pending.signerLastName,
+          signerEmail: pending.signerEmail,
+        };
         const invitationId = await inviteSigner(tx, messaging, clinicId, clinic.name, signer, now);
         await tx.update(goLiveRequests).set({ invitationId }).where(eq(goLiveRequests.id, pending.id));
       }

@@ -5,10 +5,9 @@ import { forClinic } from '../../../platform/db/scoped';
 import { notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import type { Conversation, ConversationMessage, PostConversationMessageBody, PostedConversationMessage } from './schemas';
-import { apiKeyMessageFields, iso, isoOrNull, messageFields, type MessageJson } from './views';
+import { apiKeyMessageFields, iso, isoOrNull, type MessageJson, messageFields } from './views';
 
 const RESOURCE = 'Conversation';
-
 
 /**
  * The conversation, its patient's name and every message (with its author's name) in one query:
@@ -98,7 +97,12 @@ export async function postConversationMessage(
         .set({ lastMessageAt: now, updatedAt: now, status: 'open', resolvedAt: null })
         .where(eq(conversations.id, current.id));
     }
-    return { ...apiKeyMessageFields(message!), isInternalNote: message!.isInternalNote, conversationId: current.id, conversationStatus: status };
+    return {
+      ...apiKeyMessageFields(message!),
+      isInternalNote: message!.isInternalNote,
+      conversationId: current.id,
+      conversationStatus: status,
+    };
   });
 }
 

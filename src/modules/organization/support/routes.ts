@@ -6,8 +6,17 @@ import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { getConversation, postConversationMessage, resolveConversation } from './conversations';
 import {
-  assignableUser, conversation, createTicketBody, listTicketsQuery, postConversationMessageBody, postedConversationMessage,
-  postedTicketMessage, postTicketMessageBody, ticket, ticketSummary, updateTicketBody,
+  assignableUser,
+  conversation,
+  createTicketBody,
+  listTicketsQuery,
+  postConversationMessageBody,
+  postedConversationMessage,
+  postedTicketMessage,
+  postTicketMessageBody,
+  ticket,
+  ticketSummary,
+  updateTicketBody,
 } from './schemas';
 import { createTicket, getTicket, listAssignableUsers, listTickets, postTicketMessage, updateTicket } from './tickets';
 
@@ -22,7 +31,7 @@ const getConversationRoute = defineRoute(read, {
   path: '/api/v1/conversations/{id}',
   operationId: 'getConversation',
   tags: conversationTags,
-  summary: 'A conversation with one of the clinic\'s patients, with every message (internal notes flagged)',
+  summary: "A conversation with one of the clinic's patients, with every message (internal notes flagged)",
   request: { params: idParam() },
   responses: { 200: jsonContent(successBody(conversation), 'The conversation') },
 });
@@ -117,7 +126,10 @@ export const supportRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(resolveConversationRoute, async (c) => {
     const { db, now } = c.get('services');
-    return c.json(ok(await resolveConversation(db, c.get('apiKey').clinicId, c.req.valid('param').id, now()), 'Conversation resolved'), 200);
+    return c.json(
+      ok(await resolveConversation(db, c.get('apiKey').clinicId, c.req.valid('param').id, now()), 'Conversation resolved'),
+      200,
+    );
   })
   .openapi(listTicketsRoute, async (c) => {
     const { data, pagination } = await listTickets(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
@@ -137,7 +149,10 @@ export const supportRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(updateTicketRoute, async (c) => {
     const { db, now } = c.get('services');
-    return c.json(ok(await updateTicket(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Ticket updated'), 200);
+    return c.json(
+      ok(await updateTicket(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Ticket updated'),
+      200,
+    );
   })
   .openapi(assignableUsersRoute, async (c) => {
     return c.json(ok(await listAssignableUsers(c.get('services').db, c.get('apiKey').clinicId)), 200);

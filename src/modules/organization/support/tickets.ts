@@ -1,14 +1,21 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import { supportTicketMessages, supportTickets, users, type SupportTeam, type SupportTicketStatus } from '../../../../drizzle/schema';
+import { type SupportTeam, type SupportTicketStatus, supportTicketMessages, supportTickets, users } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { badRequest, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type {
-  AssignableUser, CreateTicketBody, ListTicketsQuery, PostedTicketMessage, PostTicketMessageBody, Ticket, TicketSummary, UpdateTicketBody,
+  AssignableUser,
+  CreateTicketBody,
+  ListTicketsQuery,
+  PostedTicketMessage,
+  PostTicketMessageBody,
+  Ticket,
+  TicketSummary,
+  UpdateTicketBody,
 } from './schemas';
-import { apiKeyMessageFields, iso, isoOrNull, messageFields, type MessageJson } from './views';
+import { apiKeyMessageFields, iso, isoOrNull, type MessageJson, messageFields } from './views';
 
 const RESOURCE = 'Support ticket';
 
@@ -66,7 +73,9 @@ function toSummary(row: SummaryRow): TicketSummary {
     description: row.description,
     status: row.status,
     assignedTeam: row.assignedTeam,
-    assignedUser: row.assignedUserId ? { id: row.assignedUserId, firstName: row.assignedFirstName!, lastName: row.assignedLastName! } : null,
+    assignedUser: row.assignedUserId
+      ? { id: row.assignedUserId, firstName: row.assignedFirstName!, lastName: row.assignedLastName! }
+      : null,
     messageCount: row.messageCount,
     lastMessageAt: isoOrNull(row.lastMessageAt),
     resolvedAt: isoOrNull(row.resolvedAt),
@@ -116,7 +125,14 @@ export async function createTicket(db: Database, clinicId: string, body: CreateT
     createdAt: now,
     updatedAt: now,
   });
-  const summary = toSummary({ ...row, assignedUserId: null, assignedFirstName: null, assignedLastName: null, messageCount: 0, lastMessageAt: null });
+  const summary = toSummary({
+    ...row,
+    assignedUserId: null,
+    assignedFirstName: null,
+    assignedLastName: null,
+    messageCount: 0,
+    lastMessageAt: null,
+  });
   return { ...summary, messages: [] };
 }
 
@@ -142,7 +158,13 @@ const AFTER_CLINIC_MESSAGE: Partial<Record<SupportTicketStatus, SupportTicketSta
  * Adds the clinic's message (authorType api_key). A ticket waiting on the customer moves to in_progress;
  * a resolved one reopens (open); a closed one is a 409.
  */
-export async function postTicketMessage(db: Database, clinicId: string, id: string, body: PostTicketMessageBody, now: Date): Promise<PostedTicketMessage> {
+export async function postTicketMessage(
+  db: Database,
+  clinicId: string,
+  id: string,
+  body: PostTicketMessageBody,
+  now: Date,
+): Promise<PostedTicketMessage> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const current = await lockTicket(tx, clinicId, id);

@@ -20,7 +20,9 @@ type InvitationRow = typeof invitations.$inferSelect;
 
 const iso = (d: Date) => d.toISOString();
 
-export function toInvitation(row: Pick<InvitationRow, 'id' | 'email' | 'role' | 'status' | 'source' | 'expiresAt' | 'createdAt'>): TeamInvitation {
+export function toInvitation(
+  row: Pick<InvitationRow, 'id' | 'email' | 'role' | 'status' | 'source' | 'expiresAt' | 'createdAt'>,
+): TeamInvitation {
   return {
     id: row.id,
     email: row.email,
@@ -41,7 +43,14 @@ export async function expireStaleInvitations(db: Queryable, clinicId: string, em
   await db
     .update(invitations)
     .set({ status: 'expired' })
-    .where(and(eq(invitations.clinicId, clinicId), eq(invitations.email, email), eq(invitations.status, 'pending'), lte(invitations.expiresAt, now)));
+    .where(
+      and(
+        eq(invitations.clinicId, clinicId),
+        eq(invitations.email, email),
+        eq(invitations.status, 'pending'),
+        lte(invitations.expiresAt, now),
+      ),
+    );
 }
 
 export interface InvitationEmail {

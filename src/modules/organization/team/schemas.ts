@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { INVITATION_STATUSES, USER_ROLES } from '../../../../drizzle/schema';
-import { safeString } from '../../../platform/http/strings';
 import { pathId } from '../../../platform/http/ids';
+import { safeString } from '../../../platform/http/strings';
 
 /** The roles an invitation or a role change may give. Ownership is never assigned through the API. */
 export const ASSIGNABLE_ROLES = ['admin', 'member'] as const;
@@ -14,12 +14,14 @@ const assignableRole = z
 
 /** An email address as stored: trimmed, lower-cased, at most 254 characters. */
 export const emailAddress = () =>
-  safeString().trim().toLowerCase().max(254).email('must be a valid email address').openapi({ format: 'email', example: 'new.hire@example.com' });
+  safeString()
+    .trim()
+    .toLowerCase()
+    .max(254)
+    .email('must be a valid email address')
+    .openapi({ format: 'email', example: 'new.hire@example.com' });
 
-export const inviteMemberBody = z
-  .object({ email: emailAddress(), role: assignableRole })
-  .strict()
-  .openapi('InviteTeamMemberRequest');
+export const inviteMemberBody = z.object({ email: emailAddress(), role: assignableRole }).strict().openapi('InviteTeamMemberRequest');
 export type InviteMemberBody = z.infer<typeof inviteMemberBody>;
 
 export const changeRoleBody = z.object({ role: assignableRole }).strict().openapi('ChangeTeamMemberRoleRequest');
@@ -48,7 +50,9 @@ export const teamInvitation = z
     email: z.string(),
     role: z.enum(ASSIGNABLE_ROLES),
     status: z.enum(INVITATION_STATUSES).openapi({ description: 'pending, accepted, cancelled or expired.' }),
-    source: z.enum(INVITATION_SOURCES).openapi({ description: 'team: POST /team/invite; go_live: the signer invited by POST /sandbox/go-live.' }),
+    source: z
+      .enum(INVITATION_SOURCES)
+      .openapi({ description: 'team: POST /team/invite; go_live: the signer invited by POST /sandbox/go-live.' }),
     expiresAt: z.string().datetime().openapi({ description: '7 days after it was sent.' }),
     createdAt: z.string().datetime(),
   })
@@ -57,7 +61,9 @@ export type TeamInvitation = z.infer<typeof teamInvitation>;
 
 export const teamRoster = z
   .object({
-    members: z.array(teamMember).openapi({ description: 'Every staff user of the clinic (removed ones with isActive false), oldest first.' }),
+    members: z
+      .array(teamMember)
+      .openapi({ description: 'Every staff user of the clinic (removed ones with isActive false), oldest first.' }),
     invitations: z.array(teamInvitation).openapi({ description: 'Pending invitations that have not expired, oldest first.' }),
   })
   .openapi('TeamRoster');

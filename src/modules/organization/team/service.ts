@@ -18,7 +18,10 @@ const isoOrNull = (d: Date | string | null) => (d ? new Date(d).toISOString() : 
 
 /** A member from a users row, or from the same fields read as JSON (timestamps as strings). */
 export function toMember(
-  row: Pick<UserRow, 'id' | 'firstName' | 'lastName' | 'email' | 'role' | 'isActive'> & { lastSignInAt: Date | string | null; createdAt: Date | string },
+  row: Pick<UserRow, 'id' | 'firstName' | 'lastName' | 'email' | 'role' | 'isActive'> & {
+    lastSignInAt: Date | string | null;
+    createdAt: Date | string;
+  },
 ): TeamMember {
   return {
     id: row.id,
@@ -32,8 +35,25 @@ export function toMember(
   };
 }
 
-interface MemberJson { id: string; firstName: string; lastName: string; email: string; role: UserRow['role']; isActive: boolean; lastSignInAt: string | null; createdAt: string }
-interface InvitationJson { id: string; email: string; role: string; status: TeamInvitation['status']; source: string; expiresAt: string; createdAt: string }
+interface MemberJson {
+  id: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  role: UserRow['role'];
+  isActive: boolean;
+  lastSignInAt: string | null;
+  createdAt: string;
+}
+interface InvitationJson {
+  id: string;
+  email: string;
+  role: string;
+  status: TeamInvitation['status'];
+  source: string;
+  expiresAt: string;
+  createdAt: string;
+}
 
 /**
  * The roster in one query: every staff user of the clinic (oldest first, on users_clinic_id_created_at_idx)
@@ -71,7 +91,13 @@ const alreadyInvited = (email: string) => conflict('CONFLICT', `A pending invita
  * are marked expired; an active member with that email or a pending invitation still valid is a 409;
  * otherwise the invitation is written and its email recorded through the messaging interface.
  */
-export async function inviteMember(db: Database, messaging: MessageSender, clinicId: string, body: InviteMemberBody, now: Date): Promise<TeamInvitation> {
+export async function inviteMember(
+  db: Database,
+  messaging: MessageSender,
+  clinicId: string,
+  body: InviteMemberBody,
+  now: Date,
+): Promise<TeamInvitation> {
   try {
     const row = await db.transaction(async (tx) => {
       await expireStaleInvitations(tx, clinicId, body.email, now);
@@ -139,12 +165,17 @@ export async function cancelInvitation(db: Database, clinicId: string, invitatio
       .returning();
     return { invitation: cancelled! };
   });
-  if ('refused' in outcome) throw conflict('CONFLICT', `The invitation is already ${outcome.refused}; only pending invitations can be cancelled`);
+  if ('refused' in outcome)
+    throw conflict('CONFLICT', `The invitation is already ${outcome.refused}; only pending invitations can be cancelled`);
   return toInvitation(outcome.invitation);
 }
 
 async function lockMember(tx: Transaction, clinicId: string, userId: string): Promise<UserRow> {
-  const [user] = await tx.select().from(users).where(and(eq(users.clinicId, clinicId), eq(users.id, userId))).for('update');
+  const [user] = await tx
+    .select()
+    .from(users)
+    .where(and(eq(users.clinicId, clinicId), eq(users.id, userId)))
+    .for('update');
   if (!user) throw notFound(MEMBER);
   return user;
 }
@@ -165,7 +196,9 @@ export async function removeMember(db: Database, clinicId: string, userId: strin
     await tx
       .update(supportTickets)
       .set({ assignedUserId: null, updatedAt: now })
-      .where(forClinic(tx, clinicId).where(supportTickets, eq(supportTickets.assignedUserId, user.id), ne(supportTickets.status, 'closed')));
+      .where(
+        forClinic(tx, clinicId).where(supportTickets, eq(supportTickets.assignedUserId, user.id), ne(supportTickets.status, 'closed')),
+      );
     return updated!;
   });
   return toMember(row);

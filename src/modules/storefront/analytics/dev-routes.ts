@@ -6,8 +6,8 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../../platform/context';
 import { devSimulatorBody, devSimulatorKey } from '../../../platform/http/dev-simulator';
-import { validationError } from '../../../platform/http/error-handler';
 import { ok } from '../../../platform/http/envelope';
+import { validationError } from '../../../platform/http/error-handler';
 import { advanceFormSession, advanceSessionBody, startFormSession, startSessionBody } from './intake-events';
 
 export const intakeDevRoutes = new Hono<AppEnv>()

@@ -1,11 +1,11 @@
-import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { z } from '@hono/zod-openapi';
+import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { formSessions, patients, programs, questionnaires } from '../../../../drizzle/schema';
 import type { Database } from '../../../platform/db/client';
-import type { Sweep } from '../../../platform/sweep';
+import { recordOutboxEvent } from '../../../platform/events/outbox';
 import { badRequest, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { recordOutboxEvent } from '../../../platform/events/outbox';
+import type { Sweep } from '../../../platform/sweep';
 import type { FormSession } from './schemas';
 
 // Where the platform records intake events (docs/analytics.md, "Intake events"):
@@ -70,7 +70,9 @@ export async function startFormSession(db: Database, clinicId: string, body: Sta
   return db.transaction(async (tx) => {
     const [found] = await tx
       .select({
-        form: sql<string | null>`(select id from ${questionnaires} where ${questionnaires.clinicId} = ${clinicId} and ${questionnaires.id} = ${body.formId})`,
+        form: sql<
+          string | null
+        >`(select id from ${questionnaires} where ${questionnaires.clinicId} = ${clinicId} and ${questionnaires.id} = ${body.formId})`,
         program: body.programId
           ? sql<string | null>`(select id from ${programs} where ${programs.clinicId} = ${clinicId} and ${programs.id} = ${body.programId})`
           : sql<null>`null`,
@@ -96,8 +98,11 @@ export async function startFormSession(db: Database, clinicId: string, body: Sta
       })
       .returning();
     const outboxEventId = await recordOutboxEvent(
-      tx, clinicId, 'intake.started',
-      { formSessionId: session!.id, formId: session!.questionnaireId, programId: session!.programId }, now,
+      tx,
+      clinicId,
+      'intake.started',
+      { formSessionId: session!.id, formId: session!.questionnaireId, programId: session!.programId },
+      now,
     );
     return { session: toFormSession(session!), outboxEventId };
   });
@@ -164,8 +169,21 @@ export async function abandonStaleFormSessions(
       const marked = await tx
         .update(formSessions)
         .set({ status: 'abandoned', abandonedAt: now })
-        .where(and(inArray(formSessions.id, stale.map((s) => s.id)), eq(formSessions.status, 'started')))
-        .returning({ id: formSessions.id, clinicId: formSessions.clinicId, formId: formSessions.questionnaireId, programId: formSessions.programId });
+        .where(
+          and(
+            inArray(
+              formSessions.id,
+              stale.map((s) => s.id),
+            ),
+            eq(formSessions.status, 'started'),
+          ),
+        )
+        .returning({
+          id: formSessions.id,
+          clinicId: formSessions.clinicId,
+          formId: formSessions.questionnaireId,
+          programId: formSessions.programId,
+        });
       for (const s of marked) {
         await recordOutboxEvent(tx, s.clinicId, 'intake.abandoned', { formSessionId: s.id, formId: s.formId, programId: s.programId }, now);
       }

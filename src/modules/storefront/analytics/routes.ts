@@ -4,9 +4,19 @@ import { jsonBody, jsonContent, ok, successBody } from '../../../platform/http/e
 import { defineRoute } from '../../../platform/http/route';
 import { intakeDevRoutes } from './dev-routes';
 import {
-  formFunnel as formFunnelSchema, formIdParam, formsAnalytics as formsSchema, formsAnalyticsQuery, likeCounts as likeCountsSchema,
-  likeCountsBody, likesAnalytics as likesSchema, likesAnalyticsQuery, pagedFunnelBody, programFunnel as programFunnelSchema,
-  programIdParam, sessionsQuery, tenantProductIdParam,
+  formFunnel as formFunnelSchema,
+  formIdParam,
+  formsAnalyticsQuery,
+  formsAnalytics as formsSchema,
+  likeCountsBody,
+  likeCounts as likeCountsSchema,
+  likesAnalyticsQuery,
+  likesAnalytics as likesSchema,
+  pagedFunnelBody,
+  programFunnel as programFunnelSchema,
+  programIdParam,
+  sessionsQuery,
+  tenantProductIdParam,
 } from './schemas';
 import { formFunnel, formsAnalytics, likeCounts, likesAnalytics, programFunnel } from './service';
 
@@ -59,15 +69,18 @@ const likesOfProduct = defineRoute(aggregate, {
   responses: { 200: jsonContent(successBody(likesSchema), 'The analytics (default window: the last 30 days)') },
 });
 
-const counts = defineRoute({ auth: 'key', scope: 'write' }, {
-  method: 'post',
-  path: '/api/v1/likes/admin/counts',
-  operationId: 'countTenantProductLikes',
-  tags,
-  summary: "Like counts of many tenant products at once (mutates nothing; ids that are not the clinic's count 0)",
-  request: { body: jsonBody(likeCountsBody) },
-  responses: { 200: jsonContent(successBody(likeCountsSchema), 'The counts, in the order sent') },
-});
+const counts = defineRoute(
+  { auth: 'key', scope: 'write' },
+  {
+    method: 'post',
+    path: '/api/v1/likes/admin/counts',
+    operationId: 'countTenantProductLikes',
+    tags,
+    summary: "Like counts of many tenant products at once (mutates nothing; ids that are not the clinic's count 0)",
+    request: { body: jsonBody(likeCountsBody) },
+    responses: { 200: jsonContent(successBody(likeCountsSchema), 'The counts, in the order sent') },
+  },
+);
 
 export const analyticsRoutes = new OpenAPIHono<AppEnv>()
   .openapi(forms, async (c) => {
@@ -81,12 +94,21 @@ export const analyticsRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(programSessions, async (c) => {
     const { db, now } = c.get('services');
-    const { data, pagination } = await programFunnel(db, c.get('apiKey').clinicId, c.req.valid('param').questionnaireId, c.req.valid('query'), now());
+    const { data, pagination } = await programFunnel(
+      db,
+      c.get('apiKey').clinicId,
+      c.req.valid('param').questionnaireId,
+      c.req.valid('query'),
+      now(),
+    );
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(likesOfProduct, async (c) => {
     const { db, now } = c.get('services');
-    return c.json(ok(await likesAnalytics(db, c.get('apiKey').clinicId, c.req.valid('param').tenantProductId, c.req.valid('query'), now())), 200);
+    return c.json(
+      ok(await likesAnalytics(db, c.get('apiKey').clinicId, c.req.valid('param').tenantProductId, c.req.valid('query'), now())),
+      200,
+    );
   })
   .openapi(counts, async (c) => {
     const { db } = c.get('services');

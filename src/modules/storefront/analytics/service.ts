@@ -1,14 +1,21 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../../platform/db/client';
-import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
+import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { pageOffset, pagination, type Pagination } from '../../../platform/http/pagination';
-import { num } from '../../../platform/db/sql';
-import { at, bucketStarts, checkBuckets, GRANULARITY_SQL, resolveWindow, windowOut, type ResolvedWindow, type SeriesQuery, type WindowQuery } from '../../orders';
-import type {
-  FormFunnel, FormSession, FormsAnalytics, LikeCounts, LikesAnalytics, ProgramFunnel, SessionsQuery,
-} from './schemas';
+import { type Pagination, pageOffset, pagination } from '../../../platform/http/pagination';
+import {
+  at,
+  bucketStarts,
+  checkBuckets,
+  GRANULARITY_SQL,
+  type ResolvedWindow,
+  resolveWindow,
+  type SeriesQuery,
+  type WindowQuery,
+  windowOut,
+} from '../../orders';
+import type { FormFunnel, FormSession, FormsAnalytics, LikeCounts, LikesAnalytics, ProgramFunnel, SessionsQuery } from './schemas';
 
 // Intake-form and product-like analytics (docs/analytics.md): one SQL statement per read, every figure
 // an SQL aggregate. Sessions are read from form_sessions through its (clinic_id, questionnaire_id,
@@ -70,8 +77,15 @@ export async function formsAnalytics(db: Queryable, clinicId: string, query: Win
   // One pass over the window's sessions, grouped per form and in total at once (grouping sets).
   const [row] = await rowsOf<{
     totals: SessionFiguresRow | null;
-    forms: { formId: string; name: string; isActive: boolean; f: (SessionFiguresRow & { averageTotalSteps: number | null; lastStartedAt: string | null }) | null }[];
-  }>(db, sql`
+    forms: {
+      formId: string;
+      name: string;
+      isActive: boolean;
+      f: (SessionFiguresRow & { averageTotalSteps: number | null; lastStartedAt: string | null }) | null;
+    }[];
+  }>(
+    db,
+    sql`
     with s as (
       select questionnaire_id, grouping(questionnaire_id) as g, ${FIGURES},
         round(avg(total_steps), 2) as "averageTotalSteps", ${iso(sql`max(started_at)`)} as "lastStartedAt"
@@ -84,7 +98,8 @@ export async function formsAnalytics(db: Queryable, clinicId: string, query: Win
       (select coalesce(json_agg(json_build_object('formId', q.id, 'name', q.name, 'isActive', q.is_active, 'f', row_to_json(s))
           order by coalesce(s."started", 0) desc, q.name, q.id), '[]'::json)
         from questionnaires q left join s on s.questionnaire_id = q.id and s.g = 0
-        where q.clinic_id = ${clinicId}) as forms`);
+        where q.clinic_id = ${clinicId}) as forms`,
+  );
   return {
     window: windowOrNull(w),
     totals: figures(row!.totals),
@@ -134,7 +149,9 @@ async function funnelOf(
               from s group by questionnaire_id) bf
         join questionnaires q on q.id = bf.questionnaire_id and q.clinic_id = ${clinicId}) as "byForm"`
     : sql``;
-  const [row] = await rowsOf<FunnelRow>(db, sql`
+  const [row] = await rowsOf<FunnelRow>(
+    db,
+    sql`
     with owner as (${owner.select}),
     s as (
       select id, questionnaire_id, program_id, status, last_step_reached, total_steps, started_at, completed_at, abandoned_at
@@ -161,7 +178,8 @@ async function funnelOf(
         from (select * from s ${listed} order by started_at desc, id desc limit ${query.limit} offset ${pageOffset(query)}) p) as sessions,
       (select count(*) from s ${listed}) as total
       ${byForm}
-    from owner`);
+    from owner`,
+  );
   return { row, window: w };
 }
 
@@ -195,14 +213,24 @@ function funnelBody(row: FunnelRow, w: ResolvedWindow | null, query: SessionsQue
 }
 
 export async function formFunnel(
-  db: Queryable, clinicId: string, formId: string, query: SessionsQuery, now: Date,
+  db: Queryable,
+  clinicId: string,
+  formId: string,
+  query: SessionsQuery,
+  now: Date,
 ): Promise<{ data: FormFunnel; pagination: Pagination }> {
   if (!isUuid(formId)) throw notFound('Form');
-  const { row, window } = await funnelOf(db, clinicId, {
-    select: sql`select id, name, is_active as "isActive" from questionnaires where clinic_id = ${clinicId} and id = ${formId}`,
-    sessionFilter: sql`questionnaire_id = ${formId}`,
-    byForm: false,
-  }, query, now);
+  const { row, window } = await funnelOf(
+    db,
+    clinicId,
+    {
+      select: sql`select id, name, is_active as "isActive" from questionnaires where clinic_id = ${clinicId} and id = ${formId}`,
+      sessionFilter: sql`questionnaire_id = ${formId}`,
+      byForm: false,
+    },
+    query,
+    now,
+  );
   if (!row) throw notFound('Form');
   const owner = row.owner as { id: string; name: string; isActive: boolean };
   const { body, pagination: page } = funnelBody(row, window, query);
@@ -210,14 +238,24 @@ export async function formFunnel(
 }
 
 export async function programFunnel(
-  db: Queryable, clinicId: string, programId: string, query: SessionsQuery, now: Date,
+  db: Queryable,
+  clinicId: string,
+  programId: string,
+  query: SessionsQuery,
+  now: Date,
 ): Promise<{ data: ProgramFunnel; pagination: Pagination }> {
   if (!isUuid(programId)) throw notFound('Program');
-  const { row, window } = await funnelOf(db, clinicId, {
-    select: sql`select id, name, state from programs where clinic_id = ${clinicId} and id = ${programId}`,
-    sessionFilter: sql`program_id = ${programId}`,
-    byForm: true,
-  }, query, now);
+  const { row, window } = await funnelOf(
+    db,
+    clinicId,
+    {
+      select: sql`select id, name, state from programs where clinic_id = ${clinicId} and id = ${programId}`,
+      sessionFilter: sql`program_id = ${programId}`,
+      byForm: true,
+    },
+    query,
+    now,
+  );
   if (!row) throw notFound('Program');
   const owner = row.owner as { id: string; name: string; state: string };
   const { body, pagination: page } = funnelBody(row, window, query);
@@ -238,17 +276,32 @@ export async function programFunnel(
   };
 }
 
-export async function likesAnalytics(db: Queryable, clinicId: string, tenantProductId: string, query: SeriesQuery, now: Date): Promise<LikesAnalytics> {
+export async function likesAnalytics(
+  db: Queryable,
+  clinicId: string,
+  tenantProductId: string,
+  query: SeriesQuery,
+  now: Date,
+): Promise<LikesAnalytics> {
   if (!isUuid(tenantProductId)) throw notFound('Tenant product');
   const w = resolveWindow(query, now, '30d');
   const granularity = checkBuckets(w, query.granularity);
   const g = GRANULARITY_SQL[granularity];
   const windowed = sql`created_at >= ${at(w.from)} and created_at <= ${at(w.to)}`;
   const [row] = await rowsOf<{
-    id: string; globalProductId: string; name: string;
-    total: number | string; uniquePatients: number | string; firstLikedAt: string | null; lastLikedAt: string | null;
-    inWindow: number | string; uniqueInWindow: number | string; series: { bucket: string; likes: number | string }[];
-  }>(db, sql`
+    id: string;
+    globalProductId: string;
+    name: string;
+    total: number | string;
+    uniquePatients: number | string;
+    firstLikedAt: string | null;
+    lastLikedAt: string | null;
+    inWindow: number | string;
+    uniqueInWindow: number | string;
+    series: { bucket: string; likes: number | string }[];
+  }>(
+    db,
+    sql`
     with tp as (
       select tp.id, tp.global_product_id, gp.name
       from tenant_products tp join global_products gp on gp.id = tp.global_product_id
@@ -266,7 +319,8 @@ export async function likesAnalytics(db: Queryable, clinicId: string, tenantProd
       (select count(distinct patient_id) from l where ${windowed}) as "uniqueInWindow",
       (select json_agg(json_build_object('bucket', to_char(b.bucket, 'YYYY-MM-DD'), 'likes', coalesce(wl.n, 0)) order by b.bucket)
         from b left join wl on wl.bucket = b.bucket) as series
-    from tp`);
+    from tp`,
+  );
   if (!row) throw notFound('Tenant product');
   return {
     tenantProductId: row.id,
@@ -293,7 +347,9 @@ export async function likeCounts(db: Queryable, clinicId: string, tenantProductI
   const ids = [...new Set(tenantProductIds.map((id) => id.toLowerCase()))];
   // Validated uuids, sent as one array parameter.
   const idArray = sql`${`{${ids.join(',')}}`}::uuid[]`;
-  const [row] = await rowsOf<{ counts: { tenantProductId: string; likes: number | string }[]; total: number | string }>(db, sql`
+  const [row] = await rowsOf<{ counts: { tenantProductId: string; likes: number | string }[]; total: number | string }>(
+    db,
+    sql`
     with c as (
       select l.tenant_product_id, count(*) as n
       from product_likes l
@@ -305,7 +361,8 @@ export async function likeCounts(db: Queryable, clinicId: string, tenantProductI
       coalesce(json_agg(json_build_object('tenantProductId', x.id, 'likes', coalesce(c.n, 0)) order by x.ord), '[]'::json) as counts,
       coalesce(sum(c.n), 0) as total
     from unnest(${idArray}) with ordinality as x(id, ord)
-    left join c on c.tenant_product_id = x.id`);
+    left join c on c.tenant_product_id = x.id`,
+  );
   return {
     counts: row!.counts.map((c) => ({ tenantProductId: c.tenantProductId, likes: num(c.likes) })),
     total: num(row!.total),

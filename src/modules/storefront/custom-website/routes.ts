@@ -4,7 +4,16 @@ import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../plat
 import { notFound } from '../../../platform/http/errors';
 import { defineRoute } from '../../../platform/http/route';
 import { checkImageField, IMAGE_RULES, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from '../../catalog';
-import { customWebsite, heroForm, heroResult, logoForm, logoResult, saveWebsiteBody, SOCIAL_NETWORK_NAMES, toggleActiveBody } from './schemas';
+import {
+  customWebsite,
+  heroForm,
+  heroResult,
+  logoForm,
+  logoResult,
+  SOCIAL_NETWORK_NAMES,
+  saveWebsiteBody,
+  toggleActiveBody,
+} from './schemas';
 import { findLogo, getWebsite, resetFooter, resetSocialMedia, saveWebsite, setWebsiteActive, uploadHero, uploadLogo } from './service';
 
 const tags = ['Custom website'];
@@ -107,16 +116,25 @@ const logoProxy = defineRoute(read, {
     'If-None-Match with the current ETag answers 304 without a body. 404 when the website has no logo. docs/custom-website.md.',
   request: {
     headers: z.object({
-      'if-none-match': z.string().max(1024).optional().openapi({ description: 'An ETag from an earlier answer (or a list of them, or *).' }),
+      'if-none-match': z
+        .string()
+        .max(1024)
+        .optional()
+        .openapi({ description: 'An ETag from an earlier answer (or a list of them, or *).' }),
     }),
   },
   responses: {
     200: {
       description: 'The logo bytes',
       headers: { ...cacheHeaders, 'Content-Length': { description: 'Size in bytes.', schema: { type: 'integer' as const } } },
-      content: { 'image/png': { schema: binary }, 'image/jpeg': { schema: binary }, 'image/webp': { schema: binary }, 'image/gif': { schema: binary } },
+      content: {
+        'image/png': { schema: binary },
+        'image/jpeg': { schema: binary },
+        'image/webp': { schema: binary },
+        'image/gif': { schema: binary },
+      },
     },
-    304: { description: 'Not modified: the ETag sent is the current logo\'s', headers: cacheHeaders },
+    304: { description: "Not modified: the ETag sent is the current logo's", headers: cacheHeaders },
     404: jsonContent(errorBody, 'The website has no logo (or its file is missing from storage)'),
   },
 });

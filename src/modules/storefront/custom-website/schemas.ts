@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { safeString, text } from '../../../platform/http/strings';
-import { storedImage, imageFileField } from '../../catalog';
+import { imageFileField, storedImage } from '../../catalog';
 import { isHttpsUrl, MAX_URL_LENGTH } from '../page-builder/links';
 
 /**
@@ -58,7 +58,12 @@ const socialLink = (network: SocialNetwork) =>
     .openapi({ description: `An https URL on ${SOCIAL_NETWORKS[network].join(' or ')} (or a subdomain).` });
 
 export const socialMediaLinksInput = z
-  .object(Object.fromEntries(SOCIAL_NETWORK_NAMES.map((n) => [n, socialLink(n).optional()])) as Record<SocialNetwork, z.ZodOptional<ReturnType<typeof socialLink>>>)
+  .object(
+    Object.fromEntries(SOCIAL_NETWORK_NAMES.map((n) => [n, socialLink(n).optional()])) as Record<
+      SocialNetwork,
+      z.ZodOptional<ReturnType<typeof socialLink>>
+    >,
+  )
   .strict()
   .openapi('SocialMediaLinksInput', {
     description: `Network name -> https URL. Allowed names: ${SOCIAL_NETWORK_NAMES.join(', ')} (any other name answers 400). Replaces the stored links as a whole; {} clears them.`,
@@ -68,9 +73,16 @@ export const socialMediaLinksInput = z
 export const saveWebsiteBody = z
   .object({
     isActive: z.boolean().openapi({ description: 'Whether the website is live.' }),
-    heroTitle: safeString().trim().max(120).nullable().openapi({ description: 'Up to 120 characters; null: none.', example: 'Feel like yourself again' }),
+    heroTitle: safeString()
+      .trim()
+      .max(120)
+      .nullable()
+      .openapi({ description: 'Up to 120 characters; null: none.', example: 'Feel like yourself again' }),
     heroSubtitle: text().trim().max(300).nullable().openapi({ description: 'Up to 300 characters; null: none.' }),
-    heroPrimaryButtonText: safeString().trim().min(1).max(40).nullable().openapi({ description: "The hero's button, 1-40 characters; null: no button (default \"Get started\").", example: 'Start your visit' }),
+    heroPrimaryButtonText: safeString().trim().min(1).max(40).nullable().openapi({
+      description: 'The hero\'s button, 1-40 characters; null: no button (default "Get started").',
+      example: 'Start your visit',
+    }),
     primaryColor: color('Buttons and links', WEBSITE_DEFAULTS.primaryColor),
     footerColor: color('Footer background', WEBSITE_DEFAULTS.footerColor),
     footerText: text().trim().max(500).nullable().openapi({ description: 'Up to 500 characters; null: none (default).' }),
@@ -80,7 +92,8 @@ export const saveWebsiteBody = z
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'must contain at least one field' })
   .openapi('SaveCustomWebsiteRequest', {
-    description: 'Creates the settings on the first save (fields not sent take their defaults) and afterwards changes only the fields sent.',
+    description:
+      'Creates the settings on the first save (fields not sent take their defaults) and afterwards changes only the fields sent.',
   });
 export type SaveWebsiteBody = z.infer<typeof saveWebsiteBody>;
 
@@ -90,7 +103,9 @@ export const toggleActiveBody = z
   .openapi('ToggleCustomWebsiteRequest');
 
 export const socialMediaLinks = z
-  .object(Object.fromEntries(SOCIAL_NETWORK_NAMES.map((n) => [n, z.string().optional()])) as Record<SocialNetwork, z.ZodOptional<z.ZodString>>)
+  .object(
+    Object.fromEntries(SOCIAL_NETWORK_NAMES.map((n) => [n, z.string().optional()])) as Record<SocialNetwork, z.ZodOptional<z.ZodString>>,
+  )
   .openapi('SocialMediaLinks', { description: 'Network name -> https URL; only the networks set are present.' });
 
 export const customWebsite = z
@@ -103,7 +118,9 @@ export const customWebsite = z
     footerColor: z.string().openapi({ example: '#111827' }),
     footerText: z.string().nullable(),
     socialMediaLinks,
-    logoUrl: z.string().nullable().openapi({ description: 'Where the logo is stored and served (also streamed by GET /api/v1/custom-website/logo-proxy); null: no logo.' }),
+    logoUrl: z.string().nullable().openapi({
+      description: 'Where the logo is stored and served (also streamed by GET /api/v1/custom-website/logo-proxy); null: no logo.',
+    }),
     heroImageUrl: z.string().nullable().openapi({ description: "The hero image's url; null: none." }),
     isSaved: z.boolean().openapi({ description: 'false: the clinic never saved its website and these are the defaults.' }),
     updatedAt: z.string().datetime().nullable().openapi({ description: 'Last change; null when never saved.' }),
@@ -111,8 +128,14 @@ export const customWebsite = z
   .openapi('CustomWebsite');
 export type CustomWebsite = z.infer<typeof customWebsite>;
 
-export const logoForm = z.object({ logo: imageFileField('logo', 'The logo') }).strict().openapi('CustomWebsiteLogoForm');
-export const heroForm = z.object({ heroImage: imageFileField('heroImage', 'The hero image') }).strict().openapi('CustomWebsiteHeroForm');
+export const logoForm = z
+  .object({ logo: imageFileField('logo', 'The logo') })
+  .strict()
+  .openapi('CustomWebsiteLogoForm');
+export const heroForm = z
+  .object({ heroImage: imageFileField('heroImage', 'The hero image') })
+  .strict()
+  .openapi('CustomWebsiteHeroForm');
 
 export const logoResult = z
   .object({ logoUrl: z.string().openapi({ description: "The website's logoUrl now." }), upload: storedImage })

@@ -4,8 +4,8 @@ import { customWebsites, uploads } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { notFound } from '../../../platform/http/errors';
 import type { ObjectStorage } from '../../../platform/providers/storage/types';
-import { type CheckedImage, type UploadDeps, storeImage, type StoredImage } from '../../catalog';
-import { SOCIAL_NETWORK_NAMES, WEBSITE_DEFAULTS, type CustomWebsite, type SaveWebsiteBody, type SocialNetwork } from './schemas';
+import { type CheckedImage, type StoredImage, storeImage, type UploadDeps } from '../../catalog';
+import { type CustomWebsite, type SaveWebsiteBody, SOCIAL_NETWORK_NAMES, type SocialNetwork, WEBSITE_DEFAULTS } from './schemas';
 
 type WebsiteChanges = Partial<Omit<typeof customWebsites.$inferInsert, 'clinicId' | 'createdAt'>>;
 
@@ -94,7 +94,12 @@ export async function setWebsiteActive(deps: UploadDeps, clinicId: string, isAct
 
 /** footerColor and footerText back to their defaults; nothing else changes. */
 export async function resetFooter(deps: UploadDeps, clinicId: string): Promise<CustomWebsite> {
-  await upsertWebsite(deps.db, clinicId, { footerColor: WEBSITE_DEFAULTS.footerColor, footerText: WEBSITE_DEFAULTS.footerText }, deps.now());
+  await upsertWebsite(
+    deps.db,
+    clinicId,
+    { footerColor: WEBSITE_DEFAULTS.footerColor, footerText: WEBSITE_DEFAULTS.footerText },
+    deps.now(),
+  );
   return readWebsite(deps.db, deps.storage, clinicId);
 }
 

@@ -21,7 +21,7 @@ export const linkFormBody = z
   .openapi('LinkFormGlobalProductRequest');
 
 export const unlinkFormBody = z
-  .object({ formId: z.string().uuid().openapi({ description: "The linked questionnaire of the clinic." }) })
+  .object({ formId: z.string().uuid().openapi({ description: 'The linked questionnaire of the clinic.' }) })
   .strict()
   .openapi('UnlinkFormGlobalProductRequest');
 

@@ -4,7 +4,7 @@ import type { Database } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
 import { conflict, notFound } from '../../../platform/http/errors';
-import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
+import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type { FormGlobalProduct } from './schemas';
 
 const UNIQUE_FORM_INDEX = 'form_global_products_questionnaire_id_key';
@@ -41,7 +41,10 @@ export async function listFormGlobalProducts(db: Database, clinicId: string, que
   const rows = await db
     .select({ ...linkColumns, total: totalCount() })
     .from(formGlobalProducts)
-    .innerJoin(questionnaires, and(eq(questionnaires.id, formGlobalProducts.questionnaireId), eq(questionnaires.clinicId, formGlobalProducts.clinicId)))
+    .innerJoin(
+      questionnaires,
+      and(eq(questionnaires.id, formGlobalProducts.questionnaireId), eq(questionnaires.clinicId, formGlobalProducts.clinicId)),
+    )
     .innerJoin(globalProducts, eq(globalProducts.id, formGlobalProducts.globalProductId))
     .where(forClinic(db, clinicId).where(formGlobalProducts))
     .orderBy(desc(formGlobalProducts.createdAt), desc(formGlobalProducts.id))
@@ -63,11 +66,18 @@ export async function linkFormGlobalProduct(db: Database, clinicId: string, body
     const [form] = await tx
       .select({ id: questionnaires.id, name: questionnaires.name, linked: formGlobalProducts.id })
       .from(questionnaires)
-      .leftJoin(formGlobalProducts, and(eq(formGlobalProducts.questionnaireId, questionnaires.id), eq(formGlobalProducts.clinicId, questionnaires.clinicId)))
+      .leftJoin(
+        formGlobalProducts,
+        and(eq(formGlobalProducts.questionnaireId, questionnaires.id), eq(formGlobalProducts.clinicId, questionnaires.clinicId)),
+      )
       .where(forClinic(tx, clinicId).where(questionnaires, eq(questionnaires.id, body.formId)))
       .limit(1);
     if (!form) throw notFound('Form');
-    const [product] = await tx.select({ id: globalProducts.id, name: globalProducts.name }).from(globalProducts).where(eq(globalProducts.id, body.globalProductId)).limit(1);
+    const [product] = await tx
+      .select({ id: globalProducts.id, name: globalProducts.name })
+      .from(globalProducts)
+      .where(eq(globalProducts.id, body.globalProductId))
+      .limit(1);
     if (!product) throw notFound('Global product');
     if (form.linked) throw alreadyLinked();
     try {
@@ -77,7 +87,12 @@ export async function linkFormGlobalProduct(db: Database, clinicId: string, body
         createdAt: now,
       });
       return toLink({
-        id: row.id, formId: row.questionnaireId, formName: form.name, globalProductId: row.globalProductId, globalProductName: product.name, createdAt: row.createdAt,
+        id: row.id,
+        formId: row.questionnaireId,
+        formName: form.name,
+        globalProductId: row.globalProductId,
+        globalProductName: product.name,
+        createdAt: row.createdAt,
       });
     } catch (error) {
       if (isUniqueViolation(error, UNIQUE_FORM_INDEX)) throw alreadyLinked();

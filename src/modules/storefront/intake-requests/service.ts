@@ -1,8 +1,8 @@
 import { desc } from 'drizzle-orm';
-import { intakeRequests, type IntakeRequestStatus } from '../../../../drizzle/schema';
+import { type IntakeRequestStatus, intakeRequests } from '../../../../drizzle/schema';
 import type { Database } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
-import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
+import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type { CreateIntakeRequestBody, IntakeRequest } from './schemas';
 
 type Row = typeof intakeRequests.$inferSelect;
@@ -39,7 +39,12 @@ export async function listIntakeRequests(db: Database, clinicId: string, query: 
 }
 
 /** A request made with an API key: no staff user asked, so requestedByUserId is null. Status pending. */
-export async function createIntakeRequest(db: Database, clinicId: string, body: CreateIntakeRequestBody, now: Date): Promise<IntakeRequest> {
+export async function createIntakeRequest(
+  db: Database,
+  clinicId: string,
+  body: CreateIntakeRequestBody,
+  now: Date,
+): Promise<IntakeRequest> {
   const row = await forClinic(db, clinicId).insert(intakeRequests, {
     treatmentName: body.treatmentName,
     notes: body.notes,

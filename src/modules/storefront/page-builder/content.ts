@@ -54,6 +54,10 @@ export const contentBytes = (value: unknown) => new TextEncoder().encode(JSON.st
 export function assertContentSize(value: unknown, field = 'body.draftContent'): void {
   const size = contentBytes(value);
   if (size > MAX_CONTENT_BYTES) {
-    throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `${field} is ${size} bytes as JSON; at most ${MAX_CONTENT_BYTES} bytes (256 KiB) are allowed`);
+    throw new ApiError(
+      413,
+      'PAYLOAD_TOO_LARGE',
+      `${field} is ${size} bytes as JSON; at most ${MAX_CONTENT_BYTES} bytes (256 KiB) are allowed`,
+    );
   }
 }

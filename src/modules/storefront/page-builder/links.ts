@@ -19,11 +19,7 @@ export function isSitePath(value: string): boolean {
 }
 
 export const httpsUrl = () =>
-  safeString()
-    .trim()
-    .min(1)
-    .max(MAX_URL_LENGTH)
-    .refine(isHttpsUrl, { message: 'must be an absolute https:// URL' });
+  safeString().trim().min(1).max(MAX_URL_LENGTH).refine(isHttpsUrl, { message: 'must be an absolute https:// URL' });
 
 /** An https URL or a site path (navigation links, the Open Graph image). */
 export const linkUrl = () =>

@@ -4,20 +4,42 @@ import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../plat
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
-import { MAX_CONTENT_BYTES } from './content';
 import { checkImageField, IMAGE_RULES, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from '../../catalog';
+import { MAX_CONTENT_BYTES } from './content';
 import {
-  createPageBody, deletedPage, navigation, navigationBody, page, pageImageForm, pageImageResult, pageSummary, updatePageBody,
+  createPageBody,
+  deletedPage,
+  navigation,
+  navigationBody,
+  page,
+  pageImageForm,
+  pageImageResult,
+  pageSummary,
+  updatePageBody,
 } from './schemas';
 import {
-  createPage, deletePage, getNavigation, getPage, listPages, publishPage, saveNavigation, updatePage, uploadPageImage,
+  createPage,
+  deletePage,
+  getNavigation,
+  getPage,
+  listPages,
+  publishPage,
+  saveNavigation,
+  updatePage,
+  uploadPageImage,
 } from './service';
 
 const tags = ['Page builder'];
 const read = { auth: 'key', scope: 'read' } as const;
 const write = { auth: 'key', scope: 'write' } as const;
-const slugTaken = jsonContent(errorBody, "CONFLICT: another live page of the clinic has this slug (deleted pages and other clinics' pages do not count)");
-const contentTooLarge = jsonContent(errorBody, `PAYLOAD_TOO_LARGE: draftContent is over ${MAX_CONTENT_BYTES} bytes (256 KiB) as JSON, or the body over 1 MB.`);
+const slugTaken = jsonContent(
+  errorBody,
+  "CONFLICT: another live page of the clinic has this slug (deleted pages and other clinics' pages do not count)",
+);
+const contentTooLarge = jsonContent(
+  errorBody,
+  `PAYLOAD_TOO_LARGE: draftContent is over ${MAX_CONTENT_BYTES} bytes (256 KiB) as JSON, or the body over 1 MB.`,
+);
 
 const uploadImage = withDeclaredSizeCheck(
   defineRoute(write, {
@@ -28,7 +50,7 @@ const uploadImage = withDeclaredSizeCheck(
     summary: 'Upload an image for use in pages',
     description:
       `multipart/form-data, required file field image: ${IMAGE_RULES} Stores the file (an uploads row with purpose page_image) and answers its url, ` +
-      'to be put into a page\'s draftContent or seoOgImage. No page changes. docs/page-builder.md.',
+      "to be put into a page's draftContent or seoOgImage. No page changes. docs/page-builder.md.",
     request: { body: multipartImageBody(pageImageForm, 'image') },
     responses: {
       201: jsonContent(successBody(pageImageResult), 'Stored; data.imageUrl is where it is served'),
@@ -43,7 +65,8 @@ const list = defineRoute(read, {
   operationId: 'listPages',
   tags,
   summary: "List the clinic's pages, most recently changed first",
-  description: 'Summaries without the content documents (GET /api/v1/page-builder/pages/{id} has them). Deleted pages are not listed. Paged (data stays an array).',
+  description:
+    'Summaries without the content documents (GET /api/v1/page-builder/pages/{id} has them). Deleted pages are not listed. Paged (data stays an array).',
   request: { query: pageQuery },
   responses: { 200: jsonContent(pagedBody(pageSummary), 'Pages') },
 });

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { PAGE_STATUSES } from '../../../../drizzle/schema';
 import { safeString } from '../../../platform/http/strings';
-import { storedImage, imageFileField } from '../../catalog';
+import { imageFileField, storedImage } from '../../catalog';
 import { contentProblem, MAX_CONTENT_BYTES, MAX_CONTENT_DEPTH } from './content';
 import { httpsUrl, linkUrl } from './links';
 
@@ -21,8 +21,13 @@ const slug = safeString()
   .trim()
   .min(1)
   .max(MAX_SLUG_LENGTH)
-  .regex(SLUG_PATTERN, "must be lowercase letters, digits and single hyphens, optionally in segments joined by '/' (no leading, trailing or double '/')")
-  .refine((value) => value.split('/').length <= MAX_SLUG_SEGMENTS, { message: `must have at most ${MAX_SLUG_SEGMENTS} '/'-separated segments` })
+  .regex(
+    SLUG_PATTERN,
+    "must be lowercase letters, digits and single hyphens, optionally in segments joined by '/' (no leading, trailing or double '/')",
+  )
+  .refine((value) => value.split('/').length <= MAX_SLUG_SEGMENTS, {
+    message: `must have at most ${MAX_SLUG_SEGMENTS} '/'-separated segments`,
+  })
   .openapi({
     description: `1-${MAX_SLUG_LENGTH} characters: lowercase letters, digits and hyphens, optionally nested with '/' (at most ${MAX_SLUG_SEGMENTS} segments), e.g. about or programs/weight-loss. Unique among the clinic's live pages.`,
     example: 'about',
@@ -42,16 +47,28 @@ const draftContent = z
   });
 
 const seoFields = {
-  seoTitle: safeString().trim().max(200).nullable().openapi({ description: 'Up to 200 characters; null clears it.', example: 'About Demo Clinic' }),
+  seoTitle: safeString()
+    .trim()
+    .max(200)
+    .nullable()
+    .openapi({ description: 'Up to 200 characters; null clears it.', example: 'About Demo Clinic' }),
   seoDescription: safeString().trim().max(500).nullable().openapi({ description: 'Up to 500 characters, one line; null clears it.' }),
-  seoOgImage: linkUrl().nullable().openapi({ description: "Open Graph image: an https URL or a path on the site ('/...'), e.g. an upload-image url; null clears it.", example: 'https://cdn.example.com/og/about.png' }),
-  seoCanonical: httpsUrl().nullable().openapi({ description: 'Canonical URL: an absolute https URL; null clears it.', example: 'https://www.example.com/about' }),
+  seoOgImage: linkUrl().nullable().openapi({
+    description: "Open Graph image: an https URL or a path on the site ('/...'), e.g. an upload-image url; null clears it.",
+    example: 'https://cdn.example.com/og/about.png',
+  }),
+  seoCanonical: httpsUrl()
+    .nullable()
+    .openapi({ description: 'Canonical URL: an absolute https URL; null clears it.', example: 'https://www.example.com/about' }),
 };
 
 const pageFields = {
   slug,
   pageType: z.enum(PAGE_TYPES).openapi({ description: 'custom (default), landing, about, contact, faq, legal or blog.' }),
-  isHomepage: z.boolean().openapi({ description: "true makes this the clinic's homepage (the previous one stops being it, in the same transaction); false: not the homepage." }),
+  isHomepage: z.boolean().openapi({
+    description:
+      "true makes this the clinic's homepage (the previous one stops being it, in the same transaction); false: not the homepage.",
+  }),
   draftContent,
   ...seoFields,
 };
@@ -77,7 +94,8 @@ export const updatePageBody = z
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'must contain at least one field' })
   .openapi('UpdatePageRequest', {
-    description: 'Saves the draft: only the fields sent change (draftContent is replaced as a whole). The published content is never touched; publish promotes the draft.',
+    description:
+      'Saves the draft: only the fields sent change (draftContent is replaced as a whole). The published content is never touched; publish promotes the draft.',
   });
 export type UpdatePageBody = z.infer<typeof updatePageBody>;
 
@@ -86,13 +104,20 @@ const pageCore = {
   slug: z.string(),
   pageType: z.enum(PAGE_TYPES),
   isHomepage: z.boolean(),
-  status: z.enum(PAGE_STATUSES).openapi({ description: 'draft until first published; published afterwards (later draft edits keep it published).' }),
-  hasUnpublishedChanges: z.boolean().openapi({ description: 'Whether draftContent differs from publishedContent (always true for a page never published).' }),
+  status: z
+    .enum(PAGE_STATUSES)
+    .openapi({ description: 'draft until first published; published afterwards (later draft edits keep it published).' }),
+  hasUnpublishedChanges: z
+    .boolean()
+    .openapi({ description: 'Whether draftContent differs from publishedContent (always true for a page never published).' }),
   seoTitle: z.string().nullable(),
   seoDescription: z.string().nullable(),
   seoOgImage: z.string().nullable(),
   seoCanonical: z.string().nullable(),
-  publishedVersion: z.number().int().openapi({ description: 'The number of the newest version, which is also how many versions exist; 0 before the first publish.' }),
+  publishedVersion: z
+    .number()
+    .int()
+    .openapi({ description: 'The number of the newest version, which is also how many versions exist; 0 before the first publish.' }),
   publishedAt: z.string().datetime().nullable().openapi({ description: 'When the page was last published; null before.' }),
   createdAt: z.string().datetime(),
   updatedAt: z.string().datetime(),
@@ -115,8 +140,13 @@ export const page = z
   .object({
     ...pageCore,
     draftContent: z.record(z.string(), z.unknown()).openapi({ description: 'The draft being edited.' }),
-    publishedContent: z.record(z.string(), z.unknown()).nullable().openapi({ description: 'What the storefront shows: the draft as of the last publish; null before the first.' }),
-    versions: z.array(pageVersionSummary).openapi({ description: `The ${PAGE_VERSIONS_LISTED} newest published versions, newest first (each publish adds one).` }),
+    publishedContent: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .openapi({ description: 'What the storefront shows: the draft as of the last publish; null before the first.' }),
+    versions: z
+      .array(pageVersionSummary)
+      .openapi({ description: `The ${PAGE_VERSIONS_LISTED} newest published versions, newest first (each publish adds one).` }),
   })
   .openapi('Page');
 export type Page = z.infer<typeof page>;
@@ -137,15 +167,20 @@ export const pageImageResult = z
   })
   .openapi('PageImageResult');
 
-
 // ---------------------------------------------------------------- navigation
 
 export const MAX_MENU_ITEMS = 20;
 export const MAX_MENU_CHILDREN = 20;
 const label = safeString().trim().min(1).max(100).openapi({ description: 'The text shown, 1-100 characters.', example: 'About us' });
-const pageId = z.string().uuid().openapi({ description: "One of the clinic's live pages (400 otherwise); the storefront links to its current slug." });
+const pageId = z
+  .string()
+  .uuid()
+  .openapi({ description: "One of the clinic's live pages (400 otherwise); the storefront links to its current slug." });
 
-const linkTarget = { url: linkUrl().openapi({ description: "An absolute https URL or a path on the site starting with '/'.", example: '/programs' }), pageId };
+const linkTarget = {
+  url: linkUrl().openapi({ description: "An absolute https URL or a path on the site starting with '/'.", example: '/programs' }),
+  pageId,
+};
 
 type LinkFields = { url?: string; pageId?: string; children?: unknown[] };
 /** Exactly one of url and pageId, except that a top-level item with children may have neither (a group heading). */
@@ -168,15 +203,24 @@ export const menuItemInput = z
     label,
     url: linkTarget.url.optional(),
     pageId: pageId.optional(),
-    children: z.array(menuChildInput).max(MAX_MENU_CHILDREN).optional().openapi({ description: `Up to ${MAX_MENU_CHILDREN} links shown under this item (a dropdown).` }),
+    children: z
+      .array(menuChildInput)
+      .max(MAX_MENU_CHILDREN)
+      .optional()
+      .openapi({ description: `Up to ${MAX_MENU_CHILDREN} links shown under this item (a dropdown).` }),
   })
   .strict()
   .superRefine(oneTarget)
-  .openapi('NavigationItemInput', { description: 'A link: label and exactly one of url or pageId. An item with children may have neither (a heading).' });
+  .openapi('NavigationItemInput', {
+    description: 'A link: label and exactly one of url or pageId. An item with children may have neither (a heading).',
+  });
 export type MenuItemInput = z.infer<typeof menuItemInput>;
 
 const menuInput = (which: string) =>
-  z.array(menuItemInput).max(MAX_MENU_ITEMS).openapi({ description: `The ${which} menu, in order: up to ${MAX_MENU_ITEMS} items. [] empties it.` });
+  z
+    .array(menuItemInput)
+    .max(MAX_MENU_ITEMS)
+    .openapi({ description: `The ${which} menu, in order: up to ${MAX_MENU_ITEMS} items. [] empties it.` });
 
 export const navigationBody = z
   .object({ headerMenu: menuInput('header'), footerMenu: menuInput('footer') })
@@ -188,7 +232,9 @@ const childItem = {
   label: z.string(),
   url: z.string().nullable().openapi({ description: 'The link as saved; null for a page link.' }),
   pageId: z.string().uuid().nullable().openapi({ description: 'The linked page; null for a url link.' }),
-  pageSlug: z.string().nullable().openapi({ description: "The linked page's current slug; null for a url link, or when the page has been deleted since (the item is kept)." }),
+  pageSlug: z.string().nullable().openapi({
+    description: "The linked page's current slug; null for a url link, or when the page has been deleted since (the item is kept).",
+  }),
 };
 
 export const menuChild = z.object(childItem).openapi('NavigationChildItem');
@@ -199,7 +245,11 @@ export const navigation = z
   .object({
     headerMenu: z.array(menuItem),
     footerMenu: z.array(menuItem),
-    updatedAt: z.string().datetime().nullable().openapi({ description: 'When the menus were last saved; null when never (both menus empty).' }),
+    updatedAt: z
+      .string()
+      .datetime()
+      .nullable()
+      .openapi({ description: 'When the menus were last saved; null when never (both menus empty).' }),
   })
   .openapi('NavigationMenus');
 export type Navigation = z.infer<typeof navigation>;

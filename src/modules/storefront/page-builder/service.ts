@@ -1,19 +1,27 @@
-import { and, desc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import { navigationMenus, pages, pageVersions } from '../../../../drizzle/schema';
 import type { Database, Queryable, Transaction } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
-import { ApiError, badRequest, conflict, invalidFields, notFound } from '../../../platform/http/errors';
+import { isoOrNull } from '../../../platform/http/dates';
+import { type ApiError, badRequest, conflict, invalidFields, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
-import { type CheckedImage, type UploadDeps, storeImage } from '../../catalog';
+import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import { type CheckedImage, storeImage, type UploadDeps } from '../../catalog';
 import { assertContentSize } from './content';
 import {
-  PAGE_TYPES, PAGE_VERSIONS_LISTED,
-  type CreatePageBody, type MenuItem, type MenuItemInput, type Navigation, type NavigationBody, type Page, type PageSummary, type UpdatePageBody,
+  type CreatePageBody,
+  type MenuItem,
+  type MenuItemInput,
+  type Navigation,
+  type NavigationBody,
+  PAGE_TYPES,
+  PAGE_VERSIONS_LISTED,
+  type Page,
+  type PageSummary,
+  type UpdatePageBody,
 } from './schemas';
-import { isoOrNull } from '../../../platform/http/dates';
 
 const RESOURCE = 'Page';
 const SLUG_INDEX = 'pages_clinic_id_slug_key';
@@ -21,9 +29,9 @@ const HOMEPAGE_INDEX = 'pages_clinic_id_homepage_key';
 
 type PageType = (typeof PAGE_TYPES)[number];
 
-
 /** The clinic's pages that are not deleted (a deleted page answers 404 everywhere). */
-const live = (db: Queryable, clinicId: string, ...conditions: SQL[]) => forClinic(db, clinicId).where(pages, isNull(pages.deletedAt), ...conditions);
+const live = (db: Queryable, clinicId: string, ...conditions: SQL[]) =>
+  forClinic(db, clinicId).where(pages, isNull(pages.deletedAt), ...conditions);
 
 const summaryColumns = {
   id: pages.id,
@@ -42,10 +50,28 @@ const summaryColumns = {
   updatedAt: pages.updatedAt,
 };
 type PageTableRow = typeof pages.$inferSelect;
-type SummaryRow = Pick<PageTableRow, 'id' | 'slug' | 'pageType' | 'isHomepage' | 'status' | 'seoTitle' | 'seoDescription' | 'seoOgImage'
-  | 'seoCanonical' | 'publishedVersion' | 'publishedAt' | 'createdAt' | 'updatedAt'> & { hasUnpublishedChanges: boolean };
+type SummaryRow = Pick<
+  PageTableRow,
+  | 'id'
+  | 'slug'
+  | 'pageType'
+  | 'isHomepage'
+  | 'status'
+  | 'seoTitle'
+  | 'seoDescription'
+  | 'seoOgImage'
+  | 'seoCanonical'
+  | 'publishedVersion'
+  | 'publishedAt'
+  | 'createdAt'
+  | 'updatedAt'
+> & { hasUnpublishedChanges: boolean };
 
-interface VersionRow { version: number; publishedAt: string; seoTitle: string | null }
+interface VersionRow {
+  version: number;
+  publishedAt: string;
+  seoTitle: string | null;
+}
 
 /**
  * The newest versions of the page in the current row, as JSON (a correlated subquery on the
@@ -58,8 +84,17 @@ const versionsOf = (): SQL<VersionRow[]> => sql<VersionRow[]>`(
     'seoTitle', v."seo"->>'seoTitle') order by v."version" desc), '[]'::json)
   from (select * from "page_versions" pv where pv."page_id" = "pages"."id" and pv."clinic_id" = "pages"."clinic_id" order by pv."version" desc limit ${PAGE_VERSIONS_LISTED}) v)`;
 
-const pageColumns = { ...summaryColumns, draftContent: pages.draftContent, publishedContent: pages.publishedContent, versions: versionsOf() };
-type PageRow = SummaryRow & { draftContent: Record<string, unknown>; publishedContent: Record<string, unknown> | null; versions: VersionRow[] };
+const pageColumns = {
+  ...summaryColumns,
+  draftContent: pages.draftContent,
+  publishedContent: pages.publishedContent,
+  versions: versionsOf(),
+};
+type PageRow = SummaryRow & {
+  draftContent: Record<string, unknown>;
+  publishedContent: Record<string, unknown> | null;
+  versions: VersionRow[];
+};
 
 /** The API's page summary, field by field (never a spread row). */
 function toSummary(row: SummaryRow): PageSummary {
@@ -126,7 +161,11 @@ export async function listPages(db: Database, clinicId: string, query: PageQuery
 
 export async function getPage(db: Database, clinicId: string, id: string): Promise<Page> {
   if (!isUuid(id)) throw notFound(RESOURCE);
-  const [row] = await db.select(pageColumns).from(pages).where(live(db, clinicId, eq(pages.id, id))).limit(1);
+  const [row] = await db
+    .select(pageColumns)
+    .from(pages)
+    .where(live(db, clinicId, eq(pages.id, id)))
+    .limit(1);
   if (!row) throw notFound(RESOURCE);
   return toPage(row as PageRow);
 }
@@ -175,7 +214,11 @@ export async function updatePage(db: Database, clinicId: string, id: string, bod
       if (body.seoDescription !== undefined) changes.seoDescription = body.seoDescription;
       if (body.seoOgImage !== undefined) changes.seoOgImage = body.seoOgImage;
       if (body.seoCanonical !== undefined) changes.seoCanonical = body.seoCanonical;
-      const [row] = await tx.update(pages).set(changes).where(live(tx, clinicId, eq(pages.id, id))).returning(pageColumns);
+      const [row] = await tx
+        .update(pages)
+        .set(changes)
+        .where(live(tx, clinicId, eq(pages.id, id)))
+        .returning(pageColumns);
       if (!row) throw notFound(RESOURCE);
       return toPage(row as PageRow);
     });
@@ -205,10 +248,14 @@ export async function deletePage(db: Database, clinicId: string, id: string, now
 export async function publishPage(db: Database, clinicId: string, id: string, now: Date): Promise<Page> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
-    const [current] = await tx.select().from(pages).where(live(tx, clinicId, eq(pages.id, id))).for('update');
+    const [current] = await tx
+      .select()
+      .from(pages)
+      .where(live(tx, clinicId, eq(pages.id, id)))
+      .for('update');
     if (!current) throw notFound(RESOURCE);
     if (Object.keys(current.draftContent ?? {}).length === 0) {
-      throw badRequest('The page\'s draft is empty ({}): save draftContent with PUT /api/v1/page-builder/pages/{id} before publishing');
+      throw badRequest("The page's draft is empty ({}): save draftContent with PUT /api/v1/page-builder/pages/{id} before publishing");
     }
     // publishedVersion is the newest version's number; the max over the rows guards against a row
     // written behind its back (a re-seed, a restore), so the next number is always free.
@@ -217,19 +264,23 @@ export async function publishPage(db: Database, clinicId: string, id: string, no
       .from(pageVersions)
       .where(and(eq(pageVersions.clinicId, clinicId), eq(pageVersions.pageId, id)));
     const version = Math.max(current.publishedVersion, latest?.version ?? 0) + 1;
-    const [inserted] = await tx.insert(pageVersions).values({
-      clinicId,
-      pageId: id,
-      version,
-      content: current.draftContent,
-      seo: {
-        seoTitle: current.seoTitle,
-        seoDescription: current.seoDescription,
-        seoOgImage: current.seoOgImage,
-        seoCanonical: current.seoCanonical,
-      },
-      publishedAt: now,
-    }).onConflictDoNothing().returning({ id: pageVersions.id });
+    const [inserted] = await tx
+      .insert(pageVersions)
+      .values({
+        clinicId,
+        pageId: id,
+        version,
+        content: current.draftContent,
+        seo: {
+          seoTitle: current.seoTitle,
+          seoDescription: current.seoDescription,
+          seoOgImage: current.seoOgImage,
+          seoCanonical: current.seoCanonical,
+        },
+        publishedAt: now,
+      })
+      .onConflictDoNothing()
+      .returning({ id: pageVersions.id });
     if (!inserted) throw conflict('CONFLICT', `Version ${version} of the page already exists; publish again`);
     const [row] = await tx
       .update(pages)
@@ -285,14 +336,17 @@ const toMenu = (items: unknown, slugs: Record<string, string>) =>
 
 /** Header and footer menus, with the current slug of every linked live page, in one query. */
 export async function getNavigation(db: Database, clinicId: string): Promise<Navigation> {
-  const [row] = await rowsOf<{ headerMenu: unknown; footerMenu: unknown; updatedAt: string; slugs: Record<string, string> | null }>(db, sql`
+  const [row] = await rowsOf<{ headerMenu: unknown; footerMenu: unknown; updatedAt: string; slugs: Record<string, string> | null }>(
+    db,
+    sql`
     select n."header_menu" as "headerMenu", n."footer_menu" as "footerMenu", ${isoTimestamp(sql.raw('n."updated_at"'))} as "updatedAt",
       (select jsonb_object_agg(p."id"::text, p."slug") from "pages" p
         where p."clinic_id" = n."clinic_id" and p."deleted_at" is null
           and p."id" in (
             select (jsonb_path_query(n."header_menu" || n."footer_menu", 'lax $[*].pageId') #>> '{}')::uuid
             union select (jsonb_path_query(n."header_menu" || n."footer_menu", 'lax $[*].children[*].pageId') #>> '{}')::uuid)) as "slugs"
-    from "navigation_menus" n where n."clinic_id" = ${clinicId}`);
+    from "navigation_menus" n where n."clinic_id" = ${clinicId}`,
+  );
   if (!row) return EMPTY_NAVIGATION;
   const slugs = row.slugs ?? {};
   return { headerMenu: toMenu(row.headerMenu, slugs), footerMenu: toMenu(row.footerMenu, slugs), updatedAt: row.updatedAt };
@@ -315,11 +369,14 @@ export async function saveNavigation(db: Database, clinicId: string, body: Navig
   const slugs: Record<string, string> = {};
   if (references.length) {
     const ids = [...new Set(references.map((r) => r.pageId))];
-    const found = await db.select({ id: pages.id, slug: pages.slug }).from(pages).where(live(db, clinicId, inArray(pages.id, ids)));
+    const found = await db
+      .select({ id: pages.id, slug: pages.slug })
+      .from(pages)
+      .where(live(db, clinicId, inArray(pages.id, ids)));
     for (const row of found) slugs[row.id] = row.slug;
     const missing = references.filter((r) => !(r.pageId in slugs));
     if (missing.length) {
-      const detail = 'is not one of the clinic\'s pages (unknown, deleted or another clinic\'s)';
+      const detail = "is not one of the clinic's pages (unknown, deleted or another clinic's)";
       throw invalidFields(missing.map((r) => ({ field: r.field, message: detail })));
     }
   }

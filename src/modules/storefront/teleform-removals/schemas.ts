@@ -10,7 +10,10 @@ export type ListTeleformRemovalsQuery = z.infer<typeof listTeleformRemovalsQuery
 
 export const cancelTeleformRemovalBody = z
   .object({
-    reason: text().trim().min(1, 'must not be empty').max(1000).openapi({ description: 'Why the removal is cancelled (required, 1-1000 characters).', example: 'We will keep offering this program' }),
+    reason: text().trim().min(1, 'must not be empty').max(1000).openapi({
+      description: 'Why the removal is cancelled (required, 1-1000 characters).',
+      example: 'We will keep offering this program',
+    }),
   })
   .strict()
   .openapi('CancelTeleformRemovalRequest');
@@ -22,7 +25,8 @@ export const teleformRemoval = z
     formName: z.string(),
     reason: z.string().nullable().openapi({ description: 'Why the removal was scheduled.' }),
     status: z.enum(TELEFORM_REMOVAL_STATUSES).openapi({
-      description: 'scheduled -> completed (at scheduledFor, by the scheduled sweep, which deactivates the form) or scheduled -> cancelled (POST .../cancel). completed and cancelled are final.',
+      description:
+        'scheduled -> completed (at scheduledFor, by the scheduled sweep, which deactivates the form) or scheduled -> cancelled (POST .../cancel). completed and cancelled are final.',
     }),
     scheduledFor: z.string().datetime(),
     cancelReason: z.string().nullable(),

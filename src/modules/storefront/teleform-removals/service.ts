@@ -1,14 +1,14 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { questionnaires, teleformRemovals, type TeleformRemovalStatus } from '../../../../drizzle/schema';
-import type { Sweep } from '../../../platform/sweep';
+import { questionnaires, type TeleformRemovalStatus, teleformRemovals } from '../../../../drizzle/schema';
 import type { Database } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { rowsOf } from '../../../platform/db/sql';
+import { isoOrNull } from '../../../platform/http/dates';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import type { Sweep } from '../../../platform/sweep';
 import type { ListTeleformRemovalsQuery, TeleformRemoval } from './schemas';
-import { isoOrNull } from '../../../platform/http/dates';
 
 const RESOURCE = 'Teleform removal';
 
@@ -40,7 +40,6 @@ interface Row {
   updatedAt: Date;
 }
 
-
 const toRemoval = (row: Row): TeleformRemoval => ({
   id: row.id,
   formId: row.formId,
@@ -60,7 +59,10 @@ export async function listTeleformRemovals(db: Database, clinicId: string, query
   const rows = await db
     .select({ ...columns, total: totalCount() })
     .from(teleformRemovals)
-    .innerJoin(questionnaires, and(eq(questionnaires.id, teleformRemovals.questionnaireId), eq(questionnaires.clinicId, teleformRemovals.clinicId)))
+    .innerJoin(
+      questionnaires,
+      and(eq(questionnaires.id, teleformRemovals.questionnaireId), eq(questionnaires.clinicId, teleformRemovals.clinicId)),
+    )
     .where(forClinic(db, clinicId).where(teleformRemovals, filter))
     .orderBy(desc(teleformRemovals.createdAt), desc(teleformRemovals.id))
     .limit(query.limit)
@@ -73,13 +75,22 @@ export async function listTeleformRemovals(db: Database, clinicId: string, query
  * Cancels a scheduled removal. The row is locked while its state is checked, so a concurrent cancel
  * or the completing sweep cannot interleave: cancelled or completed ones answer 409.
  */
-export async function cancelTeleformRemoval(db: Database, clinicId: string, id: string, reason: string, now: Date): Promise<TeleformRemoval> {
+export async function cancelTeleformRemoval(
+  db: Database,
+  clinicId: string,
+  id: string,
+  reason: string,
+  now: Date,
+): Promise<TeleformRemoval> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const [current] = await tx
       .select(columns)
       .from(teleformRemovals)
-      .innerJoin(questionnaires, and(eq(questionnaires.id, teleformRemovals.questionnaireId), eq(questionnaires.clinicId, teleformRemovals.clinicId)))
+      .innerJoin(
+        questionnaires,
+        and(eq(questionnaires.id, teleformRemovals.questionnaireId), eq(questionnaires.clinicId, teleformRemovals.clinicId)),
+      )
       .where(forClinic(tx, clinicId).where(teleformRemovals, eq(teleformRemovals.id, id)))
       .for('update', { of: teleformRemovals });
     if (!current) throw notFound(RESOURCE);
@@ -99,7 +110,9 @@ export async function cancelTeleformRemoval(db: Database, clinicId: string, id: 
  * and deactivates its form (questionnaires.is_active = false), in one statement. Returns how many.
  */
 export async function completeDueTeleformRemovals(db: Database, now: Date): Promise<number> {
-  const [row] = await rowsOf<{ completed: number }>(db, sql`
+  const [row] = await rowsOf<{ completed: number }>(
+    db,
+    sql`
     with due as (
       update ${teleformRemovals}
       set status = 'completed', completed_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz
@@ -110,7 +123,8 @@ export async function completeDueTeleformRemovals(db: Database, now: Date): Prom
       from due where q.id = due.questionnaire_id and q.clinic_id = due.clinic_id
       returning q.id
     )
-    select count(*)::int as completed from due`);
+    select count(*)::int as completed from due`,
+  );
   return row?.completed ?? 0;
 }
 

@@ -5,14 +5,28 @@ import { badRequest } from '../../../platform/http/errors';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
-import { MAX_IMAGE_BYTES, checkImageField, withDeclaredSizeCheck } from '../../catalog';
+import { checkImageField, MAX_IMAGE_BYTES, withDeclaredSizeCheck } from '../../catalog';
 import {
-  brandTreatment, brandTreatmentBody, createTreatmentBody, logoUploadForm, logoUploadQuery, removedBrandTreatment, treatment,
-  treatmentLogoResult, updateTreatmentBody,
+  brandTreatment,
+  brandTreatmentBody,
+  createTreatmentBody,
+  logoUploadForm,
+  logoUploadQuery,
+  removedBrandTreatment,
+  treatment,
+  treatmentLogoResult,
+  updateTreatmentBody,
 } from './schemas';
 import {
-  addBrandTreatment, createTreatment, getTreatment, listBrandTreatments, listTreatments, removeBrandTreatment, removeTreatmentLogo,
-  setTreatmentLogo, updateTreatment,
+  addBrandTreatment,
+  createTreatment,
+  getTreatment,
+  listBrandTreatments,
+  listTreatments,
+  removeBrandTreatment,
+  removeTreatmentLogo,
+  setTreatmentLogo,
+  updateTreatment,
 } from './service';
 
 const tags = ['Treatments (legacy)'];
@@ -48,7 +62,7 @@ const get = defineRoute(read, {
   path: '/api/v1/treatments/{id}',
   operationId: 'getTreatment',
   tags,
-  summary: 'Get one of the clinic\'s treatments',
+  summary: "Get one of the clinic's treatments",
   request: { params: idParam() },
   responses: { 200: jsonContent(successBody(treatment), 'The treatment') },
 });
@@ -78,7 +92,7 @@ const addBrand = defineRoute(write, {
   path: '/api/v1/brand-treatments',
   operationId: 'addBrandTreatment',
   tags,
-  summary: 'Select one of the clinic\'s treatments for the brand',
+  summary: "Select one of the clinic's treatments for the brand",
   request: { body: jsonBody(brandTreatmentBody) },
   responses: {
     201: jsonContent(successBody(brandTreatment), 'Selected'),
@@ -116,11 +130,12 @@ const uploadLogoRoute = defineRoute(write, {
     body: {
       content: { 'multipart/form-data': { schema: logoUploadForm } },
       required: false,
-      description: 'multipart/form-data (or application/x-www-form-urlencoded for removeLogo alone) with the field logo, or removeLogo=true.',
+      description:
+        'multipart/form-data (or application/x-www-form-urlencoded for removeLogo alone) with the field logo, or removeLogo=true.',
     },
   },
   responses: {
-    200: jsonContent(successBody(treatmentLogoResult), 'Stored (or removed); data.logoUrl is the treatment\'s logo now'),
+    200: jsonContent(successBody(treatmentLogoResult), "Stored (or removed); data.logoUrl is the treatment's logo now"),
     413: jsonContent(errorBody, `PAYLOAD_TOO_LARGE: the logo is over ${MAX_IMAGE_BYTES} bytes (5 MiB).`),
     415: jsonContent(errorBody, 'UNSUPPORTED_MEDIA_TYPE: the body is not a form.'),
   },

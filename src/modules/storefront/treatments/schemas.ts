@@ -8,15 +8,21 @@ export const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
 const treatmentFields = {
   name: safeString().trim().min(1).max(120).openapi({ description: '1-120 characters.', example: 'Medical Weight Loss' }),
-  description: text().trim().max(2000).nullable().openapi({ description: 'At most 2000 characters; null: none.', example: 'GLP-1 programs with monthly check-ins' }),
+  description: text()
+    .trim()
+    .max(2000)
+    .nullable()
+    .openapi({ description: 'At most 2000 characters; null: none.', example: 'GLP-1 programs with monthly check-ins' }),
   brandColor: safeString()
     .trim()
     .regex(HEX_COLOR, 'must be a hex color (#rgb or #rrggbb)')
     .nullable()
-    .openapi({ description: 'The treatment\'s accent color, #rgb or #rrggbb; null: none.', example: '#2F6FED' }),
-  productsPrice: amount()
-    .nullable()
-    .openapi({ type: 'number', description: 'Price of the treatment\'s products together, US dollars (at most two decimals); null: not priced.', example: 199 }),
+    .openapi({ description: "The treatment's accent color, #rgb or #rrggbb; null: none.", example: '#2F6FED' }),
+  productsPrice: amount().nullable().openapi({
+    type: 'number',
+    description: "Price of the treatment's products together, US dollars (at most two decimals); null: not priced.",
+    example: 199,
+  }),
   isActive: z.boolean().openapi({ description: 'An inactive treatment stays listed but is not offered.' }),
 };
 
@@ -44,9 +50,14 @@ export const treatment = z
   .object({
     id: z.string().uuid(),
     name: z.string(),
-    slug: z.string().openapi({ description: 'From the name at creation, unique in the clinic (-2, -3... on a collision); never changes.', example: 'medical-weight-loss' }),
+    slug: z.string().openapi({
+      description: 'From the name at creation, unique in the clinic (-2, -3... on a collision); never changes.',
+      example: 'medical-weight-loss',
+    }),
     description: z.string().nullable(),
-    selected: z.boolean().openapi({ description: 'The brand offers it: an active brand treatment exists for it (POST /brand-treatments).' }),
+    selected: z
+      .boolean()
+      .openapi({ description: 'The brand offers it: an active brand treatment exists for it (POST /brand-treatments).' }),
     brandColor: z.string().nullable(),
     brandLogo: z.string().nullable().openapi({ description: "The treatment's logo URL (POST /treatment/{id}/upload-logo); null: none." }),
     clinicSlug: z.string().openapi({ description: "The clinic's slug.", example: 'demo-clinic' }),
@@ -94,10 +105,7 @@ const logoFile = z
 /** "true" / "false" as a form field or query value. */
 const flag = z.enum(['true', 'false']).openapi({ description: 'true clears the logo (send no logo with it).' });
 
-export const logoUploadForm = z
-  .object({ logo: logoFile.optional(), removeLogo: flag.optional() })
-  .strict()
-  .openapi('TreatmentLogoForm');
+export const logoUploadForm = z.object({ logo: logoFile.optional(), removeLogo: flag.optional() }).strict().openapi('TreatmentLogoForm');
 
 export const logoUploadQuery = z.object({ removeLogo: flag.optional() });
 

@@ -1,13 +1,13 @@
-import { and, asc, desc, eq, like, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, like, or, type SQL, sql } from 'drizzle-orm';
 import { brandTreatments, clinics, treatments } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
-import { slugify } from '../../../platform/http/strings';
 import { forClinic } from '../../../platform/db/scoped';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmountOrNull } from '../../../platform/http/money';
-import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
-import { nextSlug, storeImage, type CheckedImage, type UploadDeps } from '../../catalog';
+import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import { slugify } from '../../../platform/http/strings';
+import { type CheckedImage, nextSlug, storeImage, type UploadDeps } from '../../catalog';
 import type { BrandTreatment, CreateTreatmentBody, Treatment, UpdateTreatmentBody } from './schemas';
 
 const RESOURCE = 'Treatment';
@@ -130,7 +130,13 @@ export async function createTreatment(db: Database, clinicId: string, body: Crea
   throw conflict('CONFLICT', 'Could not find a free slug for this treatment name; try again');
 }
 
-export async function updateTreatment(db: Database, clinicId: string, id: string, body: UpdateTreatmentBody, now: Date): Promise<Treatment> {
+export async function updateTreatment(
+  db: Database,
+  clinicId: string,
+  id: string,
+  body: UpdateTreatmentBody,
+  now: Date,
+): Promise<Treatment> {
   const changes: Partial<typeof treatments.$inferInsert> = { updatedAt: now };
   if (body.name !== undefined) changes.name = body.name;
   if (body.description !== undefined) changes.description = body.description;

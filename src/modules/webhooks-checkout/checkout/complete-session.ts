@@ -3,11 +3,11 @@
 import { and, eq } from 'drizzle-orm';
 import { checkoutSessions, patients } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
+import { recordOutboxEvent } from '../../../platform/events/outbox';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { recordOutboxEvent } from '../../../platform/events/outbox';
-import { applyPlatformEvent, createOrder, type CreateOrderItem } from '../../orders';
-import { priceProduct, pricingInput, readProgram, type ProgramRow } from '../../catalog';
+import { type ProgramRow, priceProduct, pricingInput, readProgram } from '../../catalog';
+import { applyPlatformEvent, type CreateOrderItem, createOrder } from '../../orders';
 import type { CompleteSessionBody } from './schemas';
 import { effectiveStatus } from './service';
 
@@ -30,19 +30,40 @@ export function checkoutItems(program: Pick<ProgramRow, 'products' | 'nonMedical
     });
   }
   if (items.length > 0 && program.nonMedicalServiceFeeCents > 0) {
-    items.push({ productName: 'Non-medical service fee', quantity: 1, unitPriceCents: program.nonMedicalServiceFeeCents, pharmacyCostCents: 0 });
+    items.push({
+      productName: 'Non-medical service fee',
+      quantity: 1,
+      unitPriceCents: program.nonMedicalServiceFeeCents,
+      pharmacyCostCents: 0,
+    });
   }
   return items;
 }
 
 /** The clinic's patient with this email, created when there is none (the unique index settles races). */
-async function findOrCreatePatient(tx: Queryable, clinicId: string, sessionId: string, body: CompleteSessionBody, now: Date): Promise<string> {
+async function findOrCreatePatient(
+  tx: Queryable,
+  clinicId: string,
+  sessionId: string,
+  body: CompleteSessionBody,
+  now: Date,
+): Promise<string> {
   const email = body.email ?? `checkout-${sessionId}@patients.example.test`;
   await tx
     .insert(patients)
-    .values({ clinicId, email, firstName: body.firstName ?? 'Checkout', lastName: body.lastName ?? 'Patient', createdAt: now, updatedAt: now })
+    .values({
+      clinicId,
+      email,
+      firstName: body.firstName ?? 'Checkout',
+      lastName: body.lastName ?? 'Patient',
+      createdAt: now,
+      updatedAt: now,
+    })
     .onConflictDoNothing({ target: [patients.clinicId, patients.email] });
-  const [patient] = await tx.select({ id: patients.id }).from(patients).where(and(eq(patients.clinicId, clinicId), eq(patients.email, email)));
+  const [patient] = await tx
+    .select({ id: patients.id })
+    .from(patients)
+    .where(and(eq(patients.clinicId, clinicId), eq(patients.email, email)));
   return patient!.id;
 }
 
@@ -52,7 +73,13 @@ async function findOrCreatePatient(tx: Queryable, clinicId: string, sessionId: s
  * (applyPlatformEvent: payment, ledger entries, payment.succeeded), the session completed with its
  * order, and the session.completed event.
  */
-export async function completeSession(db: Database, clinicId: string, sessionId: string, body: CompleteSessionBody, now: Date): Promise<{ orderId: string }> {
+export async function completeSession(
+  db: Database,
+  clinicId: string,
+  sessionId: string,
+  body: CompleteSessionBody,
+  now: Date,
+): Promise<{ orderId: string }> {
   if (!isUuid(sessionId)) throw notFound('Checkout session');
   return db.transaction(async (tx) => {
     const [session] = await tx
@@ -65,9 +92,9 @@ export async function completeSession(db: Database, clinicId: string, sessionId:
     if (status !== 'created') throw conflict('CONFLICT', `Checkout session is ${status}; only an open (created) session can be completed`);
 
     const program = await readProgram(tx, clinicId, session.programId);
-    if (!program || program.state !== 'live' || !program.isActive) throw conflict('CONFLICT', 'The session\'s program is no longer offered');
+    if (program?.state !== 'live' || !program.isActive) throw conflict('CONFLICT', "The session's program is no longer offered");
     const items = checkoutItems(program);
-    if (items.length === 0) throw conflict('CONFLICT', 'The session\'s program has no sellable product');
+    if (items.length === 0) throw conflict('CONFLICT', "The session's program has no sellable product");
 
     const patientId = await findOrCreatePatient(tx, clinicId, session.id, body, now);
     const order = await createOrder(tx, clinicId, { patientId, programId: program.id, items, actorType: 'patient' }, { now });

@@ -2,9 +2,9 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../../platform/context';
 import { devSimulatorBody, devSimulatorKey } from '../../../platform/http/dev-simulator';
+import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
 import { validationError } from '../../../platform/http/error-handler';
 import { idParam } from '../../../platform/http/ids';
-import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { completeSession } from './complete-session';
 import { CHECKOUT_SESSIONS_PATH, checkoutPreflight } from './cors';
@@ -15,35 +15,45 @@ const tags = ['Checkout sessions'];
 
 const created = secretJsonContent(successBody(createdSession), 'Created (Cache-Control: no-store: the body holds the session token)');
 
-const createCheckoutSession = defineRoute({ auth: 'key', scope: 'write', publishable: true }, {
-  method: 'post',
-  path: '/api/v1/checkout/sessions',
-  operationId: 'createCheckoutSession',
-  tags,
-  summary: 'Create a checkout session for one program (the one call a publishable key may make; CORS-enabled)',
-  description: 'Browsers may call this operation directly (CORS: any origin; the preflight allows POST with x-api-key and content-type). The token is returned once. Sessions expire after 30 minutes.',
-  request: { body: jsonBody(createSessionBody) },
-  responses: {
-    201: {
-      ...created,
-      headers: {
-        ...created.headers,
-        'Access-Control-Allow-Origin': { description: '*: browsers on any origin may read the answer (errors too).', schema: { type: 'string' as const, enum: ['*'] } },
+const createCheckoutSession = defineRoute(
+  { auth: 'key', scope: 'write', publishable: true },
+  {
+    method: 'post',
+    path: '/api/v1/checkout/sessions',
+    operationId: 'createCheckoutSession',
+    tags,
+    summary: 'Create a checkout session for one program (the one call a publishable key may make; CORS-enabled)',
+    description:
+      'Browsers may call this operation directly (CORS: any origin; the preflight allows POST with x-api-key and content-type). The token is returned once. Sessions expire after 30 minutes.',
+    request: { body: jsonBody(createSessionBody) },
+    responses: {
+      201: {
+        ...created,
+        headers: {
+          ...created.headers,
+          'Access-Control-Allow-Origin': {
+            description: '*: browsers on any origin may read the answer (errors too).',
+            schema: { type: 'string' as const, enum: ['*'] },
+          },
+        },
       },
+      404: jsonContent(errorBody, "NOT_FOUND: the program is unknown, malformed, another clinic's, or not offered (not live and active)"),
     },
-    404: jsonContent(errorBody, "NOT_FOUND: the program is unknown, malformed, another clinic's, or not offered (not live and active)"),
   },
-});
+);
 
-const getCheckoutSession = defineRoute({ auth: 'key', scope: 'read' }, {
-  method: 'get',
-  path: '/api/v1/checkout/sessions/{id}',
-  operationId: 'getCheckoutSession',
-  tags,
-  summary: 'Read a checkout session: its status and, once completed, its order',
-  request: { params: idParam() },
-  responses: { 200: jsonContent(successBody(sessionRead), 'The session') },
-});
+const getCheckoutSession = defineRoute(
+  { auth: 'key', scope: 'read' },
+  {
+    method: 'get',
+    path: '/api/v1/checkout/sessions/{id}',
+    operationId: 'getCheckoutSession',
+    tags,
+    summary: 'Read a checkout session: its status and, once completed, its order',
+    request: { params: idParam() },
+    responses: { 200: jsonContent(successBody(sessionRead), 'The session') },
+  },
+);
 
 /**
  * POST /_dev/checkout/sessions/{id}/complete: the development simulator's patient checkout. Mounted
@@ -51,15 +61,14 @@ const getCheckoutSession = defineRoute({ auth: 'key', scope: 'read' }, {
  * the generic 404 of an unknown route; a secret key of the session's clinic with the write scope;
  * not an API operation and not in the OpenAPI document.
  */
-const checkoutDevRoutes = new Hono<AppEnv>()
-  .post('/_dev/checkout/sessions/:id/complete', async (c) => {
-    const { db, now } = c.get('services');
-    const key = await devSimulatorKey(c, { sandbox: false });
-    const parsed = completeSessionBody.safeParse(await devSimulatorBody(c, { optional: true }));
-    if (!parsed.success) throw validationError(parsed.error, 'json');
-    const result = await completeSession(db, key.clinicId, c.req.param('id'), parsed.data, now());
-    return c.json(ok(result, 'Checkout session completed'), 200);
-  });
+const checkoutDevRoutes = new Hono<AppEnv>().post('/_dev/checkout/sessions/:id/complete', async (c) => {
+  const { db, now } = c.get('services');
+  const key = await devSimulatorKey(c, { sandbox: false });
+  const parsed = completeSessionBody.safeParse(await devSimulatorBody(c, { optional: true }));
+  if (!parsed.success) throw validationError(parsed.error, 'json');
+  const result = await completeSession(db, key.clinicId, c.req.param('id'), parsed.data, now());
+  return c.json(ok(result, 'Checkout session completed'), 200);
+});
 
 export const checkoutRoutes = new OpenAPIHono<AppEnv>();
 // The CORS preflight (OPTIONS, no key: the gateway lets exactly this one through) answers here; it is
@@ -68,7 +77,10 @@ checkoutRoutes.use(CHECKOUT_SESSIONS_PATH, checkoutPreflight);
 checkoutRoutes
   .openapi(createCheckoutSession, async (c) => {
     const { db, now, config } = c.get('services');
-    const session = await createSession(db, c.get('apiKey').clinicId, c.req.valid('json'), { now: now(), embedBaseUrl: config.checkoutEmbedBaseUrl });
+    const session = await createSession(db, c.get('apiKey').clinicId, c.req.valid('json'), {
+      now: now(),
+      embedBaseUrl: config.checkoutEmbedBaseUrl,
+    });
     return c.json(ok(session, 'Checkout session created; the token is not shown again'), 201, NO_STORE_HEADERS);
   })
   .openapi(getCheckoutSession, async (c) => {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { checkoutSessions, type CheckoutSessionStatus } from '../../../../drizzle/schema';
+import { type CheckoutSessionStatus, checkoutSessions } from '../../../../drizzle/schema';
 import { randomBytes, sha256Hex, toBase64Url } from '../../../platform/auth/crypto';
 import type { Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
@@ -52,13 +52,21 @@ export async function createSession(
   const tokenHash = await sha256Hex(token);
   const expiresAt = new Date(options.now.getTime() + SESSION_LIFETIME_MS);
   const metadata = JSON.stringify(input.metadata ?? {});
-  const [row] = await rowsOf<{ id: string }>(db, sql`
+  const [row] = await rowsOf<{ id: string }>(
+    db,
+    sql`
     insert into checkout_sessions (clinic_id, program_id, token_hash, status, metadata, success_url, expires_at, created_at)
     select ${clinicId}, ${input.programId}, ${tokenHash}, 'created', ${metadata}::jsonb, ${input.successUrl ?? null}, ${expiresAt.toISOString()}::timestamptz, ${options.now.toISOString()}::timestamptz
     where exists (${offeredProgram(clinicId, input.programId)})
-    returning id`);
+    returning id`,
+  );
   if (!row) throw notFound('Program');
-  return { sessionId: row.id, sessionToken: token, embedUrl: embedUrlFor(options.embedBaseUrl, row.id, token), expiresAt: expiresAt.toISOString() };
+  return {
+    sessionId: row.id,
+    sessionToken: token,
+    embedUrl: embedUrlFor(options.embedBaseUrl, row.id, token),
+    expiresAt: expiresAt.toISOString(),
+  };
 }
 
 /** One session of the clinic (one query); 404 for unknown, malformed and other-clinic ids. */

@@ -1,4 +1,4 @@
-import { z, type OpenAPIHono } from '@hono/zod-openapi';
+import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../../../platform/context';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../../../platform/events/names';
 
@@ -31,13 +31,17 @@ const DATA_EXTRA: Partial<Record<WebhookEvent, Record<string, z.ZodTypeAny>>> = 
 };
 
 const SIGNATURE_HEADERS = z.object({
-  'x-service-signature': z.string().openapi({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md).' }),
+  'x-service-signature': z
+    .string()
+    .openapi({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md).' }),
   'x-service-event': z.string().openapi({ description: 'The event name.' }),
   'x-service-delivery-id': z.string().openapi({ description: 'New for every attempt.' }),
   'x-service-idempotency-key': z.string().openapi({ description: 'The same across retries and replays: drop duplicates by it.' }),
   'webhook-id': z.string().openapi({ description: 'Standard Webhooks: the idempotency key.' }),
   'webhook-timestamp': z.string().openapi({ description: 'Standard Webhooks: unix seconds.' }),
-  'webhook-signature': z.string().openapi({ description: 'Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated.' }),
+  'webhook-signature': z
+    .string()
+    .openapi({ description: 'Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated.' }),
 });
 
 const camel = (event: string) => event.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase());

@@ -5,10 +5,24 @@ import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import {
-  createdWebhook, createWebhookBody, DEFAULT_GRACE_PERIOD_SECONDS, deletedWebhook, rotatedSecret, rotateSecretBody, updateWebhookBody,
+  createdWebhook,
+  createWebhookBody,
+  DEFAULT_GRACE_PERIOD_SECONDS,
+  deletedWebhook,
+  rotatedSecret,
+  rotateSecretBody,
+  updateWebhookBody,
   webhookEndpoint,
 } from './schemas';
-import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook, type WebhookSettings } from './service';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+  updateWebhook,
+  type WebhookSettings,
+} from './service';
 
 const tags = ['Webhooks'];
 const read = { auth: 'key', scope: 'read' } as const;
@@ -57,7 +71,8 @@ const update = defineRoute(write, {
   path: '/api/v1/webhooks/{id}',
   operationId: 'updateWebhook',
   tags,
-  summary: 'Change url or events, or turn the endpoint off or back on (isActive: true resets consecutiveFailures; pending deliveries then go out)',
+  summary:
+    'Change url or events, or turn the endpoint off or back on (isActive: true resets consecutiveFailures; pending deliveries then go out)',
   request: { params: idParam(), body: jsonBody(updateWebhookBody) },
   responses: { 200: jsonContent(successBody(webhookEndpoint), 'Updated') },
 });
@@ -104,7 +119,12 @@ export const webhookRoutes = new OpenAPIHono<AppEnv>()
   .openapi(update, async (c) => {
     const services = c.get('services');
     const endpoint = await updateWebhook(
-      services.db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), settingsOf(services), services.now(),
+      services.db,
+      c.get('apiKey').clinicId,
+      c.req.valid('param').id,
+      c.req.valid('json'),
+      settingsOf(services),
+      services.now(),
     );
     return c.json(ok(endpoint, 'Webhook endpoint updated'), 200);
   })
@@ -117,7 +137,12 @@ export const webhookRoutes = new OpenAPIHono<AppEnv>()
     const services = c.get('services');
     const grace = c.req.valid('json').gracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
     const rotated = await rotateWebhookSecret(
-      services.db, c.get('apiKey').clinicId, c.req.valid('param').id, grace, settingsOf(services), services.now(),
+      services.db,
+      c.get('apiKey').clinicId,
+      c.req.valid('param').id,
+      grace,
+      settingsOf(services),
+      services.now(),
     );
     return c.json(ok(rotated, 'Signing secret rotated; store the new secret now, it is not shown again'), 200, NO_STORE_HEADERS);
   });

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { safeString } from '../../../platform/http/strings';
 import { isWebhookEvent, WEBHOOK_EVENTS } from '../../../platform/events/names';
+import { safeString } from '../../../platform/http/strings';
 import { MAX_WEBHOOK_URL_LENGTH } from './url-policy';
 
 /** Rotation grace period: default 24 hours, at most 24 hours, 0 ends the previous secret at once. */
@@ -37,7 +37,8 @@ export type CreateWebhookBody = z.infer<typeof createWebhookBody>;
 export const updateWebhookBody = z
   .object({
     isActive: z.boolean().optional().openapi({
-      description: 'true turns the endpoint (back) on: consecutiveFailures goes to 0 and its pending deliveries go out at once. false turns it off: deliveries wait, none is dropped.',
+      description:
+        'true turns the endpoint (back) on: consecutiveFailures goes to 0 and its pending deliveries go out at once. false turns it off: deliveries wait, none is dropped.',
     }),
     url: url.optional(),
     events: events.optional(),
@@ -51,10 +52,16 @@ export type UpdateWebhookBody = z.infer<typeof updateWebhookBody>;
 
 export const rotateSecretBody = z
   .object({
-    gracePeriodSeconds: z.number().int().min(0).max(MAX_GRACE_PERIOD_SECONDS).default(DEFAULT_GRACE_PERIOD_SECONDS).openapi({
-      description: `How long the previous secret keeps signing next to the new one (0 to ${MAX_GRACE_PERIOD_SECONDS}; default ${DEFAULT_GRACE_PERIOD_SECONDS} = 24 hours; 0 ends it at once).`,
-      example: 3600,
-    }),
+    gracePeriodSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_GRACE_PERIOD_SECONDS)
+      .default(DEFAULT_GRACE_PERIOD_SECONDS)
+      .openapi({
+        description: `How long the previous secret keeps signing next to the new one (0 to ${MAX_GRACE_PERIOD_SECONDS}; default ${DEFAULT_GRACE_PERIOD_SECONDS} = 24 hours; 0 ends it at once).`,
+        example: 3600,
+      }),
   })
   .strict()
   .openapi('RotateWebhookSecretRequest');
@@ -64,7 +71,9 @@ export const webhookEndpoint = z
     id: z.string().uuid(),
     url: z.string(),
     events: z.array(z.enum(WEBHOOK_EVENTS)),
-    isActive: z.boolean().openapi({ description: 'false after 10 consecutive failed attempts (or a PATCH): nothing is sent until it is on again.' }),
+    isActive: z
+      .boolean()
+      .openapi({ description: 'false after 10 consecutive failed attempts (or a PATCH): nothing is sent until it is on again.' }),
     lastTriggeredAt: z.string().datetime().nullable().openapi({ description: 'The last delivery attempt to this endpoint.' }),
     consecutiveFailures: z.number().int().openapi({ description: 'Failed attempts in a row; any success resets it.' }),
     createdAt: z.string().datetime(),

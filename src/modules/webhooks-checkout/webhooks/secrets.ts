@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import { webhookSecrets } from '../../../../drizzle/schema';
-import type { Queryable } from '../../../platform/db/client';
 import { bytesToBase64, decrypt, encrypt } from '../../../platform/crypto/secret-box';
+import type { Queryable } from '../../../platform/db/client';
 
 /**
  * Webhook signing secrets: generated here, stored encrypted (AES-GCM, the WEBHOOK_SECRET_KEY Worker
@@ -42,12 +42,20 @@ export async function insertSigningSecret(tx: Queryable, clinicId: string, endpo
  * at `until` at the latest; secrets already expired are deleted. Returns the previous current
  * secret's new expiry, or null when there was none.
  */
-export async function retireCurrentSecrets(tx: Queryable, clinicId: string, endpointId: string, now: Date, until: Date): Promise<Date | null> {
+export async function retireCurrentSecrets(
+  tx: Queryable,
+  clinicId: string,
+  endpointId: string,
+  now: Date,
+  until: Date,
+): Promise<Date | null> {
   const scope = and(eq(webhookSecrets.clinicId, clinicId), eq(webhookSecrets.endpointId, endpointId));
   await tx.delete(webhookSecrets).where(and(scope, lte(webhookSecrets.expiresAt, now)));
   const retired = await tx
     .update(webhookSecrets)
-    .set({ expiresAt: sql`least(coalesce(${webhookSecrets.expiresAt}, ${until.toISOString()}::timestamptz), ${until.toISOString()}::timestamptz)` })
+    .set({
+      expiresAt: sql`least(coalesce(${webhookSecrets.expiresAt}, ${until.toISOString()}::timestamptz), ${until.toISOString()}::timestamptz)`,
+    })
     .where(scope)
     .returning({ expiresAt: webhookSecrets.expiresAt });
   return retired.length ? until : null;
@@ -62,11 +70,13 @@ export async function activeSigningSecrets(db: Queryable, clinicId: string, endp
   const rows = await db
     .select({ encryptedSecret: webhookSecrets.encryptedSecret })
     .from(webhookSecrets)
-    .where(and(
-      eq(webhookSecrets.clinicId, clinicId),
-      eq(webhookSecrets.endpointId, endpointId),
-      or(isNull(webhookSecrets.expiresAt), gt(webhookSecrets.expiresAt, now)),
-    ))
+    .where(
+      and(
+        eq(webhookSecrets.clinicId, clinicId),
+        eq(webhookSecrets.endpointId, endpointId),
+        or(isNull(webhookSecrets.expiresAt), gt(webhookSecrets.expiresAt, now)),
+      ),
+    )
     .orderBy(sql`${webhookSecrets.expiresAt} is null desc`, desc(webhookSecrets.createdAt), desc(webhookSecrets.id));
   return Promise.all(rows.map((row) => decrypt(row.encryptedSecret, key, context(endpointId))));
 }
@@ -75,5 +85,7 @@ export async function activeSigningSecrets(db: Queryable, clinicId: string, endp
  * activeSigningSecrets with the encryption key bound: the (db, clinicId, endpointId, now) function the
  * delivery engine takes. `signingSecretsFor(services.config.webhookSecretKey)`.
  */
-export const signingSecretsFor = (key: string) => (db: Queryable, clinicId: string, endpointId: string, now: Date): Promise<string[]> =>
-  activeSigningSecrets(db, clinicId, endpointId, now, key);
+export const signingSecretsFor =
+  (key: string) =>
+  (db: Queryable, clinicId: string, endpointId: string, now: Date): Promise<string[]> =>
+    activeSigningSecrets(db, clinicId, endpointId, now, key);

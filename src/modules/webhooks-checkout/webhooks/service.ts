@@ -2,10 +2,10 @@ import { and, desc, eq, isNull } from 'drizzle-orm';
 import { clinics, webhookDeliveries, webhookEndpoints, webhookSecrets } from '../../../../drizzle/schema';
 import type { Database } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
+import type { WebhookEvent } from '../../../platform/events/names';
 import { badRequest, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { pageOffset, paginate, totalCount, type PageQuery } from '../../../platform/http/pagination';
-import type { WebhookEvent } from '../../../platform/events/names';
+import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type { CreateWebhookBody, UpdateWebhookBody, WebhookEndpoint } from './schemas';
 import { insertSigningSecret, retireCurrentSecrets } from './secrets';
 import { checkWebhookUrl } from './url-policy';
@@ -92,7 +92,10 @@ export async function createWebhook(db: Database, clinicId: string, input: Creat
     await tx.select({ id: clinics.id }).from(clinics).where(eq(clinics.id, clinicId)).for('update');
     const scoped = forClinic(tx, clinicId);
     if ((await scoped.count(webhookEndpoints, isNull(webhookEndpoints.deletedAt))) >= MAX_ENDPOINTS_PER_CLINIC) {
-      throw conflict('WEBHOOK_ENDPOINT_LIMIT_REACHED', `A clinic may have at most ${MAX_ENDPOINTS_PER_CLINIC} webhook endpoints; delete one first`);
+      throw conflict(
+        'WEBHOOK_ENDPOINT_LIMIT_REACHED',
+        `A clinic may have at most ${MAX_ENDPOINTS_PER_CLINIC} webhook endpoints; delete one first`,
+      );
     }
     const row = await scoped.insert(webhookEndpoints, { url, events: uniqueEvents(input.events), createdAt: now, updatedAt: now });
     const secret = await insertSigningSecret(tx, clinicId, row.id, settings.secretKey, now);
@@ -105,7 +108,14 @@ export async function createWebhook(db: Database, clinicId: string, input: Creat
  * disabledAt and makes its pending deliveries due now, so they go out on the next dispatch.
  * Turning it off keeps every pending delivery (nothing is sent until it is on again).
  */
-export async function updateWebhook(db: Database, clinicId: string, id: string, input: UpdateWebhookBody, settings: WebhookSettings, now: Date) {
+export async function updateWebhook(
+  db: Database,
+  clinicId: string,
+  id: string,
+  input: UpdateWebhookBody,
+  settings: WebhookSettings,
+  now: Date,
+) {
   if (!isUuid(id)) throw notFound(RESOURCE);
   const url = input.url === undefined ? undefined : checkedUrl(input.url, settings);
   return db.transaction(async (tx) => {
@@ -118,18 +128,25 @@ export async function updateWebhook(db: Database, clinicId: string, id: string, 
     if (!current) throw notFound(RESOURCE);
     const turnedOn = input.isActive === true && !current.isActive;
     const turnedOff = input.isActive === false && current.isActive;
-    const row = await scoped.updateById(webhookEndpoints, id, {
-      ...(url !== undefined ? { url } : {}),
-      ...(input.events !== undefined ? { events: uniqueEvents(input.events) } : {}),
-      ...(turnedOn ? { isActive: true, consecutiveFailures: 0, disabledAt: null } : {}),
-      ...(turnedOff ? { isActive: false, disabledAt: now } : {}),
-      updatedAt: now,
-    }, RESOURCE);
+    const row = await scoped.updateById(
+      webhookEndpoints,
+      id,
+      {
+        ...(url !== undefined ? { url } : {}),
+        ...(input.events !== undefined ? { events: uniqueEvents(input.events) } : {}),
+        ...(turnedOn ? { isActive: true, consecutiveFailures: 0, disabledAt: null } : {}),
+        ...(turnedOff ? { isActive: false, disabledAt: now } : {}),
+        updatedAt: now,
+      },
+      RESOURCE,
+    );
     if (turnedOn) {
       await tx
         .update(webhookDeliveries)
         .set({ nextAttemptAt: now })
-        .where(and(eq(webhookDeliveries.clinicId, clinicId), eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.status, 'pending')));
+        .where(
+          and(eq(webhookDeliveries.clinicId, clinicId), eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.status, 'pending')),
+        );
     }
     return toEndpoint(row);
   });
@@ -161,7 +178,14 @@ export async function deleteWebhook(db: Database, clinicId: string, id: string, 
  * A new current secret, returned once. The previous current secret keeps signing until now + grace
  * (0: it is expired at once); older ones still in a grace period end no later than that.
  */
-export async function rotateWebhookSecret(db: Database, clinicId: string, id: string, graceSeconds: number, settings: WebhookSettings, now: Date) {
+export async function rotateWebhookSecret(
+  db: Database,
+  clinicId: string,
+  id: string,
+  graceSeconds: number,
+  settings: WebhookSettings,
+  now: Date,
+) {
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const [row] = await tx

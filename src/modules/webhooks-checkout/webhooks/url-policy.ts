@@ -16,11 +16,30 @@ export interface UrlPolicyOptions {
 export type UrlPolicyResult = { ok: true; url: string } | { ok: false; reason: string };
 
 /** Names that are never public, or that are cloud metadata services. */
-const BLOCKED_NAMES = new Set(['localhost', 'metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal']);
+const BLOCKED_NAMES = new Set([
+  'localhost',
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
 /** Suffixes of private or local-only names, and public wildcard-DNS services that resolve to any address written in the name. */
 const BLOCKED_SUFFIXES = [
-  '.localhost', '.internal', '.local', '.localdomain', '.home.arpa', '.lan', '.intranet', '.corp', '.private',
-  '.nip.io', '.sslip.io', '.xip.io', '.localtest.me', '.lvh.me',
+  '.localhost',
+  '.internal',
+  '.local',
+  '.localdomain',
+  '.home.arpa',
+  '.lan',
+  '.intranet',
+  '.corp',
+  '.private',
+  '.nip.io',
+  '.sslip.io',
+  '.xip.io',
+  '.localtest.me',
+  '.lvh.me',
 ];
 const BLOCKED_DOMAINS = new Set(['nip.io', 'sslip.io', 'xip.io', 'localtest.me', 'lvh.me']);
 
@@ -136,7 +155,8 @@ export function checkWebhookUrl(input: string, options: UrlPolicyOptions = {}): 
   }
 
   const name = host.replace(/\.+$/, '');
-  if (!name.includes('.')) return refuse(name === 'localhost' ? 'must not point at localhost' : 'must use a fully qualified public host name');
+  if (!name.includes('.'))
+    return refuse(name === 'localhost' ? 'must not point at localhost' : 'must use a fully qualified public host name');
   if (BLOCKED_NAMES.has(name)) return refuse(`must not point at ${name} (a local or metadata host)`);
   if (BLOCKED_DOMAINS.has(name) || BLOCKED_SUFFIXES.some((suffix) => name.endsWith(suffix))) {
     return refuse(`must not point at ${name} (a local, internal or wildcard-DNS name)`);

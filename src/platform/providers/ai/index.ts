@@ -1,2 +1,2 @@
 export type { AiProvider, JsonGenerationRequest } from './types';
-export { WorkersAiProvider, parseModelAnswer } from './workers-ai';
+export { parseModelAnswer, WorkersAiProvider } from './workers-ai';

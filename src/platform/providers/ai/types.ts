@@ -22,4 +22,3 @@ export interface AiProvider {
   /** The parsed JSON answer; throws ProviderError (capability ai) when the model fails or answers no JSON. */
   generateJson(request: JsonGenerationRequest): Promise<unknown>;
 }
-

@@ -1,15 +1,18 @@
-import { DEFAULT_COPILOT_MODEL, type AiBinding } from '../../../config';
+import { type AiBinding, DEFAULT_COPILOT_MODEL } from '../../../config';
 import { ProviderError } from '../errors';
 import type { AiProvider, JsonGenerationRequest } from './types';
-
 
 /** Workers AI answers JSON-mode requests with { response: object } or { response: "<json text>" }. */
 export function parseModelAnswer(result: unknown): unknown {
   const response = (result as { response?: unknown } | null)?.response;
   if (response !== null && typeof response === 'object') return response;
-  if (typeof response !== 'string' || !response.trim()) throw new ProviderError('ai', 'workers-ai', 'refused', 'the model answered no text');
+  if (typeof response !== 'string' || !response.trim())
+    throw new ProviderError('ai', 'workers-ai', 'refused', 'the model answered no text');
   // Some models wrap JSON in a Markdown fence despite JSON mode.
-  const text = response.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  const text = response
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
   try {
     return JSON.parse(text);
   } catch {
@@ -25,7 +28,10 @@ export function parseModelAnswer(result: unknown): unknown {
 export class WorkersAiProvider implements AiProvider {
   readonly name = 'workers-ai';
 
-  constructor(private readonly binding: AiBinding, readonly model: string = DEFAULT_COPILOT_MODEL) {}
+  constructor(
+    private readonly binding: AiBinding,
+    readonly model: string = DEFAULT_COPILOT_MODEL,
+  ) {}
 
   async generateJson(request: JsonGenerationRequest): Promise<unknown> {
     let result: unknown;
@@ -40,7 +46,12 @@ export class WorkersAiProvider implements AiProvider {
         temperature: 0.2,
       });
     } catch (error) {
-      throw new ProviderError('ai', 'workers-ai', 'unavailable', `Workers AI call failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`);
+      throw new ProviderError(
+        'ai',
+        'workers-ai',
+        'unavailable',
+        `Workers AI call failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`,
+      );
     }
     return parseModelAnswer(result);
   }

@@ -3,11 +3,11 @@ import { payoutAccounts, platformSubscriptions } from '../../../../drizzle/schem
 import type { Database, Queryable } from '../../db/client';
 import { processorRefused } from '../payments/types';
 import {
-  NOT_CONNECTED,
   type BillingContext,
   type BillingProcessor,
   type CancelSubscriptionInput,
   type ChangePlanInput,
+  NOT_CONNECTED,
   type PayoutAccountState,
   type SubscriptionState,
 } from './types';
@@ -44,7 +44,10 @@ export class DevelopmentBillingProcessor implements BillingProcessor {
     return db;
   }
 
-  async retrieveAccount(input: { clinicId: string; processorAccountId: string }, context: BillingContext = {}): Promise<PayoutAccountState> {
+  async retrieveAccount(
+    input: { clinicId: string; processorAccountId: string },
+    context: BillingContext = {},
+  ): Promise<PayoutAccountState> {
     const [row] = await this.database(context)
       .select({
         status: payoutAccounts.status,
@@ -73,7 +76,10 @@ export class DevelopmentBillingProcessor implements BillingProcessor {
     const row = await this.subscription(this.database(context), input.clinicId, input.processorSubscriptionId);
     if (!row) throw processorRefused(`development: no such subscription ${input.processorSubscriptionId}`, 'development');
     if (row.status === 'cancelled' || row.status === 'expired') {
-      throw processorRefused(`development: the subscription ${input.processorSubscriptionId} is ${row.status} and cannot be changed`, 'development');
+      throw processorRefused(
+        `development: the subscription ${input.processorSubscriptionId} is ${row.status} and cannot be changed`,
+        'development',
+      );
     }
     if (!Number.isInteger(input.plan.monthlyPriceCents) || input.plan.monthlyPriceCents < 0) {
       throw processorRefused(`development: plan ${input.plan.code} has no valid monthly price`, 'development');

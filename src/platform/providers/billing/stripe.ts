@@ -1,13 +1,13 @@
 import type Stripe from 'stripe';
-import { stripeClientFor, type StripeClientOptions } from '../stripe-client';
 import type { PlatformSubscriptionStatus } from '../../../../drizzle/schema';
 import { mapStripeError } from '../payments/stripe';
 import { processorRefused } from '../payments/types';
+import { type StripeClientOptions, stripeClientFor } from '../stripe-client';
 import {
-  NOT_CONNECTED,
   type BillingProcessor,
   type CancelSubscriptionInput,
   type ChangePlanInput,
+  NOT_CONNECTED,
   type PayoutAccountState,
   type SubscriptionState,
 } from './types';
@@ -35,7 +35,9 @@ export function subscriptionStatusFromStripe(status: string): PlatformSubscripti
 }
 
 /** A Connect account as the payout_accounts status set (docs/billing.md, "Payout account"). */
-export function accountStateFromStripe(account: Pick<Stripe.Account, 'charges_enabled' | 'payouts_enabled' | 'details_submitted' | 'requirements'>): PayoutAccountState {
+export function accountStateFromStripe(
+  account: Pick<Stripe.Account, 'charges_enabled' | 'payouts_enabled' | 'details_submitted' | 'requirements'>,
+): PayoutAccountState {
   const chargesEnabled = account.charges_enabled === true;
   const payoutsEnabled = account.payouts_enabled === true;
   const detailsSubmitted = account.details_submitted === true;
@@ -45,7 +47,8 @@ export function accountStateFromStripe(account: Pick<Stripe.Account, 'charges_en
   return { status, chargesEnabled, payoutsEnabled, detailsSubmitted, requirementsDue };
 }
 
-const fromUnix = (seconds: unknown): Date | null => (typeof seconds === 'number' && Number.isFinite(seconds) ? new Date(seconds * 1000) : null);
+const fromUnix = (seconds: unknown): Date | null =>
+  typeof seconds === 'number' && Number.isFinite(seconds) ? new Date(seconds * 1000) : null;
 
 /**
  * The subscription's period: on its first item since Stripe API 2025-03-31 (the version this client
@@ -123,7 +126,9 @@ export class StripeBillingProcessor implements BillingProcessor {
       const price = prices.data[0];
       if (!price?.id) throw processorRefused(`no active price has the lookup key ${planLookupKey(input.plan.code)}`);
       if (price.unit_amount !== input.plan.monthlyPriceCents) {
-        throw processorRefused(`the price ${price.id} of plan ${input.plan.code} is ${price.unit_amount} cents, the plan says ${input.plan.monthlyPriceCents}`);
+        throw processorRefused(
+          `the price ${price.id} of plan ${input.plan.code} is ${price.unit_amount} cents, the plan says ${input.plan.monthlyPriceCents}`,
+        );
       }
       const updated = await stripe.subscriptions.update(
         current.id,

@@ -8,11 +8,20 @@
 // fallback origin, Cloudflare validates it by itself, so the brand publishes two records only (the
 // CNAME and the ownership TXT).
 import type { CloudflareConfig } from '../../../config/domains';
-import { arr, callProvider, defaultFetch, isRetryableStatus, obj, PROVIDER_TIMEOUT_MS, short, str, type FetchLike, type ProviderAnswer } from './http';
 import { ProviderError } from '../errors';
 import {
-  type CreatedCustomHostname, type CustomHostnameProvider, type CustomHostnameRecord, type DomainCheck,
-} from './types';
+  arr,
+  callProvider,
+  defaultFetch,
+  type FetchLike,
+  isRetryableStatus,
+  obj,
+  PROVIDER_TIMEOUT_MS,
+  type ProviderAnswer,
+  short,
+  str,
+} from './http';
+import type { CreatedCustomHostname, CustomHostnameProvider, CustomHostnameRecord, DomainCheck } from './types';
 
 /** Cloudflare's API codes that refuse the hostname itself (invalid, non-ASCII, reserved, unparsable, documentation domains). */
 const INVALID_HOSTNAME_CODES = new Set([1407, 1408, 1409, 1410, 1411]);
@@ -28,12 +37,21 @@ export class CloudflareCustomHostnames implements CustomHostnameProvider {
   ) {}
 
   async create(input: { clinicId: string; hostname: string }): Promise<CreatedCustomHostname> {
-    const answer = await this.call('POST', '', { hostname: input.hostname, ssl: { method: 'http', type: 'dv', settings: { min_tls_version: '1.2' } } });
+    const answer = await this.call('POST', '', {
+      hostname: input.hostname,
+      ssl: { method: 'http', type: 'dv', settings: { min_tls_version: '1.2' } },
+    });
     if (!answer.ok) this.fail(answer, `create ${input.hostname}`);
     const result = obj(answer.body.result);
     const id = str(result.id);
     const token = str(obj(result.ownership_verification).value);
-    if (!id || !token) throw new ProviderError('custom_hostnames', this.name, 'refused', 'cloudflare: the created custom hostname has no id or ownership verification');
+    if (!id || !token)
+      throw new ProviderError(
+        'custom_hostnames',
+        this.name,
+        'refused',
+        'cloudflare: the created custom hostname has no id or ownership verification',
+      );
     return { providerHostnameId: id, verificationToken: token, cnameTarget: this.config.cnameTarget };
   }
 
@@ -73,7 +91,14 @@ export class CloudflareCustomHostnames implements CustomHostnameProvider {
   private call(method: string, path: string, body?: unknown): Promise<ProviderAnswer> {
     const base = this.config.baseUrl.replace(/\/+$/, '');
     const url = `${base}/zones/${encodeURIComponent(this.config.zoneId)}/custom_hostnames${path}`;
-    return callProvider('custom_hostnames', this.name, this.fetchImpl, url, { method, bearerToken: this.config.apiToken, body }, this.timeoutMs);
+    return callProvider(
+      'custom_hostnames',
+      this.name,
+      this.fetchImpl,
+      url,
+      { method, bearerToken: this.config.apiToken, body },
+      this.timeoutMs,
+    );
   }
 
   private fail(answer: ProviderAnswer, what: string): never {
@@ -81,7 +106,8 @@ export class CloudflareCustomHostnames implements CustomHostnameProvider {
     const codes = errors.map((e) => Number(e.code));
     const detail = errors.map((e) => `${str(e.message) ?? 'error'}${e.code === undefined ? '' : ` (${String(e.code)})`}`).join('; ');
     const message = short(`cloudflare: ${what}: HTTP ${answer.status}${detail ? `: ${detail}` : ''}`);
-    if (answer.status === 409 || codes.includes(DUPLICATE_CODE)) throw new ProviderError('custom_hostnames', this.name, 'duplicate', message);
+    if (answer.status === 409 || codes.includes(DUPLICATE_CODE))
+      throw new ProviderError('custom_hostnames', this.name, 'duplicate', message);
     if (answer.status === 404) throw new ProviderError('custom_hostnames', this.name, 'not_found', message);
     if (codes.some((code) => INVALID_HOSTNAME_CODES.has(code))) throw new ProviderError('custom_hostnames', this.name, 'invalid', message);
     if (isRetryableStatus(answer.status)) throw new ProviderError('custom_hostnames', this.name, 'unavailable', message);

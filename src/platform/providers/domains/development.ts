@@ -9,9 +9,16 @@ import { customDomains, emailDomains } from '../../../../drizzle/schema';
 import { randomBytes, toBase64 } from '../../auth/crypto';
 import { ProviderError } from '../errors';
 import {
+  type CreatedCustomHostname,
+  type CreatedEmailDomain,
+  type CustomHostnameProvider,
+  type CustomHostnameRecord,
+  type DnsRecord,
+  type DomainCheck,
+  type DomainProviderContext,
+  type EmailDomainProvider,
+  type EmailDomainRecord,
   ownershipTxtName,
-  type CreatedCustomHostname, type CreatedEmailDomain, type CustomHostnameProvider, type CustomHostnameRecord, type DnsRecord,
-  type DomainCheck, type DomainProviderContext, type EmailDomainProvider, type EmailDomainRecord,
 } from './types';
 
 /** How long after start the development DNS records count as published. */

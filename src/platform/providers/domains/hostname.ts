@@ -5,7 +5,18 @@
 import { isUnder, normalizeHostname } from '../../../config';
 
 /** Top-level names that can never be published on the public DNS (RFC 2606, RFC 6761, RFC 6762 and friends). */
-export const RESERVED_TOP_LEVEL_NAMES = ['test', 'example', 'invalid', 'localhost', 'local', 'internal', 'arpa', 'onion', 'home', 'lan'] as const;
+export const RESERVED_TOP_LEVEL_NAMES = [
+  'test',
+  'example',
+  'invalid',
+  'localhost',
+  'local',
+  'internal',
+  'arpa',
+  'onion',
+  'home',
+  'lan',
+] as const;
 /** Second-level names reserved for documentation (Cloudflare refuses them and everything under them). */
 export const RESERVED_DOMAINS = ['example.com', 'example.net', 'example.org'] as const;
 
@@ -26,7 +37,7 @@ export function hostnameProblem(hostname: string): string | null {
     return 'must be a bare hostname such as shop.example-brand.com (no scheme, path, port or spaces)';
   }
   if (hostname.includes('*')) return 'must not be a wildcard';
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: every non-ASCII character is refused, so the class starts at U+0000
   if (/[^\x00-\x7f]/.test(hostname)) return 'must be ASCII (write an international name in its punycode form, xn--...)';
   if (hostname.length > MAX_HOSTNAME_LENGTH) return `must be at most ${MAX_HOSTNAME_LENGTH} characters`;
   const labels = hostname.split('.');

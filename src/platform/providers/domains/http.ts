@@ -1,7 +1,7 @@
-import { defaultFetch, errorJson, isRetryableStatus, PROVIDER_TIMEOUT_MS, type FetchLike } from '../messaging/transport';
-import { ProviderError, type ProviderCapability } from '../errors';
+import { type ProviderCapability, ProviderError } from '../errors';
+import { defaultFetch, errorJson, type FetchLike, isRetryableStatus, PROVIDER_TIMEOUT_MS } from '../messaging/transport';
 
-export { defaultFetch, isRetryableStatus, PROVIDER_TIMEOUT_MS, type FetchLike };
+export { defaultFetch, type FetchLike, isRetryableStatus, PROVIDER_TIMEOUT_MS };
 
 /** An answer of a provider: its status and its body parsed as JSON ({} when it is not JSON). */
 export interface ProviderAnswer {
@@ -40,14 +40,18 @@ export async function callProvider(
     });
   } catch (error) {
     const name = error instanceof Error ? error.name : 'Error';
-    const detail = name === 'TimeoutError' || name === 'AbortError' ? 'no answer in time' : `${name}: ${error instanceof Error ? error.message : String(error)}`;
+    const detail =
+      name === 'TimeoutError' || name === 'AbortError'
+        ? 'no answer in time'
+        : `${name}: ${error instanceof Error ? error.message : String(error)}`;
     throw new ProviderError(capability, provider, 'unavailable', `${provider}: ${detail}`);
   }
   return { status: res.status, ok: res.ok, body: await errorJson(res) };
 }
 
 export const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-export const obj = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+export const obj = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 export const arr = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 /** At most 300 characters of a provider's message, for an error answer. */

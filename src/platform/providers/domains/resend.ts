@@ -6,11 +6,20 @@
 // Authorization: Bearer <API key> (a full-access key: sending-only keys cannot manage domains).
 // Errors: { statusCode, name, message }.
 import type { ResendDomainsConfig } from '../../../config/domains';
-import { arr, callProvider, defaultFetch, isRetryableStatus, obj, PROVIDER_TIMEOUT_MS, short, str, type FetchLike, type ProviderAnswer } from './http';
 import { ProviderError } from '../errors';
 import {
-  type CreatedEmailDomain, type DnsRecord, type DnsRecordPurpose, type DomainCheck, type EmailDomainProvider, type EmailDomainRecord,
-} from './types';
+  arr,
+  callProvider,
+  defaultFetch,
+  type FetchLike,
+  isRetryableStatus,
+  obj,
+  PROVIDER_TIMEOUT_MS,
+  type ProviderAnswer,
+  short,
+  str,
+} from './http';
+import type { CreatedEmailDomain, DnsRecord, DnsRecordPurpose, DomainCheck, EmailDomainProvider, EmailDomainRecord } from './types';
 
 /** Resend's record kinds (record) and DNS types, as our purposes. Records of other kinds are not asked for. */
 function purposeOf(record: string, type: string): DnsRecordPurpose | null {
@@ -36,7 +45,13 @@ export function recordsFromResend(records: unknown, domain: string): DnsRecord[]
     const name = str(raw.name);
     const value = str(raw.value);
     if (!purpose || name === null || value === null) continue;
-    out.push({ type, name: qualified(name, domain), value: unquoted(value), purpose, priority: typeof raw.priority === 'number' ? raw.priority : null });
+    out.push({
+      type,
+      name: qualified(name, domain),
+      value: unquoted(value),
+      purpose,
+      priority: typeof raw.priority === 'number' ? raw.priority : null,
+    });
   }
   return out;
 }
@@ -56,7 +71,8 @@ export class ResendEmailDomains implements EmailDomainProvider {
     const id = str(answer.body.id);
     if (!id) throw new ProviderError('email_domains', this.name, 'refused', 'resend: the created domain has no id');
     const records = recordsFromResend(answer.body.records, input.domain);
-    if (records.length === 0) throw new ProviderError('email_domains', this.name, 'refused', 'resend: the created domain has no DNS records');
+    if (records.length === 0)
+      throw new ProviderError('email_domains', this.name, 'refused', 'resend: the created domain has no DNS records');
     return { providerDomainId: id, records };
   }
 
@@ -76,7 +92,12 @@ export class ResendEmailDomains implements EmailDomainProvider {
     for (const raw of arr(answer.body.records).map(obj)) {
       const recordStatus = str(raw.status);
       if (recordStatus && recordStatus !== 'verified') {
-        problems.push(`${str(raw.record) ?? 'DNS'} ${str(raw.type) ?? ''} record ${qualified(str(raw.name) ?? '', record.domain)} is ${recordStatus}`.replace(/ {2}/g, ' '));
+        problems.push(
+          `${str(raw.record) ?? 'DNS'} ${str(raw.type) ?? ''} record ${qualified(str(raw.name) ?? '', record.domain)} is ${recordStatus}`.replace(
+            / {2}/g,
+            ' ',
+          ),
+        );
       }
     }
     return { verified: false, problems };
@@ -97,7 +118,8 @@ export class ResendEmailDomains implements EmailDomainProvider {
     const name = str(answer.body.name) ?? '';
     const detail = str(answer.body.message) ?? '';
     const message = short(`resend: ${what}: HTTP ${answer.status}${name ? ` ${name}` : ''}${detail ? `: ${detail}` : ''}`);
-    if (answer.status === 409 || /already|registered/i.test(detail)) throw new ProviderError('email_domains', this.name, 'duplicate', message);
+    if (answer.status === 409 || /already|registered/i.test(detail))
+      throw new ProviderError('email_domains', this.name, 'duplicate', message);
     if (answer.status === 404) throw new ProviderError('email_domains', this.name, 'not_found', message);
     if (answer.status === 422 || answer.status === 400) throw new ProviderError('email_domains', this.name, 'invalid', message);
     if (isRetryableStatus(answer.status)) throw new ProviderError('email_domains', this.name, 'unavailable', message);

@@ -1,8 +1,8 @@
 import { and, asc, eq, inArray, notInArray, type SQL } from 'drizzle-orm';
-import { clinics, messages, type MessageChannel } from '../../../../drizzle/schema';
-import type { Sweep } from '../../sweep';
+import { clinics, type MessageChannel, messages } from '../../../../drizzle/schema';
 import type { Database } from '../../db/client';
 import { describeError, logLine } from '../../log';
+import type { Sweep } from '../../sweep';
 import { QueueingMessageSender } from './queueing';
 import type { MessageTransport } from './transport';
 import { truncateError } from './transport';
@@ -96,7 +96,11 @@ export async function deliverQueuedMessages(
       const provider = transport[row.channel]!;
       const result = await provider
         .deliver({ id: row.id, channel: row.channel, to: row.to, subject: row.subject, body: row.body })
-        .catch((error: unknown) => ({ ok: false as const, retry: true, error: truncateError(`${provider.provider}: ${describeError(error).message}`) }));
+        .catch((error: unknown) => ({
+          ok: false as const,
+          retry: true,
+          error: truncateError(`${provider.provider}: ${describeError(error).message}`),
+        }));
       if (result.ok) {
         await mark({ status: 'sent', provider: provider.provider, providerMessageId: result.providerMessageId, sentAt: now, error: null });
         report.sent++;

@@ -7,7 +7,8 @@ export async function insertMessage(
   db: Queryable,
   message: OutgoingMessage,
   now: Date,
-  outcome: Pick<typeof messages.$inferInsert, 'status' | 'provider'> & Partial<Pick<typeof messages.$inferInsert, 'providerMessageId' | 'error' | 'sentAt'>>,
+  outcome: Pick<typeof messages.$inferInsert, 'status' | 'provider'> &
+    Partial<Pick<typeof messages.$inferInsert, 'providerMessageId' | 'error' | 'sentAt'>>,
 ): Promise<RecordedMessage> {
   const [row] = await db
     .insert(messages)
@@ -34,6 +35,11 @@ export class DevelopmentMessageSender implements MessageSender {
   readonly provider = 'development';
 
   send(db: Queryable, message: OutgoingMessage, now: Date): Promise<RecordedMessage> {
-    return insertMessage(db, message, now, { status: 'sent', provider: this.provider, providerMessageId: `dev_${crypto.randomUUID()}`, sentAt: now });
+    return insertMessage(db, message, now, {
+      status: 'sent',
+      provider: this.provider,
+      providerMessageId: `dev_${crypto.randomUUID()}`,
+      sentAt: now,
+    });
   }
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/client';
-import { insertMessage, type DevelopmentMessageSender } from './development';
+import { type DevelopmentMessageSender, insertMessage } from './development';
 import type { MessageTransport } from './transport';
 import type { MessageSender, OutgoingMessage, RecordedMessage } from './types';
 

@@ -1,7 +1,16 @@
 import type { ResendConfig } from '../../../config/messaging';
 import {
-  defaultFetch, errorJson, isRetryableStatus, networkFailure, PROVIDER_TIMEOUT_MS, stringOr, truncateError,
-  type ChannelTransport, type DeliverableMessage, type DeliveryResult, type FetchLike,
+  type ChannelTransport,
+  type DeliverableMessage,
+  type DeliveryResult,
+  defaultFetch,
+  errorJson,
+  type FetchLike,
+  isRetryableStatus,
+  networkFailure,
+  PROVIDER_TIMEOUT_MS,
+  stringOr,
+  truncateError,
 } from './transport';
 
 /** Resend error names (409) that mean "the same request is still being processed": try again. */

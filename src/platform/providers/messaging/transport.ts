@@ -11,9 +11,7 @@ export interface DeliverableMessage {
 }
 
 /** What a provider answered: accepted (with its message id), or refused; retry says whether trying again later may work. */
-export type DeliveryResult =
-  | { ok: true; providerMessageId: string }
-  | { ok: false; retry: boolean; error: string };
+export type DeliveryResult = { ok: true; providerMessageId: string } | { ok: false; retry: boolean; error: string };
 
 /** One provider for one channel (Resend for email, Twilio for SMS). deliver never throws. */
 export interface ChannelTransport {
@@ -67,4 +65,5 @@ export async function errorJson(res: Response): Promise<Record<string, unknown>>
   }
 }
 
-export const stringOr = (value: unknown, fallback = '') => (typeof value === 'string' || typeof value === 'number' ? String(value) : fallback);
+export const stringOr = (value: unknown, fallback = '') =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : fallback;

@@ -1,6 +1,15 @@
 import { processorPrices } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../db/client';
-import type { CreatedPrice, CreatedRefund, CreatedTransfer, CreatePriceInput, PaymentProcessor, ProcessorBalance, RefundInput, TransferInput } from './types';
+import type {
+  CreatedPrice,
+  CreatedRefund,
+  CreatedTransfer,
+  CreatePriceInput,
+  PaymentProcessor,
+  ProcessorBalance,
+  RefundInput,
+  TransferInput,
+} from './types';
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 

@@ -1,4 +1,14 @@
 export { DevelopmentPaymentProcessor } from './development';
 export { StripePaymentProcessor } from './stripe';
-export type { CreatedPrice, CreatePriceInput, CreatedRefund, CreatedTransfer, MoneyMovements, PaymentProcessor, ProcessorBalance, RefundInput, TransferInput } from './types';
+export type {
+  CreatedPrice,
+  CreatedRefund,
+  CreatedTransfer,
+  CreatePriceInput,
+  MoneyMovements,
+  PaymentProcessor,
+  ProcessorBalance,
+  RefundInput,
+  TransferInput,
+} from './types';
 export { moneyMovements } from './types';

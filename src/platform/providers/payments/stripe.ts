@@ -1,16 +1,16 @@
 import type Stripe from 'stripe';
-import { stripeClientFor, type StripeClientOptions } from '../stripe-client';
-import { ProviderError } from '../errors';
 import { describeError, logLine } from '../../log';
+import { ProviderError } from '../errors';
+import { type StripeClientOptions, stripeClientFor } from '../stripe-client';
 import {
-  processorRefused,
-  processorUnavailable,
   type CreatedPrice,
   type CreatedRefund,
   type CreatedTransfer,
   type CreatePriceInput,
   type PaymentProcessor,
   type ProcessorBalance,
+  processorRefused,
+  processorUnavailable,
   type RefundInput,
   type TransferInput,
 } from './types';
@@ -36,10 +36,22 @@ export function mapStripeError(error: unknown): ProviderError {
   const stripeError = error as { type?: string; statusCode?: number; code?: string; requestId?: string; message?: string };
   const type = typeof stripeError?.type === 'string' ? stripeError.type : '';
   const status = typeof stripeError?.statusCode === 'number' ? stripeError.statusCode : undefined;
-  const detail = [type || 'unknown error', status ? `HTTP ${status}` : '', stripeError?.code ?? '', stripeError?.requestId ? `request ${stripeError.requestId}` : '']
+  const detail = [
+    type || 'unknown error',
+    status ? `HTTP ${status}` : '',
+    stripeError?.code ?? '',
+    stripeError?.requestId ? `request ${stripeError.requestId}` : '',
+  ]
     .filter(Boolean)
     .join(', ');
-  logLine('warn', 'payment processor call failed', { processor: 'stripe', type, status, code: stripeError?.code, requestId: stripeError?.requestId, error: describeError(error) });
+  logLine('warn', 'payment processor call failed', {
+    processor: 'stripe',
+    type,
+    status,
+    code: stripeError?.code,
+    requestId: stripeError?.requestId,
+    error: describeError(error),
+  });
   if (TRANSIENT_TYPES.has(type) || (status !== undefined && status >= 500)) return processorUnavailable(detail);
   return processorRefused(detail);
 }

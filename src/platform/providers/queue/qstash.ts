@@ -25,7 +25,10 @@ const PUBLISH_CONCURRENCY = 10;
 export class QStashDeliveryQueue implements DeliveryQueue {
   private readonly client: Client;
 
-  constructor(private readonly config: QStashConfig, fetchImpl?: typeof fetch) {
+  constructor(
+    private readonly config: QStashConfig,
+    fetchImpl?: typeof fetch,
+  ) {
     this.client = new Client({
       token: config.token,
       baseUrl: config.baseUrl,

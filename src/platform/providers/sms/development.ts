@@ -27,10 +27,19 @@ export class DevelopmentSmsNumbers implements SmsNumberProvider {
   async provisionTollFreeNumber(_input: { clinicId: string }, { db }: SmsProviderContext): Promise<ProvisionedNumber> {
     for (let i = 0; i < ATTEMPTS; i++) {
       const phoneNumber = developmentTollFreeNumber();
-      const [held] = await db.select({ clinicId: smsConfigs.clinicId }).from(smsConfigs).where(eq(smsConfigs.phoneNumber, phoneNumber)).limit(1);
+      const [held] = await db
+        .select({ clinicId: smsConfigs.clinicId })
+        .from(smsConfigs)
+        .where(eq(smsConfigs.phoneNumber, phoneNumber))
+        .limit(1);
       if (!held) return { phoneNumber, providerNumberId: developmentNumberSid() };
     }
-    throw new ProviderError('sms_numbers', this.name, 'no_numbers', 'development: no toll-free number is available (every number tried is held by a clinic)');
+    throw new ProviderError(
+      'sms_numbers',
+      this.name,
+      'no_numbers',
+      'development: no toll-free number is available (every number tried is held by a clinic)',
+    );
   }
 
   async releaseNumber(): Promise<void> {

@@ -8,8 +8,8 @@
 // Errors: { code, message, more_info, status }. A number bought by someone else between the search and
 // the purchase (21422 and friends) is skipped for the next candidate.
 import { TWILIO_API_BASE_URL } from '../../../config';
-import { defaultFetch, errorJson, PROVIDER_TIMEOUT_MS, type FetchLike } from '../messaging/transport';
 import { ProviderError } from '../errors';
+import { defaultFetch, errorJson, type FetchLike, PROVIDER_TIMEOUT_MS } from '../messaging/transport';
 import type { ProvisionedNumber, SmsAccount, SmsNumberProvider } from './types';
 
 /** How many available numbers are asked for, and tried in order. */
@@ -39,7 +39,8 @@ export class TwilioSmsNumbers implements SmsNumberProvider {
     const candidates = (Array.isArray(search.body.available_phone_numbers) ? search.body.available_phone_numbers : [])
       .map((n) => str((n as Record<string, unknown>)?.phone_number))
       .filter((n): n is string => Boolean(n));
-    if (candidates.length === 0) throw new ProviderError('sms_numbers', this.name, 'no_numbers', 'twilio: no SMS-capable toll-free number is available right now');
+    if (candidates.length === 0)
+      throw new ProviderError('sms_numbers', this.name, 'no_numbers', 'twilio: no SMS-capable toll-free number is available right now');
     let last: Answer | null = null;
     for (const phoneNumber of candidates) {
       const form = new URLSearchParams({ PhoneNumber: phoneNumber, FriendlyName: `Brand Admin clinic ${input.clinicId}`.slice(0, 64) });
@@ -80,7 +81,10 @@ export class TwilioSmsNumbers implements SmsNumberProvider {
       });
     } catch (error) {
       const name = error instanceof Error ? error.name : 'Error';
-      const detail = name === 'TimeoutError' || name === 'AbortError' ? 'no answer in time' : `${name}: ${error instanceof Error ? error.message : String(error)}`;
+      const detail =
+        name === 'TimeoutError' || name === 'AbortError'
+          ? 'no answer in time'
+          : `${name}: ${error instanceof Error ? error.message : String(error)}`;
       throw new ProviderError('sms_numbers', this.name, 'unavailable', `twilio: ${detail}`);
     }
     return { status: res.status, ok: res.ok, body: res.status === 204 ? {} : await errorJson(res) };

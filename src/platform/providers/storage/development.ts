@@ -1,5 +1,5 @@
-import type { ObjectStorage, StoredObject, StoredObjectBody } from './types';
 import { publicUrlBuilder } from './public-url';
+import type { ObjectStorage, StoredObject, StoredObjectBody } from './types';
 
 /** In-process storage for Node tests and for development without an R2 binding. Copies bytes in and out. */
 export class MemoryStorage implements ObjectStorage {

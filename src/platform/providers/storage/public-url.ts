@@ -20,7 +20,8 @@ function checkedBase(base: string): string {
   } catch {
     throw new ConfigError('UPLOADS_PUBLIC_BASE_URL must be an absolute http(s) URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('UPLOADS_PUBLIC_BASE_URL must be an absolute http(s) URL');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ConfigError('UPLOADS_PUBLIC_BASE_URL must be an absolute http(s) URL');
   if (url.search || url.hash) throw new ConfigError('UPLOADS_PUBLIC_BASE_URL must not have a query or fragment');
   return base.replace(/\/+$/, '');
 }

@@ -1,5 +1,5 @@
-import type { ObjectStorage, StoredObject, StoredObjectBody } from './types';
 import { publicUrlBuilder } from './public-url';
+import type { ObjectStorage, StoredObject, StoredObjectBody } from './types';
 
 /** The subset of the R2 binding this adapter uses (the UPLOADS bucket binding in wrangler.toml). */
 export type R2BucketLike = Pick<R2Bucket, 'put' | 'get' | 'delete'>;

@@ -8,15 +8,18 @@ import { listPharmacyCoverages } from './service';
 
 const tags = ['Products and catalog'];
 
-const coverages = defineRoute({ auth: 'key', scope: 'read' }, {
-  method: 'get',
-  path: '/api/v1/public/products/{productId}/pharmacy-coverages',
-  operationId: 'listProductPharmacyCoverages',
-  tags,
-  summary: "Pharmacies filling a product (the clinic's own or a shared platform product), primary first",
-  request: { params: z.object({ productId: pathId('productId') }) },
-  responses: { 200: jsonContent(successBody(z.array(pharmacyCoverage)), 'Coverages') },
-});
+const coverages = defineRoute(
+  { auth: 'key', scope: 'read' },
+  {
+    method: 'get',
+    path: '/api/v1/public/products/{productId}/pharmacy-coverages',
+    operationId: 'listProductPharmacyCoverages',
+    tags,
+    summary: "Pharmacies filling a product (the clinic's own or a shared platform product), primary first",
+    request: { params: z.object({ productId: pathId('productId') }) },
+    responses: { 200: jsonContent(successBody(z.array(pharmacyCoverage)), 'Coverages') },
+  },
+);
 
 export const pharmacyCoverageRoutes = new OpenAPIHono<AppEnv>().openapi(coverages, async (c) => {
   const data = await listPharmacyCoverages(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').productId);

@@ -3,7 +3,7 @@ import type { Queryable } from '../../../../platform/db/client';
 import { rowsOf } from '../../../../platform/db/sql';
 import { notFound } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
-import { centsToAmount, } from '../../../../platform/http/money';
+import { centsToAmount } from '../../../../platform/http/money';
 import type { PharmacyCoverage } from './schemas';
 
 interface CoverageJson {
@@ -24,7 +24,9 @@ const coverageObject = (alias: string) =>
  */
 export async function listPharmacyCoverages(db: Queryable, clinicId: string, productId: string): Promise<PharmacyCoverage[]> {
   if (!isUuid(productId)) throw notFound('Product');
-  const [row] = await rowsOf<{ coverages: CoverageJson[] }>(db, sql`
+  const [row] = await rowsOf<{ coverages: CoverageJson[] }>(
+    db,
+    sql`
     select coalesce((select json_agg(${coverageObject('c')} order by (c.role = 'primary') desc, ph.name, c.id)
         from product_pharmacy_coverages c join pharmacies ph on ph.id = c.pharmacy_id
         where c.product_id = p.id and c.clinic_id = p.clinic_id), '[]'::json) as coverages
@@ -34,7 +36,8 @@ export async function listPharmacyCoverages(db: Queryable, clinicId: string, pro
         from pharmacy_coverages pc join pharmacies ph on ph.id = pc.pharmacy_id
         where pc.global_product_id = g.id), '[]'::json)
       from global_products g where g.id = ${productId}
-    limit 1`);
+    limit 1`,
+  );
   if (!row) throw notFound('Product');
   return row.coverages.map((c) => ({
     id: c.id,

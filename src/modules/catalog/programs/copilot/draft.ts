@@ -1,11 +1,11 @@
 import { and, arrayContains, asc, eq } from 'drizzle-orm';
 import { globalProducts } from '../../../../../drizzle/schema';
-import type { AiProvider } from '../../../../platform/providers/ai';
-import { ProviderError } from '../../../../platform/providers/errors';
 import type { Queryable } from '../../../../platform/db/client';
 import { ApiError, badRequest } from '../../../../platform/http/errors';
 import { centsToAmount } from '../../../../platform/http/money';
 import { logLine } from '../../../../platform/log';
+import type { AiProvider } from '../../../../platform/providers/ai';
+import { ProviderError } from '../../../../platform/providers/errors';
 import type { DraftBody, ProgramDraft } from './schemas';
 
 /** Catalogue products shown to the model at most (by name). */
@@ -43,7 +43,10 @@ export const DRAFT_SCHEMA = {
 export function cleanModelText(value: unknown, maxLength: number, multiLine = false): string {
   if (typeof value !== 'string') return '';
   const refused = multiLine ? /(?![\t\n\r])\p{Cc}|\p{Cs}/gu : /[\p{Cc}\p{Cs}]+/gu;
-  const cleaned = value.replace(refused, multiLine ? '' : ' ').replace(multiLine ? /[ \t]+/g : /\s+/g, ' ').trim();
+  const cleaned = value
+    .replace(refused, multiLine ? '' : ' ')
+    .replace(multiLine ? /[ \t]+/g : /\s+/g, ' ')
+    .trim();
   return cleaned.length > maxLength ? cleaned.slice(0, maxLength).trimEnd() : cleaned;
 }
 
@@ -51,7 +54,11 @@ type CatalogueItem = { id: string; name: string; categories: string[]; pharmacyB
 
 /** 503: no model is configured (no AI binding). */
 const copilotUnavailable = () =>
-  new ApiError(503, 'COPILOT_UNAVAILABLE', 'The program copilot is not configured on this deployment (no AI provider); GET /api/v1/programs/copilot/suggestions still works');
+  new ApiError(
+    503,
+    'COPILOT_UNAVAILABLE',
+    'The program copilot is not configured on this deployment (no AI provider); GET /api/v1/programs/copilot/suggestions still works',
+  );
 
 /** The model failed or answered something unusable (502 COPILOT_PROVIDER_ERROR, src/platform/http/provider-errors.ts). */
 const unusableAnswer = (ai: Pick<AiProvider, 'name'>, detail: string) => new ProviderError('ai', ai.name, 'refused', detail);
@@ -72,7 +79,12 @@ export async function draftProgram(db: Queryable, ai: AiProvider | null, input: 
       packDurationMonths: globalProducts.packDurationMonths,
     })
     .from(globalProducts)
-    .where(and(eq(globalProducts.isDiscontinued, false), input.category ? arrayContains(globalProducts.categories, [input.category]) : undefined))
+    .where(
+      and(
+        eq(globalProducts.isDiscontinued, false),
+        input.category ? arrayContains(globalProducts.categories, [input.category]) : undefined,
+      ),
+    )
     .orderBy(asc(globalProducts.name), asc(globalProducts.id))
     .limit(MAX_CATALOGUE_IN_PROMPT);
   if (!catalogue.length) {
@@ -84,7 +96,10 @@ export async function draftProgram(db: Queryable, ai: AiProvider | null, input: 
     `Goal of the program: ${input.goal}`,
     `Suggest between 1 and ${input.maxProducts} products.`,
     'Catalogue (id | name | categories | pharmacy cost per pack in USD | months per pack):',
-    ...catalogue.map((p) => `${p.id} | ${p.name} | ${p.categories.join(', ')} | ${centsToAmount(p.pharmacyBasePriceCents).toFixed(2)} | ${p.packDurationMonths}`),
+    ...catalogue.map(
+      (p) =>
+        `${p.id} | ${p.name} | ${p.categories.join(', ')} | ${centsToAmount(p.pharmacyBasePriceCents).toFixed(2)} | ${p.packDurationMonths}`,
+    ),
   ].join('\n');
 
   let answer: unknown;
@@ -99,7 +114,12 @@ export async function draftProgram(db: Queryable, ai: AiProvider | null, input: 
 }
 
 /** The model's answer checked against the catalogue it was given. */
-export function toDraft(answer: unknown, catalogue: CatalogueItem[], maxProducts: number, ai: Pick<AiProvider, 'name' | 'model'>): ProgramDraft {
+export function toDraft(
+  answer: unknown,
+  catalogue: CatalogueItem[],
+  maxProducts: number,
+  ai: Pick<AiProvider, 'name' | 'model'>,
+): ProgramDraft {
   const raw = (answer && typeof answer === 'object' ? answer : {}) as Record<string, unknown>;
   const name = cleanModelText(raw.name, 100);
   if (!name) throw unusableAnswer(ai, 'the answer had no program name');

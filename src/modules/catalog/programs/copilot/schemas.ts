@@ -31,8 +31,12 @@ export type Suggestion = z.infer<typeof suggestion>;
 
 export const suggestionsResult = z
   .object({
-    generatedBy: z.literal('rules').openapi({ description: "Always rules: suggestions come from the clinic's own data, with or without a model." }),
-    copilotAvailable: z.boolean().openapi({ description: 'Whether POST /api/v1/programs/copilot/draft has a model (else it answers 503 COPILOT_UNAVAILABLE).' }),
+    generatedBy: z
+      .literal('rules')
+      .openapi({ description: "Always rules: suggestions come from the clinic's own data, with or without a model." }),
+    copilotAvailable: z
+      .boolean()
+      .openapi({ description: 'Whether POST /api/v1/programs/copilot/draft has a model (else it answers 503 COPILOT_UNAVAILABLE).' }),
     suggestions: z.array(suggestion),
   })
   .openapi('CopilotSuggestions');
@@ -50,7 +54,13 @@ export const draftBody = z
       example: 'weight_loss',
       description: 'Only consider catalogue products with this category (e.g. weight_loss, hormone, hair, skin, longevity).',
     }),
-    maxProducts: z.number().int().min(1).max(MAX_DRAFT_PRODUCTS).default(5).openapi({ description: `At most this many suggested products (1 to ${MAX_DRAFT_PRODUCTS}, default 5).` }),
+    maxProducts: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_DRAFT_PRODUCTS)
+      .default(5)
+      .openapi({ description: `At most this many suggested products (1 to ${MAX_DRAFT_PRODUCTS}, default 5).` }),
   })
   .strict()
   .openapi('CopilotDraftRequest');
@@ -71,7 +81,9 @@ export const programDraft = z
         reason: z.string(),
       }),
     ),
-    persisted: z.literal(false).openapi({ description: 'Nothing was created: POST /api/v1/programs and PUT /api/v1/programs/{id}/products turn a draft into a program.' }),
+    persisted: z.literal(false).openapi({
+      description: 'Nothing was created: POST /api/v1/programs and PUT /api/v1/programs/{id}/products turn a draft into a program.',
+    }),
     provider: z.string().openapi({ example: 'workers-ai' }),
     model: z.string().openapi({ example: '@cf/meta/llama-3.3-70b-instruct-fp8-fast' }),
   })

@@ -54,7 +54,9 @@ const RANK: Record<SuggestionType, number> = {
  */
 export async function listSuggestions(db: Queryable, clinicId: string, now: Date): Promise<Suggestion[]> {
   const staleBefore = new Date(now.getTime() - STALE_DRAFT_DAYS * 86_400_000);
-  const rows = await rowsOf<{ row: PricedProductRow | (Partial<SuggestionRow> & { type: SuggestionType }) }>(db, sql`
+  const rows = await rowsOf<{ row: PricedProductRow | (Partial<SuggestionRow> & { type: SuggestionType }) }>(
+    db,
+    sql`
     with p as (
       select id, name, state, created_at from programs
       where clinic_id = ${clinicId} and state <> 'retired'
@@ -90,7 +92,8 @@ export async function listSuggestions(db: Queryable, clinicId: string, now: Date
       select 1 from enrollments e
       where e.clinic_id = ${clinicId} and e.program_id = p.id and e.status in ('active', 'paused')
     )
-  `);
+  `,
+  );
   const suggestions: SuggestionRow[] = [];
   const unpriced = new Map<string, SuggestionRow>();
   for (const { row } of rows) {
@@ -100,7 +103,14 @@ export async function listSuggestions(db: Queryable, clinicId: string, now: Date
     }
     const product = row as PricedProductRow;
     if (product.is_discontinued) {
-      suggestions.push({ type: 'discontinued_product_in_use', program_id: product.program_id, program_name: product.program_name, global_product_id: product.global_product_id, product_name: product.product_name, count: 1 });
+      suggestions.push({
+        type: 'discontinued_product_in_use',
+        program_id: product.program_id,
+        program_name: product.program_name,
+        global_product_id: product.global_product_id,
+        product_name: product.product_name,
+        count: 1,
+      });
     }
     const price = priceProduct({
       clinicFeeOverrideCents: product.clinic_fee_override_cents,
@@ -113,15 +123,25 @@ export async function listSuggestions(db: Queryable, clinicId: string, now: Date
       isDiscontinued: product.is_discontinued,
     });
     if (price.hasResolvedPrice) continue;
-    const entry = unpriced.get(product.program_id) ?? { type: 'unpriced_products', program_id: product.program_id, program_name: product.program_name, global_product_id: null, product_name: null, count: 0 };
+    const entry = unpriced.get(product.program_id) ?? {
+      type: 'unpriced_products',
+      program_id: product.program_id,
+      program_name: product.program_name,
+      global_product_id: null,
+      product_name: null,
+      count: 0,
+    };
     entry.count++;
     unpriced.set(product.program_id, entry);
   }
   suggestions.push(...unpriced.values());
-  suggestions.sort((a, b) =>
-    RANK[a.type] - RANK[b.type]
-    || a.program_name.localeCompare(b.program_name) || a.program_id.localeCompare(b.program_id)
-    || (a.product_name ?? '').localeCompare(b.product_name ?? ''));
+  suggestions.sort(
+    (a, b) =>
+      RANK[a.type] - RANK[b.type] ||
+      a.program_name.localeCompare(b.program_name) ||
+      a.program_id.localeCompare(b.program_id) ||
+      (a.product_name ?? '').localeCompare(b.product_name ?? ''),
+  );
   return suggestions.slice(0, MAX_SUGGESTIONS).map(describe);
 }
 
@@ -136,24 +156,44 @@ function describe(row: SuggestionRow): Suggestion {
   };
   switch (row.type) {
     case 'discontinued_product_in_use':
-      return { ...base, priority: 'high', action: 'replace_product',
+      return {
+        ...base,
+        priority: 'high',
+        action: 'replace_product',
         headline: `${row.product_name} is discontinued`,
-        detail: `"${row.program_name}" still offers ${row.product_name}, which the platform no longer supplies. Replace it with another product (PUT /api/v1/programs/{id}/products).` };
+        detail: `"${row.program_name}" still offers ${row.product_name}, which the platform no longer supplies. Replace it with another product (PUT /api/v1/programs/{id}/products).`,
+      };
     case 'unpriced_products':
-      return { ...base, priority: 'high', action: 'set_prices',
+      return {
+        ...base,
+        priority: 'high',
+        action: 'set_prices',
         headline: `${base.count} product${base.count === 1 ? '' : 's'} without a price`,
-        detail: `"${row.program_name}" has ${base.count} product${base.count === 1 ? '' : 's'} without a resolved price (no clinic override, program base fee or tenant placeholder). Set a programFee with PUT /api/v1/programs/{id} productPricing.` };
+        detail: `"${row.program_name}" has ${base.count} product${base.count === 1 ? '' : 's'} without a resolved price (no clinic override, program base fee or tenant placeholder). Set a programFee with PUT /api/v1/programs/{id} productPricing.`,
+      };
     case 'program_without_products':
-      return { ...base, priority: 'medium', action: 'add_products',
+      return {
+        ...base,
+        priority: 'medium',
+        action: 'add_products',
         headline: 'Program without products',
-        detail: `"${row.program_name}" has no active products, so patients cannot buy anything from it. Add products (PUT /api/v1/programs/{id}/products).` };
+        detail: `"${row.program_name}" has no active products, so patients cannot buy anything from it. Add products (PUT /api/v1/programs/{id}/products).`,
+      };
     case 'stale_draft':
-      return { ...base, priority: 'low', action: 'publish_or_delete',
+      return {
+        ...base,
+        priority: 'low',
+        action: 'publish_or_delete',
         headline: `Draft for ${base.count} days`,
-        detail: `"${row.program_name}" has been a draft for ${base.count} days. Publish it or delete it.` };
+        detail: `"${row.program_name}" has been a draft for ${base.count} days. Publish it or delete it.`,
+      };
     case 'live_program_without_patients':
-      return { ...base, priority: 'low', action: 'promote_or_pause',
+      return {
+        ...base,
+        priority: 'low',
+        action: 'promote_or_pause',
         headline: 'Live program without patients',
-        detail: `"${row.program_name}" is live but no patient is enrolled. Promote it, or pause it.` };
+        detail: `"${row.program_name}" is live but no patient is enrolled. Promote it, or pause it.`,
+      };
   }
 }

@@ -1,14 +1,29 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import { clinicServices as services, type AppEnv } from '../../../../platform/context';
+import { type AppEnv, clinicServices as services } from '../../../../platform/context';
 import { jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { idParam } from '../../../../platform/http/ids';
 import { defineRoute } from '../../../../platform/http/route';
-import { activateProduct, activationStatus, getPricing, globalProductPool, replaceProducts, setProductVisibility, visibilityStatus } from './service';
 import { programAndProductParams } from '../schemas';
 import {
-  activateBody, activationStatus as activationStatusSchema, poolProduct, pricingRead, productActivation, productVisibility, replaceProductsBody,
-  visibilityBody, visibilityStatus as visibilityStatusSchema,
+  activateBody,
+  activationStatus as activationStatusSchema,
+  poolProduct,
+  pricingRead,
+  productActivation,
+  productVisibility,
+  replaceProductsBody,
+  visibilityBody,
+  visibilityStatus as visibilityStatusSchema,
 } from './schemas';
+import {
+  activateProduct,
+  activationStatus,
+  getPricing,
+  globalProductPool,
+  replaceProducts,
+  setProductVisibility,
+  visibilityStatus,
+} from './service';
 
 const tags = ['Programs'];
 const read = { auth: 'key', scope: 'read' } as const;
@@ -114,5 +129,8 @@ export const programProductRoutes = new OpenAPIHono<AppEnv>()
   .openapi(setVisibility, async (c) => {
     const { db, clinicId, now } = services(c);
     const { id, productId } = c.req.valid('param');
-    return c.json(ok(await setProductVisibility(db, clinicId, id, productId, c.req.valid('json').isPatientVisible, now()), 'Product updated'), 200);
+    return c.json(
+      ok(await setProductVisibility(db, clinicId, id, productId, c.req.valid('json').isPatientVisible, now()), 'Product updated'),
+      200,
+    );
   });

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { safeString } from '../../../../platform/http/strings';
-import { programGlobalProductDetail, feeSource } from '../schemas';
+import { feeSource, programGlobalProductDetail } from '../schemas';
 
 // A program's products (pricing read, product set, activation, visibility, the pool of global
 // products), its template sync and its titration attachments. Money in dollars unless *Cents.
@@ -14,10 +14,16 @@ export const pricedProduct = z
     globalProductId: z.string().uuid(),
     name: z.string(),
     displayOrder: z.number().int(),
-    linkSource: z.enum(['program', 'template']).openapi({ description: 'template: came from the program template (sync); program: added to the program.' }),
+    linkSource: z
+      .enum(['program', 'template'])
+      .openapi({ description: 'template: came from the program template (sync); program: added to the program.' }),
     isPatientVisible: z.boolean(),
-    displayPrice: moneyOrNull('What the patient pays for one pack: pharmacyBasePrice + facilitationFee + effectiveProgramFee. Never times months, never with nonMedicalServiceFee. null when hasResolvedPrice is false.'),
-    effectiveProgramFee: moneyOrNull('The resolved fee (clinic override, else program base fee, else tenant placeholder); null when none is set.'),
+    displayPrice: moneyOrNull(
+      'What the patient pays for one pack: pharmacyBasePrice + facilitationFee + effectiveProgramFee. Never times months, never with nonMedicalServiceFee. null when hasResolvedPrice is false.',
+    ),
+    effectiveProgramFee: moneyOrNull(
+      'The resolved fee (clinic override, else program base fee, else tenant placeholder); null when none is set.',
+    ),
     feeSource,
     clinicProgramFee: moneyOrNull("The clinic's override (productPricing), or null."),
     programBaseFee: moneyOrNull("The program's base fee (from its template, or set on the program), or null."),
@@ -82,8 +88,12 @@ export const productVisibility = z
   .object({ globalProductId: z.string().uuid(), name: z.string(), isPatientVisible: z.boolean() })
   .openapi('ProgramProductVisibility');
 
-export const activationStatus = z.object({ programId: z.string().uuid(), products: z.array(productActivation) }).openapi('ProgramActivationStatus');
-export const visibilityStatus = z.object({ programId: z.string().uuid(), products: z.array(productVisibility) }).openapi('ProgramVisibilityStatus');
+export const activationStatus = z
+  .object({ programId: z.string().uuid(), products: z.array(productActivation) })
+  .openapi('ProgramActivationStatus');
+export const visibilityStatus = z
+  .object({ programId: z.string().uuid(), products: z.array(productVisibility) })
+  .openapi('ProgramVisibilityStatus');
 
 export const activateBody = z.object({ isActive: z.boolean() }).strict().openapi('ProgramProductActivateRequest');
 export const visibilityBody = z.object({ isPatientVisible: z.boolean() }).strict().openapi('ProgramProductVisibilityRequest');

@@ -1,14 +1,23 @@
-import { sql } from 'drizzle-orm';
 import type { z } from '@hono/zod-openapi';
+import { sql } from 'drizzle-orm';
 import type { Database } from '../../../../platform/db/client';
+import { rowsOf } from '../../../../platform/db/sql';
 import { badRequest, notFound } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../../../platform/http/money';
 import { NON_MEDICAL_SERVICE_FEE_INCLUDED_IN_DISPLAY_PRICE, priceProduct } from '../pricing';
-import { rowsOf } from '../../../../platform/db/sql';
-import { globalProductJsonFields, pricingInput, programProductJoins, programProductJson, toGlobalProduct, toPricedProduct, type ProductRow, type ProgramRow } from '../queries';
-import type { poolProduct, PricingRead, replaceProductsBody } from './schemas';
+import {
+  globalProductJsonFields,
+  type ProductRow,
+  type ProgramRow,
+  pricingInput,
+  programProductJoins,
+  programProductJson,
+  toGlobalProduct,
+  toPricedProduct,
+} from '../queries';
 import { lockProgram, requireProgram } from '../service';
+import type { PricingRead, poolProduct, replaceProductsBody } from './schemas';
 
 // A program's products: the pricing read, replacing the set, the pool of global products it can
 // use, and per-product activation and visibility.
@@ -43,11 +52,19 @@ export async function replaceProducts(
     const ids = body.products.map((p) => p.productId.toLowerCase());
     const repeated = ids.filter((value, index) => ids.indexOf(value) !== index);
     if (repeated.length) throw badRequest(`body.products: listed more than once: ${[...new Set(repeated)].join(', ')}`);
-    const inList = ids.length ? sql.join(ids.map((value) => sql`${value}::uuid`), sql`, `) : sql`null::uuid`;
-    const known = await rowsOf<{ id: string; isDiscontinued: boolean; inProgram: boolean }>(tx, sql`
+    const inList = ids.length
+      ? sql.join(
+          ids.map((value) => sql`${value}::uuid`),
+          sql`, `,
+        )
+      : sql`null::uuid`;
+    const known = await rowsOf<{ id: string; isDiscontinued: boolean; inProgram: boolean }>(
+      tx,
+      sql`
       select gp.id, gp.is_discontinued as "isDiscontinued",
         exists (select 1 from program_products pp where pp.program_id = ${id} and pp.clinic_id = ${clinicId} and pp.global_product_id = gp.id) as "inProgram"
-      from global_products gp where gp.id in (${inList})`);
+      from global_products gp where gp.id in (${inList})`,
+    );
     const byId = new Map(known.map((row) => [row.id, row]));
     const unknown = ids.filter((value) => !byId.has(value));
     if (unknown.length) throw badRequest(`body.products: unknown global products: ${unknown.join(', ')}`);
@@ -79,7 +96,9 @@ type PoolProduct = z.infer<typeof poolProduct>;
  */
 export async function globalProductPool(db: Database, clinicId: string, id: string): Promise<PoolProduct[]> {
   if (!isUuid(id)) throw notFound('Program');
-  const [row] = await rowsOf<{ pool: (ProductRow & { inProgram: boolean })[] }>(db, sql`
+  const [row] = await rowsOf<{ pool: (ProductRow & { inProgram: boolean })[] }>(
+    db,
+    sql`
     select (
       select coalesce(json_agg(json_build_object(
         'inProgram', pp.id is not null, 'id', pp.id, 'isActive', coalesce(pp.is_active, true), 'linkSource', pp.link_source,
@@ -92,7 +111,8 @@ export async function globalProductPool(db: Database, clinicId: string, id: stri
       left join global_product_image_overrides io on io.clinic_id = p.clinic_id and io.global_product_id = gp.id
       where not gp.is_discontinued or pp.id is not null
     ) as pool
-    from programs p where p.id = ${id} and p.clinic_id = ${clinicId}`);
+    from programs p where p.id = ${id} and p.clinic_id = ${clinicId}`,
+  );
   if (!row) throw notFound('Program');
   return row.pool.map((product) => {
     const price = priceProduct(pricingInput(product));
@@ -142,16 +162,27 @@ const PROGRAM_PRODUCT = 'Program product';
  * Sets one flag of a product of the program. productId is the global product id. An unknown,
  * malformed or other clinic's program, and a product not in the program, all answer the same 404.
  */
-async function setProductFlag(db: Database, clinicId: string, id: string, productId: string, column: 'is_active' | 'is_patient_visible', value: boolean, now: Date) {
+async function setProductFlag(
+  db: Database,
+  clinicId: string,
+  id: string,
+  productId: string,
+  column: 'is_active' | 'is_patient_visible',
+  value: boolean,
+  now: Date,
+) {
   if (!isUuid(id) || !isUuid(productId)) throw notFound(PROGRAM_PRODUCT);
   // The updated row comes back from the same statement: nothing is read again.
-  const [row] = await rowsOf<{ product: ProductRow }>(db, sql`
+  const [row] = await rowsOf<{ product: ProductRow }>(
+    db,
+    sql`
     with pp as (
       update program_products set ${sql.raw(column)} = ${value}, updated_at = ${now}
       where program_id = ${id} and clinic_id = ${clinicId} and global_product_id = ${productId}
       returning *
     )
-    select ${programProductJson} as product from pp ${programProductJoins}`);
+    select ${programProductJson} as product from pp ${programProductJoins}`,
+  );
   if (!row) throw notFound(PROGRAM_PRODUCT);
   return row.product;
 }
@@ -160,6 +191,13 @@ export async function activateProduct(db: Database, clinicId: string, id: string
   return toActivation(await setProductFlag(db, clinicId, id, productId, 'is_active', isActive, now));
 }
 
-export async function setProductVisibility(db: Database, clinicId: string, id: string, productId: string, isPatientVisible: boolean, now: Date) {
+export async function setProductVisibility(
+  db: Database,
+  clinicId: string,
+  id: string,
+  productId: string,
+  isPatientVisible: boolean,
+  now: Date,
+) {
   return toVisibility(await setProductFlag(db, clinicId, id, productId, 'is_patient_visible', isPatientVisible, now));
 }

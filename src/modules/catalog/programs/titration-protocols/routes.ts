@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import { clinicServices as services, type AppEnv } from '../../../../platform/context';
+import { type AppEnv, clinicServices as services } from '../../../../platform/context';
 import { jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { idParam } from '../../../../platform/http/ids';
 import { defineRoute } from '../../../../platform/http/route';
@@ -58,7 +58,10 @@ export const programTitrationProtocolRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(attach, async (c) => {
     const { db, clinicId, now } = services(c);
-    return c.json(ok(await attachProtocol(db, clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Titration protocol attached'), 201);
+    return c.json(
+      ok(await attachProtocol(db, clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Titration protocol attached'),
+      201,
+    );
   })
   .openapi(updateTitration, async (c) => {
     const { db, clinicId } = services(c);

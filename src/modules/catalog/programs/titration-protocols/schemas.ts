@@ -3,7 +3,6 @@ import { amount } from '../../../../platform/http/money';
 import { safeString } from '../../../../platform/http/strings';
 import { money } from '../products/schemas';
 
-
 const billingMonths = z
   .array(z.number().int().min(1).max(12))
   .min(1)

@@ -1,11 +1,11 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../../../platform/db/client';
+import { isoTimestamp as iso, rowsOf } from '../../../../platform/db/sql';
 import { badRequest, notFound } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
 import { centsToAmount } from '../../../../platform/http/money';
-import { isoTimestamp as iso, rowsOf } from '../../../../platform/db/sql';
-import type { AttachTitrationBody, TitrationAttachment, UpdateTitrationBody } from './schemas';
 import { lockProgram } from '../service';
+import type { AttachTitrationBody, TitrationAttachment, UpdateTitrationBody } from './schemas';
 
 // A program's titration-protocol attachments (flat fee, billing months, position).
 
@@ -47,7 +47,9 @@ const sortedMonths = (months: number[]) => `{${[...months].sort((a, b) => a - b)
 /** In position order; one statement. */
 export async function listAttachments(db: Database, clinicId: string, id: string): Promise<TitrationAttachment[]> {
   if (!isUuid(id)) throw notFound('Program');
-  const [row] = await rowsOf<{ attachments: AttachmentRow[] }>(db, sql`
+  const [row] = await rowsOf<{ attachments: AttachmentRow[] }>(
+    db,
+    sql`
     select (
       select coalesce(json_agg(json_build_object(
         'id', a.id, 'programId', a.program_id, 'titrationProtocolId', a.titration_protocol_id, 'protocolName', tp.name,
@@ -57,26 +59,37 @@ export async function listAttachments(db: Database, clinicId: string, id: string
       from program_titration_protocols a join titration_protocols tp on tp.id = a.titration_protocol_id
       where a.program_id = p.id and a.clinic_id = p.clinic_id
     ) as attachments
-    from programs p where p.id = ${id} and p.clinic_id = ${clinicId}`);
+    from programs p where p.id = ${id} and p.clinic_id = ${clinicId}`,
+  );
   if (!row) throw notFound('Program');
   return row.attachments.map(toAttachment);
 }
 
-export async function attachProtocol(db: Database, clinicId: string, id: string, body: AttachTitrationBody, now: Date): Promise<TitrationAttachment> {
+export async function attachProtocol(
+  db: Database,
+  clinicId: string,
+  id: string,
+  body: AttachTitrationBody,
+  now: Date,
+): Promise<TitrationAttachment> {
   return db.transaction(async (tx) => {
     await lockProgram(tx, clinicId, id);
     const [protocol] = await rowsOf<{ id: string }>(tx, sql`select id from titration_protocols where id = ${body.titrationProtocolId}`);
     if (!protocol) throw badRequest('body.titrationProtocolId: unknown titration protocol');
-    const position: SQL = body.position !== undefined
-      ? sql`${body.position}::integer`
-      : sql`(select coalesce(max(position) + 1, 0) from program_titration_protocols where program_id = ${id} and clinic_id = ${clinicId})`;
-    const [row] = await rowsOf<AttachmentRow>(tx, sql`
+    const position: SQL =
+      body.position !== undefined
+        ? sql`${body.position}::integer`
+        : sql`(select coalesce(max(position) + 1, 0) from program_titration_protocols where program_id = ${id} and clinic_id = ${clinicId})`;
+    const [row] = await rowsOf<AttachmentRow>(
+      tx,
+      sql`
       with a as (
         insert into program_titration_protocols (clinic_id, program_id, titration_protocol_id, flat_fee_cents, allowed_billing_months, position, created_at)
         values (${clinicId}, ${id}, ${protocol.id}, ${body.flatFee}, ${sortedMonths(body.allowedBillingMonths)}::integer[], ${position}, ${now})
         returning *
       )
-      select ${attachmentColumns} from a join titration_protocols tp on tp.id = a.titration_protocol_id`);
+      select ${attachmentColumns} from a join titration_protocols tp on tp.id = a.titration_protocol_id`,
+    );
     return toAttachment(row!);
   });
 }
@@ -92,15 +105,19 @@ export async function updateAttachment(
   if (!isUuid(id) || !isUuid(attachmentId)) throw notFound(ATTACHMENT);
   const set: SQL[] = [sql`id = id`];
   if (body.flatFee !== undefined) set.push(sql`flat_fee_cents = ${body.flatFee}`);
-  if (body.allowedBillingMonths !== undefined) set.push(sql`allowed_billing_months = ${sortedMonths(body.allowedBillingMonths)}::integer[]`);
+  if (body.allowedBillingMonths !== undefined)
+    set.push(sql`allowed_billing_months = ${sortedMonths(body.allowedBillingMonths)}::integer[]`);
   if (body.position !== undefined) set.push(sql`position = ${body.position}`);
-  const [row] = await rowsOf<AttachmentRow>(db, sql`
+  const [row] = await rowsOf<AttachmentRow>(
+    db,
+    sql`
     with a as (
       update program_titration_protocols set ${sql.join(set, sql`, `)}
       where id = ${attachmentId} and program_id = ${id} and clinic_id = ${clinicId}
       returning *
     )
-    select ${attachmentColumns} from a join titration_protocols tp on tp.id = a.titration_protocol_id`);
+    select ${attachmentColumns} from a join titration_protocols tp on tp.id = a.titration_protocol_id`,
+  );
   if (!row) throw notFound(ATTACHMENT);
   return toAttachment(row);
 }
@@ -108,13 +125,16 @@ export async function updateAttachment(
 /** Detaches and answers the attachment as it was. */
 export async function detachProtocol(db: Database, clinicId: string, id: string, attachmentId: string): Promise<TitrationAttachment> {
   if (!isUuid(id) || !isUuid(attachmentId)) throw notFound(ATTACHMENT);
-  const [row] = await rowsOf<AttachmentRow>(db, sql`
+  const [row] = await rowsOf<AttachmentRow>(
+    db,
+    sql`
     with a as (
       delete from program_titration_protocols
       where id = ${attachmentId} and program_id = ${id} and clinic_id = ${clinicId}
       returning *
     )
-    select ${attachmentColumns} from a join titration_protocols tp on tp.id = a.titration_protocol_id`);
+    select ${attachmentColumns} from a join titration_protocols tp on tp.id = a.titration_protocol_id`,
+  );
   if (!row) throw notFound(ATTACHMENT);
   return toAttachment(row);
 }

@@ -1,13 +1,32 @@
 // applyPlatformEvent: one platform event applied to one order, inside the caller's transaction.
 import { and, desc, eq } from 'drizzle-orm';
-import { labLegs, orderEvents, orders, payments, shipments, visits, type LabStage, type OrderStatus, type VisitStatus } from '../../../../../drizzle/schema';
+import {
+  type LabStage,
+  labLegs,
+  type OrderStatus,
+  orderEvents,
+  orders,
+  payments,
+  shipments,
+  type VisitStatus,
+  visits,
+} from '../../../../../drizzle/schema';
 import type { Queryable } from '../../../../platform/db/client';
 import { notFound } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
 import { appendLedgerEntries } from '../../ledger/entries';
 import type { ActorType, PlatformEvent } from './events';
 import { chargeLedgerMovements } from './fees';
-import { illegalTransition, LAB_TRANSITIONS, nextLabStage, nextOrderStatus, nextVisitStatus, ORDER_TRANSITIONS, VISIT_SIDE_EFFECTS, VISIT_TRANSITIONS } from './machine';
+import {
+  illegalTransition,
+  LAB_TRANSITIONS,
+  nextLabStage,
+  nextOrderStatus,
+  nextVisitStatus,
+  ORDER_TRANSITIONS,
+  VISIT_SIDE_EFFECTS,
+  VISIT_TRANSITIONS,
+} from './machine';
 import { writeLifecycleOutboxEvent } from './outbox';
 
 export interface ApplyOptions {
@@ -30,7 +49,11 @@ export const prescriptionPdfKey = (clinicId: string, orderId: string) => `prescr
 /** The order row, locked for this transaction (select ... for update); 404 for unknown, malformed and other-clinic ids. */
 export async function lockOrder(tx: Queryable, clinicId: string, orderId: string) {
   if (!isUuid(orderId)) throw notFound('Order');
-  const [order] = await tx.select().from(orders).where(and(eq(orders.clinicId, clinicId), eq(orders.id, orderId))).for('update');
+  const [order] = await tx
+    .select()
+    .from(orders)
+    .where(and(eq(orders.clinicId, clinicId), eq(orders.id, orderId)))
+    .for('update');
   if (!order) throw notFound('Order');
   return order;
 }
@@ -53,18 +76,37 @@ export async function applyPlatformEvent(
   const type = event.event;
   const touchesLab = type === 'payment.succeeded' || type in LAB_TRANSITIONS;
   const touchesVisit = type in VISIT_TRANSITIONS || type in VISIT_SIDE_EFFECTS;
-  const [lab] = touchesLab ? await tx.select().from(labLegs).where(and(eq(labLegs.clinicId, clinicId), eq(labLegs.orderId, orderId))) : [];
-  const [visit] = touchesVisit ? await tx.select().from(visits).where(and(eq(visits.clinicId, clinicId), eq(visits.orderId, orderId))) : [];
+  const [lab] = touchesLab
+    ? await tx
+        .select()
+        .from(labLegs)
+        .where(and(eq(labLegs.clinicId, clinicId), eq(labLegs.orderId, orderId)))
+    : [];
+  const [visit] = touchesVisit
+    ? await tx
+        .select()
+        .from(visits)
+        .where(and(eq(visits.clinicId, clinicId), eq(visits.orderId, orderId)))
+    : [];
 
   // Every check before any write.
   const fromStatus = order.status;
   const toStatus = nextOrderStatus(type, fromStatus, { labPending: !!lab && lab.isLabGated && lab.stage !== 'results' });
   const visitTo = nextVisitStatus(type, visit?.status ?? null);
   const labTo = nextLabStage(type, lab?.stage ?? null);
-  const latestShipment = type === 'shipment.updated' || type === 'order.delivered'
-    ? (await tx.select().from(shipments).where(and(eq(shipments.clinicId, clinicId), eq(shipments.orderId, orderId))).orderBy(desc(shipments.createdAt), desc(shipments.id)).limit(1))[0]
-    : undefined;
-  if (type === 'shipment.updated' && !latestShipment) throw illegalTransition('shipment.updated needs an order with a shipment; this order has none');
+  const latestShipment =
+    type === 'shipment.updated' || type === 'order.delivered'
+      ? (
+          await tx
+            .select()
+            .from(shipments)
+            .where(and(eq(shipments.clinicId, clinicId), eq(shipments.orderId, orderId)))
+            .orderBy(desc(shipments.createdAt), desc(shipments.id))
+            .limit(1)
+        )[0]
+      : undefined;
+  if (type === 'shipment.updated' && !latestShipment)
+    throw illegalTransition('shipment.updated needs an order with a shipment; this order has none');
 
   const metadata: Record<string, unknown> = { fromStatus, toStatus };
   const orderChanges: Partial<typeof orders.$inferInsert> = { status: toStatus, updatedAt: now };
@@ -72,7 +114,11 @@ export async function applyPlatformEvent(
   switch (event.event) {
     case 'payment.succeeded': {
       const latest = await latestPayment(tx, clinicId, orderId);
-      const values = { status: 'succeeded' as const, succeededAt: now, processorPaymentId: event.processorPaymentId ?? `pi_dev_${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}` };
+      const values = {
+        status: 'succeeded' as const,
+        succeededAt: now,
+        processorPaymentId: event.processorPaymentId ?? `pi_dev_${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}`,
+      };
       if (latest?.status === 'pending') await tx.update(payments).set(values).where(eq(payments.id, latest.id));
       else await tx.insert(payments).values({ ...values, clinicId, orderId, amountCents: order.totalCents, createdAt: now });
       await appendLedgerEntries(tx, clinicId, chargeLedgerMovements(orderId, order.feeBreakdown, now));
@@ -99,8 +145,15 @@ export async function applyPlatformEvent(
       break;
     case 'order.shipped':
       await tx.insert(shipments).values({
-        clinicId, orderId, status: 'in_transit', carrier: event.carrier, trackingNumber: event.trackingNumber,
-        trackingUrl: event.trackingUrl ?? null, shippedAt: now, createdAt: now, updatedAt: now,
+        clinicId,
+        orderId,
+        status: 'in_transit',
+        carrier: event.carrier,
+        trackingNumber: event.trackingNumber,
+        trackingUrl: event.trackingUrl ?? null,
+        shippedAt: now,
+        createdAt: now,
+        updatedAt: now,
       });
       orderChanges.shippedAt = now;
       Object.assign(metadata, { carrier: event.carrier, trackingNumber: event.trackingNumber });
@@ -119,7 +172,11 @@ export async function applyPlatformEvent(
     }
     case 'order.delivered':
       orderChanges.deliveredAt = now;
-      if (latestShipment) await tx.update(shipments).set({ status: 'delivered', deliveredAt: now, updatedAt: now }).where(eq(shipments.id, latestShipment.id));
+      if (latestShipment)
+        await tx
+          .update(shipments)
+          .set({ status: 'delivered', deliveredAt: now, updatedAt: now })
+          .where(eq(shipments.id, latestShipment.id));
       break;
     case 'appointment.cancelled':
       orderChanges.cancelledAt = now;
@@ -139,17 +196,31 @@ export async function applyPlatformEvent(
     await tx.update(orders).set(orderChanges).where(eq(orders.id, orderId));
   }
   if (visit && visitTo !== visit.status) {
-    await tx.update(visits).set(visitChanges(event, visitTo!, now)).where(eq(visits.id, visit.id));
+    await tx
+      .update(visits)
+      .set(visitChanges(event, visitTo!, now))
+      .where(eq(visits.id, visit.id));
     Object.assign(metadata, { visitFrom: visit.status, visitTo });
   }
   if (lab && labTo !== lab.stage) {
-    await tx.update(labLegs).set(labChanges(event, labTo!, now)).where(eq(labLegs.id, lab.id));
+    await tx
+      .update(labLegs)
+      .set(labChanges(event, labTo!, now))
+      .where(eq(labLegs.id, lab.id));
     Object.assign(metadata, { labStageFrom: lab.stage, labStageTo: labTo });
   }
 
-  const [written] = await tx.insert(orderEvents).values({
-    clinicId, orderId, eventType: type, actorType: options.actorType ?? ORDER_TRANSITIONS[type].actor, metadata, createdAt: now,
-  }).returning({ id: orderEvents.id });
+  const [written] = await tx
+    .insert(orderEvents)
+    .values({
+      clinicId,
+      orderId,
+      eventType: type,
+      actorType: options.actorType ?? ORDER_TRANSITIONS[type].actor,
+      metadata,
+      createdAt: now,
+    })
+    .returning({ id: orderEvents.id });
   await writeLifecycleOutboxEvent(tx, clinicId, { name: type, orderId, orderEventId: written!.id, occurredAt: now });
   return { orderEventId: written!.id, eventType: type, fromStatus, toStatus };
 }
@@ -175,8 +246,10 @@ function visitChanges(event: PlatformEvent, to: VisitStatus, now: Date): Partial
 /** The stage and the timestamp or shipment of the stage reached (shipped_* stages carry carrier and tracking, no time). */
 function labChanges(event: PlatformEvent, to: LabStage, now: Date): Partial<typeof labLegs.$inferInsert> {
   const changes: Partial<typeof labLegs.$inferInsert> = { stage: to, updatedAt: now };
-  if (event.event === 'lab.kit_shipped') Object.assign(changes, { kitToPatientCarrier: event.carrier, kitToPatientTrackingNumber: event.trackingNumber });
-  if (event.event === 'lab.sample_shipped') Object.assign(changes, { kitToLabCarrier: event.carrier, kitToLabTrackingNumber: event.trackingNumber });
+  if (event.event === 'lab.kit_shipped')
+    Object.assign(changes, { kitToPatientCarrier: event.carrier, kitToPatientTrackingNumber: event.trackingNumber });
+  if (event.event === 'lab.sample_shipped')
+    Object.assign(changes, { kitToLabCarrier: event.carrier, kitToLabTrackingNumber: event.trackingNumber });
   if (to === 'delivered_to_patient') changes.deliveredToPatientAt = now;
   if (to === 'received_by_lab') changes.receivedByLabAt = now;
   if (to === 'results') changes.resultsAvailableAt = now;

@@ -1,6 +1,15 @@
 // createOrder: how the platform creates an order (checkout, and the demo seeder), in the caller's transaction.
 import { sql } from 'drizzle-orm';
-import { labLegs, orderEvents, orderItems, orders, payments, shippingAddresses, visits, type FeeBreakdownCents } from '../../../../../drizzle/schema';
+import {
+  type FeeBreakdownCents,
+  labLegs,
+  orderEvents,
+  orderItems,
+  orders,
+  payments,
+  shippingAddresses,
+  visits,
+} from '../../../../../drizzle/schema';
 import type { Queryable } from '../../../../platform/db/client';
 import { rowsOf } from '../../../../platform/db/sql';
 import type { ActorType } from './events';
@@ -49,7 +58,10 @@ export const FIRST_ORDER_SEQUENCE = 1_000_001;
 
 /** The clinic's prefix: the first three letters of its slug, upper case (demo-clinic → DEM); ORD when it has none. */
 export function orderNumberPrefix(slug: string): string {
-  const letters = slug.replace(/[^a-z]/gi, '').slice(0, 3).toUpperCase();
+  const letters = slug
+    .replace(/[^a-z]/gi, '')
+    .slice(0, 3)
+    .toUpperCase();
   return letters.length > 0 ? letters : 'ORD';
 }
 
@@ -79,10 +91,13 @@ async function nextOrderNumber(tx: Queryable, clinicId: string): Promise<string>
   const [clinic] = await rowsOf<{ slug: string }>(tx, sql`select slug from clinics where id = ${clinicId}`);
   if (!clinic) throw new ForeignRowError(`clinic ${clinicId} does not exist`);
   const prefix = orderNumberPrefix(clinic.slug);
-  const [latest] = await rowsOf<{ orderNumber: string }>(tx, sql`
+  const [latest] = await rowsOf<{ orderNumber: string }>(
+    tx,
+    sql`
     select order_number as "orderNumber" from orders
     where clinic_id = ${clinicId} and order_number like ${`${prefix}-%`} and order_number ~ '^[A-Z]{3}-[0-9]{7}$'
-    order by order_number desc limit 1`);
+    order by order_number desc limit 1`,
+  );
   const last = latest ? Number(latest.orderNumber.slice(prefix.length + 1)) : FIRST_ORDER_SEQUENCE - 1;
   return `${prefix}-${String(last + 1).padStart(7, '0')}`;
 }
@@ -93,57 +108,94 @@ async function nextOrderNumber(tx: Queryable, clinicId: string): Promise<string>
  * first payment (pending), lab leg and visit when asked, and the order.created event — all in `tx`.
  * The patient, program, enrollment and coupon must be the clinic's (checked; an Error otherwise).
  */
-export async function createOrder(tx: Queryable, clinicId: string, input: CreateOrderInput, options: { now?: Date } = {}): Promise<CreatedOrder> {
+export async function createOrder(
+  tx: Queryable,
+  clinicId: string,
+  input: CreateOrderInput,
+  options: { now?: Date } = {},
+): Promise<CreatedOrder> {
   const now = options.now ?? new Date();
   const fees = computeFeeBreakdown(input);
   await assertOwnRows(tx, clinicId, input);
   const orderNumber = input.orderNumber ?? (await nextOrderNumber(tx, clinicId));
   const state = input.shippingAddress ? input.shippingAddress.state.trim().toUpperCase() : null;
 
-  const [order] = await tx.insert(orders).values({
-    ...(input.id ? { id: input.id } : {}),
-    clinicId,
-    orderNumber,
-    patientId: input.patientId,
-    programId: input.programId ?? null,
-    enrollmentId: input.enrollmentId ?? null,
-    couponId: input.couponId ?? null,
-    status: 'pending_payment',
-    ...orderAmountColumns(fees),
-    billingIntervalMonths: input.billingIntervalMonths ?? 1,
-    fulfillmentType: input.fulfillmentType ?? 'shipping',
-    shippingState: state,
-    createdAt: now,
-    updatedAt: now,
-  }).returning({ id: orders.id });
+  const [order] = await tx
+    .insert(orders)
+    .values({
+      ...(input.id ? { id: input.id } : {}),
+      clinicId,
+      orderNumber,
+      patientId: input.patientId,
+      programId: input.programId ?? null,
+      enrollmentId: input.enrollmentId ?? null,
+      couponId: input.couponId ?? null,
+      status: 'pending_payment',
+      ...orderAmountColumns(fees),
+      billingIntervalMonths: input.billingIntervalMonths ?? 1,
+      fulfillmentType: input.fulfillmentType ?? 'shipping',
+      shippingState: state,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning({ id: orders.id });
   const orderId = order!.id;
 
-  await tx.insert(orderItems).values(input.items.map((item) => ({
-    clinicId,
-    orderId,
-    globalProductId: item.globalProductId ?? null,
-    productName: item.productName,
-    quantity: item.quantity,
-    unitPriceCents: item.unitPriceCents,
-    totalPriceCents: item.unitPriceCents * item.quantity,
-  })));
+  await tx.insert(orderItems).values(
+    input.items.map((item) => ({
+      clinicId,
+      orderId,
+      globalProductId: item.globalProductId ?? null,
+      productName: item.productName,
+      quantity: item.quantity,
+      unitPriceCents: item.unitPriceCents,
+      totalPriceCents: item.unitPriceCents * item.quantity,
+    })),
+  );
   if (input.shippingAddress) {
     const a = input.shippingAddress;
-    await tx.insert(shippingAddresses).values({ clinicId, orderId, address: a.address, city: a.city, state: state!, zipCode: a.zipCode, country: a.country ?? 'US' });
+    await tx
+      .insert(shippingAddresses)
+      .values({ clinicId, orderId, address: a.address, city: a.city, state: state!, zipCode: a.zipCode, country: a.country ?? 'US' });
   }
-  const [payment] = await tx.insert(payments).values({
-    clinicId, orderId, status: 'pending', paymentMethod: input.paymentMethod ?? 'card', amountCents: fees.total, createdAt: now,
-  }).returning({ id: payments.id });
+  const [payment] = await tx
+    .insert(payments)
+    .values({
+      clinicId,
+      orderId,
+      status: 'pending',
+      paymentMethod: input.paymentMethod ?? 'card',
+      amountCents: fees.total,
+      createdAt: now,
+    })
+    .returning({ id: payments.id });
   if (input.lab) {
-    await tx.insert(labLegs).values({ clinicId, orderId, isLabGated: input.lab.isLabGated ?? true, stage: 'requisition_created', requisitionCreatedAt: now, createdAt: now, updatedAt: now });
+    await tx.insert(labLegs).values({
+      clinicId,
+      orderId,
+      isLabGated: input.lab.isLabGated ?? true,
+      stage: 'requisition_created',
+      requisitionCreatedAt: now,
+      createdAt: now,
+      updatedAt: now,
+    });
   }
   if (input.visit) {
-    await tx.insert(visits).values({ clinicId, orderId, status: 'not_booked', bookingRequired: input.visit.bookingRequired, createdAt: now, updatedAt: now });
+    await tx
+      .insert(visits)
+      .values({ clinicId, orderId, status: 'not_booked', bookingRequired: input.visit.bookingRequired, createdAt: now, updatedAt: now });
   }
-  const [event] = await tx.insert(orderEvents).values({
-    clinicId, orderId, eventType: 'order.created', actorType: input.actorType ?? 'patient',
-    metadata: { orderNumber, status: 'pending_payment', totalCents: fees.total }, createdAt: now,
-  }).returning({ id: orderEvents.id });
+  const [event] = await tx
+    .insert(orderEvents)
+    .values({
+      clinicId,
+      orderId,
+      eventType: 'order.created',
+      actorType: input.actorType ?? 'patient',
+      metadata: { orderNumber, status: 'pending_payment', totalCents: fees.total },
+      createdAt: now,
+    })
+    .returning({ id: orderEvents.id });
   await writeLifecycleOutboxEvent(tx, clinicId, { name: 'order.created', orderId, orderEventId: event!.id, occurredAt: now });
   return { id: orderId, orderNumber, status: 'pending_payment', feeBreakdown: fees, paymentId: payment!.id, orderEventId: event!.id };
 }
@@ -157,7 +209,10 @@ async function assertOwnRows(tx: Queryable, clinicId: string, input: CreateOrder
   ];
   const wanted = checks.filter(([, , id]) => id);
   const columns = sql.join(
-    wanted.map(([name, table, id]) => sql`exists (select 1 from ${sql.identifier(table)} where id = ${id} and clinic_id = ${clinicId}) as ${sql.identifier(name)}`),
+    wanted.map(
+      ([name, table, id]) =>
+        sql`exists (select 1 from ${sql.identifier(table)} where id = ${id} and clinic_id = ${clinicId}) as ${sql.identifier(name)}`,
+    ),
     sql`, `,
   );
   const [row] = await rowsOf<Record<string, boolean>>(tx, sql`select ${columns}`);

@@ -20,18 +20,24 @@ const trackingUrl = () => safeString().trim().max(500).url().nullable().optional
 const only = <N extends string>(name: N) => z.object({ event: z.literal(name) }).strict();
 
 export const PLATFORM_EVENT = z.discriminatedUnion('event', [
-  only('payment.succeeded').extend({ processorPaymentId: label(200).optional() }).strict(),
+  only('payment.succeeded')
+    .extend({ processorPaymentId: label(200).optional() })
+    .strict(),
   only('payment.failed').extend({ failureReason: reason() }).strict(),
   only('order.doctor_approved'),
   only('order.doctor_denied').extend({ reason: reason().optional() }).strict(),
   only('order.sent_to_pharmacy'),
-  only('order.shipped').extend({ ...carrierFields, trackingUrl: trackingUrl() }).strict(),
-  only('shipment.updated').extend({
-    status: z.enum(SHIPMENT_STATUSES).exclude(['delivered']),
-    carrier: label().optional(),
-    trackingNumber: label().optional(),
-    trackingUrl: trackingUrl(),
-  }).strict(),
+  only('order.shipped')
+    .extend({ ...carrierFields, trackingUrl: trackingUrl() })
+    .strict(),
+  only('shipment.updated')
+    .extend({
+      status: z.enum(SHIPMENT_STATUSES).exclude(['delivered']),
+      carrier: label().optional(),
+      trackingNumber: label().optional(),
+      trackingUrl: trackingUrl(),
+    })
+    .strict(),
   only('order.delivered'),
   only('order.cancelled').extend({ reason: reason().optional() }).strict(),
   only('appointment.scheduled').extend({ scheduledAt: dateTime() }).strict(),

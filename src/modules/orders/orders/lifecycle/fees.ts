@@ -116,6 +116,8 @@ export function chargeLedgerMovements(orderId: string, b: FeeBreakdownCents, cre
 
 /** Both identities of FeeBreakdownCents hold (for tests and assertions). */
 export function feeBreakdownAddsUp(b: FeeBreakdownCents): boolean {
-  return b.subtotal - b.discount + b.tax + b.shipping === b.total
-    && b.pharmacyCost + b.doctorFee + b.processorFee + b.platformFee + b.tax + b.shipping + b.brandAmount === b.total;
+  return (
+    b.subtotal - b.discount + b.tax + b.shipping === b.total &&
+    b.pharmacyCost + b.doctorFee + b.processorFee + b.platformFee + b.tax + b.shipping + b.brandAmount === b.total
+  );
 }

@@ -6,13 +6,26 @@ import { ApiError } from '../../../../platform/http/errors';
 import type { ActorType, PlatformEventName } from './events';
 
 /** Orders whose visit may still be booked, moved or missed. */
-export const VISIT_OPEN_STATUSES = ['pending_payment', 'payment_failed', 'paid', 'awaiting_lab_results', 'awaiting_doctor_review'] as const satisfies readonly OrderStatus[];
+export const VISIT_OPEN_STATUSES = [
+  'pending_payment',
+  'payment_failed',
+  'paid',
+  'awaiting_lab_results',
+  'awaiting_doctor_review',
+] as const satisfies readonly OrderStatus[];
 /** Orders the platform may still cancel: nothing has gone to the pharmacy yet. */
 export const CANCELLABLE_STATUSES = [...VISIT_OPEN_STATUSES, 'doctor_approved'] as const satisfies readonly OrderStatus[];
 /** Orders whose lab leg may still advance: every status but the three ends that stop the order. */
 export const LAB_OPEN_STATUSES = [
-  'pending_payment', 'payment_failed', 'paid', 'awaiting_lab_results', 'awaiting_doctor_review', 'doctor_approved',
-  'sent_to_pharmacy', 'shipped', 'delivered',
+  'pending_payment',
+  'payment_failed',
+  'paid',
+  'awaiting_lab_results',
+  'awaiting_doctor_review',
+  'doctor_approved',
+  'sent_to_pharmacy',
+  'shipped',
+  'delivered',
 ] as const satisfies readonly OrderStatus[];
 
 export interface OrderTransition {

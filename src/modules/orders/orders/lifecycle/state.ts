@@ -18,19 +18,43 @@ interface Row {
   shippedAt: string | null;
   deliveredAt: string | null;
   cancelledAt: string | null;
-  payment: { id: string; status: string; amountCents: number; failureReason: string | null; failedAt: string | null; succeededAt: string | null } | null;
-  shipment: { id: string; status: string; carrier: string | null; trackingNumber: string | null; trackingUrl: string | null; shippedAt: string | null; deliveredAt: string | null } | null;
+  payment: {
+    id: string;
+    status: string;
+    amountCents: number;
+    failureReason: string | null;
+    failedAt: string | null;
+    succeededAt: string | null;
+  } | null;
+  shipment: {
+    id: string;
+    status: string;
+    carrier: string | null;
+    trackingNumber: string | null;
+    trackingUrl: string | null;
+    shippedAt: string | null;
+    deliveredAt: string | null;
+  } | null;
   labLeg: {
-    stage: string; isLabGated: boolean; requisitionCreatedAt: string | null; deliveredToPatientAt: string | null; receivedByLabAt: string | null;
-    resultsAvailableAt: string | null; kitToPatientCarrier: string | null; kitToPatientTrackingNumber: string | null;
-    kitToLabCarrier: string | null; kitToLabTrackingNumber: string | null;
+    stage: string;
+    isLabGated: boolean;
+    requisitionCreatedAt: string | null;
+    deliveredToPatientAt: string | null;
+    receivedByLabAt: string | null;
+    resultsAvailableAt: string | null;
+    kitToPatientCarrier: string | null;
+    kitToPatientTrackingNumber: string | null;
+    kitToLabCarrier: string | null;
+    kitToLabTrackingNumber: string | null;
   } | null;
   visit: { status: string; bookingRequired: boolean | null; scheduledAt: string | null; lastSyncedAt: string | null } | null;
 }
 
 /** One query (the order and its parts as json objects); null when the order is not the clinic's. */
 export async function readLifecycleState(db: Queryable, clinicId: string, orderId: string) {
-  const [row] = await rowsOf<Row>(db, sql`
+  const [row] = await rowsOf<Row>(
+    db,
+    sql`
     select o.id, o.order_number as "orderNumber", o.status, o.approved_by_doctor as "approvedByDoctor",
       o.total_cents as "totalCents", o.brand_amount_cents as "brandAmountCents",
       o.paid_at as "paidAt", o.shipped_at as "shippedAt", o.delivered_at as "deliveredAt", o.cancelled_at as "cancelledAt",
@@ -48,7 +72,8 @@ export async function readLifecycleState(db: Queryable, clinicId: string, orderI
          from lab_legs l where l.order_id = o.id and l.clinic_id = o.clinic_id) as "labLeg",
       (select json_build_object('status', v.status, 'bookingRequired', v.booking_required, 'scheduledAt', v.scheduled_at, 'lastSyncedAt', v.last_synced_at)
          from visits v where v.order_id = o.id and v.clinic_id = o.clinic_id) as visit
-    from orders o where o.id = ${orderId} and o.clinic_id = ${clinicId}`);
+    from orders o where o.id = ${orderId} and o.clinic_id = ${clinicId}`,
+  );
   if (!row) return null;
   const { payment, shipment, labLeg, visit } = row;
   return {
@@ -63,20 +88,37 @@ export async function readLifecycleState(db: Queryable, clinicId: string, orderI
     deliveredAt: iso(row.deliveredAt),
     cancelledAt: iso(row.cancelledAt),
     payment: payment && {
-      id: payment.id, status: payment.status, amount: centsToAmount(payment.amountCents), failureReason: payment.failureReason,
-      failedAt: iso(payment.failedAt), succeededAt: iso(payment.succeededAt),
+      id: payment.id,
+      status: payment.status,
+      amount: centsToAmount(payment.amountCents),
+      failureReason: payment.failureReason,
+      failedAt: iso(payment.failedAt),
+      succeededAt: iso(payment.succeededAt),
     },
     shipment: shipment && {
-      id: shipment.id, status: shipment.status, carrier: shipment.carrier, trackingNumber: shipment.trackingNumber,
-      trackingUrl: shipment.trackingUrl, shippedAt: iso(shipment.shippedAt), deliveredAt: iso(shipment.deliveredAt),
+      id: shipment.id,
+      status: shipment.status,
+      carrier: shipment.carrier,
+      trackingNumber: shipment.trackingNumber,
+      trackingUrl: shipment.trackingUrl,
+      shippedAt: iso(shipment.shippedAt),
+      deliveredAt: iso(shipment.deliveredAt),
     },
     labLeg: labLeg && {
-      stage: labLeg.stage, isLabGated: labLeg.isLabGated, requisitionCreatedAt: iso(labLeg.requisitionCreatedAt),
-      deliveredToPatientAt: iso(labLeg.deliveredToPatientAt), receivedByLabAt: iso(labLeg.receivedByLabAt),
+      stage: labLeg.stage,
+      isLabGated: labLeg.isLabGated,
+      requisitionCreatedAt: iso(labLeg.requisitionCreatedAt),
+      deliveredToPatientAt: iso(labLeg.deliveredToPatientAt),
+      receivedByLabAt: iso(labLeg.receivedByLabAt),
       resultsAvailableAt: iso(labLeg.resultsAvailableAt),
       kitShipmentToPatient: { carrier: labLeg.kitToPatientCarrier, trackingNumber: labLeg.kitToPatientTrackingNumber },
       kitShipmentToLab: { carrier: labLeg.kitToLabCarrier, trackingNumber: labLeg.kitToLabTrackingNumber },
     },
-    visit: visit && { status: visit.status, bookingRequired: visit.bookingRequired, scheduledAt: iso(visit.scheduledAt), lastSyncedAt: iso(visit.lastSyncedAt) },
+    visit: visit && {
+      status: visit.status,
+      bookingRequired: visit.bookingRequired,
+      scheduledAt: iso(visit.scheduledAt),
+      lastSyncedAt: iso(visit.lastSyncedAt),
+    },
   };
 }

@@ -3,16 +3,22 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { defineRoute } from '../../../../platform/http/route';
-import { finalizeCustomDomain, removeCustomDomain, startCustomDomain, verifyCustomDomain } from './service';
 import { depsOf } from '../../context';
 import { customDomain, customDomainVerification, startCustomDomainBody } from './schemas';
+import { finalizeCustomDomain, removeCustomDomain, startCustomDomain, verifyCustomDomain } from './service';
 
 const tags = ['Organization and clinic'];
 const write = { auth: 'key', scope: 'write' } as const;
 
 const providerError = {
-  502: jsonContent(errorBody, 'DOMAIN_PROVIDER_ERROR: the custom-hostname provider refused the request or no longer knows the hostname; nothing was changed'),
-  503: jsonContent(errorBody, 'DOMAIN_PROVIDER_UNAVAILABLE: the provider did not answer (Retry-After: 5) or none is configured, or the database is unavailable; nothing was changed'),
+  502: jsonContent(
+    errorBody,
+    'DOMAIN_PROVIDER_ERROR: the custom-hostname provider refused the request or no longer knows the hostname; nothing was changed',
+  ),
+  503: jsonContent(
+    errorBody,
+    'DOMAIN_PROVIDER_UNAVAILABLE: the provider did not answer (Retry-After: 5) or none is configured, or the database is unavailable; nothing was changed',
+  ),
 };
 const none = jsonContent(errorBody, 'The clinic has no current custom domain');
 
@@ -28,7 +34,10 @@ const start = defineRoute(write, {
   request: { body: jsonBody(startCustomDomainBody) },
   responses: {
     200: jsonContent(successBody(customDomain), 'Registered; publish dnsRecords, then verify'),
-    409: jsonContent(errorBody, 'CUSTOM_DOMAIN_EXISTS: the clinic already has a current domain (remove it first); CONFLICT: another brand uses the hostname'),
+    409: jsonContent(
+      errorBody,
+      'CUSTOM_DOMAIN_EXISTS: the clinic already has a current domain (remove it first); CONFLICT: another brand uses the hostname',
+    ),
     ...providerError,
   },
 });
@@ -55,7 +64,10 @@ const finalize = defineRoute(write, {
   responses: {
     200: jsonContent(successBody(customDomain), 'Active'),
     404: none,
-    409: jsonContent(errorBody, 'CUSTOM_DOMAIN_NOT_VERIFIED: verify has not succeeded yet, or the domain stopped validating (it is pending_verification again)'),
+    409: jsonContent(
+      errorBody,
+      'CUSTOM_DOMAIN_NOT_VERIFIED: verify has not succeeded yet, or the domain stopped validating (it is pending_verification again)',
+    ),
     ...providerError,
   },
 });

@@ -1,9 +1,8 @@
 import { z } from '@hono/zod-openapi';
-import { CUSTOM_DOMAIN_STATUSES, } from '../../../../../drizzle/schema';
-import {hostnameSchema, 
-} from '../../organization/validation';
-import { dnsRecord } from '../schemas';
+import { CUSTOM_DOMAIN_STATUSES } from '../../../../../drizzle/schema';
 import { dateTime } from '../../../../platform/http/fields';
+import { hostnameSchema } from '../../organization/validation';
+import { dnsRecord } from '../schemas';
 
 // ---------------------------------------------------------------------------------------------------
 // Custom domain
@@ -13,9 +12,12 @@ export const customDomain = z
     id: z.string().uuid(),
     hostname: z.string().openapi({ example: 'shop.example-brand.com' }),
     status: z.enum(CUSTOM_DOMAIN_STATUSES).openapi({
-      description: 'pending_verification (start) -> verified (verify, once DNS and the certificate validate) -> active (finalize); any -> removed (remove).',
+      description:
+        'pending_verification (start) -> verified (verify, once DNS and the certificate validate) -> active (finalize); any -> removed (remove).',
     }),
-    dnsRecords: z.array(dnsRecord).openapi({ description: 'What to publish at the brand\'s DNS host: the CNAME (routing) and the ownership TXT record.' }),
+    dnsRecords: z
+      .array(dnsRecord)
+      .openapi({ description: "What to publish at the brand's DNS host: the CNAME (routing) and the ownership TXT record." }),
     verifiedAt: dateTime().nullable(),
     activatedAt: dateTime().nullable(),
     removedAt: dateTime().nullable(),

@@ -8,18 +8,22 @@ import { and, eq, ne } from 'drizzle-orm';
 import { customDomains } from '../../../../../drizzle/schema';
 import type { Queryable, Transaction } from '../../../../platform/db/client';
 import { isUniqueViolation } from '../../../../platform/db/errors';
-import { platformDomainOf, type CustomHostnameRecord } from '../../../../platform/providers/domains';
 import { ApiError, notFound } from '../../../../platform/http/errors';
+import { type CustomHostnameRecord, platformDomainOf } from '../../../../platform/providers/domains';
 import { customHostnamesOf, type OrganizationDeps } from '../../context';
 import { fieldError, viaDomainProvider, viaDomainProviderAbout } from '../../organization/errors';
-import { CustomDomainRow, toCustomDomain } from './views';
-import { CustomDomainView } from './schemas';
+import type { CustomDomainView } from './schemas';
+import { type CustomDomainRow, toCustomDomain } from './views';
 
 const RESOURCE = 'Custom domain';
 const CLINIC_CURRENT_INDEX = 'custom_domains_clinic_id_current_key';
 
 /** The clinic's current (not removed) custom domain, or null. */
-export async function currentCustomDomain(db: Queryable, clinicId: string, options: { lock?: boolean } = {}): Promise<CustomDomainRow | null> {
+export async function currentCustomDomain(
+  db: Queryable,
+  clinicId: string,
+  options: { lock?: boolean } = {},
+): Promise<CustomDomainRow | null> {
   const query = db
     .select()
     .from(customDomains)
@@ -42,7 +46,11 @@ export function assertNotPlatformDomain(deps: OrganizationDeps, name: string, fi
 }
 
 const domainExists = (row: CustomDomainRow) =>
-  new ApiError(409, 'CUSTOM_DOMAIN_EXISTS', `The clinic already has the custom domain ${row.hostname} (${row.status}); remove it first with POST /api/v1/clinic/custom-domain/remove`);
+  new ApiError(
+    409,
+    'CUSTOM_DOMAIN_EXISTS',
+    `The clinic already has the custom domain ${row.hostname} (${row.status}); remove it first with POST /api/v1/clinic/custom-domain/remove`,
+  );
 const hostnameTaken = (hostname: string) => new ApiError(409, 'CONFLICT', `The hostname ${hostname} is already in use by another brand`);
 
 /**
@@ -122,7 +130,11 @@ async function transition(
     .returning();
   if (updated) return updated;
   // Another request moved it first: answer what it is now.
-  const [now] = await deps.db.select().from(customDomains).where(and(eq(customDomains.id, row.id), eq(customDomains.clinicId, row.clinicId))).limit(1);
+  const [now] = await deps.db
+    .select()
+    .from(customDomains)
+    .where(and(eq(customDomains.id, row.id), eq(customDomains.clinicId, row.clinicId)))
+    .limit(1);
   return now ?? row;
 }
 
@@ -133,28 +145,52 @@ export async function verifyCustomDomain(deps: OrganizationDeps, clinicId: strin
   const row = await requireCurrent(deps, clinicId);
   if (row.status !== 'pending_verification') return { domain: toCustomDomain(row), verified: true, problems: [] as string[] };
   const provider = await customHostnamesOf(deps, row.providerHostnameId);
-  const check = await viaDomainProviderAbout('hostname', () => isStillCurrent(deps, row), () => provider.check(recordOf(row), { db: deps.db, now: deps.now }));
+  const check = await viaDomainProviderAbout(
+    'hostname',
+    () => isStillCurrent(deps, row),
+    () => provider.check(recordOf(row), { db: deps.db, now: deps.now }),
+  );
   if (!check.verified) return { domain: toCustomDomain(row), verified: false, problems: check.problems };
   const updated = await transition(deps, row, 'pending_verification', { status: 'verified', verifiedAt: deps.now });
-  return { domain: toCustomDomain(updated), verified: updated.status !== 'pending_verification' && updated.status !== 'removed', problems: [] as string[] };
+  return {
+    domain: toCustomDomain(updated),
+    verified: updated.status !== 'pending_verification' && updated.status !== 'removed',
+    problems: [] as string[],
+  };
 }
 
 export async function finalizeCustomDomain(deps: OrganizationDeps, clinicId: string): Promise<CustomDomainView> {
   const row = await requireCurrent(deps, clinicId);
   if (row.status === 'active') return toCustomDomain(row);
   if (row.status === 'pending_verification') {
-    throw new ApiError(409, 'CUSTOM_DOMAIN_NOT_VERIFIED', `The custom domain ${row.hostname} is not verified yet; publish its DNS records and call POST /api/v1/clinic/custom-domain/verify until it answers verified: true`);
+    throw new ApiError(
+      409,
+      'CUSTOM_DOMAIN_NOT_VERIFIED',
+      `The custom domain ${row.hostname} is not verified yet; publish its DNS records and call POST /api/v1/clinic/custom-domain/verify until it answers verified: true`,
+    );
   }
   const provider = await customHostnamesOf(deps, row.providerHostnameId);
-  const check = await viaDomainProviderAbout('hostname', () => isStillCurrent(deps, row), () => provider.attach(recordOf(row), { db: deps.db, now: deps.now }));
+  const check = await viaDomainProviderAbout(
+    'hostname',
+    () => isStillCurrent(deps, row),
+    () => provider.attach(recordOf(row), { db: deps.db, now: deps.now }),
+  );
   if (!check.verified) {
     // It stopped validating since verify (DNS changed, certificate revoked): back to pending.
     await transition(deps, row, 'verified', { status: 'pending_verification', verifiedAt: null });
-    throw new ApiError(409, 'CUSTOM_DOMAIN_NOT_VERIFIED', `The custom domain ${row.hostname} no longer validates (${check.problems.join('; ')}); verify it again`);
+    throw new ApiError(
+      409,
+      'CUSTOM_DOMAIN_NOT_VERIFIED',
+      `The custom domain ${row.hostname} no longer validates (${check.problems.join('; ')}); verify it again`,
+    );
   }
   const updated = await transition(deps, row, 'verified', { status: 'active', activatedAt: deps.now });
   if (updated.status !== 'active') {
-    throw new ApiError(409, 'CUSTOM_DOMAIN_NOT_VERIFIED', `The custom domain ${row.hostname} changed state (${updated.status}) during the request; read it again`);
+    throw new ApiError(
+      409,
+      'CUSTOM_DOMAIN_NOT_VERIFIED',
+      `The custom domain ${row.hostname} changed state (${updated.status}) during the request; read it again`,
+    );
   }
   return toCustomDomain(updated);
 }

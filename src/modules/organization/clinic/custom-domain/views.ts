@@ -1,7 +1,7 @@
-import type { customDomains, } from '../../../../../drizzle/schema';
-import { ownershipTxtName, type DnsRecord } from '../../../../platform/providers/domains';
-import { CustomDomainView } from './schemas';
+import type { customDomains } from '../../../../../drizzle/schema';
 import { isoOrNull } from '../../../../platform/http/dates';
+import { type DnsRecord, ownershipTxtName } from '../../../../platform/providers/domains';
+import type { CustomDomainView } from './schemas';
 
 export type CustomDomainRow = typeof customDomains.$inferSelect;
 

@@ -5,17 +5,28 @@ import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../../p
 import { defineRoute } from '../../../../platform/http/route';
 import { depsOf } from '../../context';
 import {
-  getEmailDomainStatus, removeEmailDomain, startEmailDomain, updateEmailSender, verifyEmailDomain,
-} from './service';
-import { emailDomain, emailDomainStatus, emailDomainVerification, emailSender, startEmailDomainBody, updateEmailSenderBody } from './schemas';
+  emailDomain,
+  emailDomainStatus,
+  emailDomainVerification,
+  emailSender,
+  startEmailDomainBody,
+  updateEmailSenderBody,
+} from './schemas';
+import { getEmailDomainStatus, removeEmailDomain, startEmailDomain, updateEmailSender, verifyEmailDomain } from './service';
 
 const tags = ['Organization and clinic'];
 const read = { auth: 'key', scope: 'read' } as const;
 const write = { auth: 'key', scope: 'write' } as const;
 
 const providerError = {
-  502: jsonContent(errorBody, 'DOMAIN_PROVIDER_ERROR: the email provider refused the request or no longer knows the domain; nothing was changed'),
-  503: jsonContent(errorBody, 'DOMAIN_PROVIDER_UNAVAILABLE: the email provider did not answer (Retry-After: 5) or none is configured, or the database is unavailable; nothing was changed'),
+  502: jsonContent(
+    errorBody,
+    'DOMAIN_PROVIDER_ERROR: the email provider refused the request or no longer knows the domain; nothing was changed',
+  ),
+  503: jsonContent(
+    errorBody,
+    'DOMAIN_PROVIDER_UNAVAILABLE: the email provider did not answer (Retry-After: 5) or none is configured, or the database is unavailable; nothing was changed',
+  ),
 };
 const none = jsonContent(errorBody, 'The clinic has no current email domain');
 
@@ -33,7 +44,7 @@ const sender = defineRoute(write, {
   path: '/api/v1/clinic/email-sender',
   operationId: 'updateEmailSender',
   tags,
-  summary: 'Set the reply-to address (and optionally the sender name) of the clinic\'s emails',
+  summary: "Set the reply-to address (and optionally the sender name) of the clinic's emails",
   request: { body: jsonBody(updateEmailSenderBody) },
   responses: { 200: jsonContent(successBody(emailSender), 'The sender settings now') },
 });
@@ -43,14 +54,17 @@ const start = defineRoute(write, {
   path: '/api/v1/clinic/email-domain/start',
   operationId: 'startEmailDomain',
   tags,
-  summary: 'Register a domain to send the clinic\'s emails from; answers the DNS records to add',
+  summary: "Register a domain to send the clinic's emails from; answers the DNS records to add",
   description:
     'Registers the domain (status pending) and answers the records to publish: SPF, DKIM and the return-path MX. fromLocalPart is saved: emails go out from ' +
     '<fromLocalPart>@<domain> once verified. One current email domain per clinic.',
   request: { body: jsonBody(startEmailDomainBody) },
   responses: {
     200: jsonContent(successBody(emailDomain), 'Registered; publish dnsRecords, then verify'),
-    409: jsonContent(errorBody, 'EMAIL_DOMAIN_EXISTS: the clinic already has a current email domain (remove it first); CONFLICT: another brand uses the domain'),
+    409: jsonContent(
+      errorBody,
+      'EMAIL_DOMAIN_EXISTS: the clinic already has a current email domain (remove it first); CONFLICT: another brand uses the domain',
+    ),
     ...providerError,
   },
 });
@@ -60,8 +74,9 @@ const verify = defineRoute(write, {
   path: '/api/v1/clinic/email-domain/verify',
   operationId: 'verifyEmailDomain',
   tags,
-  summary: 'Check the email domain\'s DNS records (pending -> verified)',
-  description: 'Asks the provider to check the records now. Not yet: verified false with the problems. Development: the records count as published 60 seconds after start.',
+  summary: "Check the email domain's DNS records (pending -> verified)",
+  description:
+    'Asks the provider to check the records now. Not yet: verified false with the problems. Development: the records count as published 60 seconds after start.',
   responses: { 200: jsonContent(successBody(emailDomainVerification), 'The result of the check'), 404: none, ...providerError },
 });
 
@@ -71,7 +86,7 @@ const remove = defineRoute(write, {
   operationId: 'removeEmailDomain',
   tags,
   summary: 'Remove the email domain (pending or verified -> removed)',
-  description: 'Emails go out from the platform\'s sender again; start may be called again.',
+  description: "Emails go out from the platform's sender again; start may be called again.",
   responses: { 200: jsonContent(successBody(emailDomain), 'Removed'), 404: none, ...providerError },
 });
 

@@ -1,10 +1,8 @@
 import { z } from '@hono/zod-openapi';
-import { safeString, } from '../../../../platform/http/strings';
-import {
-  emailSchema, hostnameSchema, 
-} from '../../organization/validation';
-import { dnsRecord } from '../schemas';
 import { dateTime } from '../../../../platform/http/fields';
+import { safeString } from '../../../../platform/http/strings';
+import { emailSchema, hostnameSchema } from '../../organization/validation';
+import { dnsRecord } from '../schemas';
 
 // ---------------------------------------------------------------------------------------------------
 // Email domain and sender
@@ -15,7 +13,9 @@ export const emailDomain = z
   .object({
     id: z.string().uuid(),
     domain: z.string().openapi({ example: 'mail.example-brand.com' }),
-    status: z.enum(['pending', 'verified', 'removed']).openapi({ description: 'pending (start) -> verified (verify); pending or verified -> removed (remove).' }),
+    status: z
+      .enum(['pending', 'verified', 'removed'])
+      .openapi({ description: 'pending (start) -> verified (verify); pending or verified -> removed (remove).' }),
     dnsRecords: z.array(dnsRecord).openapi({ description: 'What to publish: SPF, DKIM and the return-path MX.' }),
     verifiedAt: dateTime().nullable(),
     removedAt: dateTime().nullable(),
@@ -28,10 +28,17 @@ export type EmailDomainView = z.infer<typeof emailDomain>;
 
 export const emailSender = z
   .object({
-    senderName: z.string().nullable().openapi({ description: 'Display name of the clinic\'s emails; null: the clinic\'s name.', example: 'Demo Clinic' }),
-    fromLocalPart: z.string().nullable().openapi({ description: 'The part before @ on the clinic\'s email domain (set by email-domain start).', example: 'care' }),
+    senderName: z
+      .string()
+      .nullable()
+      .openapi({ description: "Display name of the clinic's emails; null: the clinic's name.", example: 'Demo Clinic' }),
+    fromLocalPart: z
+      .string()
+      .nullable()
+      .openapi({ description: "The part before @ on the clinic's email domain (set by email-domain start).", example: 'care' }),
     fromAddress: z.string().nullable().openapi({
-      description: 'The address the clinic\'s emails are sent from: fromLocalPart@domain once the email domain is verified; null while the platform\'s own sender is used.',
+      description:
+        "The address the clinic's emails are sent from: fromLocalPart@domain once the email domain is verified; null while the platform's own sender is used.",
       example: 'care@mail.example-brand.com',
     }),
     replyTo: z.string().nullable().openapi({ description: 'Where replies go; null: to the sender.', example: 'support@example-brand.com' }),
@@ -76,8 +83,16 @@ export const startEmailDomainBody = z
 
 export const updateEmailSenderBody = z
   .object({
-    replyTo: emailSchema().nullable().openapi({ description: 'Where replies go; null: to the sender.', example: 'support@example-brand.com' }),
-    senderName: safeString().trim().min(1).max(100).nullable().optional().openapi({ description: 'Display name; null: the clinic\'s name. Unchanged when absent.', example: 'Demo Clinic' }),
+    replyTo: emailSchema()
+      .nullable()
+      .openapi({ description: 'Where replies go; null: to the sender.', example: 'support@example-brand.com' }),
+    senderName: safeString()
+      .trim()
+      .min(1)
+      .max(100)
+      .nullable()
+      .optional()
+      .openapi({ description: "Display name; null: the clinic's name. Unchanged when absent.", example: 'Demo Clinic' }),
   })
   .strict()
   .openapi('UpdateEmailSenderRequest');

@@ -8,14 +8,13 @@ import { and, eq, ne } from 'drizzle-orm';
 import { clinics, emailDomains, organizations } from '../../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../../platform/db/client';
 import { isUniqueViolation } from '../../../../platform/db/errors';
-import type { EmailDomainRecord } from '../../../../platform/providers/domains';
 import { ApiError, notFound } from '../../../../platform/http/errors';
-import { assertNotPlatformDomain } from '../custom-domain/service';
+import type { EmailDomainRecord } from '../../../../platform/providers/domains';
 import { emailDomainsOf, type OrganizationDeps } from '../../context';
 import { viaDomainProvider, viaDomainProviderAbout } from '../../organization/errors';
-import { EmailDomainRow, emailDomainStatusOf, toEmailDomain, toEmailSender } from './views';
-import { EmailDomainView, EmailSenderView } from './schemas';
-import { toStoredDnsRecords } from './views';
+import { assertNotPlatformDomain } from '../custom-domain/service';
+import type { EmailDomainView, EmailSenderView } from './schemas';
+import { type EmailDomainRow, emailDomainStatusOf, toEmailDomain, toEmailSender, toStoredDnsRecords } from './views';
 
 const RESOURCE = 'Email domain';
 
@@ -31,7 +30,11 @@ export async function currentEmailDomain(db: Queryable, clinicId: string): Promi
   return row ?? null;
 }
 
-const recordOf = (row: EmailDomainRow): EmailDomainRecord => ({ providerDomainId: row.providerDomainId ?? '', domain: row.domain, startedAt: row.createdAt });
+const recordOf = (row: EmailDomainRow): EmailDomainRecord => ({
+  providerDomainId: row.providerDomainId ?? '',
+  domain: row.domain,
+  startedAt: row.createdAt,
+});
 
 /** GET /clinic/email-domain: one query (the clinic, its sender settings and its current email domain). */
 export async function getEmailDomainStatus(db: Database, clinicId: string) {
@@ -43,7 +46,11 @@ export async function getEmailDomainStatus(db: Database, clinicId: string) {
     .where(eq(clinics.id, clinicId))
     .limit(1);
   const domain = row?.domain ?? null;
-  return { status: emailDomainStatusOf(domain), domain: domain ? toEmailDomain(domain) : null, sender: toEmailSender(row?.org ?? null, domain) };
+  return {
+    status: emailDomainStatusOf(domain),
+    domain: domain ? toEmailDomain(domain) : null,
+    sender: toEmailSender(row?.org ?? null, domain),
+  };
 }
 
 /**
@@ -66,10 +73,18 @@ export async function updateEmailSender(
 }
 
 const domainExists = (row: EmailDomainRow) =>
-  new ApiError(409, 'EMAIL_DOMAIN_EXISTS', `The clinic already has the email domain ${row.domain} (${row.status}); remove it first with POST /api/v1/clinic/email-domain/remove`);
+  new ApiError(
+    409,
+    'EMAIL_DOMAIN_EXISTS',
+    `The clinic already has the email domain ${row.domain} (${row.status}); remove it first with POST /api/v1/clinic/email-domain/remove`,
+  );
 const domainTaken = (domain: string) => new ApiError(409, 'CONFLICT', `The domain ${domain} is already in use by another brand`);
 
-export async function startEmailDomain(deps: OrganizationDeps, clinicId: string, body: { domain: string; fromLocalPart: string }): Promise<EmailDomainView> {
+export async function startEmailDomain(
+  deps: OrganizationDeps,
+  clinicId: string,
+  body: { domain: string; fromLocalPart: string },
+): Promise<EmailDomainView> {
   assertNotPlatformDomain(deps, body.domain, 'body.domain');
   const current = await currentEmailDomain(deps.db, clinicId);
   if (current) throw domainExists(current);
@@ -81,7 +96,11 @@ export async function startEmailDomain(deps: OrganizationDeps, clinicId: string,
   if (taken) throw domainTaken(body.domain);
 
   const provider = await emailDomainsOf(deps);
-  const created = await viaDomainProvider('domain', () => provider.create({ clinicId, domain: body.domain }, { db: deps.db, now: deps.now }), 'body.domain');
+  const created = await viaDomainProvider(
+    'domain',
+    () => provider.create({ clinicId, domain: body.domain }, { db: deps.db, now: deps.now }),
+    'body.domain',
+  );
   try {
     const row = await deps.db.transaction(async (tx) => {
       const [inserted] = await tx
@@ -133,7 +152,16 @@ export async function verifyEmailDomain(deps: OrganizationDeps, clinicId: string
     .set({ status: 'verified', verifiedAt: deps.now, updatedAt: deps.now })
     .where(and(eq(emailDomains.id, row.id), eq(emailDomains.clinicId, clinicId), eq(emailDomains.status, 'pending')))
     .returning();
-  const now = updated ?? (await deps.db.select().from(emailDomains).where(and(eq(emailDomains.id, row.id), eq(emailDomains.clinicId, clinicId))).limit(1))[0] ?? row;
+  const now =
+    updated ??
+    (
+      await deps.db
+        .select()
+        .from(emailDomains)
+        .where(and(eq(emailDomains.id, row.id), eq(emailDomains.clinicId, clinicId)))
+        .limit(1)
+    )[0] ??
+    row;
   return { domain: toEmailDomain(now), verified: now.status === 'verified', problems: [] as string[] };
 }
 

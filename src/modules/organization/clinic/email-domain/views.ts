@@ -1,8 +1,8 @@
 // Email-domain rows to API payloads, field by field (never a spread row; never a secret).
 import type { emailDomains, organizations } from '../../../../../drizzle/schema';
+import { isoOrNull } from '../../../../platform/http/dates';
 import { DNS_RECORD_PURPOSES, DNS_RECORD_TYPES, type DnsRecord } from '../../../../platform/providers/domains';
 import type { EMAIL_DOMAIN_VIEW_STATUSES, EmailDomainView, EmailSenderView } from './schemas';
-import { isoOrNull } from '../../../../platform/http/dates';
 
 export type EmailDomainRow = typeof emailDomains.$inferSelect;
 
@@ -13,7 +13,8 @@ export function storedDnsRecords(value: unknown): DnsRecord[] {
   for (const raw of value) {
     if (typeof raw !== 'object' || raw === null) continue;
     const r = raw as Record<string, unknown>;
-    if (!(DNS_RECORD_TYPES as readonly unknown[]).includes(r.type) || !(DNS_RECORD_PURPOSES as readonly unknown[]).includes(r.purpose)) continue;
+    if (!(DNS_RECORD_TYPES as readonly unknown[]).includes(r.type) || !(DNS_RECORD_PURPOSES as readonly unknown[]).includes(r.purpose))
+      continue;
     if (typeof r.name !== 'string' || typeof r.value !== 'string') continue;
     out.push({
       type: r.type as DnsRecord['type'],

@@ -8,8 +8,8 @@ import { notFound } from '../../../../platform/http/errors';
 import { defineRoute } from '../../../../platform/http/route';
 import { SMS_PROVIDERS, type SmsProviderName } from '../../../../platform/providers/sms';
 import { depsOf } from '../../context';
-import { activateSmsNumber, deleteSmsConfig, getSmsConfig, getSmsStatus, putSmsConfig, releaseSmsNumber } from './service';
 import { smsConfig, smsProviderParam, smsStatus, updateSmsConfigBody } from './schemas';
+import { activateSmsNumber, deleteSmsConfig, getSmsConfig, getSmsStatus, putSmsConfig, releaseSmsNumber } from './service';
 
 const tags = ['Organization and clinic'];
 const read = { auth: 'key', scope: 'read' } as const;
@@ -18,7 +18,10 @@ const providers = SMS_PROVIDERS.join(', ');
 
 const providerError = {
   502: jsonContent(errorBody, 'SMS_PROVIDER_ERROR: the SMS provider refused the request; nothing was changed'),
-  503: jsonContent(errorBody, 'SMS_PROVIDER_UNAVAILABLE: the SMS provider did not answer (Retry-After: 5), or the database is unavailable; nothing was changed'),
+  503: jsonContent(
+    errorBody,
+    'SMS_PROVIDER_UNAVAILABLE: the SMS provider did not answer (Retry-After: 5), or the database is unavailable; nothing was changed',
+  ),
 };
 
 /** The {provider-path} segment: a provider name this API supports, else the same 404 as an unknown path. */
@@ -33,8 +36,9 @@ const status = defineRoute(read, {
   path: '/api/v1/organization/sms/status',
   operationId: 'getSmsStatus',
   tags,
-  summary: 'The toll-free number and this month\'s SMS usage against the free tier',
-  description: 'The free tier is 500 SMS per calendar month (UTC) per clinic; messagesSent counts SMS queued or sent this month (failed ones do not count). docs/organization.md.',
+  summary: "The toll-free number and this month's SMS usage against the free tier",
+  description:
+    'The free tier is 500 SMS per calendar month (UTC) per clinic; messagesSent counts SMS queued or sent this month (failed ones do not count). docs/organization.md.',
   responses: { 200: jsonContent(successBody(smsStatus), 'SMS status') },
 });
 
@@ -43,11 +47,15 @@ const activate = defineRoute(write, {
   path: '/api/v1/organization/sms/activate',
   operationId: 'activateSmsNumber',
   tags,
-  summary: 'Provision a billable toll-free number on the clinic\'s SMS provider account',
-  description: 'Buys an SMS-capable US toll-free number on the stored account (configured or released -> active). Sandbox clinics always get a development number.',
+  summary: "Provision a billable toll-free number on the clinic's SMS provider account",
+  description:
+    'Buys an SMS-capable US toll-free number on the stored account (configured or released -> active). Sandbox clinics always get a development number.',
   responses: {
     200: jsonContent(successBody(smsStatus), 'Active; tollFreeNumber is the new number'),
-    409: jsonContent(errorBody, 'SMS_NOT_CONFIGURED: no account stored (or it cannot be read); SMS_NUMBER_ACTIVE: a number is already active; SMS_CREDENTIALS_REJECTED: the provider refused the stored credentials'),
+    409: jsonContent(
+      errorBody,
+      'SMS_NOT_CONFIGURED: no account stored (or it cannot be read); SMS_NUMBER_ACTIVE: a number is already active; SMS_CREDENTIALS_REJECTED: the provider refused the stored credentials',
+    ),
     ...providerError,
   },
 });
@@ -57,11 +65,14 @@ const release = defineRoute(write, {
   path: '/api/v1/organization/sms/release',
   operationId: 'releaseSmsNumber',
   tags,
-  summary: 'Release the clinic\'s toll-free number',
+  summary: "Release the clinic's toll-free number",
   description: 'Gives the number back to the provider (active -> released); the account stays stored and activate may be called again.',
   responses: {
     200: jsonContent(successBody(smsStatus), 'Released'),
-    409: jsonContent(errorBody, 'SMS_NUMBER_NOT_ACTIVE: there is no active number; SMS_CREDENTIALS_REJECTED: the provider refused the stored credentials'),
+    409: jsonContent(
+      errorBody,
+      'SMS_NUMBER_NOT_ACTIVE: there is no active number; SMS_CREDENTIALS_REJECTED: the provider refused the stored credentials',
+    ),
     ...providerError,
   },
 });
@@ -124,7 +135,10 @@ export const smsRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(put, async (c) => {
     const provider = providerOf(c.req.valid('param').provider);
-    return c.json(ok(await putSmsConfig(depsOf(c), c.get('apiKey').clinicId, provider, c.req.valid('json')), 'SMS provider config saved'), 200);
+    return c.json(
+      ok(await putSmsConfig(depsOf(c), c.get('apiKey').clinicId, provider, c.req.valid('json')), 'SMS provider config saved'),
+      200,
+    );
   })
   .openapi(remove, async (c) => {
     const provider = providerOf(c.req.valid('param').provider);

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { SMS_CONFIG_STATUSES } from '../../../../../drizzle/schema';
-import { safeString, } from '../../../../platform/http/strings';
-import { SMS_PROVIDERS } from '../../../../platform/providers/sms';
 import { dateTime } from '../../../../platform/http/fields';
+import { safeString } from '../../../../platform/http/strings';
+import { SMS_PROVIDERS } from '../../../../platform/providers/sms';
 
 // ---------------------------------------------------------------------------------------------------
 // SMS
@@ -27,7 +27,8 @@ export const smsConfig = z
       example: '+18885550142',
     }),
     status: z.enum(SMS_VIEW_STATUSES).openapi({
-      description: 'not_configured -> configured (PUT) -> active (activate) -> released (release) -> active ...; DELETE clears the config (not while active).',
+      description:
+        'not_configured -> configured (PUT) -> active (activate) -> released (release) -> active ...; DELETE clears the config (not while active).',
     }),
     activatedAt: dateTime().nullable(),
     releasedAt: dateTime().nullable(),
@@ -53,7 +54,10 @@ export const updateSmsConfigBody = z
       .max(100)
       .trim()
       .regex(/^\+[1-9]\d{7,14}$/, 'must be an E.164 number such as +14155550123')
-      .openapi({ description: 'E.164 number of the account the clinic sends from until a toll-free number is activated.', example: '+14155550123' }),
+      .openapi({
+        description: 'E.164 number of the account the clinic sends from until a toll-free number is activated.',
+        example: '+14155550123',
+      }),
   })
   .strict()
   .openapi('UpdateSmsProviderConfigRequest');
@@ -64,14 +68,20 @@ export const smsStatus = z
   .object({
     provider: z.enum(SMS_PROVIDERS).nullable(),
     status: z.enum(SMS_VIEW_STATUSES),
-    tollFreeNumber: z.string().nullable().openapi({ description: 'The provisioned toll-free number while active; null otherwise.', example: '+18885550142' }),
+    tollFreeNumber: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The provisioned toll-free number while active; null otherwise.', example: '+18885550142' }),
     activatedAt: dateTime().nullable(),
     releasedAt: dateTime().nullable(),
     usage: z.object({
       periodStart: dateTime().openapi({ description: 'First instant of the current calendar month (UTC).' }),
       periodEnd: dateTime().openapi({ description: 'First instant of the next month (exclusive).' }),
       messagesSent: z.number().int().openapi({ description: 'SMS the clinic sent this month (queued or sent; failed ones do not count).' }),
-      freeTierLimit: z.number().int().openapi({ description: `SMS included per calendar month (${SMS_FREE_TIER_MESSAGES_PER_MONTH}).` }),
+      freeTierLimit: z
+        .number()
+        .int()
+        .openapi({ description: `SMS included per calendar month (${SMS_FREE_TIER_MESSAGES_PER_MONTH}).` }),
       freeTierRemaining: z.number().int(),
       billableMessages: z.number().int().openapi({ description: 'Messages beyond the free tier this month.' }),
     }),

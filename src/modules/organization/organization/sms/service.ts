@@ -9,15 +9,17 @@ import { decrypt, encrypt, SecretBoxError } from '../../../../platform/crypto/se
 import type { Database, Queryable } from '../../../../platform/db/client';
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import type { SmsProviderName } from '../../../../platform/providers/sms';
-import { smsNumbersOf, type OrganizationDeps } from '../../context';
-import { SmsConfigRow, monthOf, toSmsConfig, toSmsStatus } from './views';
-import { SmsConfigView, SmsStatusView } from './schemas';
+import { type OrganizationDeps, smsNumbersOf } from '../../context';
+import type { SmsConfigView, SmsStatusView } from './schemas';
+import { monthOf, type SmsConfigRow, toSmsConfig, toSmsStatus } from './views';
 
 /** Associated data of the sealed token: a ciphertext copied to another clinic's row does not decrypt. */
 const tokenContext = (clinicId: string) => `sms-auth-token:${clinicId}`;
 
-export const encryptSmsAuthToken = (token: string, clinicId: string, keyBase64: string) => encrypt(token, keyBase64, tokenContext(clinicId));
-export const decryptSmsAuthToken = (ciphertext: string, clinicId: string, keyBase64: string) => decrypt(ciphertext, keyBase64, tokenContext(clinicId));
+export const encryptSmsAuthToken = (token: string, clinicId: string, keyBase64: string) =>
+  encrypt(token, keyBase64, tokenContext(clinicId));
+export const decryptSmsAuthToken = (ciphertext: string, clinicId: string, keyBase64: string) =>
+  decrypt(ciphertext, keyBase64, tokenContext(clinicId));
 
 async function configOf(db: Queryable, clinicId: string, options: { lock?: boolean } = {}): Promise<SmsConfigRow | null> {
   const query = db.select().from(smsConfigs).where(eq(smsConfigs.clinicId, clinicId)).limit(1);
@@ -47,7 +49,10 @@ export async function putSmsConfig(
     const existing = await configOf(tx, clinicId, { lock: true });
     if (existing?.status === 'active') {
       if (existing.provider !== provider || existing.accountSid !== body.accountSid || existing.phoneNumber !== body.phoneNumber) {
-        throw numberActive(existing, 'while it is, only the auth token may change (same accountSid, phoneNumber the active number); release it first to change the account');
+        throw numberActive(
+          existing,
+          'while it is, only the auth token may change (same accountSid, phoneNumber the active number); release it first to change the account',
+        );
       }
       const [updated] = await tx
         .update(smsConfigs)
@@ -111,10 +116,17 @@ export async function getSmsStatus(db: Database, clinicId: string, now: Date): P
 
 async function accountOf(deps: OrganizationDeps, row: SmsConfigRow) {
   try {
-    return { accountSid: row.accountSid, authToken: await decryptSmsAuthToken(row.encryptedAuthToken, row.clinicId, deps.config.webhookSecretKey) };
+    return {
+      accountSid: row.accountSid,
+      authToken: await decryptSmsAuthToken(row.encryptedAuthToken, row.clinicId, deps.config.webhookSecretKey),
+    };
   } catch (error) {
     if (error instanceof SecretBoxError) {
-      throw new ApiError(409, 'SMS_NOT_CONFIGURED', 'The stored SMS credentials cannot be read (the data key changed); store them again with PUT /api/v1/organization/sms/twilio');
+      throw new ApiError(
+        409,
+        'SMS_NOT_CONFIGURED',
+        'The stored SMS credentials cannot be read (the data key changed); store them again with PUT /api/v1/organization/sms/twilio',
+      );
     }
     throw error;
   }
@@ -122,27 +134,49 @@ async function accountOf(deps: OrganizationDeps, row: SmsConfigRow) {
 
 export async function activateSmsNumber(deps: OrganizationDeps, clinicId: string): Promise<SmsStatusView> {
   const row = await configOf(deps.db, clinicId);
-  if (!row) throw new ApiError(409, 'SMS_NOT_CONFIGURED', 'No SMS provider is configured; store the account with PUT /api/v1/organization/sms/twilio first');
+  if (!row)
+    throw new ApiError(
+      409,
+      'SMS_NOT_CONFIGURED',
+      'No SMS provider is configured; store the account with PUT /api/v1/organization/sms/twilio first',
+    );
   if (row.status === 'active') throw numberActive(row, 'release it before activating another');
   const account = await accountOf(deps, row);
   const provider = smsNumbersOf(deps);
   const bought = await provider.provisionTollFreeNumber({ clinicId, account }, { db: deps.db });
   const [updated] = await deps.db
     .update(smsConfigs)
-    .set({ status: 'active', phoneNumber: bought.phoneNumber, providerNumberId: bought.providerNumberId, activatedAt: deps.now, updatedAt: deps.now })
-    .where(and(eq(smsConfigs.clinicId, clinicId), eq(smsConfigs.status, row.status), eq(smsConfigs.accountSid, row.accountSid), isNull(smsConfigs.providerNumberId)))
+    .set({
+      status: 'active',
+      phoneNumber: bought.phoneNumber,
+      providerNumberId: bought.providerNumberId,
+      activatedAt: deps.now,
+      updatedAt: deps.now,
+    })
+    .where(
+      and(
+        eq(smsConfigs.clinicId, clinicId),
+        eq(smsConfigs.status, row.status),
+        eq(smsConfigs.accountSid, row.accountSid),
+        isNull(smsConfigs.providerNumberId),
+      ),
+    )
     .returning({ clinicId: smsConfigs.clinicId });
   if (!updated) {
     // Another request changed the config meanwhile: give the number back rather than leave it billed.
     await provider.releaseNumber({ clinicId, account, providerNumberId: bought.providerNumberId }, { db: deps.db }).catch(() => {});
-    throw new ApiError(409, 'SMS_NUMBER_ACTIVE', 'The SMS config changed during activation (another activation or a new account); read it again');
+    throw new ApiError(
+      409,
+      'SMS_NUMBER_ACTIVE',
+      'The SMS config changed during activation (another activation or a new account); read it again',
+    );
   }
   return getSmsStatus(deps.db, clinicId, deps.now);
 }
 
 export async function releaseSmsNumber(deps: OrganizationDeps, clinicId: string): Promise<SmsStatusView> {
   const row = await configOf(deps.db, clinicId);
-  if (!row || row.status !== 'active' || !row.providerNumberId) {
+  if (row?.status !== 'active' || !row.providerNumberId) {
     throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The clinic has no active toll-free number to release');
   }
   const account = await accountOf(deps, row);

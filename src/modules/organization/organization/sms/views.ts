@@ -1,13 +1,22 @@
 import type { smsConfigs } from '../../../../../drizzle/schema';
-import type { SmsProviderName } from '../../../../platform/providers/sms';
-import { SMS_FREE_TIER_MESSAGES_PER_MONTH, SmsConfigView, SmsStatusView } from './schemas';
 import { isoOrNull } from '../../../../platform/http/dates';
+import type { SmsProviderName } from '../../../../platform/providers/sms';
+import { SMS_FREE_TIER_MESSAGES_PER_MONTH, type SmsConfigView, type SmsStatusView } from './schemas';
 
 export type SmsConfigRow = typeof smsConfigs.$inferSelect;
 
 export function toSmsConfig(provider: SmsProviderName, row: SmsConfigRow | null): SmsConfigView {
   if (!row || row.provider !== provider) {
-    return { provider, configured: false, accountSid: null, phoneNumber: null, status: 'not_configured', activatedAt: null, releasedAt: null, updatedAt: null };
+    return {
+      provider,
+      configured: false,
+      accountSid: null,
+      phoneNumber: null,
+      status: 'not_configured',
+      activatedAt: null,
+      releasedAt: null,
+      updatedAt: null,
+    };
   }
   return {
     provider,

@@ -50,7 +50,14 @@ interface SendResult {
   durationMs: number;
 }
 
-async function send(fetchImpl: typeof fetch, url: string, headers: Record<string, string>, body: string, timeoutMs: number, now: Date): Promise<SendResult> {
+async function send(
+  fetchImpl: typeof fetch,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  now: Date,
+): Promise<SendResult> {
   const started = performance.now();
   try {
     // Redirects are not followed: a 3xx is a failure, and a redirect cannot lead past the URL checks.
@@ -65,7 +72,10 @@ async function send(fetchImpl: typeof fetch, url: string, headers: Record<string
     };
   } catch (error) {
     const name = (error as { name?: string }).name;
-    const message = name === 'TimeoutError' || name === 'AbortError' ? `timeout after ${timeoutMs} ms` : `network error: ${(error as Error).message ?? String(error)}`;
+    const message =
+      name === 'TimeoutError' || name === 'AbortError'
+        ? `timeout after ${timeoutMs} ms`
+        : `network error: ${(error as Error).message ?? String(error)}`;
     return { status: null, error: message.slice(0, 500), retryAfterMs: null, durationMs: Math.round(performance.now() - started) };
   }
 }
@@ -94,7 +104,12 @@ export async function attemptDelivery(db: Database, deliveryId: string, now: Dat
  * timestamp), POSTs with a 5 s timeout, records a webhook_attempts row and updates the delivery and
  * the endpoint's health in one transaction.
  */
-export async function attemptDeliveryDetailed(db: Database, deliveryId: string, now: Date, options: DeliveryOptions): Promise<AttemptResult> {
+export async function attemptDeliveryDetailed(
+  db: Database,
+  deliveryId: string,
+  now: Date,
+  options: DeliveryOptions,
+): Promise<AttemptResult> {
   const [row] = await db
     .select({
       id: webhookDeliveries.id,
@@ -118,7 +133,12 @@ export async function attemptDeliveryDetailed(db: Database, deliveryId: string, 
     .where(eq(webhookDeliveries.id, deliveryId))
     .limit(1);
   if (!row) return { outcome: 'skipped', skipReason: 'not_found', attempts: 0, nextAttemptAt: null };
-  const skipped = (skipReason: SkipReason): AttemptResult => ({ outcome: 'skipped', skipReason, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt });
+  const skipped = (skipReason: SkipReason): AttemptResult => ({
+    outcome: 'skipped',
+    skipReason,
+    attempts: row.attempts,
+    nextAttemptAt: row.nextAttemptAt,
+  });
   if (row.status !== 'pending') return skipped('not_pending');
   if (row.deletedAt) {
     await db
@@ -134,12 +154,14 @@ export async function attemptDeliveryDetailed(db: Database, deliveryId: string, 
   const claimed = await db
     .update(webhookDeliveries)
     .set({ nextAttemptAt: new Date(now.getTime() + ATTEMPT_LEASE_MS) })
-    .where(and(
-      eq(webhookDeliveries.id, row.id),
-      eq(webhookDeliveries.status, 'pending'),
-      eq(webhookDeliveries.attempts, row.attempts),
-      row.nextAttemptAt ? eq(webhookDeliveries.nextAttemptAt, row.nextAttemptAt) : isNull(webhookDeliveries.nextAttemptAt),
-    ))
+    .where(
+      and(
+        eq(webhookDeliveries.id, row.id),
+        eq(webhookDeliveries.status, 'pending'),
+        eq(webhookDeliveries.attempts, row.attempts),
+        row.nextAttemptAt ? eq(webhookDeliveries.nextAttemptAt, row.nextAttemptAt) : isNull(webhookDeliveries.nextAttemptAt),
+      ),
+    )
     .returning({ id: webhookDeliveries.id });
   if (claimed.length === 0) return skipped('claimed');
 
@@ -147,23 +169,37 @@ export async function attemptDeliveryDetailed(db: Database, deliveryId: string, 
   const attemptId = crypto.randomUUID();
   const body = deliveryBody({ id: row.eventId, eventType: row.eventType, createdAt: row.eventCreatedAt, payload: row.payload });
   const secrets = await options.secrets(db, row.clinicId, row.endpointId, now);
-  const result: SendResult = secrets.length === 0
-    ? { status: null, error: 'no active signing secret', retryAfterMs: null, durationMs: 0 }
-    : await send(
-        options.fetchImpl ?? fetch,
-        row.url,
-        await deliveryHeaders({ secrets, body, eventType: row.eventType, attemptId, idempotencyKey: row.idempotencyKey, timestamp: Math.floor(now.getTime() / 1000) }),
-        body,
-        options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
-        now,
-      );
+  const result: SendResult =
+    secrets.length === 0
+      ? { status: null, error: 'no active signing secret', retryAfterMs: null, durationMs: 0 }
+      : await send(
+          options.fetchImpl ?? fetch,
+          row.url,
+          await deliveryHeaders({
+            secrets,
+            body,
+            eventType: row.eventType,
+            attemptId,
+            idempotencyKey: row.idempotencyKey,
+            timestamp: Math.floor(now.getTime() / 1000),
+          }),
+          body,
+          options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+          now,
+        );
   const succeeded = result.error === null;
   const next = succeeded ? null : nextAttemptAt(attemptNumber, now, result.retryAfterMs, options.random);
 
   await db.transaction(async (tx) => {
     await tx.insert(webhookAttempts).values({
-      id: attemptId, clinicId: row.clinicId, deliveryId: row.id, attemptNumber,
-      responseStatus: result.status, durationMs: result.durationMs, error: result.error, createdAt: now,
+      id: attemptId,
+      clinicId: row.clinicId,
+      deliveryId: row.id,
+      attemptNumber,
+      responseStatus: result.status,
+      durationMs: result.durationMs,
+      error: result.error,
+      createdAt: now,
     });
     await tx
       .update(webhookDeliveries)
@@ -179,15 +215,17 @@ export async function attemptDeliveryDetailed(db: Database, deliveryId: string, 
       .where(eq(webhookDeliveries.id, row.id));
     await tx
       .update(webhookEndpoints)
-      .set(succeeded
-        ? { consecutiveFailures: 0, lastTriggeredAt: now, updatedAt: now }
-        : {
-            consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
-            lastTriggeredAt: now,
-            isActive: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} then false else ${webhookEndpoints.isActive} end`,
-            disabledAt: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} and ${webhookEndpoints.isActive} then ${now.toISOString()}::timestamptz else ${webhookEndpoints.disabledAt} end`,
-            updatedAt: now,
-          })
+      .set(
+        succeeded
+          ? { consecutiveFailures: 0, lastTriggeredAt: now, updatedAt: now }
+          : {
+              consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
+              lastTriggeredAt: now,
+              isActive: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} then false else ${webhookEndpoints.isActive} end`,
+              disabledAt: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} and ${webhookEndpoints.isActive} then ${now.toISOString()}::timestamptz else ${webhookEndpoints.disabledAt} end`,
+              updatedAt: now,
+            },
+      )
       .where(eq(webhookEndpoints.id, row.endpointId));
   });
   return { outcome: succeeded ? 'succeeded' : next ? 'retrying' : 'failed', attempts: attemptNumber, nextAttemptAt: next };
@@ -217,11 +255,8 @@ async function attemptAll(db: Database, ids: string[], now: Date, options: Deliv
   return summary;
 }
 
-const deliverable = () => and(
-  eq(webhookDeliveries.status, 'pending'),
-  eq(webhookEndpoints.isActive, true),
-  isNull(webhookEndpoints.deletedAt),
-);
+const deliverable = () =>
+  and(eq(webhookDeliveries.status, 'pending'), eq(webhookEndpoints.isActive, true), isNull(webhookEndpoints.deletedAt));
 
 /**
  * The local dispatcher (development and the cron trigger): fans the outbox out, then attempts up to
@@ -236,7 +271,15 @@ export async function runDueDeliveries(db: Database, now: Date, limit: number, o
     .where(and(deliverable(), lte(webhookDeliveries.nextAttemptAt, now)))
     .orderBy(asc(webhookDeliveries.nextAttemptAt))
     .limit(limit);
-  return { dispatched, ...(await attemptAll(db, due.map((r) => r.id), now, options)) };
+  return {
+    dispatched,
+    ...(await attemptAll(
+      db,
+      due.map((r) => r.id),
+      now,
+      options,
+    )),
+  };
 }
 
 /** Deliveries one flush attempts at most. */
@@ -252,6 +295,13 @@ export async function flushClinicDeliveries(db: Database, clinicId: string, now:
     .where(and(eq(webhookDeliveries.clinicId, clinicId), deliverable()))
     .orderBy(asc(webhookDeliveries.createdAt))
     .limit(FLUSH_LIMIT);
-  return { dispatched, ...(await attemptAll(db, pending.map((r) => r.id), now, { ...options, ignoreSchedule: true })) };
+  return {
+    dispatched,
+    ...(await attemptAll(
+      db,
+      pending.map((r) => r.id),
+      now,
+      { ...options, ignoreSchedule: true },
+    )),
+  };
 }
-

@@ -9,10 +9,9 @@ import { ok } from '../../../../platform/http/envelope';
 import { flushClinicDeliveries } from './deliver';
 import { deliveryOptions } from './dispatchers';
 
-export const devWebhookRoutes = new Hono<AppEnv>()
-  .post('/_dev/webhooks/flush', async (c) => {
-    const { db, now, config } = c.get('services');
-    const key = await devSimulatorKey(c);
-    const { attempted, succeeded, failed } = await flushClinicDeliveries(db, key.clinicId, now(), deliveryOptions(config));
-    return c.json(ok({ attempted, succeeded, failed }, `Attempted ${attempted} deliveries`), 200);
-  });
+export const devWebhookRoutes = new Hono<AppEnv>().post('/_dev/webhooks/flush', async (c) => {
+  const { db, now, config } = c.get('services');
+  const key = await devSimulatorKey(c);
+  const { attempted, succeeded, failed } = await flushClinicDeliveries(db, key.clinicId, now(), deliveryOptions(config));
+  return c.json(ok({ attempted, succeeded, failed }, `Attempted ${attempted} deliveries`), 200);
+});

@@ -24,7 +24,10 @@ export async function dispatchOutbox(db: Database, now: Date, batchSize = DISPAT
         .for('update', { skipLocked: true });
       if (batch.length === 0) return { events: 0, inserted: 0 };
       const ids = batch.map((row) => row.id);
-      const idList = sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+      const idList = sql.join(
+        ids.map((id) => sql`${id}::uuid`),
+        sql`, `,
+      );
       // idempotency_key evt_<event>_<endpoint>: stable across retries and replays (also the webhook-id).
       const result = await tx.execute(sql`
         insert into webhook_deliveries (clinic_id, endpoint_id, outbox_event_id, event_type, idempotency_key, status, next_attempt_at)

@@ -2,12 +2,12 @@ import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
 import type { AppConfig } from '../../../../config';
 import type { Services } from '../../../../platform/context';
-import type { Sweep } from '../../../../platform/sweep';
 import type { Database } from '../../../../platform/db/client';
-import { runDueDeliveries, type DeliveryOptions } from './deliver';
-import { dispatchOutbox } from './dispatch';
 import type { DeliveryQueue, QueuedAttempt } from '../../../../platform/providers/queue/types';
+import type { Sweep } from '../../../../platform/sweep';
 import { signingSecretsFor } from '../secrets';
+import { type DeliveryOptions, runDueDeliveries } from './deliver';
+import { dispatchOutbox } from './dispatch';
 
 /** Deliveries one dispatcher run (cron sweep, post-request kick) attempts or publishes at most. */
 export const DISPATCH_LIMIT = 200;
@@ -18,7 +18,8 @@ export const QSTASH_OVERDUE_MS = 2 * 60_000;
 export const deliveryOptions = (config: AppConfig): DeliveryOptions => ({ secrets: signingSecretsFor(config.webhookSecretKey) });
 
 /** The local dispatcher's run: fan out the outbox, then attempt what is due. */
-export const runLocalDispatcher = (db: Database, now: Date, config: AppConfig) => runDueDeliveries(db, now, DISPATCH_LIMIT, deliveryOptions(config));
+export const runLocalDispatcher = (db: Database, now: Date, config: AppConfig) =>
+  runDueDeliveries(db, now, DISPATCH_LIMIT, deliveryOptions(config));
 
 /**
  * The QStash dispatcher's run: fan out the outbox, then publish every due pending delivery of an
@@ -38,12 +39,14 @@ export async function publishDueDeliveries(
     .select({ id: webhookDeliveries.id, attempts: webhookDeliveries.attempts, nextAttemptAt: webhookDeliveries.nextAttemptAt })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(and(
-      eq(webhookDeliveries.status, 'pending'),
-      eq(webhookEndpoints.isActive, true),
-      isNull(webhookEndpoints.deletedAt),
-      lte(webhookDeliveries.nextAttemptAt, now),
-    ))
+    .where(
+      and(
+        eq(webhookDeliveries.status, 'pending'),
+        eq(webhookEndpoints.isActive, true),
+        isNull(webhookEndpoints.deletedAt),
+        lte(webhookDeliveries.nextAttemptAt, now),
+      ),
+    )
     .orderBy(asc(webhookDeliveries.nextAttemptAt))
     .limit(DISPATCH_LIMIT);
   const overdueBefore = now.getTime() - QSTASH_OVERDUE_MS;
@@ -51,7 +54,12 @@ export async function publishDueDeliveries(
   for (const row of due) {
     const overdue = row.nextAttemptAt!.getTime() < overdueBefore;
     if (overdue && options.republishOverdue) {
-      attempts.push({ deliveryId: row.id, attempts: row.attempts, notBefore: null, republishTag: `r${Math.floor(now.getTime() / 60_000)}` });
+      attempts.push({
+        deliveryId: row.id,
+        attempts: row.attempts,
+        notBefore: null,
+        republishTag: `r${Math.floor(now.getTime() / 60_000)}`,
+      });
     } else if (!overdue && row.attempts === 0) {
       attempts.push({ deliveryId: row.id, attempts: 0, notBefore: null });
     }

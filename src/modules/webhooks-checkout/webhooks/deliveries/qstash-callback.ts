@@ -7,9 +7,9 @@ import type { AppEnv } from '../../../../platform/context';
 import type { Database } from '../../../../platform/db/client';
 import { ApiError } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
-import { attemptDeliveryDetailed, type DeliveryOptions } from './deliver';
 import { verifyQStashSignature } from '../../../../platform/providers/queue/qstash';
 import type { DeliveryQueue } from '../../../../platform/providers/queue/types';
+import { attemptDeliveryDetailed, type DeliveryOptions } from './deliver';
 import { deliveryOptions } from './dispatchers';
 
 export type CallbackAnswer =
@@ -23,7 +23,13 @@ export type CallbackAnswer =
  * is off (its deliveries stay pending and are published again once it is on). Anything thrown (the
  * database or QStash unreachable) becomes a 5xx, and QStash retries the callback.
  */
-export async function handleDeliveryCallback(db: Database, now: Date, deliveryId: string, options: DeliveryOptions, queue: DeliveryQueue): Promise<CallbackAnswer> {
+export async function handleDeliveryCallback(
+  db: Database,
+  now: Date,
+  deliveryId: string,
+  options: DeliveryOptions,
+  queue: DeliveryQueue,
+): Promise<CallbackAnswer> {
   const attempt = await attemptDeliveryDetailed(db, deliveryId, now, options);
   switch (attempt.outcome) {
     case 'succeeded':

@@ -30,7 +30,12 @@ export function parseRetryAfter(value: string | null | undefined, now: Date): nu
  * When to try again after failed attempt number `attempts` (1-based), or null when the schedule is
  * exhausted. `random` is in [0, 1) (Math.random by default; tests pass a fixed value).
  */
-export function nextAttemptAt(attempts: number, now: Date, retryAfterMs: number | null = null, random: () => number = Math.random): Date | null {
+export function nextAttemptAt(
+  attempts: number,
+  now: Date,
+  retryAfterMs: number | null = null,
+  random: () => number = Math.random,
+): Date | null {
   if (attempts < 1 || attempts >= MAX_ATTEMPTS) return null;
   const step = RETRY_SCHEDULE_MS[attempts - 1]!;
   const jittered = Math.round(step * (1 - JITTER_RATIO + 2 * JITTER_RATIO * random()));

@@ -1,16 +1,30 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
 import type { Database } from '../../../../platform/db/client';
+import { isoOrNull } from '../../../../platform/http/dates';
 import { notFound } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
-import { pageOffset, pagination, type PageQuery } from '../../../../platform/http/pagination';
+import { type PageQuery, pageOffset, pagination } from '../../../../platform/http/pagination';
 import type { WebhookDeliveryView } from './schemas';
-import { isoOrNull } from '../../../../platform/http/dates';
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
-
-export function toDeliveryView(row: Pick<DeliveryRow, 'id' | 'eventType' | 'status' | 'attempts' | 'lastResponseStatus' | 'createdAt' | 'lastAttemptAt' | 'nextAttemptAt' | 'succeededAt' | 'idempotencyKey' | 'replayOf'>): WebhookDeliveryView {
+export function toDeliveryView(
+  row: Pick<
+    DeliveryRow,
+    | 'id'
+    | 'eventType'
+    | 'status'
+    | 'attempts'
+    | 'lastResponseStatus'
+    | 'createdAt'
+    | 'lastAttemptAt'
+    | 'nextAttemptAt'
+    | 'succeededAt'
+    | 'idempotencyKey'
+    | 'replayOf'
+  >,
+): WebhookDeliveryView {
   return {
     id: row.id,
     event: row.eventType,
@@ -81,7 +95,13 @@ export async function listDeliveries(db: Database, clinicId: string, endpointId:
  * idempotency key, replay_of pointing at the original. Any status may be replayed; the endpoint must
  * be the clinic's and not deleted (an endpoint that is off keeps the replay pending until it is on).
  */
-export async function replayDelivery(db: Database, clinicId: string, endpointId: string, deliveryId: string, now: Date): Promise<WebhookDeliveryView> {
+export async function replayDelivery(
+  db: Database,
+  clinicId: string,
+  endpointId: string,
+  deliveryId: string,
+  now: Date,
+): Promise<WebhookDeliveryView> {
   if (!isUuid(endpointId) || !isUuid(deliveryId)) throw notFound('Webhook delivery');
   const [original] = await db
     .select({ delivery: webhookDeliveries })

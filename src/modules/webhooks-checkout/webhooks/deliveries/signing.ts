@@ -5,7 +5,7 @@
 //   "<id>.<t>.<body>">" keyed with the base64-decoded part after whsec_; entries space-separated.
 // WebCrypto only, so the same code runs in the Worker and in Node.
 
-import { fromBase64, timingSafeEqual as bytesEqual, toBase64, toHex } from '../../../../platform/auth/crypto';
+import { timingSafeEqual as bytesEqual, fromBase64, toBase64, toHex } from '../../../../platform/auth/crypto';
 
 const encoder = new TextEncoder();
 
