@@ -1,6 +1,7 @@
 import { CLOUDFLARE_API_BASE_URL, RESEND_API_BASE_URL } from './endpoints';
 import { ConfigError } from './errors';
 import { isUnder, normalizeHostname } from './hostnames';
+import { present } from './values';
 
 /**
  * The Worker variables and secrets the domain adapters read (docs/organization.md, "Configuration").
@@ -53,7 +54,6 @@ export interface DomainsConfig {
   platformDomains: string[];
 }
 
-const present = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
 const ZONE_ID = /^[0-9a-f]{32}$/;
 const RESEND_KEY = /^re_[A-Za-z0-9_-]+$/;
 

@@ -1,6 +1,7 @@
 import { RESEND_API_BASE_URL, TWILIO_API_BASE_URL } from './endpoints';
 import type { Environment } from './environment';
 import { ConfigError } from './errors';
+import { present } from './values';
 
 /** The Worker variables and secrets the production senders read (docs/messaging.md). */
 export interface MessagingEnv {
@@ -49,8 +50,6 @@ export function isValidEmailFrom(value: string): boolean {
   const named = NAMED_ADDRESS.exec(value);
   return named ? ADDRESS.test(named[2]!.trim()) : ADDRESS.test(value);
 }
-
-const present = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
 
 /**
  * Reads the messaging variables. Each provider's variables come all together or not at all (a
