@@ -32,14 +32,14 @@ export const SWEEPS: Sweep[] = [
 ];
 
 /** The Worker's `scheduled` handler: one database for the run, every sweep, failures logged apart. */
-export async function runScheduled(env: Env, sweeps: Sweep[] = SWEEPS): Promise<void> {
+export async function runScheduled(env: Env): Promise<void> {
   const config = configFor(env);
   const { database: target } = config;
   const database = await openDatabase({ url: target.url, driver: target.driver });
   try {
     // Object.assign keeps the providers lazy: a run builds only what its sweeps use.
     const services = Object.assign(providersFor(config, env, database.db), { config });
-    for (const sweep of sweeps) {
+    for (const sweep of SWEEPS) {
       await sweep(database.db, new Date(), services).catch((error) =>
         logLine('error', 'scheduled sweep failed', { sweep: sweep.name, error: describeError(error) }),
       );

@@ -121,7 +121,9 @@ export function testServices(
   providers: Partial<Providers> = {},
   requestLog = new RequestLogWriter(),
 ): Services {
-  return Object.assign(providersFor(base.config, {}, base.db, { storage: new MemoryStorage(), ...providers }), base, { requestLog });
+  return Object.assign(providersFor(base.config, {}, base.db, { ...providers, storage: providers.storage ?? new MemoryStorage() }), base, {
+    requestLog,
+  });
 }
 
 /**

@@ -121,7 +121,7 @@ function billingFor(config: AppConfig, db: Database, choice: ProviderChoice): Bi
 }
 
 /** The provider adapters of a messaging configuration (fetchImpl: tests may pass their own). */
-export function messageTransportFor(config: AppConfig['messaging'], fetchImpl?: FetchLike): MessageTransport {
+function messageTransportFor(config: AppConfig['messaging'], fetchImpl?: FetchLike): MessageTransport {
   return {
     email: config.email ? new ResendEmailTransport(config.email, fetchImpl) : null,
     sms: config.sms ? new TwilioSmsTransport(config.sms, fetchImpl) : null,

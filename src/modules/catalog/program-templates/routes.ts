@@ -8,10 +8,9 @@ import { getProgramTemplate, listProgramTemplates, listTemplateGlobalProducts } 
 
 // A shared catalogue: no clinic filter, no patient data, so AI-connector keys may read it (docs/api-keys.md).
 export const sharedCatalogueAccess: RouteAccess = { auth: 'key', scope: 'read', aiConnector: true };
-const access = sharedCatalogueAccess;
 const tags = ['Program templates and titration'];
 
-const listTemplates = defineRoute(access, {
+const listTemplates = defineRoute(sharedCatalogueAccess, {
   method: 'get',
   path: '/api/v1/program-templates',
   operationId: 'listProgramTemplates',
@@ -20,7 +19,7 @@ const listTemplates = defineRoute(access, {
   responses: { 200: jsonContent(successBody(z.array(programTemplate)), 'Templates') },
 });
 
-const getTemplate = defineRoute(access, {
+const getTemplate = defineRoute(sharedCatalogueAccess, {
   method: 'get',
   path: '/api/v1/program-templates/{id}',
   operationId: 'getProgramTemplate',
@@ -30,7 +29,7 @@ const getTemplate = defineRoute(access, {
   responses: { 200: jsonContent(successBody(programTemplateDetail), 'The template') },
 });
 
-const templateProducts = defineRoute(access, {
+const templateProducts = defineRoute(sharedCatalogueAccess, {
   method: 'get',
   path: '/api/v1/program-templates/{id}/global-products',
   operationId: 'listProgramTemplateGlobalProducts',

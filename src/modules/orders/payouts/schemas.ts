@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
+import { timestamp } from '../../../platform/http/fields';
 import { amount } from '../../../platform/http/money';
 
 const money = (description: string) => z.number().openapi({ description: `${description} US dollars.`, example: 125.5 });
-const iso = () => z.string().datetime();
 
 export const payoutRow = z
   .object({
@@ -14,7 +14,7 @@ export const payoutRow = z
     orderNumber: z.string().nullable(),
     amount: money('What was paid out,'),
     totalAmount: z.number().nullable().openapi({ description: "The order's total in US dollars; null for withdrawals." }),
-    date: iso().openapi({ description: 'When the payout was created.' }),
+    date: timestamp().openapi({ description: 'When the payout was created.' }),
     status: z.string().openapi({ description: 'pending, paid or failed.', example: 'paid' }),
     processorTransferId: z.string().nullable().openapi({ description: "The payment processor's transfer id (tr_...)." }),
     customer: z
@@ -35,7 +35,7 @@ export const activityEntry = z
     refundId: z.string().uuid().nullable(),
     disputeId: z.string().uuid().nullable(),
     description: z.string().nullable(),
-    createdAt: iso(),
+    createdAt: timestamp(),
   })
   .openapi('LedgerActivity');
 
@@ -45,7 +45,7 @@ export const balanceBody = z
       totalReceived: money('Net earnings credited by orders (charges less pharmacy, doctor, processor and platform fees),'),
       totalWithdrawn: money('Everything paid out (withdrawals and order transfers),'),
       currentBalance: money('What the platform holds for the clinic: the available balance plus the reserve held,'),
-      lastUpdated: iso().nullable().openapi({ description: 'The latest ledger entry; null without any.' }),
+      lastUpdated: timestamp().nullable().openapi({ description: 'The latest ledger entry; null without any.' }),
     }),
     processorBalance: z.object({ available: money('At the processor, available:'), pending: money('At the processor, pending:') }),
     withdrawable: money('What POST /payouts/withdraw may take now (never negative),'),
@@ -73,9 +73,9 @@ export const disputeRow = z
     amount: money('Disputed,'),
     status: z.string().openapi({ description: 'needs_response, under_review, won or lost.', example: 'needs_response' }),
     reason: z.string().nullable(),
-    evidenceDueAt: iso().nullable(),
-    resolvedAt: iso().nullable(),
-    createdAt: iso(),
+    evidenceDueAt: timestamp().nullable(),
+    resolvedAt: timestamp().nullable(),
+    createdAt: timestamp(),
   })
   .openapi('Dispute');
 

@@ -1,10 +1,9 @@
 import { z } from '@hono/zod-openapi';
+import { timestamp } from '../../../platform/http/fields';
 import { pathId } from '../../../platform/http/ids';
 import { pageQuery } from '../../../platform/http/pagination';
 import { text } from '../../../platform/http/strings';
 import { refundBody } from '../refunds/schemas';
-
-const iso = () => z.string().datetime();
 
 export const REFUND_REQUEST_STATUSES = ['pending', 'approved', 'denied'] as const;
 
@@ -24,13 +23,13 @@ export const refundRequestRow = z
     orderNumber: z.string(),
     orderStatus: z.string(),
     amount: z.number().openapi({ description: "The order's total, US dollars (what approving refunds)." }),
-    orderCreatedAt: iso(),
-    refundableUntil: iso().openapi({ description: 'orderCreatedAt + 30 days: approving later answers 400 REFUND_WINDOW_CLOSED.' }),
+    orderCreatedAt: timestamp(),
+    refundableUntil: timestamp().openapi({ description: 'orderCreatedAt + 30 days: approving later answers 400 REFUND_WINDOW_CLOSED.' }),
     status: z.enum(REFUND_REQUEST_STATUSES),
     reason: z.string().nullable(),
     reviewNotes: z.string().nullable(),
-    decidedAt: iso().nullable(),
-    createdAt: iso(),
+    decidedAt: timestamp().nullable(),
+    createdAt: timestamp(),
     patient: z.object({ id: z.string().uuid(), firstName: z.string(), lastName: z.string(), email: z.string() }).nullable(),
     refundId: z.string().uuid().nullable().openapi({ description: 'The refund issued by approving it; null otherwise.' }),
   })

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
+import { timestamp } from '../../../platform/http/fields';
 import { safeString, text } from '../../../platform/http/strings';
 
-const iso = () => z.string().datetime();
 const uuidText = () => safeString().max(100);
 
 export const createRefundBody = z
@@ -33,7 +33,7 @@ export const refundBody = z
     processorRefundId: z.string().nullable().openapi({ description: "The payment processor's refund id (re_...)." }),
     reason: z.string().nullable(),
     refundRequestId: z.string().uuid().nullable().openapi({ description: 'The refund request it approved, if any.' }),
-    createdAt: iso(),
+    createdAt: timestamp(),
   })
   .openapi('Refund');
 export type RefundData = z.infer<typeof refundBody>;

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CLINIC_MODES } from '../../../../drizzle/schema';
-import { atLeastOneField, dateTime } from '../../../platform/http/fields';
+import { atLeastOneField, timestamp } from '../../../platform/http/fields';
 import { safeString, text } from '../../../platform/http/strings';
 import { DNS_RECORD_PURPOSES, DNS_RECORD_TYPES } from '../../../platform/providers/domains';
 import { storedImage } from '../../catalog';
@@ -38,9 +38,9 @@ export const clinicProfile = z
     contactEmail: z.string().nullable(),
     contactPhone: z.string().nullable().openapi({ description: 'E.164.' }),
     customDomain: z.string().nullable().openapi({ description: 'The active custom hostname; null when none is active.' }),
-    sandboxExpiresAt: dateTime().nullable().openapi({ description: 'Sandbox clinics: when the sandbox window ends.' }),
-    createdAt: dateTime(),
-    updatedAt: dateTime(),
+    sandboxExpiresAt: timestamp().nullable().openapi({ description: 'Sandbox clinics: when the sandbox window ends.' }),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
   })
   .openapi('ClinicProfile');
 

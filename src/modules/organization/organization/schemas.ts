@@ -1,6 +1,6 @@
 // Request and response shapes of the organization and clinic settings (docs/organization.md).
 import { z } from '@hono/zod-openapi';
-import { atLeastOneField, dateTime } from '../../../platform/http/fields';
+import { atLeastOneField, timestamp } from '../../../platform/http/fields';
 import { safeString } from '../../../platform/http/strings';
 import { SMS_PROVIDERS } from '../../../platform/providers/sms';
 import { customDomain } from '../clinic/custom-domain/schemas';
@@ -54,7 +54,7 @@ export const organizationSettings = z
         fromNumber: z.string().nullable(),
       }),
     }),
-    updatedAt: dateTime().nullable().openapi({ description: 'Last change of the profile; null when it was never saved.' }),
+    updatedAt: timestamp().nullable().openapi({ description: 'Last change of the profile; null when it was never saved.' }),
   })
   .openapi('OrganizationSettings');
 export type OrganizationSettingsView = z.infer<typeof organizationSettings>;
@@ -137,7 +137,7 @@ export const feeConfig = z
       basis: z.literal('per_charge'),
       description: z.string(),
     }),
-    updatedAt: dateTime().nullable(),
+    updatedAt: timestamp().nullable(),
   })
   .openapi('FeeConfig');
 export type FeeConfigView = z.infer<typeof feeConfig>;

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CUSTOM_DOMAIN_STATUSES } from '../../../../../drizzle/schema';
-import { dateTime } from '../../../../platform/http/fields';
+import { timestamp } from '../../../../platform/http/fields';
 import { hostnameSchema } from '../../organization/validation';
 import { dnsRecord } from '../schemas';
 
@@ -18,11 +18,11 @@ export const customDomain = z
     dnsRecords: z
       .array(dnsRecord)
       .openapi({ description: "What to publish at the brand's DNS host: the CNAME (routing) and the ownership TXT record." }),
-    verifiedAt: dateTime().nullable(),
-    activatedAt: dateTime().nullable(),
-    removedAt: dateTime().nullable(),
-    createdAt: dateTime(),
-    updatedAt: dateTime(),
+    verifiedAt: timestamp().nullable(),
+    activatedAt: timestamp().nullable(),
+    removedAt: timestamp().nullable(),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
   })
   .openapi('CustomDomain');
 

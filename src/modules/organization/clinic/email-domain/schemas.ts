@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { dateTime } from '../../../../platform/http/fields';
+import { timestamp } from '../../../../platform/http/fields';
 import { safeString } from '../../../../platform/http/strings';
 import { emailSchema, hostnameSchema } from '../../organization/validation';
 import { dnsRecord } from '../schemas';
@@ -17,10 +17,10 @@ export const emailDomain = z
       .enum(['pending', 'verified', 'removed'])
       .openapi({ description: 'pending (start) -> verified (verify); pending or verified -> removed (remove).' }),
     dnsRecords: z.array(dnsRecord).openapi({ description: 'What to publish: SPF, DKIM and the return-path MX.' }),
-    verifiedAt: dateTime().nullable(),
-    removedAt: dateTime().nullable(),
-    createdAt: dateTime(),
-    updatedAt: dateTime(),
+    verifiedAt: timestamp().nullable(),
+    removedAt: timestamp().nullable(),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
   })
   .openapi('EmailDomain');
 

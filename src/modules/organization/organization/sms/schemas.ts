@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { SMS_CONFIG_STATUSES } from '../../../../../drizzle/schema';
-import { dateTime } from '../../../../platform/http/fields';
+import { timestamp } from '../../../../platform/http/fields';
 import { safeString } from '../../../../platform/http/strings';
 import { SMS_PROVIDERS } from '../../../../platform/providers/sms';
 
@@ -30,9 +30,9 @@ export const smsConfig = z
       description:
         'not_configured -> configured (PUT) -> active (activate) -> released (release) -> active ...; DELETE clears the config (not while active).',
     }),
-    activatedAt: dateTime().nullable(),
-    releasedAt: dateTime().nullable(),
-    updatedAt: dateTime().nullable(),
+    activatedAt: timestamp().nullable(),
+    releasedAt: timestamp().nullable(),
+    updatedAt: timestamp().nullable(),
   })
   .openapi('SmsProviderConfig', { description: 'The stored SMS provider account. The auth token is stored encrypted and never returned.' });
 
@@ -72,11 +72,11 @@ export const smsStatus = z
       .string()
       .nullable()
       .openapi({ description: 'The provisioned toll-free number while active; null otherwise.', example: '+18885550142' }),
-    activatedAt: dateTime().nullable(),
-    releasedAt: dateTime().nullable(),
+    activatedAt: timestamp().nullable(),
+    releasedAt: timestamp().nullable(),
     usage: z.object({
-      periodStart: dateTime().openapi({ description: 'First instant of the current calendar month (UTC).' }),
-      periodEnd: dateTime().openapi({ description: 'First instant of the next month (exclusive).' }),
+      periodStart: timestamp().openapi({ description: 'First instant of the current calendar month (UTC).' }),
+      periodEnd: timestamp().openapi({ description: 'First instant of the next month (exclusive).' }),
       messagesSent: z.number().int().openapi({ description: 'SMS the clinic sent this month (queued or sent; failed ones do not count).' }),
       freeTierLimit: z
         .number()
