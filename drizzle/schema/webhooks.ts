@@ -90,6 +90,11 @@ export const webhookDeliveries = pgTable(
     status: text('status').$type<WebhookDeliveryStatus>().notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: timestamptz('next_attempt_at'),
+    /**
+     * While an attempt is being sent: its lease. Only the dispatcher that set it sends the attempt, and
+     * the endpoint's leases count against its failure budget (docs/webhooks.md, "Who sends").
+     */
+    claimedUntil: timestamptz('claimed_until'),
     lastAttemptAt: timestamptz('last_attempt_at'),
     lastResponseStatus: integer('last_response_status'),
     lastError: text('last_error'),
@@ -101,6 +106,7 @@ export const webhookDeliveries = pgTable(
   (t) => [
     index('webhook_deliveries_clinic_id_endpoint_id_created_at_idx').on(t.clinicId, t.endpointId, t.createdAt, t.id),
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_in_flight_idx').on(t.endpointId).where(sql`${t.claimedUntil} is not null`),
     uniqueIndex('webhook_deliveries_endpoint_event_key').on(t.endpointId, t.outboxEventId).where(sql`${t.replayOf} is null`),
     check('webhook_deliveries_status_check', sql`${t.status} in ('pending', 'succeeded', 'failed')`),
   ],

@@ -23,6 +23,8 @@ export interface WebhookReceiver {
   retryAfter: string | null;
   /** How long 'hang' holds the response (default 6 s, past the 5 s timeout). */
   hangMs: number;
+  /** How long 'ok' and 'fail' wait before answering (a slow receiver); 0 by default. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     mode: 'ok' as ReceiverMode,
     retryAfter: null as string | null,
     hangMs: 6_000,
+    delayMs: 0,
     close: async () => {},
   };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -43,9 +46,18 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : (value ?? '');
       receiver.received.push({ method: req.method ?? '', path: req.url ?? '', headers, rawBody: Buffer.concat(chunks).toString('utf8') });
-      if (receiver.mode === 'ok') {
+      // The mode is read on arrival: a request already received is answered as it was when it came.
+      const mode = receiver.mode;
+      if (mode !== 'hang' && receiver.delayMs > 0) {
+        const timer = setTimeout(() => answer(mode), receiver.delayMs);
+        res.on('close', () => clearTimeout(timer));
+      } else answer(mode);
+    });
+    const answer = (mode: ReceiverMode) => {
+      if (res.writableEnded || res.destroyed) return;
+      if (mode === 'ok') {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
-      } else if (receiver.mode === 'fail') {
+      } else if (mode === 'fail') {
         res.writeHead(500, receiver.retryAfter ? { 'retry-after': receiver.retryAfter } : {}).end('boom');
       } else {
         hanging.add(res);
@@ -58,7 +70,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
           hanging.delete(res);
         });
       }
-    });
+    };
   });
   server.keepAliveTimeout = 1_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -89,6 +89,24 @@ describe('fan-out from the outbox', () => {
     const [outbox] = await t.db.select().from(outboxEvents).where(eq(outboxEvents.id, event.id));
     expect(outbox!.dispatchedAt).not.toBeNull();
   });
+
+  it('gives a new endpoint only the events that happen after it is created, not the history', async () => {
+    const { clinic, key } = await makeTenant(t.db);
+    const before = await eventFor(clinic.id);
+    const { endpoint: first } = await makeEndpoint(clinic.id);
+    const during = await eventFor(clinic.id);
+    // An endpoint registered through the API, after both events (its createdAt is the request's now).
+    const res = await t.request('/api/v1/webhooks', { key, body: { url: 'https://hooks.example.com/in', events: ['order.created'] } });
+    expect(res.status).toBe(201);
+    const second = (await res.json()).data.id as string;
+    const after = await eventFor(clinic.id);
+
+    await dispatchOutbox(t.db, new Date());
+    expect((await deliveriesOf(first.id)).map((d) => d.outboxEventId).sort()).toEqual([during.id, after.id].sort());
+    expect((await deliveriesOf(second)).map((d) => d.outboxEventId)).toEqual([after.id]);
+    const [history] = await t.db.select().from(outboxEvents).where(eq(outboxEvents.id, before.id));
+    expect(history!.dispatchedAt, 'history is marked dispatched, not left for the next endpoint').not.toBeNull();
+  });
 });
 
 describe('an attempt', () => {
@@ -246,8 +264,11 @@ describe('an attempt', () => {
     expect(kept).toHaveLength(10);
     expect(kept.every((d) => d.status === 'pending')).toBe(true);
 
-    // On again (PATCH /webhooks/{id} { isActive: true } or directly): every kept delivery goes out.
-    await t.db.update(webhookEndpoints).set({ isActive: true, disabledAt: null }).where(eq(webhookEndpoints.id, endpoint.id));
+    // On again (as PATCH /webhooks/{id} { isActive: true } does it): every kept delivery goes out.
+    await t.db
+      .update(webhookEndpoints)
+      .set({ isActive: true, consecutiveFailures: 0, disabledAt: null })
+      .where(eq(webhookEndpoints.id, endpoint.id));
     const summary = await flushClinicDeliveries(t.db, clinic.id, later, options());
     expect(summary).toMatchObject({ attempted: 10, succeeded: 10, failed: 0 });
     expect((await deliveriesOf(endpoint.id)).every((d) => d.status === 'succeeded')).toBe(true);

@@ -12,6 +12,7 @@ import {
   publishDueDeliveries,
   QSTASH_OVERDUE_MS,
 } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatchers';
+import { BUSY_RETRY_MS } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/qstash-callback';
 import { RETRY_SCHEDULE_MS } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/schedule';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';
@@ -210,6 +211,31 @@ describe('delivery through QStash end to end', () => {
     await qstash.deliverDue(callApp);
     expect(await deliveryOf(endpoint.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(receiver.received).toHaveLength(1);
+  });
+
+  it("asks again 10 s later, attempting nothing, while attempts in flight hold the endpoint's failure budget", async () => {
+    const endpoint = await endpointWithEvent();
+    await recordOutboxEvent(t.db, endpoint.clinicId, 'order.created', { orderId: randomUUID() });
+    const now = new Date(t.clock.now());
+    await dispatchOutbox(t.db, now);
+    const [inFlight, waiting] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpoint.id));
+    // Nine failures so far and one attempt on the wire: that attempt may be the tenth failure.
+    await t.db.update(webhookEndpoints).set({ consecutiveFailures: 9 }).where(eq(webhookEndpoints.id, endpoint.id));
+    await t.db
+      .update(webhookDeliveries)
+      .set({ claimedUntil: new Date(now.getTime() + 60_000) })
+      .where(eq(webhookDeliveries.id, inFlight!.id));
+
+    const body = JSON.stringify({ deliveryId: waiting!.id });
+    const res = await callback(body, qstash.sign(CALLBACK_URL, body));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ success: true, result: 'endpoint_busy' });
+    expect(receiver.received).toHaveLength(0);
+    expect(await deliveryOf(endpoint.id)).toMatchObject({ attempts: 0 });
+    expect(qstash.messages).toHaveLength(1);
+    expect(qstash.messages[0]!.body).toBe(body);
+    expect(qstash.messages[0]!.notBefore).toBe(Math.ceil((now.getTime() + BUSY_RETRY_MS) / 1000));
+    expect(qstash.messages[0]!.deduplicationId).toMatch(/:b\d+$/);
   });
 
   it('kickDeliveries publishes the new deliveries in the background when QStash is configured', async () => {

@@ -1,8 +1,9 @@
 // One delivery function for every path (the local dispatcher, the dev flush, and later QStash's
 // callback): load, sign fresh, POST, record the attempt, schedule the next one (docs/webhooks.md).
-import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../../platform/db/client';
+import { rowsOf } from '../../../../platform/db/sql';
 import { dispatchOutbox } from './dispatch';
 import { nextAttemptAt, parseRetryAfter } from './schedule';
 import { deliveryHeaders } from './signing';
@@ -11,10 +12,25 @@ import { deliveryHeaders } from './signing';
 export const DELIVERY_TIMEOUT_MS = 5_000;
 /** At this many consecutive failed attempts the endpoint is turned off (spec, "Limits"). */
 export const ENDPOINT_FAILURE_CUTOFF = 10;
-/** An attempt in progress holds its delivery this long, so a second dispatcher does not send it too. */
+/** An attempt in progress holds its delivery this long (its lease), so a second dispatcher does not send it too. */
 export const ATTEMPT_LEASE_MS = 60_000;
 /** Deliveries attempted at the same time by one dispatcher run. */
 export const DELIVERY_CONCURRENCY = 10;
+
+/** A delivery's endpoint, within the delivery's clinic. */
+export const endpointOfDelivery = and(
+  eq(webhookEndpoints.id, webhookDeliveries.endpointId),
+  eq(webhookEndpoints.clinicId, webhookDeliveries.clinicId),
+)!;
+
+/** Pending deliveries of endpoints that are on, not held by an attempt in flight at `now`. */
+export const deliverable = (now: Date) =>
+  and(
+    eq(webhookDeliveries.status, 'pending'),
+    eq(webhookEndpoints.isActive, true),
+    isNull(webhookEndpoints.deletedAt),
+    or(isNull(webhookDeliveries.claimedUntil), lte(webhookDeliveries.claimedUntil, now)),
+  );
 
 /** The endpoint's decrypted active signing secrets, newest first. */
 export type SigningSecrets = (db: Queryable, clinicId: string, endpointId: string, now: Date) => Promise<string[]>;
@@ -81,7 +97,7 @@ async function send(
 }
 
 /** Why an attempt was not made. */
-export type SkipReason = 'not_found' | 'not_pending' | 'endpoint_off' | 'not_due' | 'claimed';
+export type SkipReason = 'not_found' | 'not_pending' | 'endpoint_off' | 'not_due' | 'claimed' | 'endpoint_busy';
 
 export interface AttemptResult {
   outcome: AttemptOutcome;
@@ -97,12 +113,76 @@ export async function attemptDelivery(db: Database, deliveryId: string, now: Dat
   return (await attemptDeliveryDetailed(db, deliveryId, now, options)).outcome;
 }
 
+/** Attempts of the endpoint being sent right now: deliveries under an unexpired lease. */
+const inFlightOf = (clinicId: string, endpointId: string, now: Date) => sql`
+  select count(*)::int as "inFlight" from webhook_deliveries
+  where endpoint_id = ${endpointId} and clinic_id = ${clinicId} and status = 'pending' and claimed_until > ${now.toISOString()}::timestamptz`;
+
+type Claim = { claimed: true } | { claimed: false; reason: 'endpoint_off' | 'endpoint_deleted' | 'claimed' | 'not_due' | 'endpoint_busy' };
+
 /**
- * Attempts one delivery now. Skips it when it is not pending, not due (unless ignoreSchedule), or its
- * endpoint is off (it stays pending and goes out once the endpoint is on again); a delivery of a
- * deleted endpoint is closed as failed. Otherwise signs fresh (new X-Service-Delivery-Id, new
- * timestamp), POSTs with a 5 s timeout, records a webhook_attempts row and updates the delivery and
- * the endpoint's health in one transaction.
+ * Takes the lease on attempt `attempts + 1` of a delivery, under the endpoint's row lock. Every claim
+ * of an endpoint's attempts is serialised on that lock, so the endpoint's budget holds under any
+ * concurrency: consecutive failures plus attempts in flight never exceed the cut-off, and therefore
+ * no attempt is ever sent after the 10th consecutive failure (each in-flight attempt may be that
+ * failure). A second dispatcher finds the lease and does not send the same attempt.
+ */
+async function claimAttempt(
+  db: Database,
+  row: { id: string; clinicId: string; endpointId: string; attempts: number },
+  now: Date,
+  ignoreSchedule: boolean,
+): Promise<Claim> {
+  return db.transaction(async (tx) => {
+    const [endpoint] = await tx
+      .select({
+        isActive: webhookEndpoints.isActive,
+        deletedAt: webhookEndpoints.deletedAt,
+        consecutiveFailures: webhookEndpoints.consecutiveFailures,
+      })
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.id, row.endpointId), eq(webhookEndpoints.clinicId, row.clinicId)))
+      .for('update');
+    if (!endpoint || endpoint.deletedAt) return { claimed: false, reason: 'endpoint_deleted' };
+    if (!endpoint.isActive) return { claimed: false, reason: 'endpoint_off' };
+    // A statement of its own, after the lock: its snapshot sees every lease committed before it.
+    const [counted] = await rowsOf<{ inFlight: number }>(tx, inFlightOf(row.clinicId, row.endpointId, now));
+    const inFlight = counted?.inFlight ?? 0;
+    if (endpoint.consecutiveFailures + inFlight >= ENDPOINT_FAILURE_CUTOFF) return { claimed: false, reason: 'endpoint_busy' };
+    const claimed = await tx
+      .update(webhookDeliveries)
+      .set({ claimedUntil: new Date(now.getTime() + ATTEMPT_LEASE_MS) })
+      .where(
+        and(
+          eq(webhookDeliveries.id, row.id),
+          eq(webhookDeliveries.clinicId, row.clinicId),
+          eq(webhookDeliveries.status, 'pending'),
+          eq(webhookDeliveries.attempts, row.attempts),
+          or(isNull(webhookDeliveries.claimedUntil), lte(webhookDeliveries.claimedUntil, now)),
+          ignoreSchedule ? undefined : or(isNull(webhookDeliveries.nextAttemptAt), lte(webhookDeliveries.nextAttemptAt, now)),
+        ),
+      )
+      .returning({ id: webhookDeliveries.id });
+    return claimed.length === 1 ? { claimed: true } : { claimed: false, reason: 'claimed' };
+  });
+}
+
+/** Closes a pending delivery of a deleted endpoint as failed, without sending. */
+async function closeForDeletedEndpoint(db: Database, row: { id: string; clinicId: string; attempts: number; nextAttemptAt: Date | null }) {
+  await db
+    .update(webhookDeliveries)
+    .set({ status: 'failed', nextAttemptAt: null, claimedUntil: null, lastError: 'endpoint deleted' })
+    .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.clinicId, row.clinicId), eq(webhookDeliveries.status, 'pending')));
+  return { outcome: 'failed' as const, attempts: row.attempts, nextAttemptAt: null };
+}
+
+/**
+ * Attempts one delivery now. Skips it when it is not pending, not due (unless ignoreSchedule), held
+ * by another dispatcher, its endpoint is off (it stays pending and goes out once the endpoint is on
+ * again) or the endpoint's failure budget is taken by attempts in flight; a delivery of a deleted
+ * endpoint is closed as failed. Otherwise signs fresh (new X-Service-Delivery-Id, new timestamp),
+ * POSTs with a 5 s timeout, records a webhook_attempts row and updates the delivery and the
+ * endpoint's health in one transaction.
  */
 export async function attemptDeliveryDetailed(
   db: Database,
@@ -118,6 +198,7 @@ export async function attemptDeliveryDetailed(
       status: webhookDeliveries.status,
       attempts: webhookDeliveries.attempts,
       nextAttemptAt: webhookDeliveries.nextAttemptAt,
+      claimedUntil: webhookDeliveries.claimedUntil,
       idempotencyKey: webhookDeliveries.idempotencyKey,
       url: webhookEndpoints.url,
       isActive: webhookEndpoints.isActive,
@@ -128,8 +209,11 @@ export async function attemptDeliveryDetailed(
       eventCreatedAt: outboxEvents.createdAt,
     })
     .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .innerJoin(outboxEvents, eq(outboxEvents.id, webhookDeliveries.outboxEventId))
+    .innerJoin(webhookEndpoints, endpointOfDelivery)
+    .innerJoin(
+      outboxEvents,
+      and(eq(outboxEvents.id, webhookDeliveries.outboxEventId), eq(outboxEvents.clinicId, webhookDeliveries.clinicId)),
+    )
     .where(eq(webhookDeliveries.id, deliveryId))
     .limit(1);
   if (!row) return { outcome: 'skipped', skipReason: 'not_found', attempts: 0, nextAttemptAt: null };
@@ -139,31 +223,15 @@ export async function attemptDeliveryDetailed(
     attempts: row.attempts,
     nextAttemptAt: row.nextAttemptAt,
   });
+  // Cheap checks on what was read first; the claim below decides under the lock.
   if (row.status !== 'pending') return skipped('not_pending');
-  if (row.deletedAt) {
-    await db
-      .update(webhookDeliveries)
-      .set({ status: 'failed', nextAttemptAt: null, lastError: 'endpoint deleted' })
-      .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.status, 'pending')));
-    return { outcome: 'failed', attempts: row.attempts, nextAttemptAt: null };
-  }
+  if (row.deletedAt) return closeForDeletedEndpoint(db, row);
   if (!row.isActive) return skipped('endpoint_off');
   if (!options.ignoreSchedule && row.nextAttemptAt && row.nextAttemptAt.getTime() > now.getTime()) return skipped('not_due');
+  if (row.claimedUntil && row.claimedUntil.getTime() > now.getTime()) return skipped('claimed');
 
-  // Claim: only the dispatcher that moves next_attempt_at from the value it read sends this attempt.
-  const claimed = await db
-    .update(webhookDeliveries)
-    .set({ nextAttemptAt: new Date(now.getTime() + ATTEMPT_LEASE_MS) })
-    .where(
-      and(
-        eq(webhookDeliveries.id, row.id),
-        eq(webhookDeliveries.status, 'pending'),
-        eq(webhookDeliveries.attempts, row.attempts),
-        row.nextAttemptAt ? eq(webhookDeliveries.nextAttemptAt, row.nextAttemptAt) : isNull(webhookDeliveries.nextAttemptAt),
-      ),
-    )
-    .returning({ id: webhookDeliveries.id });
-  if (claimed.length === 0) return skipped('claimed');
+  const claim = await claimAttempt(db, row, now, options.ignoreSchedule ?? false);
+  if (!claim.claimed) return claim.reason === 'endpoint_deleted' ? closeForDeletedEndpoint(db, row) : skipped(claim.reason);
 
   const attemptNumber = row.attempts + 1;
   const attemptId = crypto.randomUUID();
@@ -190,7 +258,23 @@ export async function attemptDeliveryDetailed(
   const succeeded = result.error === null;
   const next = succeeded ? null : nextAttemptAt(attemptNumber, now, result.retryAfterMs, options.random);
 
+  // The endpoint first, as in the claim (one lock order, no deadlock); the lease ends in the same
+  // transaction as the failure is counted, so a claim never sees neither or both.
   await db.transaction(async (tx) => {
+    await tx
+      .update(webhookEndpoints)
+      .set(
+        succeeded
+          ? { consecutiveFailures: 0, lastTriggeredAt: now, updatedAt: now }
+          : {
+              consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
+              lastTriggeredAt: now,
+              isActive: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} then false else ${webhookEndpoints.isActive} end`,
+              disabledAt: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} and ${webhookEndpoints.isActive} then ${now.toISOString()}::timestamptz else ${webhookEndpoints.disabledAt} end`,
+              updatedAt: now,
+            },
+      )
+      .where(and(eq(webhookEndpoints.id, row.endpointId), eq(webhookEndpoints.clinicId, row.clinicId)));
     await tx.insert(webhookAttempts).values({
       id: attemptId,
       clinicId: row.clinicId,
@@ -210,23 +294,10 @@ export async function attemptDeliveryDetailed(
         lastResponseStatus: result.status,
         lastError: result.error,
         nextAttemptAt: next,
+        claimedUntil: null,
         ...(succeeded ? { succeededAt: now } : {}),
       })
-      .where(eq(webhookDeliveries.id, row.id));
-    await tx
-      .update(webhookEndpoints)
-      .set(
-        succeeded
-          ? { consecutiveFailures: 0, lastTriggeredAt: now, updatedAt: now }
-          : {
-              consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
-              lastTriggeredAt: now,
-              isActive: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} then false else ${webhookEndpoints.isActive} end`,
-              disabledAt: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} and ${webhookEndpoints.isActive} then ${now.toISOString()}::timestamptz else ${webhookEndpoints.disabledAt} end`,
-              updatedAt: now,
-            },
-      )
-      .where(eq(webhookEndpoints.id, row.endpointId));
+      .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.clinicId, row.clinicId)));
   });
   return { outcome: succeeded ? 'succeeded' : next ? 'retrying' : 'failed', attempts: attemptNumber, nextAttemptAt: next };
 }
@@ -255,9 +326,6 @@ async function attemptAll(db: Database, ids: string[], now: Date, options: Deliv
   return summary;
 }
 
-const deliverable = () =>
-  and(eq(webhookDeliveries.status, 'pending'), eq(webhookEndpoints.isActive, true), isNull(webhookEndpoints.deletedAt));
-
 /**
  * The local dispatcher (development and the cron trigger): fans the outbox out, then attempts up to
  * `limit` due pending deliveries of active endpoints, oldest due first.
@@ -267,8 +335,8 @@ export async function runDueDeliveries(db: Database, now: Date, limit: number, o
   const due = await db
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(and(deliverable(), lte(webhookDeliveries.nextAttemptAt, now)))
+    .innerJoin(webhookEndpoints, endpointOfDelivery)
+    .where(and(deliverable(now), lte(webhookDeliveries.nextAttemptAt, now)))
     .orderBy(asc(webhookDeliveries.nextAttemptAt))
     .limit(limit);
   return {
@@ -291,8 +359,8 @@ export async function flushClinicDeliveries(db: Database, clinicId: string, now:
   const pending = await db
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(and(eq(webhookDeliveries.clinicId, clinicId), deliverable()))
+    .innerJoin(webhookEndpoints, endpointOfDelivery)
+    .where(and(eq(webhookDeliveries.clinicId, clinicId), deliverable(now)))
     .orderBy(asc(webhookDeliveries.createdAt))
     .limit(FLUSH_LIMIT);
   return {

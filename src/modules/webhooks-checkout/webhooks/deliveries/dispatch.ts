@@ -7,7 +7,9 @@ export const DISPATCH_BATCH = 500;
 
 /**
  * Fans undispatched outbox events out into one pending delivery per active, not-deleted endpoint of
- * the event's clinic subscribed to its name, due at once, and marks the events dispatched. One
+ * the event's clinic subscribed to its name and created no later than the event (an endpoint receives
+ * what happens after it exists, as with Stripe and Svix), due at once, and marks the events dispatched.
+ * The delivery is created at the dispatcher's `now`, the same clock its attempts are stamped with. One
  * transaction per batch; rows another dispatcher holds are skipped (SKIP LOCKED), and the unique
  * (endpoint, event) index makes a second fan-out of the same event a no-op. Returns the deliveries created.
  */
@@ -30,11 +32,12 @@ export async function dispatchOutbox(db: Database, now: Date, batchSize = DISPAT
       );
       // idempotency_key evt_<event>_<endpoint>: stable across retries and replays (also the webhook-id).
       const result = await tx.execute(sql`
-        insert into webhook_deliveries (clinic_id, endpoint_id, outbox_event_id, event_type, idempotency_key, status, next_attempt_at)
-        select o.clinic_id, e.id, o.id, o.event_type, 'evt_' || o.id || '_' || e.id, 'pending', ${now.toISOString()}::timestamptz
+        insert into webhook_deliveries (clinic_id, endpoint_id, outbox_event_id, event_type, idempotency_key, status, next_attempt_at, created_at)
+        select o.clinic_id, e.id, o.id, o.event_type, 'evt_' || o.id || '_' || e.id, 'pending', ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
         from outbox_events o
         join webhook_endpoints e
           on e.clinic_id = o.clinic_id and e.is_active and e.deleted_at is null and o.event_type = any(e.events)
+          and o.created_at >= e.created_at
         where o.id in (${idList})
         on conflict (endpoint_id, outbox_event_id) where replay_of is null do nothing
         returning id`);

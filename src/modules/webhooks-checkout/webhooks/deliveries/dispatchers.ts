@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, lte } from 'drizzle-orm';
+import { and, asc, lte } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
 import type { AppConfig } from '../../../../config';
 import type { Services } from '../../../../platform/context';
@@ -6,7 +6,7 @@ import type { Database } from '../../../../platform/db/client';
 import type { DeliveryQueue, QueuedAttempt } from '../../../../platform/providers/queue/types';
 import type { Sweep } from '../../../../platform/sweep';
 import { signingSecretsFor } from '../secrets';
-import { type DeliveryOptions, runDueDeliveries } from './deliver';
+import { type DeliveryOptions, deliverable, endpointOfDelivery, runDueDeliveries } from './deliver';
 import { dispatchOutbox } from './dispatch';
 
 /** Deliveries one dispatcher run (cron sweep, post-request kick) attempts or publishes at most. */
@@ -38,15 +38,8 @@ export async function publishDueDeliveries(
   const due = await db
     .select({ id: webhookDeliveries.id, attempts: webhookDeliveries.attempts, nextAttemptAt: webhookDeliveries.nextAttemptAt })
     .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(
-      and(
-        eq(webhookDeliveries.status, 'pending'),
-        eq(webhookEndpoints.isActive, true),
-        isNull(webhookEndpoints.deletedAt),
-        lte(webhookDeliveries.nextAttemptAt, now),
-      ),
-    )
+    .innerJoin(webhookEndpoints, endpointOfDelivery)
+    .where(and(deliverable(now), lte(webhookDeliveries.nextAttemptAt, now)))
     .orderBy(asc(webhookDeliveries.nextAttemptAt))
     .limit(DISPATCH_LIMIT);
   const overdueBefore = now.getTime() - QSTASH_OVERDUE_MS;

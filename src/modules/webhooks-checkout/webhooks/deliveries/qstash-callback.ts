@@ -12,8 +12,11 @@ import type { DeliveryQueue } from '../../../../platform/providers/queue/types';
 import { attemptDeliveryDetailed, type DeliveryOptions } from './deliver';
 import { deliveryOptions } from './dispatchers';
 
+/** A callback that found the endpoint's attempts in flight at its budget publishes itself again this much later. */
+export const BUSY_RETRY_MS = 10_000;
+
 export type CallbackAnswer =
-  | { status: 200; result: 'succeeded' | 'retry_scheduled' | 'in_progress' }
+  | { status: 200; result: 'succeeded' | 'retry_scheduled' | 'in_progress' | 'endpoint_busy' }
   | { status: 489; result: 'done' | 'endpoint_off' | 'unknown_delivery' };
 
 /**
@@ -47,6 +50,17 @@ export async function handleDeliveryCallback(
           return { status: 200, result: 'retry_scheduled' };
         case 'claimed':
           return { status: 200, result: 'in_progress' };
+        case 'endpoint_busy':
+          // The endpoint's failure budget is held by attempts in flight: ask again once they are over.
+          await queue.publish([
+            {
+              deliveryId,
+              attempts: attempt.attempts,
+              notBefore: new Date(now.getTime() + BUSY_RETRY_MS),
+              republishTag: `b${now.getTime()}`,
+            },
+          ]);
+          return { status: 200, result: 'endpoint_busy' };
         case 'endpoint_off':
           return { status: 489, result: 'endpoint_off' };
         case 'not_found':
