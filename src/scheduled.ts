@@ -9,6 +9,7 @@ import * as organization from './modules/organization';
 import * as storefront from './modules/storefront';
 import * as webhooksCheckout from './modules/webhooks-checkout';
 import { openDatabase } from './platform/db/client';
+import { idempotencyKeyRetention } from './platform/http/idempotency';
 import { describeError, logLine } from './platform/log';
 import { providersFor } from './platform/providers';
 import { deliverQueuedMessagesSweep } from './platform/providers/messaging';
@@ -18,6 +19,7 @@ import type { Sweep } from './platform/sweep';
 /** Every periodic job, in the order they run (each area's sweeps are listed in its index.ts). */
 export const SWEEPS: Sweep[] = [
   requestLogRetention, // request logs older than 90 days
+  idempotencyKeyRetention, // Idempotency-Key answers older than 24 hours
   ...access.sweeps,
   ...catalog.sweeps,
   ...orders.sweeps,

@@ -66,3 +66,37 @@ export const requestLogs = pgTable(
     index('request_logs_created_at_idx').on(t.createdAt),
   ],
 );
+
+export const IDEMPOTENCY_STATES = ['running', 'done'] as const;
+export type IdempotencyState = (typeof IDEMPOTENCY_STATES)[number];
+
+/**
+ * An Idempotency-Key of a write (docs/api-conventions.md, "Idempotent requests"): the first request's
+ * answer, kept 24 hours for the clinic. The key itself is stored only hashed, and the stored answer
+ * sealed with the deployment's data key (it may hold a secret shown once, or patient details).
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    id: id(),
+    clinicId: uuid('clinic_id')
+      .notNull()
+      .references(() => clinics.id, { onDelete: 'cascade' }),
+    /** Hex SHA-256 of the Idempotency-Key header. */
+    keyHash: text('key_hash').notNull(),
+    /** Hex SHA-256 of the request: method, path with query string, raw body. */
+    requestHash: text('request_hash').notNull(),
+    state: text('state').$type<IdempotencyState>().notNull().default('running'),
+    responseStatus: smallint('response_status'),
+    /** base64(iv || AES-GCM ciphertext) of { headers, body }. */
+    sealedResponse: text('sealed_response'),
+    createdAt: createdAt(),
+    expiresAt: timestamptz('expires_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('idempotency_keys_clinic_id_key_hash_key').on(t.clinicId, t.keyHash),
+    // The cron sweep deletes by expiry across all clinics.
+    index('idempotency_keys_expires_at_idx').on(t.expiresAt),
+    check('idempotency_keys_state_check', sql`${t.state} in ('running', 'done')`),
+  ],
+);

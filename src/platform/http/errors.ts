@@ -37,6 +37,9 @@ export type ErrorCode =
   | 'ILLEGAL_TRANSITION'
   | 'WEBHOOK_ENDPOINT_LIMIT_REACHED'
   | 'SANDBOX_KEY_REQUIRED'
+  // Idempotent requests (docs/api-conventions.md)
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'IDEMPOTENCY_KEY_IN_USE'
   // Billing (docs/billing.md)
   | 'PLAN_INVITE_ONLY'
   | 'ALREADY_ON_PLAN'

@@ -1,4 +1,4 @@
-import { createRoute, type RouteConfig } from '@hono/zod-openapi';
+import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { BRAND_ADMIN_ROLES, type Entitlement, type KeyScope } from '../../../drizzle/schema';
 import { readToken } from '../auth/jwt';
@@ -6,6 +6,7 @@ import { findActiveUser } from '../auth/users';
 import type { AppEnv, KeyPrincipal } from '../context';
 import { errorBody } from './envelope';
 import { ApiError, type ErrorCode, forbidden, unauthorized } from './errors';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, idempotency } from './idempotency';
 
 /** Who may call a route. Every route declares one; the guard is built from it, never written by hand. */
 export type RouteAccess =
@@ -115,11 +116,45 @@ export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'
   config: R,
 ) {
   const security = access.auth === 'key' ? [{ ApiKey: [] }] : access.auth === 'jwt' ? [{ BearerToken: [] }] : [];
+  const idempotent = acceptsIdempotencyKey(access, config.method, config.path);
+  const responses: Record<string, unknown> = { ...standardErrors(access, config), ...config.responses };
+  if (idempotent) {
+    for (const [status, text] of Object.entries(IDEMPOTENCY_ERRORS)) {
+      const declared = responses[status] as { description: string } | undefined;
+      responses[status] = declared ? { ...declared, description: `${declared.description} Or ${text}` } : errorResponse(text);
+    }
+  }
   return createRoute<P, R>({
     ...config,
+    ...(idempotent ? { request: { ...config.request, headers: idempotencyHeaders } } : {}),
     security,
-    responses: { ...standardErrors(access, config), ...config.responses },
-    middleware: [guard(access, config.path)],
+    responses,
+    middleware: idempotent ? [guard(access, config.path), idempotency] : [guard(access, config.path)],
     'x-access': access,
   } as R);
 }
+
+const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+/** Every write of /api/v1 made with a key takes an Idempotency-Key (docs/api-conventions.md). */
+export const acceptsIdempotencyKey = (access: RouteAccess, method: string, path: string) =>
+  access.auth === 'key' && WRITE_METHODS.has(method.toLowerCase()) && path.startsWith('/api/v1/');
+
+const IDEMPOTENCY_ERRORS = {
+  409: 'IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry later.',
+  422: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with a different request (method, path or body).',
+};
+
+const idempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(IDEMPOTENCY_KEY_MAX_LENGTH)
+    .optional()
+    .openapi({
+      description:
+        'Makes a retry safe: the first request with this key runs, and for 24 hours a retry of the same request (method, path, body) ' +
+        'answers the same status and body with Idempotent-Replayed: true, without running again. A UUID is a good key. docs/api-conventions.md.',
+      example: '5f0c6c2e-8a8e-4c39-9a37-2f1d0f3b8a11',
+    }),
+});

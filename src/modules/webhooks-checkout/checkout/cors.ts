@@ -18,13 +18,13 @@ export const PREFLIGHT_MAX_AGE_SECONDS = 7200;
  */
 export const CHECKOUT_CORS_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy',
+  'Access-Control-Expose-Headers': 'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Idempotent-Replayed',
 };
 
 export const CHECKOUT_PREFLIGHT_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'x-api-key, content-type',
+  'Access-Control-Allow-Headers': 'x-api-key, content-type, idempotency-key',
   'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
 };
 

@@ -1,0 +1,135 @@
+// Idempotency-Key on the writes of /api/v1 (docs/api-conventions.md, "Idempotent requests"), with
+// Stripe's semantics: the first request with a key runs and its answer is kept 24 hours for the
+// clinic; a retry of the same request gets that answer again (Idempotent-Replayed: true) and runs
+// nothing; the key on a different request is 422; a retry while the first still runs is 409; a 5xx
+// is not kept, so its retry runs again.
+//
+// Kept in PostgreSQL, not Redis: the record must outlive a Redis eviction or a limiter outage (a lost
+// record would run a payment-grade write twice), development has no Redis, and one indexed row per key
+// costs one statement to claim and one to store the answer.
+import { and, eq, lt, or, sql } from 'drizzle-orm';
+import type { MiddlewareHandler } from 'hono';
+import { idempotencyKeys } from '../../../drizzle/schema';
+import { sha256Hex } from '../auth/crypto';
+import type { AppEnv } from '../context';
+import { decrypt, encrypt } from '../crypto/secret-box';
+import type { Database } from '../db/client';
+import type { Sweep } from '../sweep';
+import { ApiError, badRequest, conflict } from './errors';
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+/** How long an answer is kept for retries. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
+/**
+ * A first request still marked running after this long died before its answer was kept (the isolate
+ * was stopped): a retry then runs again rather than being refused for the rest of the day.
+ */
+export const IDEMPOTENCY_ABANDONED_MS = 5 * 60_000;
+/** The answer's headers that are kept and replayed (the rest describe the transport, not the answer). */
+const KEPT_HEADERS = ['content-type', 'cache-control', 'pragma', 'location'];
+
+/** Visible ASCII and spaces, 1..255 characters (UUIDs are the usual choice). */
+const KEY_PATTERN = /^[\x20-\x7e]+$/;
+
+interface KeptAnswer {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Takes the key for this request, or (when another request holds or held it) answers nothing. */
+async function claim(db: Database, clinicId: string, keyHash: string, requestHash: string, now: Date): Promise<string | null> {
+  const expiresAt = new Date(now.getTime() + IDEMPOTENCY_TTL_MS);
+  const [row] = await db
+    .insert(idempotencyKeys)
+    .values({ clinicId, keyHash, requestHash, state: 'running', createdAt: now, expiresAt })
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.clinicId, idempotencyKeys.keyHash],
+      set: { requestHash, state: 'running', responseStatus: null, sealedResponse: null, createdAt: now, expiresAt },
+      // Only an expired record, or a first request abandoned mid-way, is taken over.
+      setWhere: or(
+        lt(idempotencyKeys.expiresAt, now),
+        and(eq(idempotencyKeys.state, 'running'), lt(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_ABANDONED_MS))),
+      ),
+    })
+    .returning({ id: idempotencyKeys.id });
+  return row?.id ?? null;
+}
+
+/**
+ * The middleware, placed by defineRoute after the access guard of every key-authenticated write (the
+ * clinic is the calling key's), before validation: a request refused for its input is kept too, as
+ * the same request would be refused the same way.
+ */
+export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const key = c.req.header(IDEMPOTENCY_HEADER);
+  if (key === undefined) return next();
+  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !KEY_PATTERN.test(key)) {
+    throw badRequest(`Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters`);
+  }
+  const { db, now, config } = c.get('services');
+  const { clinicId } = c.get('apiKey');
+  const url = new URL(c.req.url);
+  // Read once here; Hono keeps the text, and the validator parses the same bytes.
+  const body = await c.req.text();
+  const [keyHash, requestHash] = await Promise.all([sha256Hex(key), sha256Hex(`${c.req.method} ${url.pathname}${url.search}\n${body}`)]);
+  const context = `idempotency:${clinicId}:${keyHash}`;
+
+  const at = now();
+  const id = await claim(db, clinicId, keyHash, requestHash, at);
+  if (!id) {
+    const [kept] = await db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.clinicId, clinicId), eq(idempotencyKeys.keyHash, keyHash)));
+    // Gone between the two statements (a 5xx released it): the client may simply retry.
+    if (!kept || kept.state === 'running') {
+      throw conflict('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry later');
+    }
+    if (kept.requestHash !== requestHash) {
+      throw new ApiError(
+        422,
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
+      );
+    }
+    const answer = JSON.parse(await decrypt(kept.sealedResponse!, config.webhookSecretKey, context)) as KeptAnswer;
+    return new Response(answer.body, {
+      status: kept.responseStatus!,
+      headers: { ...answer.headers, 'Idempotent-Replayed': 'true' },
+    });
+  }
+
+  const release = () => db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.clinicId, clinicId)));
+  try {
+    await next();
+  } catch (error) {
+    // Errors are rendered by the app's handler; a 5xx is not kept either way.
+    await release();
+    throw error;
+  }
+  const res = c.res;
+  if (res.status >= 500) {
+    await release();
+    return;
+  }
+  const headers: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const value = res.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  const answer: KeptAnswer = { headers, body: await res.clone().text() };
+  await db
+    .update(idempotencyKeys)
+    .set({
+      state: 'done',
+      responseStatus: res.status,
+      sealedResponse: await encrypt(JSON.stringify(answer), config.webhookSecretKey, context),
+    })
+    .where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.clinicId, clinicId)));
+};
+
+/** The cron sweep: expired records are deleted (a retry after 24 hours runs as a new request). */
+export const idempotencyKeyRetention: Sweep = async function idempotencyKeyRetention(db, now) {
+  await db.execute(sql`delete from idempotency_keys where expires_at < ${now.toISOString()}::timestamptz`);
+};
