@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, index, integer, pgTable, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, boolean, check, index, integer, pgTable, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { clinics } from './clinics';
 import { createdAt, id, timestamptz } from './columns';
 import { users } from './users';
@@ -31,6 +31,8 @@ export const apiKeys = pgTable(
     expiresAt: timestamptz('expires_at'),
     lastUsedAt: timestamptz('last_used_at'),
     revokedAt: timestamptz('revoked_at'),
+    /** Set when the key was rolled: its successor. It keeps working until its expiresAt (docs/api-keys.md). */
+    rolledToKeyId: uuid('rolled_to_key_id').references((): AnyPgColumn => apiKeys.id, { onDelete: 'set null' }),
   },
   (t) => [
     uniqueIndex('api_keys_key_hash_key').on(t.keyHash),

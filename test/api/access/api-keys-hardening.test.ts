@@ -20,6 +20,7 @@ const METADATA_FIELDS = [
   'name',
   'rateLimitPerMin',
   'revokedAt',
+  'rolledToKeyId',
   'scopes',
 ];
 

@@ -194,6 +194,7 @@ describe('GET /api-keys', () => {
         'name',
         'rateLimitPerMin',
         'revokedAt',
+        'rolledToKeyId',
         'scopes',
       ].sort(),
     );

@@ -4,8 +4,8 @@ import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonConte
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
-import { createdKey, createKeyBody, keyMetadata } from './schemas';
-import { createApiKey, listApiKeys, revokeApiKey } from './service';
+import { createdKey, createKeyBody, keyMetadata, rolledKey, rollKeyBody } from './schemas';
+import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from './service';
 
 const tags = ['Auth and key management'];
 
@@ -51,6 +51,26 @@ const revokeKey = defineRoute(
   },
 );
 
+const rollKey = defineRoute(
+  { auth: 'jwt' },
+  {
+    method: 'post',
+    path: '/api-keys/{id}/roll',
+    operationId: 'rollApiKey',
+    tags,
+    summary: 'Roll an API key: a new raw key now, the old one working until expiresInSeconds have passed',
+    description:
+      'Creates a key with the same name, kind, scopes and limit (the raw key is returned once, in data.apiKey) and ends the old key ' +
+      'after expiresInSeconds (default 24 hours, at most 7 days, 0 = now); data.previousKey shows its new expiresAt and rolledToKeyId. ' +
+      'The pair counts as one key against the limit of 5. docs/api-keys.md.',
+    request: { params: idParam(), body: { ...jsonBody(rollKeyBody), required: false } },
+    responses: {
+      201: secretJsonContent(successBody(rolledKey), 'Rolled (Cache-Control: no-store: the body holds the new raw key)'),
+      409: jsonContent(errorBody, 'CONFLICT: the key is revoked, expired, or was rolled already (roll its successor)'),
+    },
+  },
+);
+
 export const apiKeyRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createKey, async (c) => {
     const { db, now } = c.get('services');
@@ -61,6 +81,12 @@ export const apiKeyRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listKeys, async (c) => {
     const { data, pagination } = await listApiKeys(c.get('services').db, c.get('user').clinicId, c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
+  })
+  .openapi(rollKey, async (c) => {
+    const { db, now } = c.get('services');
+    const user = c.get('user');
+    const key = await rollApiKey(db, user.clinicId, user.userId, c.req.valid('param').id, c.req.valid('json'), now());
+    return c.json(ok(key, 'API key rolled; store the new key now, it is not shown again'), 201, NO_STORE_HEADERS);
   })
   .openapi(revokeKey, async (c) => {
     const { db, now } = c.get('services');

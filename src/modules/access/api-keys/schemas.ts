@@ -46,6 +46,9 @@ export const keyMetadata = z
     expiresAt: z.string().datetime().nullable(),
     lastUsedAt: z.string().datetime().nullable(),
     revokedAt: z.string().datetime().nullable(),
+    rolledToKeyId: z.string().uuid().nullable().openapi({
+      description: 'Set once the key was rolled: the id of the key that replaced it. It keeps working until expiresAt.',
+    }),
   })
   .openapi('ApiKey');
 export type KeyMetadata = z.infer<typeof keyMetadata>;
@@ -53,3 +56,28 @@ export type KeyMetadata = z.infer<typeof keyMetadata>;
 export const createdKey = keyMetadata
   .extend({ apiKey: z.string().openapi({ description: 'The raw key. Shown once; only its hash is stored.' }) })
   .openapi('CreatedApiKey');
+
+/** One week: the longest an old key may keep working after a roll. */
+export const MAX_ROLL_OVERLAP_SECONDS = 7 * 24 * 60 * 60;
+export const DEFAULT_ROLL_OVERLAP_SECONDS = 24 * 60 * 60;
+
+export const rollKeyBody = z
+  .object({
+    expiresInSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_ROLL_OVERLAP_SECONDS)
+      .optional()
+      .openapi({
+        description: `How long the old key keeps working, in seconds: ${DEFAULT_ROLL_OVERLAP_SECONDS} (24 hours) when omitted, at most ${MAX_ROLL_OVERLAP_SECONDS} (7 days); 0 ends it now. Never extends the old key's own expiry.`,
+        example: 3600,
+      }),
+  })
+  .strict()
+  .openapi('RollApiKeyRequest');
+export type RollKeyBody = z.infer<typeof rollKeyBody>;
+
+export const rolledKey = createdKey
+  .extend({ previousKey: keyMetadata.openapi({ description: 'The rolled key: its expiresAt (when it stops working) and rolledToKeyId.' }) })
+  .openapi('RolledApiKey');

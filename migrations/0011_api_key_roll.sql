@@ -1,0 +1,2 @@
+ALTER TABLE "api_keys" ADD COLUMN "rolled_to_key_id" uuid;--> statement-breakpoint
+ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_rolled_to_key_id_api_keys_id_fk" FOREIGN KEY ("rolled_to_key_id") REFERENCES "public"."api_keys"("id") ON DELETE set null ON UPDATE no action;
