@@ -44,8 +44,51 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>) {
     },
     servers: [{ url: '/', description: 'This server' }],
   });
+  withoutRequestDefaults(document as unknown as OpenApiObject);
   documents.set(app, document);
   return document;
+}
+
+type SchemaObject = Record<string, unknown>;
+interface OpenApiObject {
+  paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: SchemaObject }> } }>>;
+  components?: { schemas?: Record<string, SchemaObject> };
+}
+
+/**
+ * Request bodies carry no `default`: code generators (openapi-typescript's defaultNonNullable) read a
+ * default as "always present" and make the field required in the request type, so a call that leaves
+ * it out would not compile. The default moves into the description, where people read it; the server
+ * applies it all the same. Response schemas keep theirs (there the field is always present).
+ */
+export function withoutRequestDefaults(document: OpenApiObject): void {
+  const components = document.components?.schemas ?? {};
+  const seen = new Set<SchemaObject>();
+  const visit = (schema: unknown): void => {
+    if (!schema || typeof schema !== 'object' || seen.has(schema as SchemaObject)) return;
+    const node = schema as SchemaObject;
+    seen.add(node);
+    if (typeof node.$ref === 'string') visit(components[node.$ref.replace('#/components/schemas/', '')]);
+    if ('default' in node) {
+      const note = `Default: ${JSON.stringify(node.default)}.`;
+      node.description = typeof node.description === 'string' ? `${node.description} ${note}` : note;
+      delete node.default;
+    }
+    for (const [keyword, value] of Object.entries(node)) {
+      // A map of schemas by name (a field may be called "default"): its values are the schemas.
+      // Values, not schemas: left as written.
+      if (keyword === 'example' || keyword === 'examples' || keyword === 'enum' || keyword === 'const') continue;
+      if (keyword === 'properties' || keyword === 'patternProperties' || keyword === '$defs') {
+        Object.values(value as Record<string, unknown>).forEach(visit);
+      } else if (Array.isArray(value)) value.forEach(visit);
+      else if (value && typeof value === 'object') visit(value);
+    }
+  };
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const media of Object.values(operation.requestBody?.content ?? {})) visit(media.schema);
+    }
+  }
 }
 
 /**

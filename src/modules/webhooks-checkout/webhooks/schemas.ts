@@ -17,7 +17,12 @@ const url = safeString()
   });
 
 const events = z
-  .array(safeString().max(100))
+  // Declared as the enumeration (typed clients get the names); checked below with a message naming the unknown ones.
+  .array(
+    safeString()
+      .max(100)
+      .openapi({ enum: [...WEBHOOK_EVENTS] }),
+  )
   .min(1)
   .max(WEBHOOK_EVENTS.length * 2)
   .superRefine((names, ctx) => {
