@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEVELOPMENT_JWT_SECRET, readConfig } from '../../src/config';
+import { ConfigError, DEVELOPMENT_JWT_SECRET, readConfig } from '../../src/config';
 import { classifyApiKey, crc32, generateApiKey, hashApiKey } from '../../src/platform/auth/api-key-format';
 import { hashPassword, PASSWORD_ITERATIONS, verifyPassword } from '../../src/platform/auth/password';
 
@@ -123,6 +123,36 @@ describe('configuration', () => {
     const ok = readConfig({ ...production, DATABASE_URL: 'postgres://h/db' });
     expect(ok.environment).toBe('production');
     expect(ok.upstash).toEqual({ url: 'https://u', token: 't' });
+  });
+
+  it('refuses the development switches in production, naming the variable, and honours them only in development and test', () => {
+    const prod = { ...production, DATABASE_URL: 'postgres://h/db' };
+    for (const name of ['DEV_SIMULATOR', 'WEBHOOK_ALLOW_INSECURE_LOCALHOST'] as const) {
+      for (const value of ['true', 'TRUE', '1', 'yes', ' true']) {
+        expect(() => readConfig({ ...prod, [name]: value }), `${name}=${value}`).toThrow(ConfigError);
+        expect(() => readConfig({ ...prod, [name]: value }), `${name}=${value}`).toThrow(
+          new RegExp(`^${name} is a development-only switch and is refused in production`),
+        );
+      }
+      // Unset, empty or "false" is the switch off: production runs, with it off.
+      for (const value of [undefined, '', 'false']) {
+        const config = readConfig({ ...prod, [name]: value });
+        expect(config.devSimulator).toBe(false);
+        expect(config.webhookAllowInsecureLocalhost).toBe(false);
+      }
+      // Any ENVIRONMENT but development and test is production (a stray "staging" too).
+      expect(() => readConfig({ ...prod, ENVIRONMENT: 'staging', [name]: 'true' })).toThrow(new RegExp(name));
+    }
+    for (const ENVIRONMENT of ['development', 'test']) {
+      const local = { ENVIRONMENT, DATABASE_URL: 'postgres://127.0.0.1/db' };
+      expect(readConfig({ ...local, DEV_SIMULATOR: 'true' }).devSimulator).toBe(true);
+      expect(readConfig({ ...local, WEBHOOK_ALLOW_INSECURE_LOCALHOST: 'true' }).webhookAllowInsecureLocalhost).toBe(true);
+      // Only "true" turns a switch on; anything else leaves it off without refusing.
+      for (const value of [undefined, '', 'false', '1', 'TRUE']) {
+        const config = readConfig({ ...local, DEV_SIMULATOR: value, WEBHOOK_ALLOW_INSECURE_LOCALHOST: value });
+        expect([config.devSimulator, config.webhookAllowInsecureLocalhost]).toEqual([false, false]);
+      }
+    }
   });
 
   it('ENVIRONMENT=development or test alone never gives a deployed Worker development defaults', () => {
