@@ -10,3 +10,16 @@ export const noSniff: MiddlewareHandler = async (c, next) => {
   await next();
   c.header('X-Content-Type-Options', 'nosniff');
 };
+
+/**
+ * The Content-Security-Policy of stored uploaded bytes served by the API (the logo proxy): nothing may
+ * load and the document is sandboxed (no script, no same origin, no forms), so a polyglot file (an image
+ * that is also HTML or SVG with script) can never run, even when opened directly in a browser.
+ */
+export const SERVED_UPLOAD_CSP = "default-src 'none'; sandbox";
+
+/** The headers every answer carrying stored uploaded bytes sends (nosniff is also set by noSniff). */
+export const SERVED_UPLOAD_HEADERS = {
+  'Content-Security-Policy': SERVED_UPLOAD_CSP,
+  'X-Content-Type-Options': 'nosniff',
+} as const;
