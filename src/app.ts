@@ -14,6 +14,7 @@ import { onError, onNotFound, validationError } from './platform/http/error-hand
 import { ApiError } from './platform/http/errors';
 import { apiKeyGateway, ipGateway } from './platform/http/gateway';
 import { docsPage, openApiDocument, registerSecuritySchemes } from './platform/http/openapi';
+import { noSniff } from './platform/http/security-headers';
 import type { ServicesFactory } from './platform/services';
 
 /** Bodies above these sizes answer 413. Upload routes may set tighter limits of their own. */
@@ -32,6 +33,7 @@ export function createApp(servicesFor: ServicesFactory) {
     },
   });
 
+  app.use('*', noSniff);
   app.use('*', async (c, next) => {
     const requestId = crypto.randomUUID();
     c.set('requestId', requestId);

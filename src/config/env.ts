@@ -19,6 +19,7 @@ export interface Env extends DatabaseEnv, MessagingEnv, DomainsEnv, SmsEnv, QSta
   JWT_SECRET?: string;
   UPSTASH_REDIS_REST_URL?: string;
   UPSTASH_REDIS_REST_TOKEN?: string;
+  /** "true" (development and test only) mounts the /_dev simulator routes; production refuses it set (ConfigError). */
   DEV_SIMULATOR?: string;
   /** R2 bucket of uploaded files (wrangler.toml [[r2_buckets]]); required in production (src/platform/providers/storage). */
   UPLOADS?: R2Bucket;
@@ -34,7 +35,7 @@ export interface Env extends DatabaseEnv, MessagingEnv, DomainsEnv, SmsEnv, QSta
   CHECKOUT_EMBED_BASE_URL?: string;
   /** base64 of 32 bytes: the AES-GCM key that encrypts webhook signing secrets; required in production (docs/webhooks.md). */
   WEBHOOK_SECRET_KEY?: string;
-  /** "true" (development and test only): webhook endpoints may also be http://127.0.0.1:PORT/... or http://localhost:PORT/... */
+  /** "true" (development and test only): webhook endpoints may also be http://127.0.0.1:PORT/... or http://localhost:PORT/...; production refuses it set (ConfigError). */
   WEBHOOK_ALLOW_INSECURE_LOCALHOST?: string;
   /** CRM OAuth apps (docs/crm-connection.md): where providers send the brand back, and each provider's client id. */
   CRM_OAUTH_REDIRECT_URL?: string;

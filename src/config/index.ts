@@ -29,6 +29,7 @@ export interface AppConfig {
   database: DatabaseConfig;
   jwtSecret: string;
   upstash: { url: string; token: string } | null;
+  /** DEV_SIMULATOR="true": the /_dev simulator routes exist (development and test only; readDevelopmentSwitch). */
   devSimulator: boolean;
   /** The Stripe adapter's key; null: the development processor (refused in production). */
   stripe: { secretKey: string } | null;
@@ -38,7 +39,7 @@ export interface AppConfig {
   checkoutEmbedBaseUrl?: string;
   /** base64 of the 32-byte AES-GCM key of webhook signing secrets (src/platform/crypto/secret-box.ts). */
   webhookSecretKey: string;
-  /** Webhook URLs may be plain-http loopback (development and test only). */
+  /** Webhook URLs may be plain-http loopback (development and test only; readDevelopmentSwitch). */
   webhookAllowInsecureLocalhost: boolean;
   /** QStash delivery of webhooks; null: the local dispatcher (cron, waitUntil) delivers. Required in production. */
   qstash: QStashConfig | null;
@@ -88,7 +89,8 @@ export function readConfig(env: Env): AppConfig {
   }
   const copilot = { model: env.COPILOT_MODEL || DEFAULT_COPILOT_MODEL };
   const webhookSecretKey = readWebhookSecretKey(env.WEBHOOK_SECRET_KEY, environment);
-  const webhookAllowInsecureLocalhost = environment !== 'production' && env.WEBHOOK_ALLOW_INSECURE_LOCALHOST === 'true';
+  const webhookAllowInsecureLocalhost = readDevelopmentSwitch('WEBHOOK_ALLOW_INSECURE_LOCALHOST', env, environment);
+  const devSimulator = readDevelopmentSwitch('DEV_SIMULATOR', env, environment);
   const qstash = readQStashConfig(env, environment);
   const crmOAuth = {
     redirectUrl: env.CRM_OAUTH_REDIRECT_URL || null,
@@ -108,7 +110,7 @@ export function readConfig(env: Env): AppConfig {
     database,
     jwtSecret,
     upstash,
-    devSimulator: env.DEV_SIMULATOR === 'true',
+    devSimulator,
     stripe,
     copilot,
     checkoutEmbedBaseUrl: env.CHECKOUT_EMBED_BASE_URL || undefined,
@@ -121,6 +123,25 @@ export function readConfig(env: Env): AppConfig {
     smsNumbers: smsNumbersConfigFrom(env, environment),
     uploadsPublicBaseUrl: env.UPLOADS_PUBLIC_BASE_URL || undefined,
   };
+}
+
+/**
+ * A development-only switch: "true" turns it on in development and test. In production any value but
+ * unset, empty or "false" is a ConfigError naming the variable: a switch that would let the simulator
+ * move money or a webhook reach loopback is refused loudly at startup, never silently ignored (an
+ * ignored switch hides a deployment mistake until someone relies on it).
+ */
+export function readDevelopmentSwitch(
+  name: 'DEV_SIMULATOR' | 'WEBHOOK_ALLOW_INSECURE_LOCALHOST',
+  env: Pick<Env, 'DEV_SIMULATOR' | 'WEBHOOK_ALLOW_INSECURE_LOCALHOST'>,
+  environment: Environment,
+): boolean {
+  const value = env[name];
+  if (environment !== 'production') return value === 'true';
+  if (value === undefined || value === '' || value === 'false') return false;
+  throw new ConfigError(
+    `${name} is a development-only switch and is refused in production (ENVIRONMENT is not development or test); remove it from the Worker's variables`,
+  );
 }
 
 const configs = new WeakMap<Env, AppConfig>();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEVELOPMENT_JWT_SECRET, readConfig } from '../../src/config';
-import { classifyApiKey, crc32, generateApiKey, hashApiKey } from '../../src/platform/auth/api-key-format';
+import { ConfigError, DEVELOPMENT_JWT_SECRET, readConfig } from '../../src/config';
+import { crc32, generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/platform/auth/api-key-format';
 import { hashPassword, PASSWORD_ITERATIONS, verifyPassword } from '../../src/platform/auth/password';
 
 describe('passwords (PBKDF2-SHA256, per-user salt)', () => {
@@ -32,20 +32,24 @@ describe('API key format', () => {
     expect(crc32(new TextEncoder().encode('123456789')).toString(16)).toBe('cbf43926');
   });
 
-  it('refuses mistyped and made-up keys by their checksum, and still accepts keys issued before checksums', async () => {
+  it('refuses mistyped and made-up keys by their checksum, and every key without one', async () => {
     const { raw } = await generateApiKey('secret', false);
-    expect(classifyApiKey(raw)).toBe('checksummed');
+    expect(isWellFormedApiKey(raw)).toBe(true);
     // Any single character changed anywhere (prefix excluded) breaks the checksum.
     for (let i = 'svc_live_'.length; i < raw.length; i++) {
       const swapped = raw.slice(0, i) + (raw[i] === 'A' ? 'B' : 'A') + raw.slice(i + 1);
-      expect(classifyApiKey(swapped), `position ${i}`).toBeNull();
+      expect(isWellFormedApiKey(swapped), `position ${i}`).toBe(false);
     }
     // The checksum covers the prefix: the same random part under another prefix is refused.
-    expect(classifyApiKey(raw.replace('svc_live_', 'svc_test_'))).toBeNull();
-    expect(classifyApiKey(raw.slice(0, -1))).toBeNull();
-    expect(classifyApiKey(`${raw}x`)).toBeNull();
-    // Legacy keys: the type prefix and 43 base64url characters, no checksum.
-    expect(classifyApiKey(`svc_live_${'A'.repeat(43)}`)).toBe('legacy');
+    expect(isWellFormedApiKey(raw.replace('svc_live_', 'svc_test_'))).toBe(false);
+    expect(isWellFormedApiKey(raw.slice(0, -1))).toBe(false);
+    expect(isWellFormedApiKey(`${raw}x`)).toBe(false);
+    // The checksum-less shape (type prefix and 43 base64url characters) was never issued: refused, as is
+    // a real key with its checksum cut off.
+    for (const prefix of ['svc_live_', 'svc_pk_', 'svc_ai_', 'svc_test_']) {
+      expect(isWellFormedApiKey(`${prefix}${'A'.repeat(43)}`), prefix).toBe(false);
+    }
+    expect(isWellFormedApiKey(raw.slice(0, -6))).toBe(false);
     for (const bad of [
       undefined,
       '',
@@ -55,7 +59,7 @@ describe('API key format', () => {
       `svc_live_${'A'.repeat(42)}\u0000`,
       `svc_live_${'é'.repeat(49)}`,
     ]) {
-      expect(classifyApiKey(bad)).toBeNull();
+      expect(isWellFormedApiKey(bad)).toBe(false);
     }
   });
 });
@@ -123,6 +127,36 @@ describe('configuration', () => {
     const ok = readConfig({ ...production, DATABASE_URL: 'postgres://h/db' });
     expect(ok.environment).toBe('production');
     expect(ok.upstash).toEqual({ url: 'https://u', token: 't' });
+  });
+
+  it('refuses the development switches in production, naming the variable, and honours them only in development and test', () => {
+    const prod = { ...production, DATABASE_URL: 'postgres://h/db' };
+    for (const name of ['DEV_SIMULATOR', 'WEBHOOK_ALLOW_INSECURE_LOCALHOST'] as const) {
+      for (const value of ['true', 'TRUE', '1', 'yes', ' true']) {
+        expect(() => readConfig({ ...prod, [name]: value }), `${name}=${value}`).toThrow(ConfigError);
+        expect(() => readConfig({ ...prod, [name]: value }), `${name}=${value}`).toThrow(
+          new RegExp(`^${name} is a development-only switch and is refused in production`),
+        );
+      }
+      // Unset, empty or "false" is the switch off: production runs, with it off.
+      for (const value of [undefined, '', 'false']) {
+        const config = readConfig({ ...prod, [name]: value });
+        expect(config.devSimulator).toBe(false);
+        expect(config.webhookAllowInsecureLocalhost).toBe(false);
+      }
+      // Any ENVIRONMENT but development and test is production (a stray "staging" too).
+      expect(() => readConfig({ ...prod, ENVIRONMENT: 'staging', [name]: 'true' })).toThrow(new RegExp(name));
+    }
+    for (const ENVIRONMENT of ['development', 'test']) {
+      const local = { ENVIRONMENT, DATABASE_URL: 'postgres://127.0.0.1/db' };
+      expect(readConfig({ ...local, DEV_SIMULATOR: 'true' }).devSimulator).toBe(true);
+      expect(readConfig({ ...local, WEBHOOK_ALLOW_INSECURE_LOCALHOST: 'true' }).webhookAllowInsecureLocalhost).toBe(true);
+      // Only "true" turns a switch on; anything else leaves it off without refusing.
+      for (const value of [undefined, '', 'false', '1', 'TRUE']) {
+        const config = readConfig({ ...local, DEV_SIMULATOR: value, WEBHOOK_ALLOW_INSECURE_LOCALHOST: value });
+        expect([config.devSimulator, config.webhookAllowInsecureLocalhost]).toEqual([false, false]);
+      }
+    }
   });
 
   it('ENVIRONMENT=development or test alone never gives a deployed Worker development defaults', () => {

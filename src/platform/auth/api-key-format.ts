@@ -40,22 +40,18 @@ export async function generateApiKey(kind: KeyKind, isSandbox: boolean): Promise
 export const hashApiKey = (raw: string) => sha256Hex(raw);
 
 /**
- * What the x-api-key value is, judged without the database:
- * - "checksummed": the current format with a matching checksum; worth a lookup.
- * - "legacy": a key issued before checksums (prefix plus 43 characters); still looked up until such
- *   keys expire (one year at most) or are revoked.
- * - null: cannot be a key of ours (missing, unknown prefix, wrong length or alphabet, bad checksum).
+ * Whether the x-api-key value can be a key of ours, judged without the database: a known prefix, 43
+ * base64url characters and a matching checksum. Anything else (missing, unknown prefix, wrong length or
+ * alphabet, bad checksum, and the checksum-less `<prefix><43 characters>` shape, which this code never
+ * issued) is refused before any lookup.
  */
-export function classifyApiKey(raw: string | undefined): 'checksummed' | 'legacy' | null {
-  if (!raw) return null;
+export function isWellFormedApiKey(raw: string | undefined): raw is string {
+  if (!raw) return false;
   const prefix = KNOWN_PREFIXES.find((p) => raw.startsWith(p));
-  if (!prefix) return null;
+  if (!prefix) return false;
   const rest = raw.slice(prefix.length);
-  if (!RANDOM_PART.test(rest)) return null;
-  if (rest.length === RANDOM_CHARS) return 'legacy';
-  if (rest.length !== RANDOM_CHARS + CHECKSUM_CHARS) return null;
-  const body = raw.slice(0, -CHECKSUM_CHARS);
-  return raw.slice(-CHECKSUM_CHARS) === checksum(body) ? 'checksummed' : null;
+  if (rest.length !== RANDOM_CHARS + CHECKSUM_CHARS || !RANDOM_PART.test(rest)) return false;
+  return raw.slice(-CHECKSUM_CHARS) === checksum(raw.slice(0, -CHECKSUM_CHARS));
 }
 
 function checksum(text: string): string {

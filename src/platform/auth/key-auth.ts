@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { apiKeys, clinics, plans } from '../../../drizzle/schema';
 import type { KeyPrincipal } from '../context';
 import type { Queryable } from '../db/client';
-import { classifyApiKey, hashApiKey } from './api-key-format';
+import { hashApiKey, isWellFormedApiKey } from './api-key-format';
 
 /**
  * The principal behind a raw x-api-key value, or null when the key is missing, unknown, revoked,
@@ -10,7 +10,7 @@ import { classifyApiKey, hashApiKey } from './api-key-format';
  * One indexed query (by hash) that also brings the clinic's plan entitlements.
  */
 export async function findKeyPrincipal(db: Queryable, raw: string | undefined, now: Date): Promise<KeyPrincipal | null> {
-  if (!raw || !classifyApiKey(raw)) return null;
+  if (!isWellFormedApiKey(raw)) return null;
   const [row] = await db
     .select({
       keyId: apiKeys.id,

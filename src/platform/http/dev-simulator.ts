@@ -8,7 +8,7 @@ import { ApiError, unauthorized } from './errors';
 import { checkKeyAccess } from './route';
 
 /**
- * Mounted once on /_dev/* (src/app.ts): without DEV_SIMULATOR="true" (production never sets it) every
+ * Mounted once on /_dev/* (src/app.ts): without DEV_SIMULATOR="true" (readConfig refuses it in production) every
  * /_dev path answers exactly the generic 404 of an unknown route, so the simulator does not exist.
  */
 export const devSimulatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {

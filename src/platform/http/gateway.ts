@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { classifyApiKey } from '../auth/api-key-format';
+import { isWellFormedApiKey } from '../auth/api-key-format';
 import { findKeyPrincipal } from '../auth/key-auth';
 import type { AppEnv } from '../context';
 import { clientIp, enforceRateLimits, requireClientIp } from '../rate-limit/enforce';
@@ -12,7 +12,7 @@ export const PUBLIC_API_PATHS = new Set(['/api/v1/openapi.json']);
 
 /**
  * Front door of every /api/v1 request, ordered so that what can be refused without the database is:
- * 1. a value that cannot be a key (no key, unknown prefix, bad checksum): 401, counted against the
+ * 1. a value that cannot be a key (no key, unknown prefix, wrong length, no or bad checksum): 401, counted against the
  *    client address; no lookup;
  * 2. an address over its limit of failed key attempts: 429 before any lookup, so a blocked flood
  *    costs no database work;
@@ -29,7 +29,7 @@ export const apiKeyGateway: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();
   const address = `ip:${clientIp(c)}`;
   const raw = c.req.header('x-api-key');
-  if (!raw || !classifyApiKey(raw)) return refuseKey(c, address);
+  if (!isWellFormedApiKey(raw)) return refuseKey(c, address);
   await enforceRateLimits(c, [IP_MINUTE], address, 'peek');
   const key = await findKeyPrincipal(services.db, raw, services.now());
   if (!key) return refuseKey(c, address);

@@ -258,9 +258,64 @@ describe('GET /api/v1/crm/connect/oauth/start', () => {
     }
   });
 
-  it('requires a known provider (400)', async () => {
+  it('refuses an unknown or empty provider (400 naming it)', async () => {
     const { key } = await crmTenant();
-    expect((await t.request('/api/v1/crm/connect/oauth/start', { key })).status).toBe(400);
-    expect((await t.request('/api/v1/crm/connect/oauth/start?provider=mailchimp', { key })).status).toBe(400);
+    for (const query of ['?provider=mailchimp', '?provider=', '?provider=HubSpot']) {
+      const res = await t.request(`/api/v1/crm/connect/oauth/start${query}`, { key });
+      expect(res.status, query).toBe(400);
+      expect(JSON.stringify(await res.json()), query).toContain('provider');
+    }
+  });
+
+  const start = async (key: string, query = '') => {
+    const res = await t.request(`/api/v1/crm/connect/oauth/start${query}`, { key });
+    return { status: res.status, body: await res.json() };
+  };
+
+  it('without a provider: the first provider for a clinic with no connection, its connected provider otherwise', async () => {
+    const { clinic, key, readKey } = await crmTenant();
+    const fresh = await start(readKey);
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.data.provider).toBe('hubspot');
+    expect(new URL(fresh.body.data.authorizeUrl).origin).toBe('https://app.hubspot.com');
+    const check = await verifyOAuthState(fresh.body.data.state, DEVELOPMENT_WEBHOOK_SECRET_KEY, new Date(t.clock.now()));
+    expect(check).toMatchObject({ ok: true, payload: { clinicId: clinic.id, provider: 'hubspot' } });
+
+    expect((await connect(key, { provider: 'pipedrive', apiKey: API_KEY })).status).toBe(200);
+    const connected = await start(readKey);
+    expect(connected.status).toBe(200);
+    expect(connected.body.data.provider).toBe('pipedrive');
+    expect(new URL(connected.body.data.authorizeUrl).origin).toBe('https://oauth.pipedrive.com');
+    // A named provider wins over the connected one.
+    expect((await start(readKey, '?provider=zoho')).body.data.provider).toBe('zoho');
+    // Another clinic's connection is not this clinic's choice.
+    expect((await start((await crmTenant()).readKey)).body.data.provider).toBe('hubspot');
+  });
+
+  it('in production without a provider: the first with an OAuth app configured; 503 when the default has none', async () => {
+    const { key, readKey } = await crmTenant();
+    const saved = { environment: t.config.environment, crmOAuth: t.config.crmOAuth };
+    try {
+      t.config.environment = 'production';
+      t.config.crmOAuth = { redirectUrl: null, clientIds: {} };
+      const none = await start(readKey);
+      expect(none.status).toBe(503);
+      expect(none.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: 'OAuth with HubSpot is not configured on this deployment' });
+
+      t.config.crmOAuth = { redirectUrl: 'https://portal.example.com/crm/callback', clientIds: { zoho: 'zoho-app', salesforce: 'sf-app' } };
+      const first = await start(readKey);
+      expect(first.status).toBe(200);
+      expect(first.body.data.provider).toBe('salesforce');
+      expect(new URL(first.body.data.authorizeUrl).searchParams.get('client_id')).toBe('sf-app');
+
+      // The connected provider is the clinic's choice: without its OAuth app, the deployment's 503.
+      await connect(key, { provider: 'pipedrive', apiKey: API_KEY });
+      expect(await start(readKey)).toMatchObject({
+        status: 503,
+        body: { message: 'OAuth with Pipedrive is not configured on this deployment' },
+      });
+    } finally {
+      Object.assign(t.config, saved);
+    }
   });
 });

@@ -7,7 +7,7 @@ import { generateApiKey, hashApiKey } from '../../../src/platform/auth/api-key-f
 import { IP_MINUTE } from '../../../src/platform/rate-limit/policy';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
-import { statementsOf } from '../../helpers/statements';
+import { countStatements, statementsOf } from '../../helpers/statements';
 
 const t = useTestApp();
 beforeEach(() => t.clock.freezeAtWindowStart(60));
@@ -45,15 +45,29 @@ describe('keys are checked before the database', () => {
     expect(refused.all).toHaveLength(2);
   });
 
-  it('keys issued before checksums (type prefix and 43 characters) keep working', async () => {
-    const { clinic } = await makeTenant(t.db);
-    const legacy = `svc_live_${'L'.repeat(30)}${crypto.randomUUID().replace(/-/g, '').slice(0, 13)}`;
+  it('a key without a checksum (type prefix and 43 characters) costs no statement and answers as a bad checksum does', async () => {
+    const { clinic, key } = await makeTenant(t.db);
+    const badChecksum = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
+    // Even a checksum-less key whose hash is stored (none was ever issued) is never looked up.
+    const stored = `svc_live_${'L'.repeat(30)}${crypto.randomUUID().replace(/-/g, '').slice(0, 13)}`;
     await makeKey(t.db, clinic.id).then(({ row }) =>
-      hashApiKey(legacy).then((keyHash) => t.db.update(apiKeys).set({ keyHash }).where(eq(apiKeys.id, row.id))),
+      hashApiKey(stored).then((keyHash) => t.db.update(apiKeys).set({ keyHash }).where(eq(apiKeys.id, row.id))),
     );
-    const res = await t.request('/api/v1/me', { key: legacy });
-    expect(res.status).toBe(200);
-    expect((await res.json()).data.clinicId).toBe(clinic.id);
+    const answer = async (raw: string, ip: string) => {
+      const { status, count } = await countStatements(t, () => t.request('/api/v1/me', { key: raw, headers: { 'cf-connecting-ip': ip } }));
+      const res = await t.request('/api/v1/me', { key: raw, headers: { 'cf-connecting-ip': ip } });
+      const headers: Record<string, string> = {};
+      res.headers.forEach((value, name) => {
+        if (name !== 'x-request-id') headers[name] = value;
+      });
+      return { status, count, second: { status: res.status, body: await res.json(), headers } };
+    };
+    const refused = await answer(badChecksum, '192.0.2.60');
+    expect(refused.status).toBe(401);
+    expect(refused.count).toBe(0);
+    for (const [i, raw] of [stored, `svc_live_${'A'.repeat(43)}`, `svc_test_${'z'.repeat(43)}`, key.slice(0, -6)].entries()) {
+      expect(await answer(raw, `192.0.2.${61 + i}`), raw).toEqual(refused);
+    }
   });
 });
 

@@ -311,6 +311,7 @@ describe('GET /api/v1/custom-website/logo-proxy', () => {
     expect(res.headers.get('content-length')).toBe(String(IMAGES.gif.byteLength));
     expect(res.headers.get('cache-control')).toBe('private, max-age=300');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
     expect(res.headers.get('last-modified')).toBe(new Date(uploaded.upload.createdAt).toUTCString());
     const etag = res.headers.get('etag')!;
     expect(etag).toBe(`"${uploaded.upload.id}"`);
@@ -321,6 +322,7 @@ describe('GET /api/v1/custom-website/logo-proxy', () => {
       expect(cached.status, header).toBe(304);
       expect(cached.headers.get('etag')).toBe(etag);
       expect(cached.headers.get('cache-control')).toBe('private, max-age=300');
+      expect(cached.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
       expect(await cached.text()).toBe('');
     }
     expect((await proxy(key, { 'if-none-match': '"something-else"' })).status).toBe(200);
@@ -332,6 +334,21 @@ describe('GET /api/v1/custom-website/logo-proxy', () => {
     expect(fresh.headers.get('content-type')).toBe('image/png');
     expect(fresh.headers.get('etag')).not.toBe(etag);
     expect(Buffer.from(await fresh.arrayBuffer()).equals(Buffer.from(IMAGES.png))).toBe(true);
+  });
+
+  it('serves a polyglot (a GIF that is also HTML with a script) sandboxed, so its script can never run', async () => {
+    const { key } = await makeTenant(t.db);
+    const script = new TextEncoder().encode('<html><body><script>alert(document.domain)</script></body></html>');
+    const polyglot = new Uint8Array([...IMAGES.gif, ...script]);
+    const upload = await send(t, `${SITE}/upload-logo`, { key, body: imageForm(polyglot, { field: 'logo', filename: 'logo.gif' }) });
+    expect(upload.status).toBe(200);
+    const res = await proxy(key);
+    expect(res.status).toBe(200);
+    // Declared an image, never sniffed as HTML, and even opened as a document: no script, no origin.
+    expect(res.headers.get('content-type')).toBe('image/gif');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(polyglot))).toBe(true);
   });
 
   it('answers 404 without a website, without a logo, and when the stored file is missing', async () => {

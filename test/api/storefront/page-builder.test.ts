@@ -516,3 +516,77 @@ describe('DELETE /api/v1/page-builder/pages/{id}', () => {
     expect((await getPage(other.key, theirs.id)).status).toBe(200);
   });
 });
+
+describe('active content in draftContent (refused, never rewritten)', () => {
+  /** A document with `value` deep inside, and the field path the 400 must name. */
+  const withValue = (value: string) => ({
+    sections: [
+      { type: 'hero', title: 'Welcome' },
+      { type: 'html', blocks: [{ html: '<p>fine</p>' }, { html: value }] },
+    ],
+  });
+  const FIELD = 'body.draftContent.sections.1.blocks.1.html';
+  const ACTIVE = [
+    '<p>Hi</p><script>alert(1)</script>',
+    '<img src=x onerror=alert(1)>',
+    '<svg/onload=alert(1)>',
+    '<a href="JaVaScRiPt:alert(1)">x</a>',
+    '<a href="java&#x09;script:alert(1)">x</a>',
+    '   javascript:alert(1)',
+    'vbscript:msgbox(1)',
+    '<a href="data:text/html,<b>x</b>">x</a>',
+    '<iframe src="https://example.com"></iframe>',
+    '<object data="x"></object>',
+    '<embed src="x">',
+  ];
+
+  const expectRefused = async (res: Response, field: string) => {
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { code: string; message: string; errors: { field: string; message: string }[] };
+    expect(body.code).toBe('VALIDATION_ERROR');
+    expect(body.errors).toEqual([{ field, message: expect.stringMatching(/^(the key )?must not contain /) }]);
+    expect(body.message).toContain(field);
+  };
+
+  it('create refuses each kind with 400 naming the path inside the document, and stores nothing', async () => {
+    const { key, clinic } = await tenant();
+    for (const [i, value] of ACTIVE.entries()) {
+      await expectRefused(await create(key, { slug: `bad-${i}`, draftContent: withValue(value) }), FIELD);
+    }
+    // In a key, and in a link field at the top.
+    await expectRefused(
+      await create(key, { slug: 'bad-key', draftContent: { attrs: { '<script>': 1 } } }),
+      'body.draftContent.attrs."<script>"',
+    );
+    await expectRefused(await create(key, { slug: 'bad-link', draftContent: { href: 'javascript:alert(1)' } }), 'body.draftContent.href');
+    expect(await t.db.$count(pages, eq(pages.clinicId, clinic.id))).toBe(0);
+    // Ordinary rich text, https and site links and inline raster images are fine.
+    const fine = withValue(
+      '<p>Read <a href="https://example.com/a">this</a> or <a href="/about">that</a>.</p><img src="data:image/png;base64,iVBORw0KGgo=">',
+    );
+    expect((await create(key, { slug: 'fine', draftContent: fine })).status).toBe(201);
+  });
+
+  it('update refuses it and keeps the saved draft', async () => {
+    const { key } = await tenant();
+    const page = await made(key, { slug: 'keep', draftContent: content('Saved') });
+    for (const value of ACTIVE) await expectRefused(await put(key, page.id, { draftContent: withValue(value) }), FIELD);
+    expect((await (await getPage(key, page.id)).json()).data.draftContent).toEqual(content('Saved'));
+  });
+
+  it('publish refuses a draft stored before the rule (naming its path) and changes nothing', async () => {
+    const { key } = await tenant();
+    const page = await made(key, { slug: 'older', draftContent: content('Old') });
+    // Written behind the API's back, as a row saved before the rule existed would be.
+    await t.db
+      .update(pages)
+      .set({ draftContent: withValue('<img src=x onerror=alert(1)>') })
+      .where(eq(pages.id, page.id));
+    const res = await publish(key, page.id);
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.errors).toEqual([{ field: 'draftContent.sections.1.blocks.1.html', message: expect.stringContaining('onerror=') }]);
+    expect(await t.db.$count(pageVersions, eq(pageVersions.pageId, page.id))).toBe(0);
+    expect((await (await getPage(key, page.id)).json()).data).toMatchObject({ status: 'draft', publishedContent: null });
+  });
+});

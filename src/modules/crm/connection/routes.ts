@@ -6,7 +6,7 @@ import { ApiError } from '../../../platform/http/errors';
 import { defineRoute } from '../../../platform/http/route';
 import { type CrmProvider, PROVIDERS } from './providers';
 import { connectApiKeyBody, crmConnection, crmDisconnected, oauthStart, oauthStartQuery, phiSyncBody } from './schemas';
-import { connectWithApiKey, disconnectCrm, getCrmConnection, type OAuthApp, setPhiSync, startOAuth } from './service';
+import { connectWithApiKey, defaultOAuthProvider, disconnectCrm, getCrmConnection, type OAuthApp, setPhiSync, startOAuth } from './service';
 
 const tags = ['CRM connection'];
 const read = { auth: 'key', scope: 'read', gate: 'crm_connect' } as const;
@@ -52,7 +52,8 @@ const oauthStartRoute = defineRoute(read, {
   tags,
   summary: "The provider's OAuth consent URL, with a signed state that expires in 10 minutes (changes nothing)",
   description:
-    'Nothing is stored: the connection is made when the OAuth callback (brand portal) presents the code and this state. docs/crm-connection.md.',
+    'Nothing is stored: the connection is made when the OAuth callback (brand portal) presents the code and this state. ' +
+    "provider is optional: without it, the clinic's connected provider, else the first this deployment has an OAuth app for. docs/crm-connection.md.",
   request: { query: oauthStartQuery },
   responses: {
     200: secretJsonContent(successBody(oauthStart), 'The authorize URL and its state (sent with Cache-Control: no-store)'),
@@ -75,16 +76,14 @@ const DEVELOPMENT_REDIRECT_URI = 'http://localhost:8787/crm/oauth/callback';
 
 /**
  * The deployment's OAuth app for a provider: CRM_OAUTH_<PROVIDER>_CLIENT_ID and CRM_OAUTH_REDIRECT_URL
- * (config.crmOAuth, src/config/index.ts). Unset: a development placeholder outside production, 503 in production.
+ * (config.crmOAuth, src/config/index.ts). Unset: a development placeholder outside production, null in production.
  */
-function oauthAppFor(c: Context<AppEnv>, provider: CrmProvider): OAuthApp {
+function oauthAppFor(c: Context<AppEnv>, provider: CrmProvider): OAuthApp | null {
   const { crmOAuth, environment } = c.get('services').config;
   const clientId = crmOAuth.clientIds[provider];
   const redirectUri = crmOAuth.redirectUrl;
   if (clientId && redirectUri) return { clientId, redirectUri };
-  if (environment === 'production') {
-    throw new ApiError(503, 'SERVICE_UNAVAILABLE', `OAuth with ${PROVIDERS[provider].label} is not configured on this deployment`);
-  }
+  if (environment === 'production') return null;
   return { clientId: `development-${provider}-client-id`, redirectUri: DEVELOPMENT_REDIRECT_URI };
 }
 
@@ -102,9 +101,13 @@ export const crmConnectionRoutes = new OpenAPIHono<AppEnv>()
     return c.json(ok(connection, 'CRM connected'), 200);
   })
   .openapi(oauthStartRoute, async (c) => {
-    const { now, config } = c.get('services');
-    const { provider } = c.req.valid('query');
-    const started = await startOAuth(c.get('apiKey').clinicId, provider, oauthAppFor(c, provider), config.webhookSecretKey, now());
+    const { db, now, config } = c.get('services');
+    const clinicId = c.get('apiKey').clinicId;
+    const provider = c.req.valid('query').provider ?? (await defaultOAuthProvider(db, clinicId, (p) => oauthAppFor(c, p) !== null));
+    const app = oauthAppFor(c, provider);
+    if (!app)
+      throw new ApiError(503, 'SERVICE_UNAVAILABLE', `OAuth with ${PROVIDERS[provider].label} is not configured on this deployment`);
+    const started = await startOAuth(clinicId, provider, app, config.webhookSecretKey, now());
     // The state is a bearer of the clinic's intent: no cache keeps it.
     return c.json(ok(started), 200, NO_STORE_HEADERS);
   })

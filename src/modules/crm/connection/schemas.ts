@@ -29,7 +29,14 @@ export const connectApiKeyBody = z
   .openapi('ConnectCrmApiKeyRequest');
 export type ConnectApiKeyBody = z.infer<typeof connectApiKeyBody>;
 
-export const oauthStartQuery = z.object({ provider: providerField });
+export const oauthStartQuery = z.object({
+  provider: providerField.optional().openapi({
+    description:
+      "hubspot, salesforce, pipedrive or zoho. Optional: without it, the clinic's connected provider (re-authorising it), " +
+      'else the first of hubspot, salesforce, pipedrive, zoho this deployment has an OAuth app for (hubspot outside production).',
+    example: 'hubspot',
+  }),
+});
 
 export const phiSyncBody = z
   .object({

@@ -6,7 +6,7 @@ import { isoOrNull } from '../../../platform/http/dates';
 import { notFound } from '../../../platform/http/errors';
 import { credentialHintFor, encryptCrmCredentials } from './credentials';
 import { signOAuthState } from './oauth-state';
-import { type CrmProvider, PROVIDERS } from './providers';
+import { CRM_PROVIDERS, type CrmProvider, PROVIDERS } from './providers';
 import type { ConnectApiKeyBody, CrmConnection, PhiSyncBody } from './schemas';
 
 const RESOURCE = 'CRM connection';
@@ -103,6 +103,26 @@ export async function setPhiSync(db: Database, clinicId: string, body: PhiSyncBo
   const [row] = await db.update(crmConnections).set(changes).where(forClinic(db, clinicId).where(crmConnections)).returning(safeColumns);
   if (!row) throw notFound(RESOURCE);
   return toConnection(row);
+}
+
+/**
+ * The provider OAuth starts with when the request names none (the specification's request is "none"):
+ * the clinic's connected provider (its choice, re-authorised), else the first provider, in the order
+ * of CRM_PROVIDERS, that this deployment can start OAuth with, else the first provider (whose start
+ * then answers the deployment's 503). One indexed read of the clinic's connection row.
+ */
+export async function defaultOAuthProvider(
+  db: Database,
+  clinicId: string,
+  canStart: (provider: CrmProvider) => boolean,
+): Promise<CrmProvider> {
+  const [connected] = await db
+    .select({ provider: crmConnections.provider })
+    .from(crmConnections)
+    .where(eq(crmConnections.clinicId, clinicId))
+    .limit(1);
+  if (connected) return connected.provider as CrmProvider;
+  return CRM_PROVIDERS.find(canStart) ?? CRM_PROVIDERS[0];
 }
 
 export interface OAuthApp {

@@ -3,6 +3,7 @@ import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { notFound } from '../../../platform/http/errors';
 import { defineRoute } from '../../../platform/http/route';
+import { SERVED_UPLOAD_CSP, SERVED_UPLOAD_HEADERS } from '../../../platform/http/security-headers';
 import { checkImageField, IMAGE_RULES, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from '../../catalog';
 import {
   customWebsite,
@@ -103,6 +104,10 @@ const cacheHeaders = {
   ETag: { description: 'Names this logo (the upload); send it back in If-None-Match.', schema: { type: 'string' as const } },
   'Cache-Control': { description: LOGO_CACHE_CONTROL, schema: { type: 'string' as const } },
   'Last-Modified': { description: 'When this logo was uploaded.', schema: { type: 'string' as const } },
+  'Content-Security-Policy': {
+    description: `${SERVED_UPLOAD_CSP}: the bytes can never run as a document (a polyglot image stays an image).`,
+    schema: { type: 'string' as const },
+  },
 };
 
 const logoProxy = defineRoute(read, {
@@ -184,6 +189,7 @@ export const customWebsiteRoutes = new OpenAPIHono<AppEnv>()
     const { db, storage, now } = c.get('services');
     const logo = await findLogo({ db, storage, now }, c.get('apiKey').clinicId);
     const headers: Record<string, string> = {
+      ...SERVED_UPLOAD_HEADERS,
       ETag: logo.etag,
       'Cache-Control': LOGO_CACHE_CONTROL,
       'Last-Modified': logo.lastModified.toUTCString(),
@@ -195,7 +201,6 @@ export const customWebsiteRoutes = new OpenAPIHono<AppEnv>()
       ...headers,
       'Content-Type': logo.contentType,
       'Content-Length': String(bytes.byteLength),
-      'X-Content-Type-Options': 'nosniff',
       'Content-Disposition': 'inline',
     });
   });

@@ -120,7 +120,7 @@ const publish = defineRoute(write, {
   summary: 'Publish the draft and snapshot it as the next numbered version',
   description:
     'Atomically: publishedContent becomes the draft, status published, publishedVersion + 1, and a version row keeps the content and SEO fields. ' +
-    'An empty draft ({}) answers 400 and changes nothing.',
+    'An empty draft ({}), or one with active content (a draft saved before that rule; docs/page-builder.md), answers 400 and changes nothing.',
   request: { params: idParam() },
   responses: { 200: jsonContent(successBody(page), 'Published') },
 });

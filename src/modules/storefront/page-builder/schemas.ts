@@ -37,12 +37,14 @@ const draftContent = z
   .record(z.string(), z.unknown())
   .superRefine((value, ctx) => {
     const problem = contentProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
   })
   .openapi({
     description:
       `The page's document as the page builder edits it: any JSON object, at most ${MAX_CONTENT_BYTES} bytes (256 KiB) as JSON (413 above) and ` +
-      `${MAX_CONTENT_DEPTH} levels deep; strings without control characters other than tab, LF and CR.`,
+      `${MAX_CONTENT_DEPTH} levels deep; strings without control characters other than tab, LF and CR, and without active content ` +
+      '(script, iframe, object, embed and similar elements, on...= event handlers, javascript:/vbscript: URLs, data: URLs other than raster images): ' +
+      'refused with 400 naming the path inside the document, never rewritten. docs/page-builder.md.',
     example: { sections: [{ type: 'hero', title: 'Feel like yourself again' }] },
   });
 

@@ -9,7 +9,7 @@ import { type ApiError, badRequest, conflict, invalidFields, notFound } from '..
 import { isUuid } from '../../../platform/http/ids';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import { type CheckedImage, storeImage, type UploadDeps } from '../../catalog';
-import { assertContentSize } from './content';
+import { assertContentSize, contentProblem } from './content';
 import {
   type CreatePageBody,
   type MenuItem,
@@ -256,6 +256,20 @@ export async function publishPage(db: Database, clinicId: string, id: string, no
     if (!current) throw notFound(RESOURCE);
     if (Object.keys(current.draftContent ?? {}).length === 0) {
       throw badRequest("The page's draft is empty ({}): save draftContent with PUT /api/v1/page-builder/pages/{id} before publishing");
+    }
+    // Drafts are checked when saved; this catches one saved before a rule existed, so the storefront
+    // never gets active content through a publish.
+    const problem = contentProblem(current.draftContent);
+    if (problem) {
+      throw invalidFields(
+        [
+          {
+            field: ['draftContent', ...problem.path].join('.'),
+            message: `${problem.message}; save a corrected draft with PUT before publishing`,
+          },
+        ],
+        'draft',
+      );
     }
     // publishedVersion is the newest version's number; the max over the rows guards against a row
     // written behind its back (a re-seed, a restore), so the next number is always free.

@@ -1,6 +1,6 @@
 // The development simulator: POST /_dev/orders/{id}/events applies one platform event to one order.
 // Development only (docs/order-lifecycle.md, "Development simulator"): when config.devSimulator is
-// false (DEV_SIMULATOR is not "true"; production never sets it) devSimulatorOnly, mounted on /_dev/* in
+// false (DEV_SIMULATOR is not "true"; production refuses it in readConfig) devSimulatorOnly, mounted on /_dev/* in
 // src/app.ts, answers exactly the generic 404 of an unknown route, so the route does not exist. Registered with plain Hono
 // methods: it is not an API operation and is not in the OpenAPI document.
 import { Hono } from 'hono';
