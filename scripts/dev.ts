@@ -111,7 +111,8 @@ async function shutdown(code: number, reason?: string): Promise<void> {
   process.exit(code);
 }
 
-async function prepareDatabase(): Promise<string> {
+/** The database to use, reachable: the embedded PostgreSQL started (or DATABASE_URL), brand_admin created. */
+async function startDatabase(): Promise<string> {
   if (process.env.ENVIRONMENT === 'production') throw new Error('Refusing to load demo data with ENVIRONMENT=production.');
   let url = process.env.DATABASE_URL;
   if (url) {
@@ -131,6 +132,10 @@ async function prepareDatabase(): Promise<string> {
     // A hosted DATABASE_URL may not allow connecting to its `postgres` database; migrate says if ours is missing.
     console.warn(`[dev] Could not check that the database exists (${String(error)}); continuing.`);
   }
+  return url;
+}
+
+async function loadDatabase(url: string): Promise<void> {
   await migrateDatabase(url);
   const { db, close } = connect(url, 1);
   try {
@@ -139,7 +144,6 @@ async function prepareDatabase(): Promise<string> {
     await close();
   }
   console.log('[dev] Migrations applied, demo data loaded.');
-  return url;
 }
 
 /** The UPLOADS bucket of wrangler.toml. */
@@ -294,11 +298,16 @@ try {
       `Port ${port} on 127.0.0.1 is already in use, probably by a wrangler dev from an earlier run (look for it with: ps aux | grep wrangler). Stop it, or set PORT.`,
     );
   }
+  // Three slow starts overlap: the demo images (before wrangler, which serves their bucket), the
+  // migrations and demo data, and wrangler itself (no request reaches it before the banner).
   const images = putSeedObjects();
-  const databaseUrl = await prepareDatabase();
+  const databaseUrl = await startDatabase();
+  const loaded = loadDatabase(databaseUrl);
+  loaded.catch(() => {}); // awaited below; a failure must not count as unhandled while wrangler starts
   await images;
-  if (!stopping) {
-    wrangler = startWrangler(databaseUrl);
+  if (!stopping) wrangler = startWrangler(databaseUrl);
+  await loaded;
+  if (!stopping && wrangler) {
     await waitForHealth(wrangler);
     printBanner();
   }
