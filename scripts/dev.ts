@@ -1,12 +1,13 @@
 // npm run dev — the API in workerd (wrangler dev) on http://127.0.0.1:8787, backed by an embedded
 // PostgreSQL 17 in .data/postgres (or by DATABASE_URL), migrated and loaded with demo data.
-// Env: DATABASE_URL, DEV_DATABASE_PORT (54329), PORT (8787), JWT_SECRET.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+// Env: DATABASE_URL, DEV_DATABASE_PORT (54329), PORT (8787), JWT_SECRET, DEV_DATA_DIR (see dataDirs).
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { DEVELOPMENT_JWT_SECRET } from '../src/config';
 import { connect, ensureDatabase } from './lib/database';
 import { isPortFree, type RunningPostgres, startEmbeddedPostgres } from './lib/embedded-postgres';
@@ -14,10 +15,20 @@ import { migrateDatabase } from './lib/migrations';
 import { DEMO_LOGINS, DEMO_PASSWORD, seedDemoData } from './seed';
 import { STOREFRONT_SEED_OBJECTS } from './seed/storefront-pages';
 
+const execFileAsync = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const port = Number(process.env.PORT ?? 8787);
 const databasePort = Number(process.env.DEV_DATABASE_PORT ?? 54329);
 const baseUrl = `http://127.0.0.1:${port}`;
+/**
+ * Where the embedded PostgreSQL and wrangler's local state (the R2 bucket) live. By default
+ * .data/postgres and wrangler's own .wrangler/state; DEV_DATA_DIR puts both under one folder, so a
+ * second dev server (test/integration/dev-server.test.ts) shares nothing with the developer's.
+ */
+const dataDirs = process.env.DEV_DATA_DIR
+  ? { postgres: join(resolve(process.env.DEV_DATA_DIR), 'postgres'), wrangler: join(resolve(process.env.DEV_DATA_DIR), 'wrangler') }
+  : { postgres: join(root, '.data', 'postgres'), wrangler: undefined };
+const persistTo = dataDirs.wrangler ? ['--persist-to', dataDirs.wrangler] : [];
 const HEALTH_TIMEOUT_MS = 120_000;
 /**
  * The dev server is one workerd isolate: its connection gate lets DEV_GATE_CONNECTIONS requests hold a
@@ -39,21 +50,24 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => void shutdown(0, `${signal} received`));
 }
 
-/** Parent pid of another process; undefined once it is gone. */
-function parentOf(pid: number): number | undefined {
+/** Parent pid of another process; undefined once it is gone. Asynchronous, so a signal is never held up. */
+async function parentOf(pid: number): Promise<number | undefined> {
   try {
-    return Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8', stdio: 'pipe' }).trim());
+    return Number((await execFileAsync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' })).stdout.trim());
   } catch {
     return undefined;
   }
 }
 
-// `npm run dev` starts sh -c → tsx → this script. A SIGTERM sent to npm alone kills npm and sh without
-// reaching tsx, so watch our launcher: once our parent or its parent changes, shut down.
-const launcher = { parent: process.ppid, grandparent: parentOf(process.ppid) };
-setInterval(() => {
-  if (process.ppid !== launcher.parent || parentOf(launcher.parent) !== launcher.grandparent) {
-    void shutdown(1, 'the process that started `npm run dev` has exited');
+// `npm run dev` starts sh -c → node with tsx as a loader → this script. (Not the tsx command: its signal
+// relay SIGKILLs a child that does not acknowledge a Ctrl-C within 30 ms, which orphaned wrangler on a
+// busy machine.) A SIGTERM sent to npm alone kills npm and sh without reaching us, so watch our
+// launcher: once our parent or its parent changes, shut down. A Ctrl-C ends npm and reaches us at the
+// same moment: its handler gets the first word (a clean stop, exit code 0).
+const launcher = { parent: process.ppid, grandparent: await parentOf(process.ppid) };
+setInterval(async () => {
+  if (process.ppid !== launcher.parent || (await parentOf(launcher.parent)) !== launcher.grandparent) {
+    setTimeout(() => void shutdown(1, 'the process that started `npm run dev` has exited'), 250);
   }
 }, 1_000).unref();
 
@@ -93,16 +107,18 @@ async function shutdown(code: number, reason?: string): Promise<void> {
   if (reason) console.log(`\n[dev] ${reason}; stopping…`);
   await stopWrangler();
   await postgres?.stop().catch((error: unknown) => console.error('[dev] stopping PostgreSQL failed:', error));
+  console.log(`[dev] Stopped${code === 0 ? '' : ` (exit code ${code})`}.`);
   process.exit(code);
 }
 
-async function prepareDatabase(): Promise<string> {
+/** The database to use, reachable: the embedded PostgreSQL started (or DATABASE_URL), brand_admin created. */
+async function startDatabase(): Promise<string> {
   if (process.env.ENVIRONMENT === 'production') throw new Error('Refusing to load demo data with ENVIRONMENT=production.');
   let url = process.env.DATABASE_URL;
   if (url) {
     console.log(`[dev] Using DATABASE_URL (${new URL(url).host}).`);
   } else {
-    const dataDir = join(root, '.data', 'postgres');
+    const dataDir = dataDirs.postgres;
     console.log(`[dev] Starting PostgreSQL 17 on 127.0.0.1:${databasePort} (data in ${dataDir})…`);
     postgres = await startEmbeddedPostgres({ dataDir, port: databasePort, persistent: true, maxConnections: DEV_POSTGRES_MAX_CONNECTIONS });
     const target = new URL(postgres.url);
@@ -116,6 +132,10 @@ async function prepareDatabase(): Promise<string> {
     // A hosted DATABASE_URL may not allow connecting to its `postgres` database; migrate says if ours is missing.
     console.warn(`[dev] Could not check that the database exists (${String(error)}); continuing.`);
   }
+  return url;
+}
+
+async function loadDatabase(url: string): Promise<void> {
   await migrateDatabase(url);
   const { db, close } = connect(url, 1);
   try {
@@ -124,7 +144,6 @@ async function prepareDatabase(): Promise<string> {
     await close();
   }
   console.log('[dev] Migrations applied, demo data loaded.');
-  return url;
 }
 
 /** The UPLOADS bucket of wrangler.toml. */
@@ -133,29 +152,38 @@ const UPLOADS_BUCKET = 'brand-admin-uploads';
 /**
  * The seeded storefront images (logos, heroes) into the local R2 bucket `wrangler dev --local` serves,
  * so GET /api/v1/custom-website/logo-proxy streams real bytes for the demo clinics. Overwrites each
- * run; a failure only warns (the API still runs; the proxy then answers 404 for those logos).
+ * run; a failure only warns (the API still runs; the proxy then answers 404 for those logos). Runs
+ * while the database is prepared: neither needs the other.
  */
-function putSeedObjects(): void {
+async function putSeedObjects(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'brand-admin-seed-'));
   try {
-    for (const object of STOREFRONT_SEED_OBJECTS) {
-      const file = join(dir, 'object');
+    // One `wrangler r2 bulk put` per content type (each wrangler start costs seconds), not one per object.
+    const byType = new Map<string, { key: string; file: string }[]>();
+    STOREFRONT_SEED_OBJECTS.forEach((object, i) => {
+      const file = join(dir, `object-${i}`);
       writeFileSync(file, object.bytes);
-      execFileSync(
+      byType.set(object.contentType, [...(byType.get(object.contentType) ?? []), { key: object.key, file }]);
+    });
+    for (const [contentType, entries] of byType) {
+      const list = join(dir, 'objects.json');
+      writeFileSync(list, JSON.stringify(entries));
+      await execFileAsync(
         process.execPath,
         [
           join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
           'r2',
-          'object',
+          'bulk',
           'put',
-          `${UPLOADS_BUCKET}/${object.key}`,
+          UPLOADS_BUCKET,
           '--local',
-          '--file',
-          file,
+          '--filename',
+          list,
           '--content-type',
-          object.contentType,
+          contentType,
+          ...persistTo,
         ],
-        { cwd: root, stdio: 'ignore', env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_SEND_ERROR_REPORTS: 'false' } },
+        { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_SEND_ERROR_REPORTS: 'false' } },
       );
     }
     console.log(`[dev] ${STOREFRONT_SEED_OBJECTS.length} demo images stored in the local ${UPLOADS_BUCKET} bucket.`);
@@ -171,6 +199,11 @@ function startWrangler(databaseUrl: string): ChildProcess {
     ENVIRONMENT: 'development',
     DATABASE_URL: databaseUrl,
     DATABASE_MAX_CONNECTIONS: String(DEV_GATE_CONNECTIONS),
+    // node-postgres straight to DATABASE_URL (the driver the HYPERDRIVE binding uses in production), not
+    // through wrangler's local Hyperdrive proxy: that proxy (miniflare 4.20260426) pipes sockets without
+    // error handlers, so one socket reset (a connection closed right after a query error, e.g. a 409 race)
+    // kills wrangler. Its fix (wrangler 4.87) needs Node 22. README, "How `npm run dev` reaches the database".
+    DATABASE_BYPASS_HYPERDRIVE: 'true',
     JWT_SECRET: process.env.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET,
     DEV_SIMULATOR: 'true', // mounts /_dev (docs/order-lifecycle.md); never set in wrangler.toml
     WEBHOOK_ALLOW_INSECURE_LOCALHOST: 'true', // http://127.0.0.1:PORT webhook receivers (docs/webhooks.md)
@@ -187,6 +220,7 @@ function startWrangler(databaseUrl: string): ChildProcess {
       String(port),
       '--show-interactive-dev-session=false',
       '--test-scheduled',
+      ...persistTo,
       // --var overrides [vars] in wrangler.toml; a developer's own .dev.vars (e.g. Upstash) still loads.
       ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
     ],
@@ -200,13 +234,19 @@ function startWrangler(databaseUrl: string): ChildProcess {
         WRANGLER_SEND_METRICS: 'false',
         WRANGLER_SEND_ERROR_REPORTS: 'false',
         CLOUDFLARE_CF_FETCH_ENABLED: 'false', // no download of request.cf data; a built-in sample is used
-        // The HYPERDRIVE binding of wrangler.toml, pointed at this database (the production path, locally).
+        // wrangler.toml's HYPERDRIVE binding needs a local database even though the Worker bypasses it here.
         CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_HYPERDRIVE: databaseUrl,
       },
     },
   );
   child.on('exit', (code, signal) => {
-    if (!stopping) void shutdown(code || 1, `wrangler exited on its own (${signal ?? `code ${code}`})`);
+    if (stopping) return;
+    // Said loudly: without wrangler the API is gone, and a PostgreSQL left running alone would look alive.
+    console.error(
+      `\n[dev] wrangler dev exited unexpectedly (${signal ?? `code ${code}`}): the API on ${baseUrl} is down (anything it printed about why is above).` +
+        ` Stopping${postgres ? ' the embedded PostgreSQL' : ''} too; run \`npm run dev\` again to restart.`,
+    );
+    void shutdown(code || 1);
   });
   return child;
 }
@@ -258,10 +298,16 @@ try {
       `Port ${port} on 127.0.0.1 is already in use, probably by a wrangler dev from an earlier run (look for it with: ps aux | grep wrangler). Stop it, or set PORT.`,
     );
   }
-  const databaseUrl = await prepareDatabase();
-  if (!stopping) {
-    putSeedObjects();
-    wrangler = startWrangler(databaseUrl);
+  // Three slow starts overlap: the demo images (before wrangler, which serves their bucket), the
+  // migrations and demo data, and wrangler itself (no request reaches it before the banner).
+  const images = putSeedObjects();
+  const databaseUrl = await startDatabase();
+  const loaded = loadDatabase(databaseUrl);
+  loaded.catch(() => {}); // awaited below; a failure must not count as unhandled while wrangler starts
+  await images;
+  if (!stopping) wrangler = startWrangler(databaseUrl);
+  await loaded;
+  if (!stopping && wrangler) {
     await waitForHealth(wrangler);
     printBanner();
   }

@@ -1,3 +1,4 @@
+import type { Environment } from './environment';
 import { ConfigError } from './errors';
 
 /** The Worker bindings and variables that say where PostgreSQL is. */
@@ -10,6 +11,12 @@ export interface DatabaseEnv {
   DATABASE_DRIVER?: string;
   /** At most this many database connections open at once per isolate; more requests wait (default 20). */
   DATABASE_MAX_CONNECTIONS?: string;
+  /**
+   * "true" (development and test only, refused in production): DATABASE_URL even when HYPERDRIVE is bound.
+   * `npm run dev` sets it: wrangler's local Hyperdrive proxy dies on a reset socket (README, "How `npm
+   * run dev` reaches the database").
+   */
+  DATABASE_BYPASS_HYPERDRIVE?: string;
 }
 
 export type DatabaseDriver = 'neon' | 'pg';
@@ -48,17 +55,26 @@ export function isLoopbackHost(host: string): boolean {
  * The one place that decides how the Worker reaches PostgreSQL. A HYPERDRIVE binding wins (node-postgres
  * on its connection string, pooled by Hyperdrive); otherwise DATABASE_URL, with the Neon serverless
  * driver for *.neon.tech hosts (use Neon's -pooler endpoint) and node-postgres for anything else.
+ * Outside production DATABASE_BYPASS_HYPERDRIVE="true" skips the binding.
  */
-export function readDatabaseConfig(env: DatabaseEnv): DatabaseConfig {
+export function readDatabaseConfig(env: DatabaseEnv, environment: Environment): DatabaseConfig {
   const maxConnections = Number(env.DATABASE_MAX_CONNECTIONS ?? DEFAULT_MAX_CONNECTIONS);
   if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 1000) {
     throw new ConfigError('DATABASE_MAX_CONNECTIONS must be a whole number from 1 to 1000');
   }
-  if (env.HYPERDRIVE?.connectionString) {
+  const bypassHyperdrive = env.DATABASE_BYPASS_HYPERDRIVE === 'true';
+  if (bypassHyperdrive && environment === 'production') {
+    throw new ConfigError('DATABASE_BYPASS_HYPERDRIVE is for development and test only; unset it in production');
+  }
+  if (env.HYPERDRIVE?.connectionString && !bypassHyperdrive) {
     hostOf(env.HYPERDRIVE.connectionString);
     return { url: env.HYPERDRIVE.connectionString, driver: 'pg', source: 'hyperdrive', maxConnections };
   }
-  if (!env.DATABASE_URL) throw new ConfigError('Neither a HYPERDRIVE binding nor DATABASE_URL is set');
+  if (!env.DATABASE_URL) {
+    throw new ConfigError(
+      bypassHyperdrive ? 'DATABASE_BYPASS_HYPERDRIVE needs DATABASE_URL' : 'Neither a HYPERDRIVE binding nor DATABASE_URL is set',
+    );
+  }
   return {
     url: env.DATABASE_URL,
     driver: pickDatabaseDriver(env.DATABASE_URL, env.DATABASE_DRIVER),

@@ -65,7 +65,7 @@ export interface AppConfig {
  */
 export function readConfig(env: Env): AppConfig {
   const declared = env.ENVIRONMENT === 'development' || env.ENVIRONMENT === 'test' ? env.ENVIRONMENT : 'production';
-  const database = readDatabaseConfig(env);
+  const database = readDatabaseConfig(env, declared);
   if (declared !== 'production' && !(env.DATABASE_URL && isLoopbackHost(hostOf(env.DATABASE_URL)))) {
     throw new ConfigError(
       `ENVIRONMENT=${declared} needs DATABASE_URL to name a database on this machine (localhost or 127.0.0.1); anything else is production: unset ENVIRONMENT and set the production secrets`,

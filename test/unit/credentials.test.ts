@@ -105,6 +105,28 @@ describe('configuration', () => {
     });
   });
 
+  it('DATABASE_BYPASS_HYPERDRIVE (npm run dev) takes DATABASE_URL over the binding, outside production only', () => {
+    const hyperdrive = { connectionString: 'postgres://u:p@abc.hyperdrive.local:5432/db' };
+    for (const ENVIRONMENT of ['development', 'test']) {
+      const local = { ENVIRONMENT, HYPERDRIVE: hyperdrive, DATABASE_URL: 'postgres://u:p@127.0.0.1:54329/db' };
+      expect(readConfig({ ...local, DATABASE_BYPASS_HYPERDRIVE: 'true' }).database).toMatchObject({
+        url: 'postgres://u:p@127.0.0.1:54329/db',
+        driver: 'pg',
+        source: 'database_url',
+      });
+      expect(readConfig({ ...local, DATABASE_BYPASS_HYPERDRIVE: 'false' }).database.source).toBe('hyperdrive');
+      expect(() => readConfig({ ENVIRONMENT, HYPERDRIVE: hyperdrive, DATABASE_BYPASS_HYPERDRIVE: 'true' })).toThrow(/needs DATABASE_URL/);
+    }
+    expect(() =>
+      readConfig({
+        ...production,
+        HYPERDRIVE: hyperdrive,
+        DATABASE_URL: 'postgres://u:p@db.example.com/db',
+        DATABASE_BYPASS_HYPERDRIVE: 'true',
+      }),
+    ).toThrow(/DATABASE_BYPASS_HYPERDRIVE is for development and test only/);
+  });
+
   it('caps connections per isolate with DATABASE_MAX_CONNECTIONS', () => {
     const base = { ENVIRONMENT: 'test', DATABASE_URL: 'postgres://127.0.0.1/db' };
     expect(readConfig({ ...base, DATABASE_MAX_CONNECTIONS: '5' }).database.maxConnections).toBe(5);
