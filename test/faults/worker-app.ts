@@ -23,15 +23,25 @@ export interface WorkerApp {
   env: Env;
   /** One request; resolves once the work it left in waitUntil is done too (its database closed). */
   request(path: string, request?: WorkerRequest): Promise<TestResponse>;
+  /** The same for a request built by the caller (a stand-in calling back), without the response check. */
+  fetch(path: string, init: RequestInit): Promise<Response>;
 }
 
 let address = 0;
 
 export function workerApp(env: Env): WorkerApp {
   const app = createApp(workerServices);
+  const fetch = async (path: string, init: RequestInit) => {
+    const waiting: Promise<unknown>[] = [];
+    const ctx = { waitUntil: (work: Promise<unknown>) => waiting.push(work), passThroughOnException() {}, props: {} };
+    const res = await app.request(path, init, env, ctx as unknown as ExecutionContext);
+    await Promise.allSettled(waiting);
+    return res;
+  };
   return {
     app,
     env,
+    fetch,
     async request(path, { method, key, token, body, headers = {} } = {}) {
       address++;
       const h: Record<string, string> = { 'cf-connecting-ip': `10.66.${(address >> 8) & 255}.${address & 255}`, ...headers };
@@ -45,10 +55,7 @@ export function workerApp(env: Env): WorkerApp {
           h['content-type'] ??= 'application/json';
         }
       }
-      const waiting: Promise<unknown>[] = [];
-      const ctx = { waitUntil: (work: Promise<unknown>) => waiting.push(work), passThroughOnException() {}, props: {} };
-      const res = await app.request(path, init, env, ctx as unknown as ExecutionContext);
-      await Promise.allSettled(waiting);
+      const res = await fetch(path, init);
       await assertDeclaredResponse(app, { method: init.method!, path }, res);
       return res as TestResponse;
     },
