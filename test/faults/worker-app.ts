@@ -29,6 +29,23 @@ export interface WorkerApp {
 
 let address = 0;
 
+/** The RequestInit of a request: its own client address, the key or token, a JSON body unless a string or FormData. */
+export function requestInit({ method, key, token, body, headers = {} }: WorkerRequest = {}): RequestInit {
+  address++;
+  const h: Record<string, string> = { 'cf-connecting-ip': `10.66.${(address >> 8) & 255}.${address & 255}`, ...headers };
+  if (key) h['x-api-key'] = key;
+  if (token) h.authorization = `Bearer ${token}`;
+  const init: RequestInit = { method: method ?? (body === undefined ? 'GET' : 'POST'), headers: h };
+  if (body !== undefined) {
+    if (typeof body === 'string' || body instanceof FormData) init.body = body;
+    else {
+      init.body = JSON.stringify(body);
+      h['content-type'] ??= 'application/json';
+    }
+  }
+  return init;
+}
+
 export function workerApp(env: Env): WorkerApp {
   const app = createApp(workerServices);
   const fetch = async (path: string, init: RequestInit) => {
@@ -42,19 +59,8 @@ export function workerApp(env: Env): WorkerApp {
     app,
     env,
     fetch,
-    async request(path, { method, key, token, body, headers = {} } = {}) {
-      address++;
-      const h: Record<string, string> = { 'cf-connecting-ip': `10.66.${(address >> 8) & 255}.${address & 255}`, ...headers };
-      if (key) h['x-api-key'] = key;
-      if (token) h.authorization = `Bearer ${token}`;
-      const init: RequestInit = { method: method ?? (body === undefined ? 'GET' : 'POST'), headers: h };
-      if (body !== undefined) {
-        if (typeof body === 'string' || body instanceof FormData) init.body = body;
-        else {
-          init.body = JSON.stringify(body);
-          h['content-type'] ??= 'application/json';
-        }
-      }
+    async request(path, request = {}) {
+      const init = requestInit(request);
       const res = await fetch(path, init);
       await assertDeclaredResponse(app, { method: init.method!, path }, res);
       return res as TestResponse;
