@@ -1,4 +1,4 @@
-// Faults: QStash down when a request records an event. The app runs as the Worker composes it, with the
+// Faults: QStash down (or hanging) when a request records an event. The app runs as the Worker composes it, with the
 // QStash variables of a production deployment pointing at the QStash stand-in through a proxy that can
 // take it down. A request that records an event answers as usual; the kick that publishes its delivery
 // (waitUntil) fails, and nothing is lost: the event and its pending delivery stay in the database. The
@@ -119,6 +119,30 @@ describe('QStash down when a request records an event', () => {
     await runScheduled(env);
     await qstash.deliverDue(callBack);
     expect(receiver.received.slice(received)).toHaveLength(1);
+  });
+
+  it('QStash hanging: the answer does not wait for the publication, which goes out once QStash answers', async () => {
+    const { key, endpointId, contactId } = await clinicWithEndpoint();
+    const received = receiver.received.length;
+    proxy.setFault('hang');
+    const { res, background } = await worker.answer(`/api/v1/contacts/${contactId}`, { key, method: 'PUT', body: { emailOptedOut: true } });
+    expect(res.status).toBe(200);
+    // The kick fans the event out after the answer, then hangs on QStash: the delivery waits, pending.
+    let deliveries = await deliveriesOf(key, endpointId);
+    for (let tries = 0; deliveries.length === 0 && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      deliveries = await deliveriesOf(key, endpointId);
+    }
+    const [delivery] = deliveries;
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(qstash.messages.some((message) => message.body === JSON.stringify({ deliveryId: delivery!.id }))).toBe(false);
+    // QStash answers again: the hanging publication's connection drops, the client retries, and it goes out.
+    proxy.setFault('pass');
+    await background;
+    expect(qstash.messages.filter((message) => message.body === JSON.stringify({ deliveryId: delivery!.id }))).toHaveLength(1);
+    await qstash.deliverDue(callBack);
+    expect(receiver.received.slice(received)).toHaveLength(1);
+    expect(await deliveriesOf(key, endpointId)).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 1 })]);
   });
 
   it('with QStash up, the same request publishes at once (the control: the kick is what failed above)', async () => {

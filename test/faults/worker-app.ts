@@ -25,6 +25,8 @@ export interface WorkerApp {
   request(path: string, request?: WorkerRequest): Promise<TestResponse>;
   /** The same for a request built by the caller (a stand-in calling back), without the response check. */
   fetch(path: string, init: RequestInit): Promise<Response>;
+  /** The answer as soon as it is made, and the work it left in waitUntil, still running. */
+  answer(path: string, request?: WorkerRequest): Promise<{ res: TestResponse; background: Promise<unknown> }>;
 }
 
 let address = 0;
@@ -48,17 +50,27 @@ export function requestInit({ method, key, token, body, headers = {} }: WorkerRe
 
 export function workerApp(env: Env): WorkerApp {
   const app = createApp(workerServices);
-  const fetch = async (path: string, init: RequestInit) => {
+  const send = async (path: string, init: RequestInit) => {
     const waiting: Promise<unknown>[] = [];
     const ctx = { waitUntil: (work: Promise<unknown>) => waiting.push(work), passThroughOnException() {}, props: {} };
     const res = await app.request(path, init, env, ctx as unknown as ExecutionContext);
-    await Promise.allSettled(waiting);
+    return { res, background: Promise.allSettled(waiting) };
+  };
+  const fetch = async (path: string, init: RequestInit) => {
+    const { res, background } = await send(path, init);
+    await background;
     return res;
   };
   return {
     app,
     env,
     fetch,
+    async answer(path, request = {}) {
+      const init = requestInit(request);
+      const { res, background } = await send(path, init);
+      await assertDeclaredResponse(app, { method: init.method!, path }, res);
+      return { res: res as TestResponse, background };
+    },
     async request(path, request = {}) {
       const init = requestInit(request);
       const res = await fetch(path, init);
