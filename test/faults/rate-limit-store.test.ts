@@ -15,7 +15,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis as IORedis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
-import { IP_MINUTE, KEY_BURST, SANDBOX_MINUTE_LIMIT, SIGN_IN_ACCOUNT, SIGN_IN_ATTEMPTS } from '../../src/platform/rate-limit/policy';
+import {
+  IP_MINUTE,
+  KEY_BURST,
+  KEY_MINUTE_LIMIT,
+  SANDBOX_MINUTE_LIMIT,
+  SIGN_IN_ACCOUNT,
+  SIGN_IN_ATTEMPTS,
+} from '../../src/platform/rate-limit/policy';
 import { UpstashRateLimiter } from '../../src/platform/rate-limit/upstash';
 import { buildTestApp, type TestApp, TestClock, type TestResponse, useTestApp } from '../helpers/app';
 import { makeKey, makeTenant } from '../helpers/factories';
@@ -132,11 +139,22 @@ describe.skipIf(redisDown !== null)('the rate-limit store failing', () => {
       expect(lines.some((line) => line.includes('"rule":"key-minute"') && line.includes('"fallback":"open"'))).toBe(true);
       expect(logLines().join('\n')).not.toContain(limited.row.id);
 
-      // A sandbox key fails open the same way, under its own limit.
+      // A default live key and a sandbox key fail open the same way, each under its own limit.
+      const live = await makeTenant(t.db);
       const sandbox = await makeTenant(t.db, { mode: 'sandbox' });
-      const res = await app.request('/api/v1/me', { key: sandbox.key });
-      expect(res.status).toBe(200);
-      expect(headers(res)).toMatchObject({ limit: String(SANDBOX_MINUTE_LIMIT), remaining: null, reset: null });
+      const [liveRes, sandboxRes] = await Promise.all([
+        app.request('/api/v1/me', { key: live.key }),
+        app.request('/api/v1/me', { key: sandbox.key }),
+      ]);
+      expect(liveRes.status).toBe(200);
+      expect(headers(liveRes)).toEqual({
+        limit: String(KEY_MINUTE_LIMIT),
+        remaining: null,
+        reset: null,
+        policy: `${KEY_MINUTE_LIMIT};w=60, 100;w=10`,
+      });
+      expect(sandboxRes.status).toBe(200);
+      expect(headers(sandboxRes)).toMatchObject({ limit: String(SANDBOX_MINUTE_LIMIT), remaining: null, reset: null });
     });
 
     it('root routes are counted in-process per address: the 121st request in a minute is refused', async () => {
