@@ -34,6 +34,25 @@ interface PoolLike {
   end(): Promise<void>;
 }
 
+/** The events of pg's (and Neon's) Pool that openDatabase listens to. */
+interface PoolEvents {
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+  on(event: 'connect', listener: (client: { on(event: 'error', listener: (error: unknown) => void): unknown }) => void): unknown;
+}
+
+/**
+ * A connection lost while a request holds it (the server restarted or killed the backend, the network
+ * dropped) between two statements is reported as an `error` event of that client, and pg-pool listens
+ * only while the client is idle in the pool: unheard, the event would be an uncaught exception that
+ * takes the isolate down with every request in it. The loss needs no handling here: the client is
+ * unusable from then on, so the request's next statement fails with a connection error (503) and
+ * PostgreSQL rolls back whatever transaction was open.
+ */
+function survivePoolErrors(pool: PoolEvents): void {
+  pool.on('error', () => {}); // an idle client dropped by the server
+  pool.on('connect', (client) => client.on('error', () => {})); // a client a request holds
+}
+
 /**
  * Makes a pool wait for a gate slot before it connects. Both Drizzle paths go through pool.connect:
  * transactions call it directly, plain queries through pool.query. Patched on the instance, so
@@ -77,13 +96,13 @@ export async function openDatabase({ url, driver, gate }: OpenDatabaseOptions): 
     const [{ Pool }, { drizzle }] = await Promise.all([import('@neondatabase/serverless'), import('drizzle-orm/neon-serverless')]);
     // The WebSocket pool (not the HTTP driver) so that interactive transactions work.
     const pool = new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-    pool.on('error', () => {}); // an idle socket dropped by the server must not crash the isolate
+    survivePoolErrors(pool as unknown as PoolEvents);
     if (gate) gatePool(pool as unknown as PoolLike, gate);
     return { db: drizzle({ client: pool, schema }) as unknown as Database, close: () => pool.end() };
   }
   const [{ default: pg }, { drizzle }] = await Promise.all([import('pg'), import('drizzle-orm/node-postgres')]);
   const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  pool.on('error', () => {});
+  survivePoolErrors(pool as unknown as PoolEvents);
   if (gate) gatePool(pool as unknown as PoolLike, gate);
   return { db: drizzle({ client: pool, schema }) as unknown as Database, close: () => pool.end() };
 }
