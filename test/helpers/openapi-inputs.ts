@@ -122,20 +122,25 @@ export function sample(document: Document, raw: Schema, depth = 0, options: Samp
  * Valid bodies of a schema, different enough that one of them usually gets past the checks that come
  * before an id's (fields that only go with some value of another): the full sample, the required
  * fields alone (with the fields on the `keep` paths), then each of those with another value of one enum
- * field, the enum fields taking turns. At most `max`.
+ * field: every value of those beside a kept field first, then the others taking turns. At most `max`.
  */
 export function sampleVariants(document: Document, raw: Schema, keep: (string | number)[][] = [], max = 12): unknown[] {
   const full = sample(document, raw);
   const minimal = sample(document, raw, 0, { requiredOnly: true, keep });
   const variants = [full, minimal];
+  const parent = (path: (string | number)[]) => JSON.stringify(path.slice(0, -1));
+  const near = new Set(keep.map(parent));
   const choices = leaves(document, raw, full).map((leaf) => ({
     path: leaf.path,
     values: ((leaf.schema.enum as unknown[] | undefined) ?? []).filter((v) => v !== getAt(full, leaf.path)),
   }));
-  for (let round = 0; choices.some((c) => c.values.length > round); round++) {
-    for (const { path, values } of choices) {
-      if (round < values.length) variants.push(withValue(minimal, path, values[round]), withValue(full, path, values[round]));
-    }
+  const withEach = (path: (string | number)[], value: unknown) => [withValue(minimal, path, value), withValue(full, path, value)];
+  // Every value of the enum fields beside a kept field first (triggerEvent beside triggerTagId): the likeliest to gate it.
+  for (const choice of choices.filter((c) => near.has(parent(c.path))))
+    for (const value of choice.values) variants.push(...withEach(choice.path, value));
+  const others = choices.filter((c) => !near.has(parent(c.path)));
+  for (let round = 0; others.some((c) => c.values.length > round); round++) {
+    for (const choice of others) if (round < choice.values.length) variants.push(...withEach(choice.path, choice.values[round]));
   }
   const seen = new Set<string>();
   return variants.filter((v) => !seen.has(JSON.stringify(v)) && seen.add(JSON.stringify(v))).slice(0, max);

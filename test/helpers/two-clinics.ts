@@ -1,7 +1,7 @@
 // Two clinics holding everything a clinic can own, for the suites that walk the route table (the fuzz
 // and isolation properties, test/properties): the demo data's Demo Clinic calls (keys of every kind, a
 // sandbox key of the demo sandbox clinic, a brand-admin token), and Harbor Clinic stands by: its rows,
-// one table at a time, must come out of every request unchanged (bystanderChecksums). Ids of both
+// one table at a time, must come out of every request unchanged (clinicChecksums). Ids of both
 // clinics are read back by table, so a suite can send the caller's real ids, the bystander's real ids,
 // random ids and junk to any operation.
 import { randomUUID } from 'node:crypto';
@@ -52,9 +52,10 @@ interface ClinicTable {
   hasId: boolean;
 }
 
-/** Every table with a clinic_id column, read from the Drizzle schema (so a new table is covered without a list). */
+/** Every table of the Drizzle schema, read from its exports (so a new table is covered without a list). */
 const tableConfigs = (Object.values(schema) as unknown[]).flatMap((value) => (is(value, PgTable) ? [getTableConfig(value)] : []));
 
+/** The clinic-owned tables: those with a clinic_id column. */
 export const clinicTables: ClinicTable[] = tableConfigs
   .filter((config) => config.columns.some((c) => c.name === 'clinic_id'))
   .map((config) => ({ name: config.name, hasId: config.columns.some((c) => c.name === 'id') }))
@@ -75,10 +76,10 @@ const rowsOf = async <T>(db: Database, query: ReturnType<typeof sql>) => ((await
  * clinic was inserted, changed or deleted.
  */
 export async function clinicChecksums(db: Database, clinicId: string): Promise<Record<string, string>> {
+  if (!/^[0-9a-f-]{36}$/.test(clinicId)) throw new Error(`not a clinic id: ${clinicId}`);
   const checksum = (table: string, column: string) =>
     `(select md5(coalesce(string_agg(t::text, ',' order by t::text), '')) from ${table} t where ${column} = '${clinicId}') as "${table}"`;
   const parts = [checksum('clinics', 'id'), ...clinicTables.map((table) => checksum(table.name, 'clinic_id'))];
-  if (!/^[0-9a-f-]{36}$/.test(clinicId)) throw new Error(`not a clinic id: ${clinicId}`);
   const [row] = await rowsOf<Record<string, string>>(db, sql.raw(`select ${parts.join(', ')}`));
   return row!;
 }
@@ -87,20 +88,26 @@ export async function clinicChecksums(db: Database, clinicId: string): Promise<R
 export const changedTables = (before: Record<string, string>, after: Record<string, string>) =>
   Object.keys({ ...before, ...after }).filter((table) => before[table] !== after[table]);
 
-/** Row ids of a clinic by table (the clinics row under "clinics"); shared tables' ids when `clinicId` is null. */
+/**
+ * Row ids of a clinic by table (the clinics row under "clinics"), in id order so a seed replays the same
+ * picks; the shared tables' ids (200 at most each) when `clinicId` is null.
+ */
 export async function rowIdsByTable(db: Database, clinicId: string | null): Promise<Map<string, string[]>> {
   const selects =
     clinicId === null
-      ? sharedTables.map((table) => `(select '${table}' as t, id::text as id from ${table} limit 200)`)
+      ? sharedTables.map((table) => `(select '${table}' as t, id::text as id from ${table} order by id limit 200)`)
       : [
-          `select 'clinics' as t, id::text as id from clinics where id = '${clinicId}'`,
+          `(select 'clinics' as t, id::text as id from clinics where id = '${clinicId}')`,
           ...clinicTables
             .filter((table) => table.hasId)
-            .map((table) => `select '${table.name}', id::text from ${table.name} where clinic_id = '${clinicId}'`),
+            .map((table) => `(select '${table.name}', id::text from ${table.name} where clinic_id = '${clinicId}' order by id)`),
         ];
   const rows = await rowsOf<{ t: string; id: string }>(db, sql.raw(selects.join(' union all ')));
   const byTable = new Map<string, string[]>();
-  for (const row of rows) byTable.set(row.t, [...(byTable.get(row.t) ?? []), row.id]);
+  for (const row of rows) {
+    if (!byTable.has(row.t)) byTable.set(row.t, []);
+    byTable.get(row.t)!.push(row.id);
+  }
   return byTable;
 }
 

@@ -165,9 +165,20 @@ export class RequestArbitraries {
     return fc.constantFrom(...values);
   }
 
-  /** A value meant to be valid (within the schema's types, enums, formats and limits, boundaries included). */
+  /**
+   * A value meant to be valid (within the schema's types, enums, formats and limits, boundaries
+   * included); the declared example too, for arrays and objects whose items' rules the schema cannot
+   * say (webhook event names are checked by a refinement, not an enum).
+   */
   valid(schema: Schema, name: string | undefined, resource: string | undefined, depth: number): fc.Arbitrary<unknown> {
     if (depth > 5) return fc.constant(sample(this.document, schema));
+    if (schema.example !== undefined && typeof schema.example === 'object') {
+      return weighted<unknown>([1, fc.constant(schema.example)], [2, this.generated(schema, name, resource, depth)]);
+    }
+    return this.generated(schema, name, resource, depth);
+  }
+
+  private generated(schema: Schema, name: string | undefined, resource: string | undefined, depth: number): fc.Arbitrary<unknown> {
     if (Array.isArray(schema.enum) && schema.enum.length) return fc.constantFrom(...(schema.enum as unknown[]));
     if ('const' in schema) return fc.constant(schema.const);
     if (Array.isArray(schema.allOf)) {
@@ -177,8 +188,10 @@ export class RequestArbitraries {
     }
     const branches = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
     if (branches?.length) return fc.oneof(...branches.map((b) => this.valid(resolveSchema(this.document, b), name, resource, depth + 1)));
-    const type = typesOf(schema)[0] ?? (schema.properties ? 'object' : undefined);
+    const type = typesOf(schema)[0] ?? (schema.properties ? 'object' : schema.type === 'null' ? 'null' : undefined);
     switch (type) {
+      case 'null':
+        return fc.constant(null);
       case 'object':
         return this.object(schema, resource, depth);
       case 'array': {

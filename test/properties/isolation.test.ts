@@ -195,7 +195,7 @@ async function answer(operation: Operation, position: Position, value: string, b
 const same = (a: { status: number; body: string }, b: { status: number; body: string }) => a.status === b.status && a.body === b.body;
 
 /** Requests one position may spend looking for a body that reaches its id check. */
-const REACH_BUDGET = 12;
+const REACH_BUDGET = 18;
 
 /**
  * The body under which the caller's own id is answered unlike an unknown id (the id check is reached),
