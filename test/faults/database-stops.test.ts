@@ -28,7 +28,7 @@ import { defineRoute } from '../../src/platform/http/route';
 import { buildTestApp, type TestApp, type TestResponse, useTestApp } from '../helpers/app';
 import { makeCoupon, makeKey, makeTenant, makeUser } from '../helpers/factories';
 import { addLedgerEntry, makeOrder, makeRefundRequest } from '../helpers/money-fixtures';
-import { sample } from '../helpers/openapi-samples';
+import { sample } from '../helpers/openapi-inputs';
 import { makeGlobalProduct, makePatient, makeProgram, makeTemplate } from '../helpers/program-fixtures';
 import { documentOf, findOperation } from '../helpers/strict-response';
 import { type NeonWsProxy, startNeonWsProxy, useNeonWsProxy } from '../tooling/neon-ws-proxy';

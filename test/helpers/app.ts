@@ -76,6 +76,8 @@ export interface TestApp {
   services: Services;
   /** Sends a request through the app; JSON-encodes `body` unless it is a string. */
   request(path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** Sends a request exactly as given (headers, body, content type: nothing added but a client address), checked like request(). */
+  send(path: string, init: RequestInit): Promise<TestResponse>;
   /** Waits for the work the app left running after its responses (request logs and the like). */
   flush(): Promise<void>;
   /** SQL of every statement sent through `db`, in order (clear it with `queries.length = 0`). */
@@ -154,6 +156,16 @@ export function buildTestApp(db: Database, databaseUrl: string, options: TestApp
       requestLog,
     );
   const app = createApp(async (c) => ({ services: servicesFor(c.env), finish() {} }));
+  const send = (path: string, init: RequestInit) => {
+    const headers = new Headers(init.headers);
+    if (!headers.has('cf-connecting-ip')) headers.set('cf-connecting-ip', nextClientIp());
+    const method = init.method ?? 'GET';
+    // Every JSON response must match what its operation declares for its status (strict-response.ts).
+    return Promise.resolve(app.request(path, { ...init, method, headers })).then(async (res) => {
+      await assertDeclaredResponse(app, { method, path }, res);
+      return res;
+    }) as Promise<TestResponse>;
+  };
   return {
     app,
     db,
@@ -175,12 +187,9 @@ export function buildTestApp(db: Database, databaseUrl: string, options: TestApp
         init.body = typeof body === 'string' ? body : JSON.stringify(body);
         h['content-type'] ??= 'application/json';
       }
-      // Every JSON response must match what its operation declares for its status (strict-response.ts).
-      return Promise.resolve(app.request(path, init)).then(async (res) => {
-        await assertDeclaredResponse(app, { method: init.method!, path }, res);
-        return res;
-      }) as Promise<TestResponse>;
+      return send(path, init);
     },
+    send,
     flush: () => background.settled(),
     queries: options.queries ?? [],
     storage: standIns.storage as MemoryStorage,

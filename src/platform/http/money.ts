@@ -21,7 +21,9 @@ const hasAtMostTwoDecimals = (value: number) => Math.abs(value * 100 - Math.roun
 
 /**
  * An input amount in dollars: finite, 0 to MAX_AMOUNT (or from `min`), at most two decimals, handed to
- * the handler as integer cents. `amount().openapi(...)` documents it as a number.
+ * the handler as integer cents. `amount().openapi(...)` documents it as a number. `positive` is checked
+ * on the cents: a positive number below half a cent (5e-324) is "two decimals" within the float
+ * tolerance and would otherwise reach the handler as 0 cents.
  */
 export function amount(options: { min?: number; positive?: boolean } = {}) {
   const min = options.min ?? 0;
@@ -30,7 +32,7 @@ export function amount(options: { min?: number; positive?: boolean } = {}) {
     .finite()
     .min(min)
     .max(MAX_AMOUNT)
-    .refine((value) => !options.positive || value > 0, { message: 'must be greater than 0' })
+    .refine((value) => !options.positive || amountToCents(value) > 0, { message: 'must be at least 0.01' })
     .refine(hasAtMostTwoDecimals, { message: 'must have at most two decimals' })
     .transform(amountToCents);
 }

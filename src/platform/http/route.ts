@@ -96,6 +96,11 @@ function standardErrors(access: RouteAccess, config: Pick<RouteConfig, 'path' | 
     429: errorResponse('Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After.'),
   };
   if (config.request) responses[400] = errorResponse('Invalid input; the message names the field.');
+  // Every body goes through the app's size limit and the operation's content-type check.
+  if (config.request?.body) {
+    responses[413] = errorResponse('PAYLOAD_TOO_LARGE: the body is over the limit (1 MiB for JSON).');
+    responses[415] = errorResponse('UNSUPPORTED_MEDIA_TYPE: the body is not of a content type the operation takes.');
+  }
   if (access.auth !== 'public') responses[401] = errorResponse('Missing, invalid or expired credentials.');
   if (access.auth === 'key') {
     responses[403] = errorResponse('KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE or a plan gate.');

@@ -293,7 +293,17 @@ describe('POST /api/v1/payouts/withdraw', () => {
 
   it('400 naming body.amount for a missing, zero, negative, over-precise or non-number amount; unknown fields refused', async () => {
     const { key } = await tenantWithBalance(10_000);
-    for (const body of [{}, { amount: 0 }, { amount: -5 }, { amount: 1.234 }, { amount: '5' }, { amount: null }]) {
+    // 5e-324 and 1e-9: positive, yet no whole cent (they once became a 0-cent transfer and a 500).
+    for (const body of [
+      {},
+      { amount: 0 },
+      { amount: -5 },
+      { amount: 1.234 },
+      { amount: '5' },
+      { amount: null },
+      { amount: 5e-324 },
+      { amount: 1e-9 },
+    ]) {
       const res = await t.request('/api/v1/payouts/withdraw', { key, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((await res.json()).message).toContain('body.amount');

@@ -7,7 +7,19 @@ import { createApp, routeTable } from '../../../src/app';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../../src/platform/auth/jwt';
 import { useTestApp } from '../../helpers/app';
 import { makeTenant, makeUser, TEST_PASSWORD } from '../../helpers/factories';
-import { sample, typesOf } from '../../helpers/openapi-samples';
+import {
+  type Document,
+  HOSTILE_DATES,
+  HOSTILE_NUMBERS,
+  HOSTILE_PATH_IDS,
+  HOSTILE_QUERY_VALUES,
+  HOSTILE_STRINGS,
+  leaves,
+  type Schema,
+  sample,
+  typesOf,
+  withValue,
+} from '../../helpers/openapi-inputs';
 import { documentOf, findOperation, resolveSchema } from '../../helpers/strict-response';
 
 const t = useTestApp();
@@ -27,66 +39,9 @@ const BODIES = [
   JSON.stringify({ expiresAt: '9999-99-99T99:99:99Z', scopes: 'read', kind: null, page: -1 }),
 ];
 const QUERIES = ['', '?page=-1&limit=1e9', '?page=%00&limit=abc', '?page=1&page=2', "?search='%20or%201=1--"];
-const IDS = ['00000000-0000-0000-0000-000000000000', 'not-a-uuid', '%27%3B--', 'x'.repeat(300), '%00', 'a%00b', '%ED%A0%80', '%C2%85'];
 
-/** Strings PostgreSQL refuses or nobody means: NUL, other C0 controls, DEL, C1, lone surrogates, line breaks. */
-const HOSTILE_STRINGS = ['a\u0000b', '\u0000', 'a\u0001b', 'a\u001fb', 'a\u007fb', 'a\u0085b', '\ud800', 'a\udfffb', 'a\tb\nc\r'];
-/** Date-times outside what PostgreSQL stores (after the offset), or with offsets it refuses. */
-const HOSTILE_DATES = [
-  '9999-12-31T23:59:59-23:59',
-  '9999-12-31T23:59:59.999-00:01',
-  '+010000-01-01T00:00:00Z',
-  '0000-01-01T00:00:00Z',
-  '2030-01-01T00:00:00+16:00',
-];
-/** Numbers beyond every integer column (int4, int8, safe integers) and JSON's own range. */
-const HOSTILE_NUMBERS = [1e308, -1e308, 2 ** 53 + 2, -(2 ** 53) - 2, 2_147_483_648, -2_147_483_649, 2 ** 63, 0.5, -1];
-/** Query values, raw (already URL-encoded): NUL, controls, a UTF-8-encoded surrogate (invalid UTF-8), huge numbers. */
-const HOSTILE_QUERY_VALUES = [
-  'a%00b',
-  '%00',
-  '%01',
-  '%7F',
-  '%C2%85',
-  '%ED%A0%80',
-  '%F0%9F',
-  '1e308',
-  '-9223372036854775809',
-  '9'.repeat(400),
-];
 /** Body field names the fixed bodies above already send; each gets every hostile string. */
 const FIELD_NAMES = ['name', 'email', 'password', 'amount', 'id', 'nested', 'expiresAt', 'scopes', 'kind', 'page'];
-
-type Schema = Record<string, unknown>;
-type Document = ReturnType<typeof documentOf>;
-
-interface Leaf {
-  path: (string | number)[];
-  schema: Schema;
-}
-
-/** Every scalar position of `value` (as sampled from `raw`) with its schema. */
-function leaves(document: Document, raw: Schema, value: unknown, path: (string | number)[] = [], depth = 0): Leaf[] {
-  const schema = resolveSchema(document, raw);
-  if (depth > 8) return [];
-  if (Array.isArray(schema.allOf)) return (schema.allOf as Schema[]).flatMap((s) => leaves(document, s, value, path, depth + 1));
-  const branches = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
-  if (branches) return branches.flatMap((s) => leaves(document, s, value, path, depth + 1));
-  if (Array.isArray(value))
-    return value.flatMap((item, i) => leaves(document, (schema.items ?? {}) as Schema, item, [...path, i], depth + 1));
-  if (value && typeof value === 'object') {
-    const properties = (schema.properties ?? {}) as Record<string, Schema>;
-    return Object.entries(value).flatMap(([k, v]) => (properties[k] ? leaves(document, properties[k]!, v, [...path, k], depth + 1) : []));
-  }
-  return typesOf(schema).length || schema.enum ? [{ path, schema }] : [];
-}
-
-function withValue(base: unknown, path: (string | number)[], value: unknown): unknown {
-  if (!path.length) return value;
-  const copy = (Array.isArray(base) ? [...base] : { ...(base as object) }) as Record<string | number, unknown>;
-  copy[path[0]!] = withValue(copy[path[0]!], path.slice(1), value);
-  return copy;
-}
 
 /** The sampled body with, at each leaf, each hostile value of its kind (strings, dates, numbers). */
 function hostileBodies(document: Document, schema: Schema): { label: string; body: string }[] {
@@ -161,7 +116,7 @@ async function expectNo5xx(label: string, path: string, method: string, credenti
 describe.each(ROUTES.map((route) => ({ ...route, name: `${route.method} ${route.path}` })))('$name never answers a 5xx', (route) => {
   it('for malformed bodies, query strings and path ids', async () => {
     const credentials = await credentialsFor(route.access.auth);
-    const paths = route.path.includes('{') ? IDS.map((id) => route.path.replace(/\{[^}]+\}/g, id)) : [route.path];
+    const paths = route.path.includes('{') ? HOSTILE_PATH_IDS.map((id) => route.path.replace(/\{[^}]+\}/g, id)) : [route.path];
     const bodies = route.method === 'GET' ? [undefined] : BODIES;
     for (const path of paths) await expectNo5xx('path', path, route.method, credentials, bodies.at(-1));
     for (const query of QUERIES) await expectNo5xx('query', paths[0] + query, route.method, credentials, bodies.at(-1));

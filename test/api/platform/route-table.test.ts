@@ -53,6 +53,23 @@ describe('route table', () => {
   });
 });
 
+describe('declared statuses', () => {
+  it('every operation that takes a body declares 413 and 415, and sign-in its 401 (all three once answered undeclared)', async () => {
+    const doc = await (await t.request('/api/v1/openapi.json')).json();
+    const withBody = routeTable(t.app).filter((route) => doc.paths[route.path][route.method.toLowerCase()].requestBody);
+    expect(withBody.length).toBeGreaterThan(50);
+    for (const route of withBody) {
+      const responses = Object.keys(doc.paths[route.path][route.method.toLowerCase()].responses);
+      expect(responses, `${route.method} ${route.path}`).toEqual(expect.arrayContaining(['413', '415']));
+    }
+    expect(doc.paths['/auth/signin'].post.responses['401']).toBeDefined();
+    const { key } = await makeTenant(t.db);
+    const res = await t.request('/api/v1/coupons', { key, body: '{}', headers: { 'content-type': 'text/plain' } });
+    expect(res.status).toBe(415);
+    expect((await res.json()).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+});
+
 describe('every key route enforces the common checks', () => {
   const keyRoutes = () => routeTable(t.app).filter((r) => r.access.auth === 'key');
 

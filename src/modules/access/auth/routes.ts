@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { USER_ROLES } from '../../../../drizzle/schema';
 import type { AppEnv } from '../../../platform/context';
-import { jsonBody, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
+import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { safeString } from '../../../platform/http/strings';
 import { clientIp, enforceRateLimits } from '../../../platform/rate-limit/enforce';
@@ -40,7 +40,13 @@ const signInRoute = defineRoute(
     tags: ['Auth and key management'],
     summary: 'Sign in as a brand admin and get a token for key management',
     request: { body: jsonBody(signInBody) },
-    responses: { 200: secretJsonContent(successBody(signInData), 'Signed in (Cache-Control: no-store: the body holds the token)') },
+    responses: {
+      200: secretJsonContent(successBody(signInData), 'Signed in (Cache-Control: no-store: the body holds the token)'),
+      401: jsonContent(
+        errorBody,
+        'UNAUTHORIZED: unknown email, wrong password, or an inactive user or clinic (the body never says which).',
+      ),
+    },
   },
 );
 
