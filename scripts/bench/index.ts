@@ -17,11 +17,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEVELOPMENT_JWT_SECRET } from '../../src/config';
-import { connect, databaseUrl, ensureDatabase } from '../lib/database';
-import { freePort, type RunningPostgres, startEmbeddedPostgres } from '../lib/embedded-postgres';
-import { migrateDatabase } from '../lib/migrations';
-import { DEMO_LOGINS, DEMO_PASSWORD, seedDemoData } from '../seed';
+import { freePort, type RunningPostgres } from '../lib/embedded-postgres';
+import { DEMO_LOGINS, DEMO_PASSWORD } from '../seed';
 import { KEY_LOOKUP, ORDER_DETAIL, ORDERS_PAGE } from './bare-sql';
+import { groupCpuMs, processCpuMs } from './cpu';
+import { startBenchDatabase } from './database';
 import { type LoadResult, type LoadSummary, runLoad, summarize } from './load';
 import { findOrInstallPgbouncer, pgbouncerVersion, type RunningPgbouncer, startPgbouncer } from './pgbouncer';
 import type { RequestCount } from './remote';
@@ -55,9 +55,9 @@ for (const setting of settings)
   if (!SETTINGS.includes(setting)) throw new Error(`--settings: unknown setting ${setting} (${SETTINGS.join(', ')})`);
 const delayMs = Number(values.delay);
 const rounds = Number(values.rounds ?? (values.quick ? 1 : 3));
-const cellMs = Number(values.seconds ?? (values.quick ? 1 : 1.5)) * 1000;
+const cellMs = Number(values.seconds ?? (values.quick ? 1 : 2)) * 1000;
 const warmMs = values.quick ? 300 : 600;
-const countedRequests = values.quick ? 2 : 4;
+const countedRequests = values.quick ? 1 : 3;
 if (!(delayMs >= 1 && rounds >= 1 && cellMs >= 100)) throw new Error('--delay, --rounds and --seconds must be positive');
 /** The whole run is bounded: past this, it stops with what it has not finished reported as such. */
 const WATCHDOG_MS = 12 * 60_000;
@@ -95,6 +95,8 @@ async function cleanup(): Promise<void> {
 interface Endpoint {
   target: Target;
   url: string;
+  /** wrangler's process group, where its workerd runs. */
+  pgid: number;
 }
 
 interface Cell {
@@ -103,6 +105,10 @@ interface Cell {
   concurrency: number;
   target: Target;
   runs: LoadResult[];
+  /** CPU ms of the Worker's workerd during the runs. */
+  workerCpuMs: number;
+  /** CPU ms of the bench's region process (Upstash stand-in, relays, delay proxies) during the runs. */
+  regionCpuMs: number;
 }
 
 interface PerRequest {
@@ -123,17 +129,6 @@ interface SettingResult {
 }
 
 const average = (numbers: number[]) => numbers.reduce((sum, n) => sum + n, 0) / Math.max(1, numbers.length);
-
-async function prepareDatabase(url: string): Promise<void> {
-  await ensureDatabase(url);
-  await migrateDatabase(url);
-  const { db, close } = connect(url, 1);
-  try {
-    await seedDemoData(db);
-  } finally {
-    await close();
-  }
-}
 
 /** A read key of the first demo clinic, made through the API as a brand would. */
 async function createKey(base: string): Promise<string> {
@@ -208,7 +203,14 @@ async function main(): Promise<void> {
   const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const pgPort = await freePort();
   log(`temporary folder ${dir}; PostgreSQL 17 on 127.0.0.1:${pgPort}; Redis ${new URL(redisUrl).host}`);
-  const postgresStarting = startEmbeddedPostgres({ dataDir: join(dir, 'postgres'), port: pgPort, persistent: false, maxConnections: 200 });
+  const postgresStarting = startBenchDatabase({
+    root,
+    dataDir: join(dir, 'postgres'),
+    port: pgPort,
+    name: DATABASE,
+    maxConnections: 200,
+    log,
+  });
   remote = await startRemote({ pgPort, redisUrl, delayMs }).catch((error: unknown) => {
     throw new Error(`${error instanceof Error ? error.message : String(error)} (the bench needs Redis; set BENCH_REDIS_URL)`);
   });
@@ -244,8 +246,6 @@ async function main(): Promise<void> {
   workers.push(bare);
 
   postgres = await postgresStarting;
-  const dbUrl = databaseUrl(postgres.url, DATABASE);
-  await prepareDatabase(dbUrl);
   log(`database migrated and loaded with the demo data (${Math.round((Date.now() - started) / 1000)} s)`);
 
   const wanted = (setting: Setting) => settings.includes(setting);
@@ -291,8 +291,8 @@ async function main(): Promise<void> {
   const orderId = listBody.data[0].id;
   const paths: Record<RouteName, string> = { 'orders-list': '/api/v1/orders?limit=25', 'orders-get': `/api/v1/orders/${orderId}` };
   const endpoints: Endpoint[] = [
-    { target: 'ours', url: ours.url },
-    { target: 'bare', url: bare.url },
+    { target: 'ours', url: ours.url, pgid: ours.pgid },
+    { target: 'bare', url: bare.url, pgid: bare.pgid },
   ];
   const headers = { 'x-api-key': key };
   // Both must answer the same data, or the comparison means nothing.
@@ -382,10 +382,14 @@ async function main(): Promise<void> {
             const id = `${route} ${concurrency} ${endpoint.target}`;
             let cell = cells.get(id);
             if (!cell) {
-              cell = { setting: step.setting, route, concurrency, target: endpoint.target, runs: [] };
+              cell = { setting: step.setting, route, concurrency, target: endpoint.target, runs: [], workerCpuMs: 0, regionCpuMs: 0 };
               cells.set(id, cell);
             }
+            const workerCpu = groupCpuMs(endpoint.pgid, 'workerd');
+            const regionCpu = processCpuMs(remote.pid);
             cell.runs.push(await runLoad({ url: `${endpoint.url}${paths[route]}`, headers, concurrency, durationMs: cellMs }));
+            cell.workerCpuMs += groupCpuMs(endpoint.pgid, 'workerd') - workerCpu;
+            cell.regionCpuMs += processCpuMs(remote.pid) - regionCpu;
           }
         }
       }
@@ -407,7 +411,13 @@ async function main(): Promise<void> {
             setting: r.setting,
             description: r.description,
             counts: r.counts,
-            cells: r.cells.map((c) => ({ route: c.route, concurrency: c.concurrency, target: c.target, ...summarize(c.runs) })),
+            cells: r.cells.map((c) => ({
+              route: c.route,
+              concurrency: c.concurrency,
+              target: c.target,
+              ...summarize(c.runs),
+              cpuMsPerRequest: cpuPerRequest(r, c.route, c.concurrency, c.target),
+            })),
           })),
         },
         null,
@@ -428,6 +438,15 @@ async function main(): Promise<void> {
 function cellSummary(result: SettingResult, route: RouteName, concurrency: number, target: Target): LoadSummary | undefined {
   const cell = result.cells.find((c) => c.route === route && c.concurrency === concurrency && c.target === target);
   return cell ? summarize(cell.runs) : undefined;
+}
+
+/** CPU ms per request of the Worker (workerd) and of the region process. */
+function cpuPerRequest(result: SettingResult, route: RouteName, concurrency: number, target: Target): { worker: number; region: number } {
+  const cell = result.cells.find((c) => c.route === route && c.concurrency === concurrency && c.target === target);
+  const requests = cell ? cell.runs.reduce((sum, run) => sum + run.requests, 0) : 0;
+  return requests > 0
+    ? { worker: cell!.workerCpuMs / requests, region: cell!.regionCpuMs / requests }
+    : { worker: Number.NaN, region: Number.NaN };
 }
 
 function throughputRatio(result: SettingResult, route: RouteName, concurrency: number): number {
@@ -464,13 +483,28 @@ function printTrace(name: string, count: RequestCount): void {
 function printSetting(result: SettingResult): void {
   const distant = result.setting === 'distance';
   const rows: string[][] = [
-    ['route', 'c', 'ours req/s', 'bare req/s', 'ours/bare', 'ours p50', 'bare p50', 'ours p99', 'bare p99', 'errors o/b'],
+    [
+      'route',
+      'c',
+      'ours req/s',
+      'bare req/s',
+      'ours/bare',
+      'ours p50',
+      'bare p50',
+      'ours p99',
+      'bare p99',
+      'workerd CPU/req o/b',
+      'region CPU/req o/b',
+      'errors o/b',
+    ],
   ];
   for (const route of ['orders-list', 'orders-get'] as RouteName[]) {
     for (const concurrency of CONCURRENCIES) {
       const ours = cellSummary(result, route, concurrency, 'ours');
       const bare = cellSummary(result, route, concurrency, 'bare');
       if (!ours || !bare) continue;
+      const oursCpu = cpuPerRequest(result, route, concurrency, 'ours');
+      const bareCpu = cpuPerRequest(result, route, concurrency, 'bare');
       rows.push([
         route,
         String(concurrency),
@@ -481,6 +515,8 @@ function printSetting(result: SettingResult): void {
         `${fmt(bare.p50)} ms`,
         `${fmt(ours.p99)} ms`,
         `${fmt(bare.p99)} ms`,
+        `${fmt(oursCpu.worker, 2)}/${fmt(bareCpu.worker, 2)} ms`,
+        `${fmt(oursCpu.region, 2)}/${fmt(bareCpu.region, 2)} ms`,
         `${ours.errors}/${bare.errors}`,
       ]);
     }
@@ -504,7 +540,7 @@ function printSetting(result: SettingResult): void {
 }
 
 function printSummary(results: SettingResult[]): void {
-  const rows: string[][] = [['setting', 'route', 'c', 'ours/bare req/s', 'p50 ours-bare']];
+  const rows: string[][] = [['setting', 'route', 'c', 'ours/bare req/s', 'p50 ours-bare', 'workerd CPU/req ours/bare']];
   for (const result of results) {
     for (const route of ['orders-list', 'orders-get'] as RouteName[]) {
       for (const concurrency of CONCURRENCIES) {
@@ -518,6 +554,7 @@ function printSummary(results: SettingResult[]): void {
           String(concurrency),
           fmt(throughputRatio(result, route, concurrency), 2),
           `${diff >= 0 ? '+' : ''}${fmt(diff)} ms`,
+          fmt(cpuPerRequest(result, route, concurrency, 'ours').worker / cpuPerRequest(result, route, concurrency, 'bare').worker, 2),
         ]);
       }
     }

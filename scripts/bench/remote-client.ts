@@ -5,6 +5,8 @@ import type { RemoteInit, RemotePorts, RemoteRequest, RequestCount } from './rem
 
 export interface Remote {
   ports: RemotePorts;
+  /** The child's process id (for its CPU time). */
+  pid: number;
   /** Points the Workers' database relay at `dbPort`, and their Upstash relay at the near or the distant stand-in. */
   route(dbPort: number, distant: boolean): Promise<void>;
   /** Starts counting (before a request is sent). */
@@ -49,6 +51,7 @@ export async function startRemote(init: RemoteInit): Promise<Remote> {
   }
   return {
     ports,
+    pid: child.pid ?? 0,
     route: (dbPort, distant) => call({ op: 'route', dbPort, distant }),
     begin: () => call({ op: 'begin' }),
     end: (at = performance.timeOrigin + performance.now()) => call({ op: 'end', at }),

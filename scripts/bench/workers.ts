@@ -8,6 +8,8 @@ import { freePort } from '../lib/embedded-postgres';
 export interface WorkerProcess {
   name: string;
   url: string;
+  /** wrangler's process group: wrangler and the workerd it started. */
+  pgid: number;
   /** The last lines wrangler printed (for error messages). */
   logTail(): string;
   stop(): Promise<void>;
@@ -88,6 +90,7 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerProcess
   return {
     name: options.name,
     url: `http://127.0.0.1:${port}`,
+    pgid: child.pid ?? 0,
     child,
     logTail: () => {
       try {
