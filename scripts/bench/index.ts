@@ -10,7 +10,7 @@
 // PostgreSQL and in front of the Redis behind the stand-in, counting the round trips each request waits for.
 // Load: closed loop on loopback, concurrency 1 and 10, ours and bare interleaved in short rounds.
 // The last line is `orders-list ratio ours/bare: <number>` (throughput, pooled, concurrency 10).
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,7 +154,6 @@ function tomlValue(text: string, name: string): string | undefined {
 
 /** The bare Worker gets the API's compatibility date, flags and minification (wrangler.toml). */
 async function bareWorkerArgs(): Promise<string[]> {
-  const { readFileSync } = await import('node:fs');
   const toml = readFileSync(join(root, 'wrangler.toml'), 'utf8');
   const args: string[] = [];
   const date = tomlValue(toml, 'compatibility_date');
@@ -262,7 +261,6 @@ async function main(): Promise<void> {
       poolSize: POOL_SIZE,
     };
   };
-  const { mkdirSync } = await import('node:fs');
   let nearPooler: RunningPgbouncer | undefined;
   let farPooler: RunningPgbouncer | undefined;
   if (pgbouncer && wanted('pooled')) {
@@ -277,6 +275,15 @@ async function main(): Promise<void> {
   }
   const poolerName = pgbouncer ? `${pgbouncerVersion(pgbouncer)}, transaction mode, pool ${POOL_SIZE}` : '';
 
+  await remote.adopt({
+    groups: workers.map((worker) => worker.pgid),
+    processes: [
+      ...poolers.map((pooler) => ({ pid: pooler.pid, signal: 'SIGTERM' as const })),
+      // postmaster.pid's first line: SIGINT is PostgreSQL's fast shutdown.
+      { pid: Number(readFileSync(join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]), signal: 'SIGINT' as const },
+    ],
+    dir,
+  });
   await remote.route(pgPort, false);
   await Promise.all([waitForHealth(ours, 180_000), waitForHealth(bare, 180_000)]);
   log(`both Workers answer (${Math.round((Date.now() - started) / 1000)} s)`);

@@ -59,6 +59,7 @@ export function pgbouncerVersion(binary: string): string {
 
 export interface RunningPgbouncer {
   port: number;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -136,6 +137,7 @@ export async function startPgbouncer(options: {
   }
   return {
     port,
+    pid: child.pid ?? 0,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -1,7 +1,7 @@
 // Starts scripts/bench/remote.ts in a child process and talks to it over IPC.
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { RemoteInit, RemotePorts, RemoteRequest, RequestCount } from './remote';
+import type { Orphans, RemoteInit, RemotePorts, RemoteRequest, RequestCount } from './remote';
 
 export interface Remote {
   ports: RemotePorts;
@@ -15,6 +15,8 @@ export interface Remote {
   end(at?: number): Promise<void>;
   /** What was sent and waited for since begin(); stops counting. */
   report(): Promise<RequestCount>;
+  /** What the child stops should the bench die without stopping it (e.g. SIGKILL). */
+  adopt(orphans: Orphans): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function startRemote(init: RemoteInit): Promise<Remote> {
     begin: () => call({ op: 'begin' }),
     end: (at = performance.timeOrigin + performance.now()) => call({ op: 'end', at }),
     report: () => call<RequestCount>({ op: 'report' }),
+    adopt: (orphans) => call({ op: 'adopt', orphans }),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -3,6 +3,7 @@
 // Upstash URLs point at, and the delay proxies in front of PostgreSQL and Redis. It runs apart from the
 // load generator so that serving the rate limiter does not slow down the clock that times the Workers.
 // Driven over IPC by scripts/bench/remote-client.ts.
+import { rmSync } from 'node:fs';
 import { startUpstashRestServer, type UpstashRestServer } from '../../test/tooling/upstash-rest-server';
 import { countSequential, startTcpProxy, type TcpProxy } from './tcp-proxy';
 
@@ -49,7 +50,18 @@ export type RemoteRequest =
   /** `at`: when the answer arrived, as performance.timeOrigin + performance.now() in the caller (clocks of one machine). */
   | { op: 'end'; at: number }
   | { op: 'report' }
+  | { op: 'adopt'; orphans: Orphans }
   | { op: 'stop' };
+
+/** What to stop if the bench dies without cleaning up (killed with SIGKILL, say). */
+export interface Orphans {
+  /** Process groups (wrangler and its workerd). */
+  groups: number[];
+  /** Single processes, with the signal that stops each quickly. */
+  processes: { pid: number; signal: NodeJS.Signals }[];
+  /** Folder to remove once they are gone. */
+  dir?: string;
+}
 
 interface State {
   dbFront: TcpProxy;
@@ -63,6 +75,7 @@ interface State {
 }
 
 let state: State | undefined;
+let orphans: Orphans = { groups: [], processes: [] };
 
 const portOf = (url: string) => Number(new URL(url).port);
 
@@ -154,7 +167,12 @@ async function handle(request: RemoteRequest): Promise<unknown> {
       };
       return count;
     }
+    case 'adopt': {
+      orphans = request.orphans;
+      return null;
+    }
     case 'stop': {
+      orphans = { groups: [], processes: [] }; // a clean stop: the bench stops them itself
       const s = state;
       state = undefined;
       if (s) {
@@ -172,5 +190,25 @@ process.on('message', (message: { id: number; request: RemoteRequest }) => {
     (error: unknown) => process.send?.({ id: message.id, error: error instanceof Error ? error.message : String(error) }),
   );
 });
-// The bench died without saying stop: nothing here may outlive it.
-process.on('disconnect', () => process.exit(0));
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
+}
+
+// The bench died without saying stop: nothing it started may outlive it.
+process.on('disconnect', () => {
+  const { groups, processes, dir } = orphans;
+  for (const group of groups) signal(-group, 'SIGTERM');
+  for (const { pid, signal: name } of processes) signal(pid, name);
+  setTimeout(
+    () => {
+      for (const group of groups) signal(-group, 'SIGKILL');
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    },
+    groups.length + processes.length > 0 ? 3_000 : 0,
+  );
+});
