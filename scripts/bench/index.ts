@@ -54,8 +54,9 @@ const settings = values.settings!.split(',').map((name) => name.trim()) as Setti
 for (const setting of settings)
   if (!SETTINGS.includes(setting)) throw new Error(`--settings: unknown setting ${setting} (${SETTINGS.join(', ')})`);
 const delayMs = Number(values.delay);
-const rounds = Number(values.rounds ?? (values.quick ? 1 : 3));
-const cellMs = Number(values.seconds ?? (values.quick ? 1 : 2)) * 1000;
+// Many short cells rather than a few long ones: the load of other jobs on the machine changes by the second.
+const rounds = Number(values.rounds ?? (values.quick ? 1 : 6));
+const cellMs = Number(values.seconds ?? 1) * 1000;
 const warmMs = values.quick ? 300 : 600;
 const countedRequests = values.quick ? 1 : 3;
 if (!(delayMs >= 1 && rounds >= 1 && cellMs >= 100)) throw new Error('--delay, --rounds and --seconds must be positive');
