@@ -19,6 +19,8 @@ export interface Env extends DatabaseEnv, MessagingEnv, DomainsEnv, SmsEnv, QSta
   JWT_SECRET?: string;
   UPSTASH_REDIS_REST_URL?: string;
   UPSTASH_REDIS_REST_TOKEN?: string;
+  /** Development and test only: every rate limit times this whole number (the benchmark's setting); production refuses it. */
+  RATE_LIMIT_MULTIPLIER?: string;
   /** "true" (development and test only) mounts the /_dev simulator routes; production refuses it set (ConfigError). */
   DEV_SIMULATOR?: string;
   /** R2 bucket of uploaded files (wrangler.toml [[r2_buckets]]); required in production (src/platform/providers/storage). */

@@ -7,6 +7,7 @@ import type { Environment } from './environment';
 import { ConfigError } from './errors';
 import { type MessagingConfig, messagingConfigFrom } from './messaging';
 import { type QStashConfig, readQStashConfig } from './qstash';
+import { readRateLimitMultiplier } from './rate-limit';
 import { readJwtSecret, readWebhookSecretKey } from './secrets';
 import { type SmsNumbersConfig, smsNumbersConfigFrom } from './sms';
 
@@ -18,6 +19,7 @@ export * from './errors';
 export * from './hostnames';
 export * from './messaging';
 export * from './qstash';
+export * from './rate-limit';
 export * from './secrets';
 export * from './sms';
 
@@ -29,6 +31,8 @@ export interface AppConfig {
   database: DatabaseConfig;
   jwtSecret: string;
   upstash: { url: string; token: string } | null;
+  /** RATE_LIMIT_MULTIPLIER: every rate limit times this (development and test only; absent = 1). */
+  rateLimitMultiplier?: number;
   /** DEV_SIMULATOR="true": the /_dev simulator routes exist (development and test only; readDevelopmentSwitch). */
   devSimulator: boolean;
   /** The Stripe adapter's key; null: the development processor (refused in production). */
@@ -110,6 +114,7 @@ export function readConfig(env: Env): AppConfig {
     database,
     jwtSecret,
     upstash,
+    rateLimitMultiplier: readRateLimitMultiplier(env.RATE_LIMIT_MULTIPLIER, environment),
     devSimulator,
     stripe,
     copilot,

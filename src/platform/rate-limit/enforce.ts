@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../context';
 import { ApiError } from '../http/errors';
-import { type RuleOutcome, rateLimitHeaders, refusedOutcome, secondsUntil } from './policy';
+import { type RuleOutcome, rateLimitHeaders, refusedOutcome, scaleRules, secondsUntil } from './policy';
 import type { RateLimitRule } from './types';
 
 type Check = 'limit' | 'peek';
@@ -22,8 +22,9 @@ export async function enforceRateLimits(
   check: Check = 'limit',
 ): Promise<void> {
   const services = c.get('services');
+  const scaled = scaleRules(rules, services.config.rateLimitMultiplier ?? 1);
   const outcomes: RuleOutcome[] = await Promise.all(
-    rules.map(async (rule) => ({ rule, result: await services.rateLimiter[check](rule, identifier) })),
+    scaled.map(async (rule) => ({ rule, result: await services.rateLimiter[check](rule, identifier) })),
   );
   for (const { result } of outcomes) if (result.pending) services.background(result.pending);
   const all = [...(c.get('rateLimitOutcomes') ?? []), ...outcomes];

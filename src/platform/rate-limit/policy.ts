@@ -19,6 +19,15 @@ export function keyMinuteRule(key: { isSandbox: boolean; rateLimitPerMin: number
   return { name: 'key-minute', limit, windowSeconds: 60, onStoreFailure: 'open' };
 }
 
+/**
+ * The rules with their limits multiplied (RATE_LIMIT_MULTIPLIER, development only: the benchmark
+ * raises them so it measures the limiter's cost, not its refusals). The limit is part of a rule's
+ * counter namespace, so raised limits never share counters with the real ones.
+ */
+export function scaleRules(rules: RateLimitRule[], multiplier: number): RateLimitRule[] {
+  return multiplier === 1 ? rules : rules.map((rule) => ({ ...rule, limit: rule.limit * multiplier }));
+}
+
 export interface RuleOutcome {
   rule: RateLimitRule;
   result: RateLimitResult;

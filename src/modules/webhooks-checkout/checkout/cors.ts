@@ -18,7 +18,8 @@ export const PREFLIGHT_MAX_AGE_SECONDS = 7200;
  */
 export const CHECKOUT_CORS_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Idempotent-Replayed',
+  'Access-Control-Expose-Headers':
+    'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Idempotent-Replayed',
 };
 
 export const CHECKOUT_PREFLIGHT_HEADERS: Record<string, string> = {
