@@ -10,7 +10,7 @@
 import { and, eq, lt, or, sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { idempotencyKeys } from '../../../drizzle/schema';
-import { sha256Hex } from '../auth/crypto';
+import { sha256Hex, toHex } from '../auth/crypto';
 import type { AppEnv } from '../context';
 import { decrypt, encrypt } from '../crypto/secret-box';
 import type { Database } from '../db/client';
@@ -35,6 +35,43 @@ const KEY_PATTERN = /^[\x20-\x7e]+$/;
 interface KeptAnswer {
   headers: Record<string, string>;
   body: string;
+}
+
+/** The largest body any route takes (uploads, 10 MB); the request's own limit refuses more. */
+const MAX_HASHED_BODY_BYTES = 10 * 1024 * 1024;
+
+/** The body's bytes from a copy of the request, or null past `limit` bytes. */
+async function readCopy(request: Request, limit: number): Promise<Uint8Array | null> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.clone().body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** Hex SHA-256 of the request line followed by the body's exact bytes. */
+async function hashRequest(line: string, body: Uint8Array): Promise<string> {
+  const head = new TextEncoder().encode(line);
+  const all = new Uint8Array(head.byteLength + body.byteLength);
+  all.set(head, 0);
+  all.set(body, head.byteLength);
+  return toHex(await crypto.subtle.digest('SHA-256', all));
 }
 
 /** Takes the key for this request, or (when another request holds or held it) answers nothing. */
@@ -70,9 +107,11 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { db, now, config } = c.get('services');
   const { clinicId } = c.get('apiKey');
   const url = new URL(c.req.url);
-  // Read once here; Hono keeps the text, and the validator parses the same bytes.
-  const body = await c.req.text();
-  const [keyHash, requestHash] = await Promise.all([sha256Hex(key), sha256Hex(`${c.req.method} ${url.pathname}${url.search}\n${body}`)]);
+  // A copy of the body, read up to the largest limit: the request's own stream stays unread for the
+  // route's body limit and parser. A body past that is left to the limit (413, never kept).
+  const body = await readCopy(c.req.raw, MAX_HASHED_BODY_BYTES);
+  if (body === null) return next();
+  const [keyHash, requestHash] = await Promise.all([sha256Hex(key), hashRequest(`${c.req.method} ${url.pathname}${url.search}\n`, body)]);
   const context = `idempotency:${clinicId}:${keyHash}`;
 
   const at = now();

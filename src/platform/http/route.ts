@@ -122,7 +122,9 @@ export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'
 ) {
   const security = access.auth === 'key' ? [{ ApiKey: [] }] : access.auth === 'jwt' ? [{ BearerToken: [] }] : [];
   const idempotent = acceptsIdempotencyKey(access, config.method, config.path);
-  const responses: Record<string, unknown> = { ...standardErrors(access, config), ...config.responses };
+  // The Idempotency-Key header is input too: a malformed one is a 400 on operations without other input.
+  const declared = idempotent ? { ...config, request: { ...config.request, headers: idempotencyHeaders } } : config;
+  const responses: Record<string, unknown> = { ...standardErrors(access, declared), ...config.responses };
   if (idempotent) {
     for (const [status, text] of Object.entries(IDEMPOTENCY_ERRORS)) {
       const declared = responses[status] as { description: string } | undefined;
@@ -131,7 +133,7 @@ export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'
   }
   return createRoute<P, R>({
     ...config,
-    ...(idempotent ? { request: { ...config.request, headers: idempotencyHeaders } } : {}),
+    ...(idempotent ? { request: declared.request } : {}),
     security,
     responses,
     middleware: idempotent ? [guard(access, config.path), idempotency] : [guard(access, config.path)],

@@ -81,6 +81,7 @@ describe('assertDeclaredResponse', () => {
       expiresAt: null,
       lastUsedAt: null,
       revokedAt: null,
+      rolledToKeyId: null,
       apiKey: 'svc_live_raw',
     };
     await check('POST', '/api-keys', json({ success: true, message: 'Created', data: key }, 201));

@@ -19,6 +19,7 @@ import {
   ENDPOINT_FAILURE_CUTOFF,
   flushClinicDeliveries,
 } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
+import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatch';
 import {
   deliveryOptions,
   runLocalDispatcher,
@@ -98,7 +99,8 @@ async function dispatch(kind: Dispatcher, w: World, now: Date): Promise<void> {
       await flushClinicDeliveries(t.db, w.clinicId, now, options());
       return;
     case 'callback': {
-      // QStash calling back for every message due now (the outbox is fanned out by whoever published).
+      // QStash calling back for every message due now, after the publisher (the kick or the cron) fanned the outbox out.
+      await dispatchOutbox(t.db, now);
       const due = await t.db
         .select({ id: webhookDeliveries.id })
         .from(webhookDeliveries)
