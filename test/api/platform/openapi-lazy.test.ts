@@ -1,0 +1,36 @@
+// The OpenAPI document is generated on the first GET /api/v1/openapi.json, once per app (per isolate in
+// the Worker): never while the modules load or the app is created, and not for /docs or any other
+// request, so a cold Worker that serves API calls never pays for it (docs/architecture.md, "The
+// Worker bundle").
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { useTestApp } from '../../helpers/app';
+
+// Installed before this file's imports (src/app among them) are evaluated.
+const generate = await vi.hoisted(async () => {
+  const { OpenApiGeneratorV31 } = await import('@asteasolutions/zod-to-openapi');
+  return vi.spyOn(OpenApiGeneratorV31.prototype, 'generateDocument');
+});
+afterAll(() => generate.mockRestore());
+
+const t = useTestApp();
+const get = (path: string) => t.app.request(path, { headers: { 'cf-connecting-ip': '203.0.113.7' } });
+
+describe('the OpenAPI document', () => {
+  it('is generated on the first request for it, once, and for nothing else', async () => {
+    expect(generate, 'at module load or app creation').not.toHaveBeenCalled();
+    expect((await get('/docs')).status).toBe(200);
+    expect((await get('/healthz')).status).toBe(200);
+    expect((await get('/api/v1/me')).status).toBe(401);
+    expect(generate, 'for other requests').not.toHaveBeenCalled();
+
+    const first = await get('/api/v1/openapi.json');
+    expect(first.status).toBe(200);
+    expect(generate).toHaveBeenCalledTimes(1);
+    const document = (await first.json()) as { security?: unknown; paths: object };
+    // The default every operation overrides with its own; "try it" on /docs sends x-api-key.
+    expect(document.security).toEqual([{ ApiKey: [] }]);
+    const second = await get('/api/v1/openapi.json');
+    expect(await second.json()).toEqual(document);
+    expect(generate, 'cached for the app').toHaveBeenCalledTimes(1);
+  });
+});
