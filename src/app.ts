@@ -10,10 +10,11 @@ import * as storefront from './modules/storefront';
 import * as webhooksCheckout from './modules/webhooks-checkout';
 import type { AppEnv } from './platform/context';
 import { devSimulatorOnly } from './platform/http/dev-simulator';
+import { docsPage } from './platform/http/docs-page';
 import { onError, onNotFound, validationError } from './platform/http/error-handler';
 import { ApiError } from './platform/http/errors';
 import { apiKeyGateway, ipGateway } from './platform/http/gateway';
-import { docsPage, openApiDocument, registerSecuritySchemes } from './platform/http/openapi';
+import { openApiDocument, registerSecuritySchemes } from './platform/http/openapi';
 import { noSniff } from './platform/http/security-headers';
 import type { ServicesFactory } from './platform/services';
 

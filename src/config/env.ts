@@ -25,6 +25,8 @@ export interface Env extends DatabaseEnv, MessagingEnv, DomainsEnv, SmsEnv, QSta
   DEV_SIMULATOR?: string;
   /** R2 bucket of uploaded files (wrangler.toml [[r2_buckets]]); required in production (src/platform/providers/storage). */
   UPLOADS?: R2Bucket;
+  /** Static assets (wrangler.toml [assets], public/): the renderer of /docs. The edge serves them at /docs/assets/* without the Worker; nothing in src reads it. */
+  ASSETS?: Fetcher;
   /** Absolute http(s) base URL under which stored objects are public (e.g. an R2 custom domain); default /uploads. */
   UPLOADS_PUBLIC_BASE_URL?: string;
   /** Stripe secret key (sk_... or restricted rk_...): the payment processor; required in production (src/platform/providers/payments). */

@@ -1,5 +1,4 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import type { AppEnv } from '../context';
 
 export const API_VERSION = '1.0.0';
@@ -43,6 +42,9 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>) {
       license,
     },
     servers: [{ url: '/', description: 'This server' }],
+    // The default of every operation (each also states its own: ApiKey, BearerToken for the key
+    // routes, none for sign-in), so a reader or a client ("try it" on /docs) knows to send x-api-key.
+    security: [{ ApiKey: [] }],
   });
   withoutRequestDefaults(document as unknown as OpenApiObject);
   documents.set(app, document);
@@ -89,63 +91,4 @@ export function withoutRequestDefaults(document: OpenApiObject): void {
       for (const media of Object.values(operation.requestBody?.content ?? {})) visit(media.schema);
     }
   }
-}
-
-/**
- * The renderer /docs loads from jsDelivr: one exact file of one exact version, checked by Subresource
- * Integrity (jsDelivr's /npm/ serves the package tarball's files byte for byte). The same version is an
- * exact devDependency, and test/api/platform/docs-page.test.ts recomputes the hash from node_modules, so a bump
- * of either without the other (or without the new hash) fails. To upgrade: `npm install -D --save-exact
- * @scalar/api-reference@X`, set `version` here, run that test and paste the hash it prints.
- * The renderer is never bundled into the Worker.
- */
-export const DOCS_RENDERER = {
-  package: '@scalar/api-reference',
-  version: '1.72.1',
-  /** The package's `browser` entry: the self-contained standalone bundle (no chunks loaded at run time). */
-  file: 'dist/browser/standalone.js',
-  integrity: 'sha384-U11tb2XnKvmwt8RlTvnwUnYgrN+ur4Xyh9htLhjajWNR/Oyl5AX5DEz00qRmlrmK',
-} as const;
-
-export const DOCS_RENDERER_URL = `https://cdn.jsdelivr.net/npm/${DOCS_RENDERER.package}@${DOCS_RENDERER.version}/${DOCS_RENDERER.file}`;
-
-/**
- * The page may run only the pinned renderer file (a full-path source, not all of jsDelivr) and fetch
- * only from this origin (the document, and "try it" calls to the server '/'). Styles: the renderer
- * injects <style> elements (its theme) without a nonce and sets style attributes, so inline styles are
- * allowed; nothing else inline is. Its default fonts (another origin) are switched off in the page.
- * No 'unsafe-eval': the one eval the renderer tries is zod's feature probe, which falls back when
- * refused (browsers log that one refusal).
- */
-export const DOCS_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  `script-src ${DOCS_RENDERER_URL}`,
-  "style-src 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const rendererConfiguration = JSON.stringify({ withDefaultFonts: false, telemetry: false });
-
-const docsHtml = `<!doctype html>
-<html>
-  <head>
-    <title>Brand Administration API reference</title>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-  </head>
-  <body>
-    <script id="api-reference" data-url="/api/v1/openapi.json" data-configuration='${rendererConfiguration}'></script>
-    <script src="${DOCS_RENDERER_URL}" integrity="${DOCS_RENDERER.integrity}" crossorigin="anonymous"></script>
-    <noscript>The machine-readable reference is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</noscript>
-  </body>
-</html>`;
-
-/** GET /docs: the human-readable reference, rendered in the browser from /api/v1/openapi.json. */
-export function docsPage(c: Context<AppEnv>) {
-  c.header('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
-  return c.html(docsHtml);
 }

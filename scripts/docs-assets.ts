@@ -1,0 +1,30 @@
+// Puts the pinned reference renderer into the Worker's static assets (wrangler.toml [assets], public/):
+// node_modules/@scalar/api-reference/<file> -> public<DOCS_RENDERER_PATH>. wrangler runs it ([build] in
+// wrangler.toml) before every `wrangler dev`, `wrangler deploy` and `wrangler check startup`. The copy is
+// not committed (4.3 MB of minified vendor code, .gitignore): the lock file pins it, with npm's own
+// integrity check, and this script refuses a file whose sha384 is not the one the page declares, so the
+// build fails where the browser would otherwise refuse to run it. Old versions are removed.
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DOCS_RENDERER, DOCS_RENDERER_PATH } from '../src/platform/http/docs-page';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const source = join(root, 'node_modules', DOCS_RENDERER.package, DOCS_RENDERER.file);
+const target = join(root, 'public', DOCS_RENDERER_PATH);
+
+const bytes = readFileSync(source);
+const integrity = `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
+if (integrity !== DOCS_RENDERER.integrity) {
+  throw new Error(
+    `${source} has ${integrity}, the page declares ${DOCS_RENDERER.integrity} (src/platform/http/docs-page.ts): ` +
+      `install ${DOCS_RENDERER.package}@${DOCS_RENDERER.version} (npm ci), or update DOCS_RENDERER for the installed version`,
+  );
+}
+mkdirSync(dirname(target), { recursive: true });
+for (const name of readdirSync(dirname(target))) {
+  if (name !== basename(target)) rmSync(join(dirname(target), name), { recursive: true, force: true });
+}
+// Unchanged: left alone, so `wrangler dev` does not see a new asset on every rebuild.
+if (!existsSync(target) || !readFileSync(target).equals(bytes)) copyFileSync(source, target);
