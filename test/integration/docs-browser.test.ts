@@ -283,9 +283,12 @@ describe.skipIf(problem !== null)('GET /docs in headless Chromium, served by wra
         listed.filter((operation) => !shown.includes(operation)),
         `the Orders operations listed (${shown.slice(0, 300)})`,
       ).toEqual([]);
-      // The document's top-level security: the auth panel offers the x-api-key header.
-      const text = await evaluate<string>('document.body.innerText');
-      expect(text).toContain('x-api-key');
+      // The document's top-level security: the auth panel offers the x-api-key header ("No
+      // authentication selected" without it).
+      const text = (await evaluate<string>('document.body.innerText')).replace(/\s+/g, ' ');
+      expect(text).toContain('Selected Auth Type: ApiKey');
+      expect(text).toContain('Name : x-api-key');
+      expect(text).not.toContain('No authentication selected');
       await sleep(1_000); // anything the page would still fetch after rendering (fonts, telemetry) is seen
 
       const events = cdp!.events.filter((event) => event.sessionId === sessionId);
