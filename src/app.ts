@@ -14,7 +14,7 @@ import { docsPage } from './platform/http/docs-page';
 import { onError, onNotFound, validationError } from './platform/http/error-handler';
 import { ApiError } from './platform/http/errors';
 import { apiKeyGateway, ipGateway } from './platform/http/gateway';
-import { openApiDocument, registerSecuritySchemes } from './platform/http/openapi';
+import { openApiDocument, registerForDocument, registerSecuritySchemes } from './platform/http/openapi';
 import { noSniff } from './platform/http/security-headers';
 import type { ServicesFactory } from './platform/services';
 
@@ -75,7 +75,7 @@ export function createApp(servicesFor: ServicesFactory) {
   });
 
   registerSecuritySchemes(app);
-  webhooksCheckout.registerWebhookEvents(app);
+  registerForDocument(app, webhooksCheckout.registerWebhookEvents);
   for (const area of AREAS) app.route('/', area.routes);
   app.get('/api/v1/openapi.json', (c) => c.json(openApiDocument(app)));
   app.get('/docs', docsPage);

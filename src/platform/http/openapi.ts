@@ -19,6 +19,16 @@ export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>) {
 }
 
 const documents = new WeakMap<OpenAPIHono<AppEnv>, ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>>();
+const documentOnly = new WeakMap<OpenAPIHono<AppEnv>, ((app: OpenAPIHono<AppEnv>) => void)[]>();
+
+/**
+ * Registers, when the document is first built rather than now, what only the document needs (the
+ * webhook payload schemas: no request validates against them), so creating the app, and so a cold
+ * Worker, skips building them (docs/architecture.md, "The Worker bundle").
+ */
+export function registerForDocument(app: OpenAPIHono<AppEnv>, register: (app: OpenAPIHono<AppEnv>) => void) {
+  documentOnly.set(app, [...(documentOnly.get(app) ?? []), register]);
+}
 
 /**
  * Not an open-source API: an SPDX LicenseRef in OpenAPI 3.1's license.identifier says so without a URL
@@ -27,10 +37,12 @@ const documents = new WeakMap<OpenAPIHono<AppEnv>, ReturnType<OpenAPIHono<AppEnv
  */
 const license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' };
 
-/** The OpenAPI 3.1 document generated from the route declarations; built once per app and isolate. */
+/** The OpenAPI 3.1 document generated from the route declarations; built on first use, once per app and isolate. */
 export function openApiDocument(app: OpenAPIHono<AppEnv>) {
   const cached = documents.get(app);
   if (cached) return cached;
+  for (const register of documentOnly.get(app) ?? []) register(app);
+  documentOnly.delete(app);
   const document = app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {

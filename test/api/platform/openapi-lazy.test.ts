@@ -1,6 +1,7 @@
-// The OpenAPI document is generated on the first GET /api/v1/openapi.json, once per app (per isolate in
-// the Worker): never while the modules load or the app is created, and not for /docs or any other
-// request, so a cold Worker that serves API calls never pays for it (docs/architecture.md, "The
+// The OpenAPI document, and what only it needs (the webhook payload schemas), is generated on the first
+// GET /api/v1/openapi.json, once per app (per isolate in the Worker): never while the modules load or the
+// app is created, and not for /docs or any other request, so a cold Worker that serves API calls never
+// pays for it (docs/architecture.md, "The
 // Worker bundle").
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { useTestApp } from '../../helpers/app';
@@ -22,11 +23,16 @@ describe('the OpenAPI document', () => {
     expect((await get('/healthz')).status).toBe(200);
     expect((await get('/api/v1/me')).status).toBe(401);
     expect(generate, 'for other requests').not.toHaveBeenCalled();
+    // Nor are the webhook payload schemas built (the document is all they are for).
+    const webhooks = () => t.app.openAPIRegistry.definitions.filter((definition) => definition.type === 'webhook').length;
+    expect(webhooks(), 'webhook schemas before the document').toBe(0);
 
     const first = await get('/api/v1/openapi.json');
     expect(first.status).toBe(200);
     expect(generate).toHaveBeenCalledTimes(1);
-    const document = (await first.json()) as { security?: unknown; paths: object };
+    const document = (await first.json()) as { security?: unknown; paths: object; webhooks: Record<string, unknown> };
+    expect(webhooks()).toBeGreaterThan(10);
+    expect(Object.keys(document.webhooks)).toHaveLength(webhooks());
     // The default every operation overrides with its own; "try it" on /docs sends x-api-key.
     expect(document.security).toEqual([{ ApiKey: [] }]);
     const second = await get('/api/v1/openapi.json');
