@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../context';
+import { type ExampleDocument, withExamples } from './openapi-examples';
 
 export const API_VERSION = '1.0.0';
 
@@ -45,6 +46,7 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>) {
     servers: [{ url: '/', description: 'This server' }],
   });
   withoutRequestDefaults(document as unknown as OpenApiObject);
+  withExamples(document as unknown as ExampleDocument);
   documents.set(app, document);
   return document;
 }

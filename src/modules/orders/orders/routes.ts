@@ -32,7 +32,7 @@ const list = defineRoute(read, {
   tags,
   summary: "The clinic's orders, newest first, each with its fee breakdown",
   request: { query: pageQuery },
-  responses: { 200: jsonContent(pagedBody(orderListItem), 'A page of orders') },
+  responses: { 200: jsonContent(pagedBody(orderListItem), 'A page of orders', { data: [{ status: 'delivered' }] }) },
 });
 
 const stats = defineRoute(
@@ -77,7 +77,7 @@ const detail = defineRoute(read, {
   tags,
   summary: 'One order with its patient, items, latest payment, address and shipments',
   request: { params: idParam() },
-  responses: { 200: jsonContent(successBody(orderDetail), 'The order') },
+  responses: { 200: jsonContent(successBody(orderDetail), 'The order', { data: { status: 'delivered' } }) },
 });
 
 const events = defineRoute(read, {
