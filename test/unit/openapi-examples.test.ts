@@ -22,6 +22,7 @@ type Operation = {
 const app = createApp(() => Promise.reject(new Error('the document needs no services')));
 const document = openApiDocument(app) as unknown as {
   paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Schema> };
 };
 
@@ -62,6 +63,18 @@ describe('examples in the OpenAPI document', () => {
       }
     }
     expect(bodies).toBeGreaterThan(80);
+    expect(problems).toEqual([]);
+  });
+
+  it('every webhook event body has an example of that event', () => {
+    const problems: string[] = [];
+    for (const [event, item] of Object.entries(document.webhooks)) {
+      const media = item.post!.requestBody!.content['application/json']!;
+      problems.push(...problemsOf(media, event));
+      if ((media.example as { type?: string } | undefined)?.type !== event)
+        problems.push(`${event}: example of ${JSON.stringify(media.example)}`);
+    }
+    expect(Object.keys(document.webhooks).length).toBeGreaterThan(10);
     expect(problems).toEqual([]);
   });
 

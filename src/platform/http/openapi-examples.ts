@@ -31,6 +31,8 @@ type Operation = {
 };
 export interface ExampleDocument {
   paths?: Record<string, Record<string, Operation>>;
+  /** What the API sends to webhook endpoints, by event name: their bodies get examples too. */
+  webhooks?: Record<string, Record<string, Operation>>;
   components?: { schemas?: Record<string, Schema> };
 }
 
@@ -39,10 +41,14 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch']);
 /** Adds the media-level examples to every operation of the document, in place. */
 export function withExamples(document: ExampleDocument): void {
   const schemas = document.components?.schemas ?? {};
-  for (const [path, item] of Object.entries(document.paths ?? {})) {
+  const items = [
+    ...Object.entries(document.paths ?? {}).map(([path, item]) => ({ path, item, owner: resourceOf(path) })),
+    ...Object.entries(document.webhooks ?? {}).map(([event, item]) => ({ path: event, item, owner: 'event' })),
+  ];
+  for (const { path, item, owner } of items) {
     for (const [method, operation] of Object.entries(item)) {
       if (!METHODS.has(method) || !operation || typeof operation !== 'object') continue;
-      const context: Context = { schemas, owner: resourceOf(path), seen: 0 };
+      const context: Context = { schemas, owner, seen: 0 };
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'path' && parameter.schema?.format === 'uuid' && parameter.name) {
           parameter.schema = { ...parameter.schema, example: uuidFor(parameter.name === 'id' ? context.owner : parameter.name) };
@@ -176,9 +182,12 @@ export function compose(
   }
 }
 
-/** Nullable fields of things that usually have not happened to a record (a removal, a failure): null. */
+/**
+ * Nullable fields of things that have not happened to a record in its first state (a removal, a
+ * failure, a completion): null, as the first value of its status enum is shown.
+ */
 const NOT_YET =
-  /^(deleted|removed|revoked|cancell?ed|archived|failed|refunded|disputed|rejected|declined|closed|ended|paused|suspended|blocked|last_?error|error|failure|rolled_?to)/i;
+  /^(deleted|removed|revoked|cancell?ed|archived|failed|refunded|disputed|rejected|declined|closed|ended|paused|suspended|blocked|last_?error|error|failure|rolled_?to|completed|abandoned|verified|activated|approved|denied|accepted|released|decided|resolved|shipped|delivered)/i;
 
 /** The branch of an anyOf/oneOf to compose: the one whose const/enum fields the hint matches, else the first that is not null. */
 function pickBranch(branches: Schema[], hint: unknown, schemas: Record<string, Schema>): Schema {
@@ -360,6 +369,7 @@ const NAMES: [RegExp, string][] = [
   [/^(title|subject|headline)$/i, 'Welcome to Demo Clinic'],
   [/description|summary/i, 'Weekly injections with a monthly check-in.'],
   [/reason/i, 'Requested by the patient'],
+  [/notes$/i, 'Prefers to be paid by bank transfer.'],
   [/^(body|content|text|html|notes?|comment|message|preview|excerpt)$/i, 'Thanks for choosing Demo Clinic. Your order is on its way.'],
   [/^(event|event_?type)$/i, 'order.created'],
 ];
@@ -469,6 +479,9 @@ function stringValue(key: string, schema: Schema, context: Context): string {
   if (key === 'status') return STATUSES.find(([pattern]) => pattern.test(context.owner))?.[1] ?? 'active';
   if (/(^|[a-z])Ids?$|^id$/.test(key)) return uuidFor(key === 'id' ? context.owner : key);
   if (/(^|[a-z])At$/.test(key)) return timestampFor(key);
+  if (key === 'state' && /program/i.test(context.owner)) return 'live';
+  if (key === 'label' && /tier/i.test(context.owner)) return 'Gold';
+  if (key === 'url' && /webhook|endpoint/i.test(context.owner)) return 'https://example.com/webhooks/service';
   if (context.owner === 'dnsRecord' && key === 'name') return '_acme-challenge.shop.demo-clinic.com';
   if (context.owner === 'dnsRecord' && key === 'value') return 'dcv-3f9a2c71b8e04d5a';
   for (const [pattern, value] of NAMES) if (pattern.test(key)) return value;
@@ -510,10 +523,10 @@ function numberFor(key: string, schema: Schema, integer: boolean): number {
   else if (/days$/i.test(key)) value = 30;
   else if (/^year$/i.test(key)) value = 2026;
   else if (/^month$/i.test(key)) value = 3;
-  else {
+  else if (!integer) {
     const dollars = MONEY.find(([pattern]) => pattern.test(key))?.[1];
     value = dollars === undefined ? 1 : dollars;
-  }
+  } else value = 1;
   if (integer) value = Math.round(value);
   const minimum = typeof schema.minimum === 'number' ? schema.minimum : undefined;
   const maximum = typeof schema.maximum === 'number' ? schema.maximum : undefined;
