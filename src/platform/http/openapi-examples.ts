@@ -267,6 +267,7 @@ function resourceOf(path: string): string {
 
 function singular(word: string): string {
   const camel = word.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  if (/(us|ss|sms|is)$/i.test(camel)) return camel;
   if (/ies$/.test(camel)) return `${camel.slice(0, -3)}y`;
   if (/(ss|x|ch|sh)es$/.test(camel)) return camel.slice(0, -2);
   if (/[^s]s$/.test(camel)) return camel.slice(0, -1);
@@ -580,6 +581,22 @@ const MESSAGES: Record<string, string> = {
   WINDDOWN_CONSENT_REQUIRED:
     '12 patient(s) are enrolled in this program; ending it needs their consent and is not available with an API key',
   PAYMENT_PROCESSOR_ERROR: 'The payment processor refused the request (Your card was declined.)',
+  SANDBOX_KEY_REQUIRED: '/api/v1/sandbox/go-live needs a sandbox key (svc_test_); live keys belong to a clinic that is already live',
+  PLAN_LIMIT_REACHED: 'Your plan allows 10 selected products; this selection has 12',
+  PLAN_PRICE_CAP_EXCEEDED: "1 product is above your plan's price cap of $500.00 per product",
+  CUSTOM_DOMAIN_EXISTS:
+    'The clinic already has the custom domain shop.demo-clinic.com (active); remove it first with POST /api/v1/clinic/custom-domain/remove',
+  CUSTOM_DOMAIN_NOT_VERIFIED:
+    'The custom domain shop.demo-clinic.com is not verified yet; publish its DNS records and call POST /api/v1/clinic/custom-domain/verify until it answers verified: true',
+  EMAIL_DOMAIN_EXISTS:
+    'The clinic already has the email domain mail.demo-clinic.com (verified); remove it first with POST /api/v1/clinic/email-domain/remove',
+};
+
+/** The fields beside code and message an error sends (ApiError's extra), consistent with MESSAGES. */
+const EXTRAS: Record<string, Record<string, unknown>> = {
+  WINDDOWN_CONSENT_REQUIRED: { data: { patients: 12 } },
+  PLAN_LIMIT_REACHED: { data: { limit: 10, requested: 12 } },
+  PLAN_PRICE_CAP_EXCEEDED: { data: { maxPriceCents: 50_000, tenantProductIds: [uuidFor('tenantProduct')] } },
 };
 
 const DEFAULT_CODES: Record<number, string> = {
@@ -620,7 +637,12 @@ function errorExample(
     const own = named.find((c) => !standard.includes(c));
     code = (access.gate && GATE_CODES[access.gate]) || own || (access.scope === 'write' ? 'INSUFFICIENT_SCOPE' : 'KEY_KIND_NOT_ALLOWED');
   }
-  const example: Record<string, unknown> = { success: false, code, message: messageFor(code, status, description, path, access) };
+  const example: Record<string, unknown> = {
+    success: false,
+    code,
+    message: messageFor(code, status, description, path, access),
+    ...EXTRAS[code],
+  };
   if (code === 'VALIDATION_ERROR') {
     const problem = validationProblem(operation, schemas);
     example.errors = [problem];
@@ -654,13 +676,20 @@ function messageFor(code: string, status: number, description: string, path: str
     return MESSAGES[code]!;
   }
   if (status === 503 && code.endsWith('_UNAVAILABLE') && code !== 'SERVICE_UNAVAILABLE') {
-    return `The ${words(code.replace(/_UNAVAILABLE$/, ''))} did not answer; retry in 5 seconds`;
+    return `The ${words(code.replace(/_UNAVAILABLE$/, '')).replace('sms', 'SMS')} did not answer; retry in 5 seconds`;
   }
   // The clause of the description that explains this code ("CODE: what happened; OTHER: ...").
   const clause = new RegExp(`${code}(?: \\([^)]*\\))?: ([^;]+?)(?:;| Or |$)`).exec(description)?.[1];
-  if (clause) return capitalized(clause.trim().replace(/\.$/, ''));
+  if (clause) return sentence(balanced(clause.trim().replace(/\.$/, '')));
   return MESSAGES[code] ?? capitalized(words(code));
 }
+
+/** A clause cut at a ';' inside parentheses ends before the parenthesis. */
+const balanced = (text: string) =>
+  (text.match(/\(/g)?.length ?? 0) > (text.match(/\)/g)?.length ?? 0) ? text.slice(0, text.lastIndexOf(' (')) : text;
+
+/** Capitalized, unless it starts with a field's name (typedName, customSlug). */
+const sentence = (text: string) => (/^[a-z]+[A-Z]/.test(text) ? text : capitalized(text));
 
 /** What a 404 names: the description's "X not found", else the record whose id it names (orderId), else the path's. */
 function notFoundResource(description: string, path: string): string {
@@ -668,7 +697,26 @@ function notFoundResource(description: string, path: string): string {
   if (said) return said;
   const id = /\b([a-z]+(?:[A-Z][a-z]+)*)Id\b/.exec(description)?.[1];
   if (id) return capitalized(words(id));
-  if (path.includes('{')) return capitalized(words(resourceOf(path)));
+  const segments = path.split('/');
+  const last = segments
+    .map((s, i) => ({ s, i }))
+    .filter(({ s }) => s.startsWith('{'))
+    .pop();
+  if (!last) return singularFromDescription(description);
+  const named = last.s.slice(1, -1).replace(/Id$/, '');
+  const record = named !== 'id' ? named : singular(segments[last.i - 1] ?? 'resource');
+  return capitalized(words(record)).replace(/^Api /, 'API ');
+}
+
+/** A 404 of a path without an id: the record the description says is missing ("no current subscription"). */
+function singularFromDescription(description: string): string {
+  const quoted = /message "([A-Z][\w ]*?) not found"/.exec(description)?.[1];
+  if (quoted) return quoted;
+  const missing = /has no (?:current )?([a-z][a-z ]*?)(?: \(|$|;|,|\.)/.exec(description)?.[1];
+  if (missing) return capitalized(missing);
+  const named =
+    /(?:the|No) ([a-z]+) (?:is unknown|of the clinic)/i.exec(description)?.[1] ?? /other[- ]clinic(?:'s)? ([a-z]+)/.exec(description)?.[1];
+  if (named) return capitalized(named);
   return 'Resource';
 }
 
@@ -683,24 +731,42 @@ function validationProblem(operation: Operation, schemas: Record<string, Schema>
     const type = typesOf(resolve(properties[required[0]] ?? {}, schemas)).find((t) => t !== 'null') ?? 'string';
     return { field: `body.${required[0]}`, message: `Invalid input: expected ${type === 'integer' ? 'number' : type}, received undefined` };
   }
-  if (body) return { field: 'body', message: 'Unrecognized key: "colour"' };
+  if (body && body.additionalProperties === false) return { field: 'body', message: 'Unrecognized key: "colour"' };
+  const [first, property] = Object.entries(properties)[0] ?? [];
+  if (first && property) {
+    const type = typesOf(resolve(property, schemas)).find((t) => t !== 'null') ?? 'string';
+    const wrong = type === 'string' ? 'number' : 'string';
+    return { field: `body.${first}`, message: `Invalid input: expected ${type === 'integer' ? 'number' : type}, received ${wrong}` };
+  }
   const parameters = operation.parameters ?? [];
   const limit = parameters.find((p) => p.in === 'query' && p.name === 'limit');
   if (limit) return { field: 'query.limit', message: `Too big: expected number to be <=${limit.schema?.maximum ?? 200}` };
-  const query = parameters.find((p) => p.in === 'query');
-  if (query) {
-    const schema = query.schema ?? {};
-    if (Array.isArray(schema.enum)) {
-      return {
-        field: `query.${query.name}`,
-        message: `Invalid option: expected one of ${schema.enum.map((v) => JSON.stringify(v)).join('|')}`,
-      };
-    }
-    const type = typesOf(schema).find((t) => t !== 'null') ?? 'string';
-    return { field: `query.${query.name}`, message: `Invalid input: expected ${type === 'integer' ? 'number' : type}, received NaN` };
+  for (const query of parameters.filter((p) => p.in === 'query')) {
+    const problem = queryProblem(resolve(query.schema ?? {}, schemas));
+    if (problem) return { field: `query.${query.name}`, message: problem };
   }
   const header = parameters.find((p) => p.in === 'header');
   if (header)
     return { field: `header.${header.name}`, message: `Too big: expected string to have <=${header.schema?.maxLength ?? 255} characters` };
-  return { field: 'body', message: 'Invalid input' };
+  const pathParameter = parameters.find((p) => p.in === 'path');
+  const anyQuery = parameters.find((p) => p.in === 'query');
+  const field = pathParameter ? `path.${pathParameter.name}` : anyQuery ? `query.${anyQuery.name}` : 'body';
+  return { field, message: 'Invalid input' };
+}
+
+/** What zod says of a wrong value of a query parameter, as the 400 sends it. */
+function queryProblem(schema: Schema): string | undefined {
+  if (Array.isArray(schema.enum)) return `Invalid option: expected one of ${schema.enum.map((v) => JSON.stringify(v)).join('|')}`;
+  const type = typesOf(schema).find((t) => t !== 'null');
+  if (type === 'integer' || type === 'number') return 'Invalid input: expected number, received NaN';
+  if (type === 'boolean') return 'Invalid input: expected boolean, received string';
+  const formats: Record<string, string> = {
+    uuid: 'Invalid UUID',
+    date: 'Invalid ISO date',
+    'date-time': 'Invalid ISO datetime',
+    email: 'Invalid email address',
+  };
+  if (typeof schema.format === 'string' && formats[schema.format]) return formats[schema.format];
+  if (typeof schema.maxLength === 'number') return `Too big: expected string to have <=${schema.maxLength} characters`;
+  return undefined;
 }
