@@ -232,7 +232,15 @@ function composeObject(
     out[name] = isObject(additional) ? compose(additional, value, name, inner, depth + 1, requiredOnly) : value;
   }
   // A map (no declared properties): one entry.
-  if (!Object.keys(properties).length && isObject(additional) && !hint) {
+  const entry = MAP_ENTRIES.find(([pattern]) => pattern.test(key));
+  if (
+    !Object.keys(properties).length &&
+    !hint &&
+    entry &&
+    (additional === true || (isObject(additional) && !Object.keys(additional).length))
+  ) {
+    out[entry[1]] = structuredClone(entry[2]);
+  } else if (!Object.keys(properties).length && isObject(additional) && !hint) {
     out[mapKeyFor(key)] = compose(additional, undefined, singular(key), inner, depth + 1, requiredOnly);
   }
   return out;
@@ -283,6 +291,13 @@ const words = (key: string) =>
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 const mapKeyFor = (key: string) => (/price|amount|cents|count|total/i.test(key) ? 'semaglutide' : 'example');
+
+/** One entry of a map whose values are unconstrained (page content, event metadata), by the map's name. */
+const MAP_ENTRIES: [RegExp, string, unknown][] = [
+  [/content/i, 'sections', [{ type: 'hero', title: 'Doctor-prescribed weight loss' }]],
+  [/structure/i, 'steps', [{ title: 'About you', fields: ['dateOfBirth', 'heightInches', 'weightPounds'] }]],
+  [/metadata/i, 'source', 'checkout'],
+];
 
 /** Timestamps as the API sends them (toISOString): created before updated, expiries after both. */
 function timestampFor(key: string): string {
@@ -371,6 +386,9 @@ const NAMES: [RegExp, string][] = [
   [/description|summary/i, 'Weekly injections with a monthly check-in.'],
   [/reason/i, 'Requested by the patient'],
   [/notes$/i, 'Prefers to be paid by bank transfer.'],
+  [/custom_?subject$/i, 'Your next dose ships tomorrow'],
+  [/custom_?text$/i, 'Hi {{firstName}}, your next dose ships tomorrow.'],
+  [/pharmacy_?provider$/i, 'empower'],
   [/^(body|content|text|html|notes?|comment|message|preview|excerpt)$/i, 'Thanks for choosing Demo Clinic. Your order is on its way.'],
   [/^(event|event_?type)$/i, 'order.created'],
 ];
