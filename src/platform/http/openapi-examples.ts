@@ -299,13 +299,14 @@ const MAP_ENTRIES: [RegExp, string, unknown][] = [
   [/metadata/i, 'source', 'checkout'],
 ];
 
-/** Timestamps as the API sends them (toISOString): created before updated, expiries after both. */
+/** Timestamps as the API sends them (toISOString): created before updated, expiries in the future. */
 function timestampFor(key: string): string {
   if (
     /^(expires|ends?|until|due|valid|next|scheduled|retry|cancel|renew|period_?end|trialEnd)/i.test(key) ||
     /End|Until|Expires|Due/.test(key)
   ) {
-    return '2026-04-01T00:00:00.000Z';
+    // Far enough ahead that a request sending it is not refused as past (an API key's expiresAt).
+    return '2030-01-01T00:00:00.000Z';
   }
   if (/^created|^requested|^submitted|^invited|^started|^issued|Start/i.test(key)) return '2026-03-02T14:05:09.000Z';
   return '2026-03-03T09:30:00.000Z';

@@ -59,7 +59,7 @@ const update = defineRoute(write, {
     'Status moves: draft -> active; active <-> paused; draft, active or paused -> archived. Any other move answers 409 ILLEGAL_TRANSITION, ' +
     'as does any change to an archived sequence. Activating needs at least one step whose templates all still exist (409 CONFLICT). ' +
     'Archiving cancels the enrollments in progress. docs/crm-sequences.md.',
-  request: { params: idParam(), body: jsonBody(updateSequenceBody) },
+  request: { params: idParam(), body: jsonBody(updateSequenceBody, { triggerEvent: 'tag_added' }) },
   responses: {
     200: jsonContent(successBody(sequence), 'Updated'),
     409: jsonContent(
