@@ -31,8 +31,21 @@ export function successBody<T extends z.ZodType>(data: T) {
   return z.object({ success: z.literal(true), message: z.string(), data });
 }
 
-export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
-  return { content: { 'application/json': { schema } }, description };
+/**
+ * A route's own example for a body (request or response): partial, because the document composes the
+ * rest from the schema (src/platform/http/openapi-examples.ts); a key set to undefined is left out.
+ * Give one only where the composed example would mislead (fields that go together, a refund's status).
+ */
+export type ExampleHint<T> = T extends readonly (infer U)[]
+  ? ExampleHint<U>[]
+  : T extends object
+    ? { [K in keyof T]?: ExampleHint<T[K]> | undefined }
+    : T;
+
+const withExample = <T>(example: T | undefined) => (example === undefined ? {} : { example });
+
+export function jsonContent<T extends z.ZodType>(schema: T, description: string, example?: ExampleHint<z.input<T>>) {
+  return { content: { 'application/json': { schema, ...withExample(example) } }, description };
 }
 
 /** Headers of a response that carries a secret (a raw key, a sign-in token): no cache may keep it. */
@@ -50,6 +63,6 @@ export function secretJsonContent<T extends z.ZodType>(schema: T, description: s
 }
 
 /** A required JSON request body (required, so a wrong content type is refused rather than ignored). */
-export function jsonBody<T extends z.ZodType>(schema: T) {
-  return { content: { 'application/json': { schema } }, required: true };
+export function jsonBody<T extends z.ZodType>(schema: T, example?: ExampleHint<z.input<T>>) {
+  return { content: { 'application/json': { schema, ...withExample(example) } }, required: true };
 }

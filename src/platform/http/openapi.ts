@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../context';
+import { type ExampleDocument, withExamples } from './openapi-examples';
 
 export const API_VERSION = '1.0.0';
 
@@ -59,6 +60,7 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>) {
     security: [{ ApiKey: [] }],
   });
   withoutRequestDefaults(document as unknown as OpenApiObject);
+  withExamples(document as unknown as ExampleDocument);
   documents.set(app, document);
   return document;
 }

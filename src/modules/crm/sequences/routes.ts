@@ -35,7 +35,7 @@ const create = defineRoute(write, {
   operationId: 'createSequence',
   tags,
   summary: 'Create a sequence (status draft, no steps)',
-  request: { body: jsonBody(createSequenceBody) },
+  request: { body: jsonBody(createSequenceBody, { triggerEvent: 'tag_added' }) },
   responses: { 201: jsonContent(successBody(sequence), 'Created, in draft') },
 });
 
@@ -59,7 +59,7 @@ const update = defineRoute(write, {
     'Status moves: draft -> active; active <-> paused; draft, active or paused -> archived. Any other move answers 409 ILLEGAL_TRANSITION, ' +
     'as does any change to an archived sequence. Activating needs at least one step whose templates all still exist (409 CONFLICT). ' +
     'Archiving cancels the enrollments in progress. docs/crm-sequences.md.',
-  request: { params: idParam(), body: jsonBody(updateSequenceBody) },
+  request: { params: idParam(), body: jsonBody(updateSequenceBody, { triggerEvent: 'tag_added' }) },
   responses: {
     200: jsonContent(successBody(sequence), 'Updated'),
     409: jsonContent(
@@ -79,7 +79,22 @@ const replaceSteps = defineRoute(write, {
     "The steps run in the order given. delay: timeSeconds > 0. email / sms: templateId of one of the clinic's own templates of the same type " +
     "(another clinic's or an unknown template answers the same 400), or useCustomText with customText (and customSubject for email). " +
     'An active sequence answers 409 (pause it first); enrollments in progress continue at their position with the new steps. docs/crm-sequences.md.',
-  request: { params: idParam(), body: jsonBody(replaceStepsBody) },
+  request: {
+    params: idParam(),
+    body: jsonBody(replaceStepsBody, {
+      steps: [
+        {
+          type: 'delay',
+          timeSeconds: 86_400,
+          useCustomText: undefined,
+          templateId: undefined,
+          customText: undefined,
+          customSubject: undefined,
+        },
+        { type: 'email', useCustomText: false, timeSeconds: undefined, customText: undefined, customSubject: undefined },
+      ],
+    }),
+  },
   responses: {
     200: jsonContent(successBody(sequence), 'The sequence with its new steps'),
     409: jsonContent(errorBody, 'CONFLICT: the sequence is active (pause it first) or archived'),
@@ -95,7 +110,7 @@ const manual = defineRoute(write, {
   description:
     'Exactly one of userId and tag (400 otherwise). The sequence must be active (409). An unknown or other-clinic sequence, contact or tag answers 404. ' +
     'Contacts already enrolled in the sequence (also those who completed it) are not enrolled again; the first step runs on the next sweep.',
-  request: { body: jsonBody(manualTriggerBody) },
+  request: { body: jsonBody(manualTriggerBody, { tag: undefined }) },
   responses: {
     201: jsonContent(successBody(manualTriggerResult), 'Enrolled'),
     404: jsonContent(errorBody, 'Unknown, malformed or other-clinic sequence, contact or tag.'),

@@ -32,7 +32,11 @@ const list = defineRoute(read, {
   tags,
   summary: "The clinic's orders, newest first, each with its fee breakdown",
   request: { query: pageQuery },
-  responses: { 200: jsonContent(pagedBody(orderListItem), 'A page of orders') },
+  responses: {
+    200: jsonContent(pagedBody(orderListItem), 'A page of orders', {
+      data: [{ status: 'delivered', shippedAt: '2026-03-05T16:20:00.000Z', deliveredAt: '2026-03-07T11:02:00.000Z' }],
+    }),
+  },
 });
 
 const stats = defineRoute(
@@ -77,7 +81,11 @@ const detail = defineRoute(read, {
   tags,
   summary: 'One order with its patient, items, latest payment, address and shipments',
   request: { params: idParam() },
-  responses: { 200: jsonContent(successBody(orderDetail), 'The order') },
+  responses: {
+    200: jsonContent(successBody(orderDetail), 'The order', {
+      data: { status: 'delivered', shippedAt: '2026-03-05T16:20:00.000Z', deliveredAt: '2026-03-07T11:02:00.000Z' },
+    }),
+  },
 });
 
 const events = defineRoute(read, {

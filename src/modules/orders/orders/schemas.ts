@@ -7,7 +7,7 @@ import { safeString } from '../../../platform/http/strings';
 // needs-attention, stats and the anonymous summary. Money fields are dollars (49.99) unless named
 // *Cents; see docs/orders.md.
 
-const money = (description?: string) => z.number().openapi(description ? { description, example: 49.99 } : { example: 49.99 });
+const money = (description?: string) => z.number().openapi(description ? { description } : {});
 const dateTimeOut = () => z.string().datetime();
 
 export const feeBreakdown = z
@@ -30,7 +30,7 @@ export const feeBreakdown = z
 
 const orderFields = {
   id: z.string().uuid(),
-  orderNumber: z.string().openapi({ example: 'DEM-10042' }),
+  orderNumber: z.string().openapi({ example: 'DEM-1000042' }),
   status: z.string().openapi({ description: `The lifecycle state: ${ORDER_STATUSES.join(', ')}.`, example: 'paid' }),
   totalAmount: money('What the patient paid (dollars).'),
   subtotalAmount: money(),

@@ -142,7 +142,15 @@ const putNav = defineRoute(write, {
   summary: 'Replace the header and footer menus',
   description:
     "Items: { label, url } or { label, pageId } (one of the clinic's live pages; 400 naming the item otherwise), with optional children one level deep. docs/page-builder.md.",
-  request: { body: jsonBody(navigationBody) },
+  request: {
+    body: jsonBody(navigationBody, {
+      headerMenu: [
+        { label: 'Programs', url: '/programs', pageId: undefined, children: [{ label: 'About us', url: undefined }] },
+        { label: 'Contact', url: '/contact', pageId: undefined, children: undefined },
+      ],
+      footerMenu: [{ label: 'About us', url: undefined, children: undefined }],
+    }),
+  },
   responses: { 200: jsonContent(successBody(navigation), 'Saved') },
 });
 

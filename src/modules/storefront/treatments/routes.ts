@@ -128,7 +128,8 @@ const uploadLogoRoute = defineRoute(write, {
     params: idParam(),
     query: logoUploadQuery,
     body: {
-      content: { 'multipart/form-data': { schema: logoUploadForm } },
+      // The example sends a logo: with removeLogo=true as well it would be a 400.
+      content: { 'multipart/form-data': { schema: logoUploadForm, example: { removeLogo: undefined } } },
       required: false,
       description:
         'multipart/form-data (or application/x-www-form-urlencoded for removeLogo alone) with the field logo, or removeLogo=true.',
