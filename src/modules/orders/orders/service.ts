@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { FeeBreakdownCents, FulfillmentType, OrderStatus, PaymentStatus } from '../../../../drizzle/schema';
+import type { FeeBreakdownCents, FulfillmentType, OrderStatus } from '../../../../drizzle/schema';
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { notFound } from '../../../platform/http/errors';
