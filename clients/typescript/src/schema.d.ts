@@ -3084,7 +3084,7 @@ export interface paths {
         };
         /**
          * Whether a slug is available to the clinic
-         * @description At top level: { success, available }. A slug that is not well-formed answers 400. The clinic's own current slug is available; reserved slugs are not.
+         * @description At top level: { success, available }. A slug that is not well-formed answers 400. The clinic's own current slug is available; reserved slugs are not. The path overlaps POST /clinic/{id}/upload-logo (the specification has both): GET /clinic/check-slug/upload-logo checks the slug "upload-logo". The methods differ, so no request matches both (docs/api-conventions.md, "Overlapping paths").
          */
         get: operations["checkClinicSlug"];
         put?: never;
@@ -3126,7 +3126,7 @@ export interface paths {
         put?: never;
         /**
          * Upload the clinic logo (the {id} is ignored: always the key's clinic)
-         * @description multipart/form-data, required file field logo: PNG, JPEG, WebP or GIF (type read from the bytes; SVG refused with 400), at most 5 MiB (413). Stores the file and sets the clinic's logoUrl. The path id is ignored, as the specification says: the logo is always the key's own clinic's. Same as POST /api/v1/upload/logo.
+         * @description multipart/form-data, required file field logo: PNG, JPEG, WebP or GIF (type read from the bytes; SVG refused with 400), at most 5 MiB (413). Stores the file and sets the clinic's logoUrl. The path id is ignored, as the specification says: the logo is always the key's own clinic's. Same as POST /api/v1/upload/logo. The path overlaps GET /clinic/check-slug/{slug} (the specification has both): POST /clinic/check-slug/upload-logo is this operation. The methods differ, so no request matches both (docs/api-conventions.md, "Overlapping paths").
          */
         post: operations["uploadClinicLogo"];
         delete?: never;
@@ -3199,7 +3199,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Cancel a pending invitation */
+        /**
+         * Cancel a pending invitation
+         * @description The path overlaps PATCH /team/{userId}/role (the specification has both): DELETE /team/invitations/role cancels the invitation "role" (404). The methods differ, so no request matches both (docs/api-conventions.md, "Overlapping paths").
+         */
         delete: operations["cancelTeamInvitation"];
         options?: never;
         head?: never;
@@ -3236,7 +3239,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a member's role to admin or member (ownership cannot be assigned) */
+        /**
+         * Change a member's role to admin or member (ownership cannot be assigned)
+         * @description The path overlaps DELETE /team/invitations/{invitationId} (the specification has both): PATCH /team/invitations/role changes the role of the member "invitations" (404). The methods differ, so no request matches both (docs/api-conventions.md, "Overlapping paths").
+         */
         patch: operations["changeTeamMemberRole"];
         trace?: never;
     };
