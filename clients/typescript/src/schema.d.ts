@@ -5280,7 +5280,8 @@ export interface components {
             /** Format: uuid */
             orderId: string;
             isLabGated: boolean;
-            orderStatus: components["schemas"]["OrderStatus"] & (string | null);
+            /** @description The specification allows null; an order always has a status today. */
+            orderStatus: components["schemas"]["OrderStatus"] | null;
             /** @enum {string|null} */
             stage: "requisition_created" | "shipped_to_patient" | "delivered_to_patient" | "shipped_to_lab" | "received_by_lab" | "results" | null;
             timeline: {

@@ -144,7 +144,9 @@ export const labStatus = z
   .object({
     orderId: z.string().uuid(),
     isLabGated: z.boolean(),
-    orderStatus: orderStatus.nullable(),
+    orderStatus: z
+      .union([orderStatus, z.null()])
+      .openapi({ description: 'The specification allows null; an order always has a status today.' }),
     stage: z.enum(LAB_STAGES).nullable(),
     timeline: z.array(z.object({ stage: z.enum(LAB_STAGES), reached: z.boolean(), occurredAt: dateTimeOut().nullable() })),
     kitShipmentToPatient: z.object({
