@@ -23,7 +23,8 @@ export default defineConfig({
       {
         test: {
           name: 'node',
-          include: ['test/**/*.test.ts'],
+          // The TypeScript client's tests (clients/typescript/test) run here too, with the same database.
+          include: ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'],
           exclude: ['test/workers/**'],
           globalSetup: ['test/global-setup.ts'],
           testTimeout: 20_000,

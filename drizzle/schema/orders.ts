@@ -32,6 +32,10 @@ export const ORDER_STATUSES = [
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
+/** shipping: the pharmacy ships to the patient; pickup: the patient collects it. */
+export const FULFILLMENT_TYPES = ['shipping', 'pickup'] as const;
+export type FulfillmentType = (typeof FULFILLMENT_TYPES)[number];
+
 /**
  * The fee waterfall of an order, in cents. subtotal - discount + tax + shipping = total;
  * total = pharmacyCost + doctorFee + processorFee + platformFee + tax + shipping + brandAmount.
@@ -72,7 +76,7 @@ export const orders = pgTable(
     feeBreakdown: jsonb('fee_breakdown').$type<FeeBreakdownCents>().notNull(),
     billingIntervalMonths: integer('billing_interval_months').notNull().default(1),
     /** shipping (pharmacy ships to the patient) or pickup. */
-    fulfillmentType: text('fulfillment_type').notNull().default('shipping'),
+    fulfillmentType: text('fulfillment_type').$type<FulfillmentType>().notNull().default('shipping'),
     approvedByDoctor: boolean('approved_by_doctor').notNull().default(false),
     /** Two-letter state of the shipping address, kept on the order for the summary's by-state counts. */
     shippingState: text('shipping_state'),
@@ -277,6 +281,10 @@ export const visits = pgTable(
   ],
 );
 
+/** active, held (fulfilment waits for a revisit), completed. */
+export const TITRATION_SCHEDULE_STATUSES = ['active', 'held', 'completed'] as const;
+export type TitrationScheduleStatus = (typeof TITRATION_SCHEDULE_STATUSES)[number];
+
 /** A patient's dose escalation on an order; "held" schedules wait for a revisit before fulfilment. */
 export const titrationSchedules = pgTable(
   'titration_schedules',
@@ -295,8 +303,7 @@ export const titrationSchedules = pgTable(
       .references(() => titrationProtocols.id, { onDelete: 'restrict' }),
     currentLevel: integer('current_level').notNull().default(1),
     maxLevel: integer('max_level').notNull(),
-    /** active, held (fulfilment waits for a revisit), completed. */
-    status: text('status').notNull().default('active'),
+    status: text('status').$type<TitrationScheduleStatus>().notNull().default('active'),
     nextRevisitDueAt: timestamptz('next_revisit_due_at'),
     lastRevisitAt: timestamptz('last_revisit_at'),
     heldSince: timestamptz('held_since'),
@@ -351,18 +358,22 @@ export const ledgerEntries = pgTable(
   ],
 );
 
+/** order_transfer: one order's brand amount; withdrawal: POST /payouts/withdraw. */
+export const PAYOUT_TYPES = ['order_transfer', 'withdrawal'] as const;
+export type PayoutType = (typeof PAYOUT_TYPES)[number];
+export const PAYOUT_STATUSES = ['pending', 'paid', 'failed'] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+
 /** Money sent to the clinic: per-order transfers and withdrawals of the balance. */
 export const payouts = pgTable(
   'payouts',
   {
     id: id(),
     clinicId: clinicId(),
-    /** order_transfer or withdrawal. */
-    type: text('type').notNull(),
+    type: text('type').$type<PayoutType>().notNull(),
     orderId: uuid('order_id').references(() => orders.id, { onDelete: 'set null' }),
     amountCents: integer('amount_cents').notNull(),
-    /** pending, paid, failed. */
-    status: text('status').notNull().default('pending'),
+    status: text('status').$type<PayoutStatus>().notNull().default('pending'),
     processorTransferId: text('processor_transfer_id'),
     paidAt: timestamptz('paid_at'),
     createdAt: createdAt(),
@@ -372,6 +383,13 @@ export const payouts = pgTable(
     check('payouts_amount_check', sql`${t.amountCents} > 0`),
   ],
 );
+
+/**
+ * A refund's state at the payment processor. Refunds are issued synchronously today, so the API stores
+ * succeeded; pending and failed are the processor's other outcomes, declared so clients handle them.
+ */
+export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
 /** At most one refund per order (full refunds only). */
 export const refunds = pgTable(
@@ -383,7 +401,7 @@ export const refunds = pgTable(
       .notNull()
       .references(() => orders.id, { onDelete: 'restrict' }),
     amountCents: integer('amount_cents').notNull(),
-    status: text('status').notNull().default('succeeded'),
+    status: text('status').$type<RefundStatus>().notNull().default('succeeded'),
     processorRefundId: text('processor_refund_id'),
     reason: text('reason'),
     refundRequestId: uuid('refund_request_id'),
@@ -391,6 +409,9 @@ export const refunds = pgTable(
   },
   (t) => [uniqueIndex('refunds_order_id_key').on(t.orderId), index('refunds_clinic_id_created_at_idx').on(t.clinicId, t.createdAt)],
 );
+
+export const REFUND_REQUEST_STATUSES = ['pending', 'approved', 'denied'] as const;
+export type RefundRequestStatus = (typeof REFUND_REQUEST_STATUSES)[number];
 
 /** A patient's request for a refund, approved (issuing the refund) or denied by the brand. */
 export const refundRequests = pgTable(
@@ -403,8 +424,7 @@ export const refundRequests = pgTable(
       .references(() => orders.id, { onDelete: 'cascade' }),
     patientId: uuid('patient_id').references(() => patients.id, { onDelete: 'set null' }),
     reason: text('reason'),
-    /** pending, approved, denied. */
-    status: text('status').notNull().default('pending'),
+    status: text('status').$type<RefundRequestStatus>().notNull().default('pending'),
     reviewNotes: text('review_notes'),
     decidedAt: timestamptz('decided_at'),
     createdAt: createdAt(),
@@ -415,6 +435,9 @@ export const refundRequests = pgTable(
   ],
 );
 
+export const DISPUTE_STATUSES = ['needs_response', 'under_review', 'won', 'lost'] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+
 export const disputes = pgTable(
   'disputes',
   {
@@ -424,8 +447,7 @@ export const disputes = pgTable(
       .notNull()
       .references(() => orders.id, { onDelete: 'restrict' }),
     amountCents: integer('amount_cents').notNull(),
-    /** needs_response, under_review, won, lost. */
-    status: text('status').notNull().default('needs_response'),
+    status: text('status').$type<DisputeStatus>().notNull().default('needs_response'),
     reason: text('reason'),
     evidenceDueAt: timestamptz('evidence_due_at'),
     resolvedAt: timestamptz('resolved_at'),

@@ -13,6 +13,18 @@ const clinicId = () =>
     .notNull()
     .references(() => clinics.id, { onDelete: 'cascade' });
 
+/** The legal forms onboarding accepts (save-business-details). */
+export const BUSINESS_TYPES = [
+  'sole_proprietorship',
+  'partnership',
+  'llc',
+  'c_corporation',
+  's_corporation',
+  'professional_corporation',
+  'nonprofit',
+] as const;
+export type BusinessType = (typeof BUSINESS_TYPES)[number];
+
 /** The legal entity behind a clinic, one row per clinic. */
 export const organizations = pgTable('organizations', {
   clinicId: uuid('clinic_id')
@@ -22,7 +34,7 @@ export const organizations = pgTable('organizations', {
   doingBusinessAs: text('doing_business_as'),
   /** NN-NNNNNNN */
   ein: text('ein'),
-  businessType: text('business_type'),
+  businessType: text('business_type').$type<BusinessType>(),
   /** Two-letter US state code where the business is registered. */
   stateOfRegistration: text('state_of_registration'),
   phoneNumber: text('phone_number'),

@@ -10,7 +10,18 @@
 // their ORDER_BLOCKS block with c*100 + k. Order items, payments, shipments, events, lab legs and
 // visits get random ids from the lifecycle service (guarded by the first order's existence).
 import { and, eq, sql } from 'drizzle-orm';
-import { disputes, orderEvents, orders, payments, payouts, refundRequests, refunds, titrationSchedules } from '../../drizzle/schema';
+import {
+  disputes,
+  orderEvents,
+  orders,
+  type PayoutStatus,
+  type PayoutType,
+  payments,
+  payouts,
+  refundRequests,
+  refunds,
+  titrationSchedules,
+} from '../../drizzle/schema';
 import { appendLedgerEntries, applyPlatformEvent, computeFeeBreakdown, createOrder, type PlatformEvent } from '../../src/modules/orders';
 import type { Database } from '../../src/platform/db/client';
 import { SEED_TITRATION, seedPatientId } from './catalog';
@@ -407,10 +418,10 @@ async function seedMoney(db: Database, c: number, clinicId: string, now: Date, a
   const payoutRows: {
     id: string;
     clinicId: string;
-    type: string;
+    type: PayoutType;
     orderId: string | null;
     amountCents: number;
-    status: string;
+    status: PayoutStatus;
     processorTransferId: string;
     paidAt: Date;
     createdAt: Date;
@@ -484,7 +495,7 @@ async function seedMoney(db: Database, c: number, clinicId: string, now: Date, a
         titrationProtocolId: SEED_TITRATION.semaglutide,
         currentLevel: 1 + (k % 4),
         maxLevel: 5,
-        status: held ? 'held' : 'active',
+        status: held ? ('held' as const) : ('active' as const),
         heldSince: held ? new Date(now.getTime() - (k * 6 + 2) * DAY) : null,
         nextRevisitDueAt: new Date(now.getTime() + (k < 3 ? -(k * 5 + 1) : 10) * DAY),
         lastRevisitAt: new Date(now.getTime() - (k * 6 + 30) * DAY),

@@ -28,8 +28,11 @@ describe('the OpenAPI document', () => {
   it("passes Redocly's recommended ruleset with no error and no warning", async () => {
     // The whole ruleset as published; a rule that is wrong for this API is switched off here, alone,
     // with the reason next to it:
-    // - no-ambiguous-paths: the spec itself defines DELETE /team/invitations/{invitationId} beside
-    //   PATCH /team/{userId}/role; the methods differ, so no request can match both.
+    // - no-ambiguous-paths: the spec itself defines GET /clinic/check-slug/{slug} beside POST
+    //   /clinic/{id}/upload-logo, and DELETE /team/invitations/{invitationId} beside PATCH
+    //   /team/{userId}/role (the rule's two warnings); the methods differ, so no request can match both.
+    //   test/api/platform/path-overlaps.test.ts checks that these are the only such pairs, that they share
+    //   no method, that each operation says so (x-path-overlap), and that the colliding URLs route by method.
     const config = await createConfig({ extends: ['recommended'], rules: { 'no-ambiguous-paths': 'off' } });
     const problems = await lintFromString({
       source: JSON.stringify(document()),

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { ProgramState } from '../../../../drizzle/schema';
 import type { Queryable } from '../../../platform/db/client';
 import { rowsOf } from '../../../platform/db/sql';
 import type { DiscontinuedInUse } from './schemas';
@@ -8,7 +9,7 @@ import type { DiscontinuedInUse } from './schemas';
  * active or not) to a program of the clinic that is not retired, each with those programs.
  */
 export async function listDiscontinuedInUse(db: Queryable, clinicId: string): Promise<DiscontinuedInUse[]> {
-  const rows = await rowsOf<{ id: string; name: string; slug: string; programs: { id: string; name: string; state: string }[] }>(
+  const rows = await rowsOf<{ id: string; name: string; slug: string; programs: { id: string; name: string; state: ProgramState }[] }>(
     db,
     sql`
       select g.id, g.name, g.slug,

@@ -5,6 +5,7 @@ import {
   AFFILIATE_PAYOUT_FREQUENCIES,
   AFFILIATE_PAYOUT_STATUSES,
   AFFILIATE_STATUSES,
+  PROGRAM_STATES,
   TAX_DOCUMENT_STATUSES,
 } from '../../../../drizzle/schema';
 import { atLeastOneField } from '../../../platform/http/fields';
@@ -134,7 +135,7 @@ export const marginEstimate = z
         z.object({
           programId: z.string().uuid(),
           programName: z.string(),
-          programState: z.string(),
+          programState: z.enum(PROGRAM_STATES),
           globalProductId: z.string().uuid(),
           productName: z.string(),
           isSellable: z.boolean(),

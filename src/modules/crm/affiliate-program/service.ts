@@ -1,6 +1,8 @@
 // The affiliate program's configuration, its margin estimate and its affiliates (docs/affiliates.md).
 // Reads are one statement each; writes run in one transaction.
+
 import { and, eq, isNotNull, or, type SQL, sql } from 'drizzle-orm';
+import type { ProgramState } from '../../../../drizzle/schema';
 import {
   type AffiliateCommissionMode,
   type AffiliatePayoutFrequency,
@@ -188,7 +190,7 @@ export async function updateProgramConfig(db: Database, clinicId: string, body: 
 
 interface MarginRow {
   program: ProgramSettings | null;
-  programs: { id: string; name: string; state: string; products: ProductRow[] }[];
+  programs: { id: string; name: string; state: ProgramState; products: ProductRow[] }[];
 }
 
 /**

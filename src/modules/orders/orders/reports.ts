@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { OrderStatus, RefundRequestStatus } from '../../../../drizzle/schema';
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
@@ -75,11 +76,11 @@ export async function orderStats(db: Queryable, clinicId: string, query: WindowQ
 
 interface SummaryRow {
   totalOrders: string | number;
-  byStatus: { status: string; orders: number }[];
+  byStatus: { status: OrderStatus; orders: number }[];
   byProgram: { programId: string | null; programName: string | null; orders: number; paidCents: number | string }[];
   byState: { state: string; orders: number }[];
   otherStates: { states: number; orders: number } | null;
-  refundsByStatus: { status: string; requests: number }[];
+  refundsByStatus: { status: RefundRequestStatus; requests: number }[];
   approvedCents: string | number;
 }
 
@@ -147,7 +148,7 @@ interface AttentionItem {
   programName: string | null;
   paymentFailedAt: string | null;
   lastPaymentError: string | null;
-  orderStatus: string;
+  orderStatus: OrderStatus;
   amountCents: number;
   totalCents: number;
   paymentMethod: string;

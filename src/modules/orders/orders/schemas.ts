@@ -1,7 +1,15 @@
 import { z } from '@hono/zod-openapi';
-import { LAB_STAGES, ORDER_STATUSES, VISIT_STATUSES } from '../../../../drizzle/schema';
+import {
+  FULFILLMENT_TYPES,
+  LAB_STAGES,
+  ORDER_STATUSES,
+  PAYMENT_STATUSES,
+  REFUND_REQUEST_STATUSES,
+  VISIT_STATUSES,
+} from '../../../../drizzle/schema';
 import { parseDateTime } from '../../../platform/http/dates';
 import { safeString } from '../../../platform/http/strings';
+import { ACTOR_TYPES, SHIPMENT_STATUSES } from './lifecycle/events';
 
 // Orders: the list row, the detail (the spec's field list), events, lab and visit status,
 // needs-attention, stats and the anonymous summary. Money fields are dollars (49.99) unless named
@@ -9,6 +17,12 @@ import { safeString } from '../../../platform/http/strings';
 
 const money = (description?: string) => z.number().openapi(description ? { description } : {});
 const dateTimeOut = () => z.string().datetime();
+
+/** The order lifecycle's states (docs/order-lifecycle.md), one enumeration wherever an order's status is shown. */
+export const orderStatus = z.enum(ORDER_STATUSES).openapi('OrderStatus', {
+  description: 'The lifecycle state of an order (docs/order-lifecycle.md).',
+  example: 'paid',
+});
 
 export const feeBreakdown = z
   .object({
@@ -31,7 +45,7 @@ export const feeBreakdown = z
 const orderFields = {
   id: z.string().uuid(),
   orderNumber: z.string().openapi({ example: 'DEM-1000042' }),
-  status: z.string().openapi({ description: `The lifecycle state: ${ORDER_STATUSES.join(', ')}.`, example: 'paid' }),
+  status: orderStatus,
   totalAmount: money('What the patient paid (dollars).'),
   subtotalAmount: money(),
   discountAmount: money(),
@@ -42,7 +56,9 @@ const orderFields = {
   createdAt: dateTimeOut(),
   shippedAt: dateTimeOut().nullable(),
   deliveredAt: dateTimeOut().nullable(),
-  fulfillmentType: z.string().openapi({ description: 'shipping or pickup.', example: 'shipping' }),
+  fulfillmentType: z
+    .enum(FULFILLMENT_TYPES)
+    .openapi({ description: 'shipping (the pharmacy ships to the patient) or pickup.', example: 'shipping' }),
   approvedByDoctor: z.boolean(),
   feeBreakdown,
 };
@@ -84,14 +100,22 @@ export const orderDetail = z
       }),
     ),
     payment: z
-      .object({ status: z.string(), paymentMethod: z.string() })
+      .object({
+        status: z.enum(PAYMENT_STATUSES),
+        paymentMethod: z.string().openapi({ description: 'Open set (card today).', example: 'card' }),
+      })
       .nullable()
       .openapi({ description: 'The latest payment attempt; null before any.' }),
     shippingAddress: z
       .object({ address: z.string(), city: z.string(), state: z.string(), zipCode: z.string(), country: z.string() })
       .nullable(),
     shippingOrders: z.array(
-      z.object({ id: z.string().uuid(), status: z.string(), trackingNumber: z.string().nullable(), trackingUrl: z.string().nullable() }),
+      z.object({
+        id: z.string().uuid(),
+        status: z.enum(SHIPMENT_STATUSES),
+        trackingNumber: z.string().nullable(),
+        trackingUrl: z.string().nullable(),
+      }),
     ),
   })
   .openapi('Order');
@@ -102,8 +126,12 @@ export const orderEvents = z
     events: z.array(
       z.object({
         id: z.string().uuid(),
-        eventType: z.string().openapi({ example: 'order.shipped' }),
-        actorType: z.string().openapi({ example: 'pharmacy' }),
+        eventType: z.string().openapi({
+          description:
+            'What happened (order.created, order.paid, order.shipped, lab.kit_shipped, ...): an open set that grows with the lifecycle.',
+          example: 'order.shipped',
+        }),
+        actorType: z.enum(ACTOR_TYPES).openapi({ example: 'pharmacy' }),
         createdAt: dateTimeOut(),
         metadata: z.record(z.string(), z.unknown()),
       }),
@@ -116,7 +144,9 @@ export const labStatus = z
   .object({
     orderId: z.string().uuid(),
     isLabGated: z.boolean(),
-    orderStatus: z.string().nullable(),
+    orderStatus: z
+      .union([orderStatus, z.null()])
+      .openapi({ description: 'The specification allows null; an order always has a status today.' }),
     stage: z.enum(LAB_STAGES).nullable(),
     timeline: z.array(z.object({ stage: z.enum(LAB_STAGES), reached: z.boolean(), occurredAt: dateTimeOut().nullable() })),
     kitShipmentToPatient: z.object({
@@ -157,7 +187,7 @@ export const needsAttention = z
         paymentFailedAt: dateTimeOut().nullable(),
         lastPaymentError: z.string().nullable(),
         enrichment: z.object({
-          orderStatus: z.string(),
+          orderStatus,
           amount: money('Amount of the failed attempt (dollars).'),
           totalAmount: money("The order's total (dollars)."),
           paymentMethod: z.string(),
@@ -257,7 +287,7 @@ export const orderSummary = z
   .object({
     window,
     totalOrders: z.number().int(),
-    byStatus: z.array(z.object({ status: z.string(), orders: z.number().int() })),
+    byStatus: z.array(z.object({ status: orderStatus, orders: z.number().int() })),
     byProgram: z.array(
       z.object({
         programId: z.string().uuid().nullable(),
@@ -274,7 +304,7 @@ export const orderSummary = z
       .nullable()
       .openapi({ description: 'Shipping states with fewer than 5 orders, unnamed, together; null when there are none.' }),
     refunds: z.object({
-      byStatus: z.array(z.object({ status: z.string(), requests: z.number().int() })),
+      byStatus: z.array(z.object({ status: z.enum(REFUND_REQUEST_STATUSES), requests: z.number().int() })),
       approvedAmount: money('Refunded (dollars).'),
     }),
   })

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { FeeBreakdownCents } from '../../../../drizzle/schema';
+import type { FeeBreakdownCents, FulfillmentType, OrderStatus } from '../../../../drizzle/schema';
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { notFound } from '../../../platform/http/errors';
@@ -7,6 +7,7 @@ import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
 import { type PageQuery, pageOffset, pagination } from '../../../platform/http/pagination';
 import { feeBreakdownToAmounts } from './fee-breakdown';
+import type { ActorType } from './lifecycle/events';
 import type { OrderDetail, OrderListItem } from './schemas';
 
 // The list, the detail and the events of a clinic's orders: one statement each.
@@ -23,7 +24,7 @@ const orderJsonFields = sql`
 interface OrderJson {
   id: string;
   orderNumber: string;
-  status: string;
+  status: OrderStatus;
   totalCents: number;
   subtotalCents: number;
   discountCents: number;
@@ -35,7 +36,7 @@ interface OrderJson {
   shippedAt: string | null;
   deliveredAt: string | null;
   paidAt: string | null;
-  fulfillmentType: string;
+  fulfillmentType: FulfillmentType;
   approvedByDoctor: boolean;
   feeBreakdown: FeeBreakdownCents;
 }
@@ -163,7 +164,7 @@ export async function getOrderEvents(db: Queryable, clinicId: string, id: string
   if (!isUuid(id)) throw notFound('Order');
   const [row] = await rowsOf<{
     hasPdf: boolean;
-    events: { id: string; eventType: string; actorType: string; createdAt: string; metadata: Record<string, unknown> }[];
+    events: { id: string; eventType: string; actorType: ActorType; createdAt: string; metadata: Record<string, unknown> }[];
   }>(
     db,
     sql`

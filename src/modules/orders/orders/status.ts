@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { LAB_STAGES, type LabStage, VISIT_STATUSES, type VisitStatus } from '../../../../drizzle/schema';
+import { LAB_STAGES, type LabStage, type OrderStatus, VISIT_STATUSES, type VisitStatus } from '../../../../drizzle/schema';
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
 import { notFound } from '../../../platform/http/errors';
@@ -41,7 +41,7 @@ const isLabStage = (value: string): value is LabStage => (LAB_STAGES as readonly
  * defensively, with a stage outside the set) stage is null and nothing is reached. Timestamps of
  * stages not reached are never shown, kit shipments and resultsAvailableAt included.
  */
-export function buildLabStatus(orderId: string, orderStatus: string | null, leg: LabLegRow | null): LabStatus {
+export function buildLabStatus(orderId: string, orderStatus: OrderStatus | null, leg: LabLegRow | null): LabStatus {
   const stage = leg && isLabStage(leg.stage) ? leg.stage : null;
   const current = stage ? LAB_STAGES.indexOf(stage) : -1;
   const reached = (s: LabStage) => LAB_STAGES.indexOf(s) <= current;
@@ -71,7 +71,7 @@ export function buildLabStatus(orderId: string, orderStatus: string | null, leg:
 
 export async function getLabStatus(db: Queryable, clinicId: string, id: string): Promise<LabStatus> {
   if (!isUuid(id)) throw notFound('Order');
-  const [row] = await rowsOf<{ orderStatus: string | null; leg: LabLegRow | null }>(
+  const [row] = await rowsOf<{ orderStatus: OrderStatus | null; leg: LabLegRow | null }>(
     db,
     sql`
     select o.status as "orderStatus",

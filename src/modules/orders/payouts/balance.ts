@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { DisputeStatus, LedgerEntryType } from '../../../../drizzle/schema';
 import type { Database } from '../../../platform/db/client';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
@@ -22,7 +23,7 @@ interface BalanceRow {
   lastUpdated: string | null;
   activity: {
     id: number;
-    type: string;
+    type: LedgerEntryType;
     amountCents: number;
     orderId: string | null;
     payoutId: string | null;
@@ -111,7 +112,7 @@ interface DisputesRow {
     orderId: string;
     orderNumber: string;
     amountCents: number;
-    status: string;
+    status: DisputeStatus;
     reason: string | null;
     evidenceDueAt: string | null;
     resolvedAt: string | null;

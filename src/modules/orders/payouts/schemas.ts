@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { DISPUTE_STATUSES, LEDGER_ENTRY_TYPES, PAYOUT_STATUSES, PAYOUT_TYPES } from '../../../../drizzle/schema';
 import { timestamp } from '../../../platform/http/fields';
 import { amount } from '../../../platform/http/money';
 
@@ -8,14 +9,14 @@ export const payoutRow = z
   .object({
     id: z.string().uuid(),
     type: z
-      .string()
+      .enum(PAYOUT_TYPES)
       .openapi({ description: "order_transfer (one order's brand amount) or withdrawal (POST /payouts/withdraw).", example: 'withdrawal' }),
     orderId: z.string().uuid().nullable(),
     orderNumber: z.string().nullable(),
     amount: money('What was paid out,'),
     totalAmount: z.number().nullable().openapi({ description: "The order's total in US dollars; null for withdrawals." }),
     date: timestamp().openapi({ description: 'When the payout was created.' }),
-    status: z.string().openapi({ description: 'pending, paid or failed.', example: 'paid' }),
+    status: z.enum(PAYOUT_STATUSES).openapi({ example: 'paid' }),
     processorTransferId: z.string().nullable().openapi({ description: "The payment processor's transfer id (tr_...)." }),
     customer: z
       .object({ name: z.string(), email: z.string() })
@@ -28,7 +29,7 @@ export type PayoutRowData = z.infer<typeof payoutRow>;
 export const activityEntry = z
   .object({
     id: z.number().int(),
-    type: z.string().openapi({ example: 'charge' }),
+    type: z.enum(LEDGER_ENTRY_TYPES).openapi({ example: 'charge' }),
     amount: z.number().openapi({ description: "Signed US dollars from the clinic's point of view (credit > 0)." }),
     orderId: z.string().uuid().nullable(),
     payoutId: z.string().uuid().nullable(),
@@ -71,7 +72,7 @@ export const disputeRow = z
     orderId: z.string().uuid(),
     orderNumber: z.string(),
     amount: money('Disputed,'),
-    status: z.string().openapi({ description: 'needs_response, under_review, won or lost.', example: 'needs_response' }),
+    status: z.enum(DISPUTE_STATUSES).openapi({ example: 'needs_response' }),
     reason: z.string().nullable(),
     evidenceDueAt: timestamp().nullable(),
     resolvedAt: timestamp().nullable(),

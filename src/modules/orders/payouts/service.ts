@@ -1,5 +1,5 @@
 import { and, desc, eq } from 'drizzle-orm';
-import { orders, patients, payouts } from '../../../../drizzle/schema';
+import { orders, type PayoutStatus, type PayoutType, patients, payouts } from '../../../../drizzle/schema';
 import type { Database } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { ApiError, conflict } from '../../../platform/http/errors';
@@ -27,10 +27,10 @@ const payoutColumns = {
 
 type PayoutJoined = {
   id: string;
-  type: string;
+  type: PayoutType;
   orderId: string | null;
   amountCents: number;
-  status: string;
+  status: PayoutStatus;
   processorTransferId: string | null;
   createdAt: Date;
   orderNumber: string | null;

@@ -1,11 +1,13 @@
 import { z } from '@hono/zod-openapi';
+import { REFUND_REQUEST_STATUSES } from '../../../../drizzle/schema';
 import { timestamp } from '../../../platform/http/fields';
 import { pathId } from '../../../platform/http/ids';
 import { pageQuery } from '../../../platform/http/pagination';
 import { text } from '../../../platform/http/strings';
+import { orderStatus } from '../orders/schemas';
 import { refundBody } from '../refunds/schemas';
 
-export const REFUND_REQUEST_STATUSES = ['pending', 'approved', 'denied'] as const;
+export { REFUND_REQUEST_STATUSES };
 
 export const refundRequestQuery = pageQuery.extend({
   status: z
@@ -21,7 +23,7 @@ export const refundRequestRow = z
     id: z.string().uuid(),
     orderId: z.string().uuid(),
     orderNumber: z.string(),
-    orderStatus: z.string(),
+    orderStatus,
     amount: z.number().openapi({ description: "The order's total, US dollars (what approving refunds)." }),
     orderCreatedAt: timestamp(),
     refundableUntil: timestamp().openapi({ description: 'orderCreatedAt + 30 days: approving later answers 400 REFUND_WINDOW_CLOSED.' }),

@@ -1,5 +1,5 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
-import { refundRequests } from '../../../../drizzle/schema';
+import { type OrderStatus, refundRequests } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
 import { conflict, notFound } from '../../../platform/http/errors';
@@ -18,7 +18,7 @@ interface RequestRow {
   id: string;
   orderId: string;
   orderNumber: string;
-  orderStatus: string;
+  orderStatus: OrderStatus;
   totalCents: number;
   orderCreatedAt: string;
   refundableUntil: string;

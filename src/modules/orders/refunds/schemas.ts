@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { REFUND_STATUSES } from '../../../../drizzle/schema';
 import { timestamp } from '../../../platform/http/fields';
 import { safeString, text } from '../../../platform/http/strings';
 
@@ -29,7 +30,7 @@ export const refundBody = z
     clinicDebit: z
       .number()
       .openapi({ description: "Taken from the clinic's balance: the brand amount it received for the order, US dollars." }),
-    status: z.string().openapi({ example: 'succeeded' }),
+    status: z.enum(REFUND_STATUSES).openapi({ description: 'Refunds are issued synchronously: succeeded today.', example: 'succeeded' }),
     processorRefundId: z.string().nullable().openapi({ description: "The payment processor's refund id (re_...)." }),
     reason: z.string().nullable(),
     refundRequestId: z.string().uuid().nullable().openapi({ description: 'The refund request it approved, if any.' }),

@@ -43,7 +43,14 @@ const checkSlug = defineRoute(read, {
   tags,
   summary: 'Whether a slug is available to the clinic',
   description:
-    "At top level: { success, available }. A slug that is not well-formed answers 400. The clinic's own current slug is available; reserved slugs are not.",
+    "At top level: { success, available }. A slug that is not well-formed answers 400. The clinic's own current slug is available; reserved slugs are not. " +
+    'The path overlaps POST /clinic/{id}/upload-logo (the specification has both): GET /clinic/check-slug/upload-logo checks the slug "upload-logo". ' +
+    'The methods differ, so no request matches both (docs/api-conventions.md, "Overlapping paths").',
+  'x-path-overlap': {
+    path: '/api/v1/clinic/{id}/upload-logo',
+    methods: ['post'],
+    note: 'The same URL can match both paths; the methods differ, so a request reaches exactly one operation.',
+  },
   request: { params: slugParam },
   responses: { 200: jsonContent(slugAvailability, 'available true or false') },
 });
@@ -57,7 +64,14 @@ const uploadForClinic = withDeclaredSizeCheck(
     summary: "Upload the clinic logo (the {id} is ignored: always the key's clinic)",
     description:
       'multipart/form-data, required file field logo: PNG, JPEG, WebP or GIF (type read from the bytes; SVG refused with 400), at most 5 MiB (413). ' +
-      "Stores the file and sets the clinic's logoUrl. The path id is ignored, as the specification says: the logo is always the key's own clinic's. Same as POST /api/v1/upload/logo.",
+      "Stores the file and sets the clinic's logoUrl. The path id is ignored, as the specification says: the logo is always the key's own clinic's. Same as POST /api/v1/upload/logo. " +
+      'The path overlaps GET /clinic/check-slug/{slug} (the specification has both): POST /clinic/check-slug/upload-logo is this operation. ' +
+      'The methods differ, so no request matches both (docs/api-conventions.md, "Overlapping paths").',
+    'x-path-overlap': {
+      path: '/api/v1/clinic/check-slug/{slug}',
+      methods: ['get'],
+      note: 'The same URL can match both paths; the methods differ, so a request reaches exactly one operation.',
+    },
     request: { params: idParam(), body: logoMultipartBody },
     responses: { 200: jsonContent(successBody(logoResult), "Stored; data.logoUrl is the clinic's logo now"), ...logoUploadErrors },
   }),

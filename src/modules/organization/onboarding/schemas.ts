@@ -14,10 +14,7 @@ export const businessDetails = z
   .object({
     companyName: z.string().nullable(),
     ein: z.string().nullable().openapi({ example: '12-3456789' }),
-    businessType: z
-      .string()
-      .nullable()
-      .openapi({ description: `One of ${BUSINESS_TYPES.join(', ')}.` }),
+    businessType: z.enum(BUSINESS_TYPES).nullable(),
     stateOfRegistration: z.string().nullable().openapi({ example: 'DE' }),
     address: z.string().nullable(),
     city: z.string().nullable(),

@@ -67,15 +67,7 @@ export const EIN_PATTERN = /^\d{2}-\d{7}$/;
 /** NNNNN or NNNNN-NNNN (ZIP+4). */
 export const ZIP_CODE_PATTERN = /^\d{5}(-\d{4})?$/;
 
-export const BUSINESS_TYPES = [
-  'sole_proprietorship',
-  'partnership',
-  'llc',
-  'c_corporation',
-  's_corporation',
-  'professional_corporation',
-  'nonprofit',
-] as const;
+export { BUSINESS_TYPES } from '../../../../drizzle/schema';
 
 /** A North American Numbering Plan number: area code and exchange both start with 2-9. */
 const NANP = /^[2-9]\d{2}[2-9]\d{6}$/;

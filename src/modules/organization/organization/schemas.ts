@@ -5,6 +5,7 @@ import { safeString } from '../../../platform/http/strings';
 import { SMS_PROVIDERS } from '../../../platform/providers/sms';
 import { customDomain } from '../clinic/custom-domain/schemas';
 import { EMAIL_DOMAIN_VIEW_STATUSES } from '../clinic/email-domain/schemas';
+import { BUSINESS_TYPES } from '../onboarding/validation';
 import { SMS_VIEW_STATUSES } from './sms/schemas';
 import { emailSchema, hostnameSchema, isIanaTimeZone, phoneSchema, stateSchema, zipSchema } from './validation';
 
@@ -17,7 +18,7 @@ export const organizationSettings = z
     legalName: z.string().nullable(),
     doingBusinessAs: z.string().nullable(),
     ein: z.string().nullable().openapi({ description: 'Set by onboarding (save-business-details); read-only here.' }),
-    businessType: z.string().nullable().openapi({ description: 'Set by onboarding; read-only here.' }),
+    businessType: z.enum(BUSINESS_TYPES).nullable().openapi({ description: 'Set by onboarding; read-only here.' }),
     stateOfRegistration: z.string().nullable().openapi({ description: 'Set by onboarding; read-only here.' }),
     phoneNumber: z.string().nullable().openapi({ description: 'The business phone from onboarding; read-only here.' }),
     websiteUrl: z.string().nullable(),

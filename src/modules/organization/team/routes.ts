@@ -38,6 +38,14 @@ const cancel = defineRoute(write, {
   operationId: 'cancelTeamInvitation',
   tags,
   summary: 'Cancel a pending invitation',
+  description:
+    'The path overlaps PATCH /team/{userId}/role (the specification has both): DELETE /team/invitations/role cancels the invitation "role" (404). ' +
+    'The methods differ, so no request matches both (docs/api-conventions.md, "Overlapping paths").',
+  'x-path-overlap': {
+    path: '/api/v1/team/{userId}/role',
+    methods: ['patch'],
+    note: 'The same URL can match both paths; the methods differ, so a request reaches exactly one operation.',
+  },
   request: { params: invitationIdParam },
   responses: {
     200: jsonContent(successBody(teamInvitation), 'Cancelled'),
@@ -64,6 +72,14 @@ const role = defineRoute(write, {
   operationId: 'changeTeamMemberRole',
   tags,
   summary: "Change a member's role to admin or member (ownership cannot be assigned)",
+  description:
+    'The path overlaps DELETE /team/invitations/{invitationId} (the specification has both): PATCH /team/invitations/role changes the role of the member "invitations" (404). ' +
+    'The methods differ, so no request matches both (docs/api-conventions.md, "Overlapping paths").',
+  'x-path-overlap': {
+    path: '/api/v1/team/invitations/{invitationId}',
+    methods: ['delete'],
+    note: 'The same URL can match both paths; the methods differ, so a request reaches exactly one operation.',
+  },
   request: { params: userIdParam, body: jsonBody(changeRoleBody) },
   responses: {
     200: jsonContent(successBody(teamMember), 'The member with the new role'),

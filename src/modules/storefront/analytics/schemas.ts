@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { FORM_SESSION_STATUSES } from '../../../../drizzle/schema';
+import { FORM_SESSION_STATUSES, PROGRAM_STATES } from '../../../../drizzle/schema';
 import { successBody } from '../../../platform/http/envelope';
 import { pathId } from '../../../platform/http/ids';
 import { pageQuery, paginationSchema } from '../../../platform/http/pagination';
@@ -119,7 +119,7 @@ export type FormFunnel = z.infer<typeof formFunnel>;
 
 export const programFunnel = z
   .object({
-    program: z.object({ id: z.string().uuid(), name: z.string(), state: z.string() }),
+    program: z.object({ id: z.string().uuid(), name: z.string(), state: z.enum(PROGRAM_STATES) }),
     ...funnelBody,
     byForm: z
       .array(

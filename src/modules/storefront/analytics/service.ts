@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { ProgramState } from '../../../../drizzle/schema';
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { notFound } from '../../../platform/http/errors';
@@ -257,7 +258,7 @@ export async function programFunnel(
     now,
   );
   if (!row) throw notFound('Program');
-  const owner = row.owner as { id: string; name: string; state: string };
+  const owner = row.owner as { id: string; name: string; state: ProgramState };
   const { body, pagination: page } = funnelBody(row, window, query);
   return {
     data: {

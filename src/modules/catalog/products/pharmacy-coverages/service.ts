@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { CoverageRole } from '../../../../../drizzle/schema';
 import type { Queryable } from '../../../../platform/db/client';
 import { rowsOf } from '../../../../platform/db/sql';
 import { notFound } from '../../../../platform/http/errors';
@@ -9,7 +10,7 @@ import type { PharmacyCoverage } from './schemas';
 interface CoverageJson {
   id: string;
   customName: string | null;
-  role: string;
+  role: CoverageRole;
   priceCents: number;
   pharmacy: { id: string; name: string; slug: string };
 }

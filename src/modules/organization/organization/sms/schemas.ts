@@ -12,6 +12,8 @@ export const SMS_VIEW_STATUSES = ['not_configured', ...SMS_CONFIG_STATUSES] as c
 export const smsProviderParam = z.object({
   provider: z.string().openapi({
     param: { name: 'provider', in: 'path' },
+    // Declared as the enumeration (typed clients get the names); the route answers any other name 404, as an unknown path.
+    enum: [...SMS_PROVIDERS],
     description: `The SMS provider's name: ${SMS_PROVIDERS.join(', ')}. Any other name answers 404.`,
     example: 'twilio',
   }),

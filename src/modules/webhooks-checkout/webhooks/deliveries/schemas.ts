@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { WEBHOOK_DELIVERY_STATUSES } from '../../../../../drizzle/schema';
+import { WEBHOOK_EVENTS } from '../../../../platform/events/names';
 import { pathId } from '../../../../platform/http/ids';
 
 export const deliveryParams = z.object({ id: pathId('id'), deliveryId: pathId('deliveryId') });
@@ -7,7 +8,7 @@ export const deliveryParams = z.object({ id: pathId('id'), deliveryId: pathId('d
 export const webhookDelivery = z
   .object({
     id: z.string().uuid(),
-    event: z.string().openapi({ example: 'order.created' }),
+    event: z.enum(WEBHOOK_EVENTS).openapi({ example: 'order.created' }),
     status: z.enum(WEBHOOK_DELIVERY_STATUSES).openapi({
       description: 'pending (waiting for its next attempt), succeeded, or failed (retry schedule exhausted, or its endpoint was deleted).',
     }),

@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
 import type { Database } from '../../../../platform/db/client';
+import type { WebhookEvent } from '../../../../platform/events/names';
 import { isoOrNull } from '../../../../platform/http/dates';
 import { notFound } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
@@ -27,7 +28,8 @@ export function toDeliveryView(
 ): WebhookDeliveryView {
   return {
     id: row.id,
-    event: row.eventType,
+    // The outbox stores only WebhookEvent names (src/platform/events/outbox.ts types the insert).
+    event: row.eventType as WebhookEvent,
     status: row.status,
     attempts: row.attempts,
     lastResponseStatus: row.lastResponseStatus,
