@@ -10,6 +10,7 @@ import { clinics, webhookDeliveries, webhookEndpoints } from '../../drizzle/sche
 import { applyPlatformEvent, type PlatformEvent } from '../../src/modules/orders';
 import { completeSession } from '../../src/modules/webhooks-checkout';
 import { makeClinic, makeUser, TEST_PASSWORD } from '../../test/helpers/factories';
+import { IMAGES, imageForm } from '../../test/helpers/images';
 import { makeGlobalProduct, makeTemplate, makeTenantProduct } from '../../test/helpers/program-fixtures';
 import { type Answer, RehearsalClient } from './client';
 import { HOSTS, type Stack } from './stack';
@@ -244,20 +245,32 @@ export async function runScenario(stack: Stack, log: (line: string) => void = ()
   form.set('csv', new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
   const imported = await api.call('POST', '/api/v1/contacts/import', { key, form, expect: 200 });
   check(imported.body.data.imported === 2, `2 contacts imported (${JSON.stringify(imported.body.data)})`);
+  // An image into the R2 bucket (the UPLOADS binding), read back from where the API says it is served.
+  const uploaded = await api.call('POST', '/api/v1/page-builder/upload-image', {
+    key,
+    form: imageForm(IMAGES.png, { filename: 'hero.png' }),
+    expect: 201,
+  });
+  const imageUrl = new URL(uploaded.body.data.imageUrl as string);
+  check(imageUrl.host === HOSTS.cdn, `the image URL is on UPLOADS_PUBLIC_BASE_URL (${imageUrl})`);
+  const bucket = await stack.worker.mf.getR2Bucket('UPLOADS');
+  const object = await bucket.get(imageUrl.pathname.slice(1));
+  check(object, `the image is in the UPLOADS bucket at ${imageUrl.pathname.slice(1)}`);
+  check(Buffer.from(await object.arrayBuffer()).equals(Buffer.from(IMAGES.png)), 'the bucket holds the uploaded bytes');
   const page = (
     await api.call('POST', '/api/v1/page-builder/pages', {
       key,
       body: {
         slug: 'about',
         pageType: 'about',
-        draftContent: { sections: [{ type: 'text', title: 'About us', body: 'Care, delivered.' }] },
+        draftContent: { sections: [{ type: 'text', title: 'About us', body: 'Care, delivered.', imageUrl: imageUrl.toString() }] },
       },
       expect: 201,
     })
   ).body.data;
   const published = await api.call('POST', `/api/v1/page-builder/pages/${page.id}/publish`, { key, expect: 200 });
   check(published.body.data.status === 'published', 'page published');
-  step('CSV contact import (2 rows); a page published');
+  step('CSV contact import (2 rows); an image stored in the R2 bucket; a page using it published');
 
   // --- Team invitation email through Resend ---
   const emailsBefore = stack.messaging.emails.length;
@@ -287,6 +300,18 @@ export async function runScenario(stack: Stack, log: (line: string) => void = ()
   );
   check(JSON.stringify(domain.body.data.dnsRecords).includes(HOSTS.storefronts), 'the CNAME target is CUSTOM_DOMAIN_CNAME_TARGET');
   step('custom domain started at Cloudflare for SaaS (stand-in)');
+
+  // --- SMS: the clinic's own Twilio account, a toll-free number bought there ---
+  await api.call('PUT', '/api/v1/organization/sms/twilio', {
+    key,
+    body: { accountSid: stack.twilio.accountSid, authToken: stack.twilio.authToken, phoneNumber: '+15550107777' },
+    expect: 200,
+  });
+  const activated = await api.call('POST', '/api/v1/organization/sms/activate', { key, expect: 200 });
+  check(stack.twilio.owned.size === 1, `one number bought at Twilio (${stack.twilio.owned.size})`);
+  const bought = [...stack.twilio.owned.values()][0]!;
+  check(JSON.stringify(activated.body.data).includes(bought), `the clinic's number is the one bought (${bought})`);
+  step('SMS: the clinic’s Twilio account stored (encrypted), a toll-free number bought at Twilio (stand-in)');
 
   // --- Sandbox go-live (another brand, still in its sandbox) ---
   const sandbox = await makeClinic(db, { mode: 'sandbox' });

@@ -32,6 +32,7 @@ import { buildDeployBundle, type DeployBundle, type RehearsalWorker, startRehear
 export const HOSTS = {
   api: 'api.rehearsal-brand-admin.example',
   checkout: 'checkout.rehearsal-brand-admin.example',
+  cdn: 'cdn.rehearsal-brand-admin.example',
   storefronts: 'storefronts.rehearsal-brand-admin.example',
   webhooks: 'hooks.rehearsal-brand.example',
   failingWebhooks: 'hooks-down.rehearsal-brand.example',
@@ -194,6 +195,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     for (const s of [stripe, stripeBilling, messaging, resendDomains, twilio, cloudflare, qstash, receiver, failingReceiver])
       stops.push(() => s.close());
     failingReceiver.mode = 'fail';
+    // QStash backs a failed callback off before the next try (exponentially; here 1, 2, 4, 8 s).
+    qstash.retryBackoffSeconds = (retried) => Math.min(2 ** (retried - 1), 8);
 
     const stripeOrigin = `http://${stripe.host}:${stripe.port}`;
     const outbound = createOutboundRouter([
@@ -204,7 +207,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       { host: 'api.stripe.com', target: `http://${stripeBilling.host}:${stripeBilling.port}` },
       { host: 'api.resend.com', pathPrefix: '/emails', target: messaging.baseUrl },
       { host: 'api.resend.com', pathPrefix: '/domains', target: resendDomains.baseUrl },
-      { host: 'api.twilio.com', pathPrefix: '/2010-04-01/Accounts/', target: twilio.baseUrl },
+      // Twilio: the platform's SMS sender's account (Messages.json) and a clinic's own account (numbers).
+      { host: 'api.twilio.com', pathPrefix: `/2010-04-01/Accounts/${messaging.twilioSid}/`, target: messaging.baseUrl },
+      { host: 'api.twilio.com', pathPrefix: `/2010-04-01/Accounts/${twilio.accountSid}/`, target: twilio.baseUrl },
       { host: 'api.cloudflare.com', target: new URL(cloudflare.baseUrl).origin },
       { host: 'qstash.upstash.io', target: qstash.url },
       { host: HOSTS.upstash, target: upstash.url },
@@ -225,8 +230,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       QSTASH_NEXT_SIGNING_KEY: qstash.nextSigningKey,
       PUBLIC_BASE_URL: `https://${HOSTS.api}`,
       CHECKOUT_EMBED_BASE_URL: `https://${HOSTS.checkout}/embed/`,
+      // The bucket's public domain (docs/uploads.md: the Worker does not serve /uploads/<key> itself).
+      UPLOADS_PUBLIC_BASE_URL: `https://${HOSTS.cdn}`,
       RESEND_API_KEY: resendKey,
       EMAIL_FROM: 'Brand Admin <no-reply@mail.rehearsal-brand-admin.example>',
+      TWILIO_ACCOUNT_SID: messaging.twilioSid,
+      TWILIO_AUTH_TOKEN: messaging.twilioToken,
+      TWILIO_FROM_NUMBER: '+15550100000',
       CLOUDFLARE_API_TOKEN: cloudflare.apiToken,
       CLOUDFLARE_ZONE_ID: cloudflare.zoneId,
       CUSTOM_DOMAIN_CNAME_TARGET: HOSTS.storefronts,

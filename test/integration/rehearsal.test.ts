@@ -41,7 +41,9 @@ interface Report {
 }
 
 describe.skipIf(problem !== null)('production rehearsal (npm run rehearse)', () => {
-  it('the deploy bundle, configured as production, runs a brand’s day and its faults against the stand-ins', { timeout: 240_000 }, async () => {
+  it('the deploy bundle, configured as production, runs a brand’s day and its faults against the stand-ins', {
+    timeout: 240_000,
+  }, async () => {
     const database = inject('testDatabase');
     const env: NodeJS.ProcessEnv = { ...process.env };
     if (database.embedded) {
@@ -70,7 +72,7 @@ describe.skipIf(problem !== null)('production rehearsal (npm run rehearse)', () 
     const report = JSON.parse(line!.slice('REHEARSAL_REPORT '.length)) as Report;
     console.log(`[rehearsal.test] ${report.steps.length} steps in ${report.seconds.toFixed(1)} s, ${report.apiCalls} API calls`);
 
-    expect(report.steps.length).toBe(16);
+    expect(report.steps.length).toBe(17);
     expect(report.apiCalls).toBeGreaterThan(40);
     expect(report.webhooksVerified).toBeGreaterThanOrEqual(15);
     expect(report.refusals.map((r) => [r.setting, r.status])).toEqual([
@@ -78,7 +80,7 @@ describe.skipIf(problem !== null)('production rehearsal (npm run rehearse)', () 
       ['JWT_SECRET (the development secret)', 500],
     ]);
     // Every provider was reached at its production host, through its stand-in.
-    for (const host of ['api.stripe.com', 'api.resend.com', 'api.cloudflare.com', 'qstash.upstash.io']) {
+    for (const host of ['api.stripe.com', 'api.resend.com', 'api.twilio.com', 'api.cloudflare.com', 'qstash.upstash.io']) {
       expect(report.outboundCalls[host], host).toBeGreaterThan(0);
     }
     expect(report.outboundCalls['hooks-down.rehearsal-brand.example']).toBe(10);
