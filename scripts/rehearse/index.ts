@@ -44,7 +44,7 @@ export async function checkStartupRefusals(stack: Stack): Promise<StartupRefusal
         );
       }
       if (expected.test(text)) throw new Error(`rehearsal: the answer to a misconfigured Worker leaks the configuration error: ${text}`);
-      refusals.push({ setting, status: res.status, message: line.slice(0, 300) });
+      refusals.push({ setting, status: res.status, message: line.slice(line.search(expected)).slice(0, 200) });
     }
   } finally {
     await stack.worker.setVariables(stack.variables);

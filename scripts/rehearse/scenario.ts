@@ -76,6 +76,8 @@ export async function runScenario(stack: Stack, log: (line: string) => void = ()
     check(res.status === 404, `${path} answers ${res.status}, not 404`);
     check(res.body.message === `No route for POST ${path}`, `${path} is the generic unknown-route 404`);
   }
+  // (The production refusal of a request without CF-Connecting-IP cannot be reached here: Miniflare's
+  // entry sets the header from the client socket on every request, as Cloudflare's edge does.)
   step('the deploy bundle serves production: /healthz ok, /_dev/* is the unknown-route 404');
 
   // --- Sign in, keys ---
