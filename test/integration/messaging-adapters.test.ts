@@ -271,6 +271,23 @@ describe('deliverQueuedMessages', () => {
     });
   });
 
+  it("hands a sandbox clinic's staff emails (team and go-live invitations) to the provider like any clinic's", async () => {
+    const clinic = await makeClinic(t.db, { mode: 'sandbox' });
+    const sender = new QueueingMessageSender(transport());
+    const invitation = await sender.send(t.db, outgoing(clinic.id, { kind: 'go_live_invitation', to: 'signer@example.com' }), new Date());
+    const welcome = await sender.send(t.db, outgoing(clinic.id), new Date());
+    const calls = standIn.requests.length;
+    expect(await deliverQueuedMessages(t.db, new Date(), transport(), { ids: [invitation.id, welcome.id] })).toMatchObject({
+      sent: 1,
+      sandboxed: 1,
+    });
+    expect(standIn.requests.length).toBe(calls + 1);
+    expect(standIn.requests.at(-1)!.body.to).toEqual(['signer@example.com']);
+    const rows = await rowsOf([invitation.id, welcome.id]);
+    expect(rows.find((r) => r.id === invitation.id)).toMatchObject({ status: 'sent', provider: 'resend' });
+    expect(rows.find((r) => r.id === welcome.id)).toMatchObject({ status: 'sent', provider: 'development' });
+  });
+
   it('two runs at once send every row exactly once (rows are claimed with FOR UPDATE SKIP LOCKED)', async () => {
     await setAsideQueued();
     const { clinic } = await makeTenant(t.db);

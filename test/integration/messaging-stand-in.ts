@@ -57,8 +57,9 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function startMessagingStandIn(): Promise<MessagingStandIn> {
-  const resendKey = `re_${randomBytes(12).toString('hex')}`;
+/** `resendKey`: the key to accept (random by default; the rehearsal shares one with the Resend domains stand-in). */
+export async function startMessagingStandIn(options: { resendKey?: string } = {}): Promise<MessagingStandIn> {
+  const resendKey = options.resendKey ?? `re_${randomBytes(12).toString('hex')}`;
   const twilioSid = `AC${randomBytes(16).toString('hex')}`;
   const twilioToken = randomBytes(16).toString('hex');
   const requests: RecordedProviderRequest[] = [];

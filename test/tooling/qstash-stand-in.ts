@@ -31,6 +31,10 @@ export interface QStashStandIn {
   nextSigningKey: string;
   messages: StandInMessage[];
   publishCalls: number;
+  /** Which key signs the callbacks deliverDue makes: QStash signs with the current key, and with the next one during a rotation. */
+  signWith: 'current' | 'next';
+  /** Seconds before a failed callback is due again (by retries made so far); default 0: due at once. Real QStash backs off exponentially. */
+  retryBackoffSeconds: (retried: number) => number;
   /** Calls back every pending message due at `nowSeconds` once; answers how many were called. */
   deliverDue(call: Caller, nowSeconds?: number): Promise<number>;
   /** A signature as QStash makes it, for tests that forge or tamper. */
@@ -107,7 +111,7 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  return {
+  const standIn: QStashStandIn = {
     url,
     token,
     currentSigningKey,
@@ -116,6 +120,8 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
     get publishCalls() {
       return publishCalls;
     },
+    signWith: 'current',
+    retryBackoffSeconds: () => 0,
     sign: (destination, body, key = currentSigningKey) => signLikeQStash(key, destination, body),
     async deliverDue(call, nowSeconds = Math.floor(Date.now() / 1000)) {
       const due = messages.filter((m) => m.state === 'pending' && (m.notBefore === null || m.notBefore <= nowSeconds));
@@ -124,7 +130,11 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
           method: 'POST',
           headers: {
             ...message.headers,
-            'upstash-signature': signLikeQStash(currentSigningKey, message.destination, message.body),
+            'upstash-signature': signLikeQStash(
+              standIn.signWith === 'next' ? nextSigningKey : currentSigningKey,
+              message.destination,
+              message.body,
+            ),
             'upstash-message-id': message.messageId,
             'upstash-retried': String(message.retried),
           },
@@ -135,10 +145,15 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
         if (res.status >= 200 && res.status < 300) message.state = 'delivered';
         else if (res.status === 489 && res.headers.get('upstash-nonretryable-error') === 'true') message.state = 'failed';
         else if (message.retried >= message.retries) message.state = 'failed';
-        else message.retried++;
+        else {
+          message.retried++;
+          const backoff = standIn.retryBackoffSeconds(message.retried);
+          if (backoff > 0) message.notBefore = nowSeconds + backoff;
+        }
       }
       return due.length;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+  return standIn;
 }

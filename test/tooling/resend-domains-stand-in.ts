@@ -47,8 +47,9 @@ function records(d: ResendDomain) {
   ];
 }
 
-export async function startResendDomainsStandIn(): Promise<ResendDomainsStandIn> {
-  const apiKey = `re_${randomBytes(12).toString('hex')}`;
+/** `apiKey`: the key to accept (random by default; the rehearsal shares one with the email stand-in, as production shares RESEND_API_KEY). */
+export async function startResendDomainsStandIn(options: { apiKey?: string } = {}): Promise<ResendDomainsStandIn> {
+  const apiKey = options.apiKey ?? `re_${randomBytes(12).toString('hex')}`;
   const requests: ResendRequest[] = [];
   const domains = new Map<string, ResendDomain>();
   const failures: { status: number; body: Record<string, unknown> }[] = [];

@@ -13,6 +13,8 @@ export const routes = new OpenAPIHono<AppEnv>().route('/', webhookRoutes).route(
 /** Webhook deliveries (docs/webhooks.md, "Who sends"); src/scheduled.ts runs them last. */
 export const sweeps: Sweep[] = [runScheduledDeliveries];
 
+// The platform's entry point when a patient's payment for a checkout succeeded (not an API operation).
+export { completeSession } from './checkout/complete-session';
 // What the app attaches around every request.
 export { applyCheckoutCors } from './checkout/cors';
 export { kickDeliveries } from './webhooks/deliveries/dispatchers';

@@ -98,7 +98,13 @@ export async function completeSession(
 
     const patientId = await findOrCreatePatient(tx, clinicId, session.id, body, now);
     const order = await createOrder(tx, clinicId, { patientId, programId: program.id, items, actorType: 'patient' }, { now });
-    await applyPlatformEvent(tx, clinicId, order.id, { event: 'payment.succeeded' }, { now });
+    await applyPlatformEvent(
+      tx,
+      clinicId,
+      order.id,
+      { event: 'payment.succeeded', ...(body.processorPaymentId ? { processorPaymentId: body.processorPaymentId } : {}) },
+      { now },
+    );
     await tx
       .update(checkoutSessions)
       .set({ status: 'completed', orderId: order.id, completedAt: now })

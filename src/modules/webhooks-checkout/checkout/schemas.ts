@@ -88,6 +88,8 @@ export const completeSessionBody = z
     email: safeString().trim().toLowerCase().email().max(254).optional(),
     firstName: safeString().trim().min(1).max(100).optional(),
     lastName: safeString().trim().min(1).max(100).optional(),
+    /** The processor's payment (Stripe PaymentIntent pi_... or charge ch_...) the platform took; refunds go to it. */
+    processorPaymentId: safeString().trim().min(1).max(200).optional(),
   })
   .strict();
 export type CompleteSessionBody = z.infer<typeof completeSessionBody>;

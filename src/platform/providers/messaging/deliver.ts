@@ -13,6 +13,13 @@ export const MESSAGE_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 /** Messages one run hands to providers at most (each call waits at most PROVIDER_TIMEOUT_MS). */
 export const DELIVERY_BATCH_LIMIT = 100;
 
+/**
+ * The platform's own emails to a clinic's staff, which leave even for a sandbox clinic: the signer's
+ * go-live invitation is how a sandbox clinic goes live at all, and a team invitation is how its staff
+ * get in. Only messages to patients and contacts (welcome, sequences) stay inside the sandbox.
+ */
+export const STAFF_MESSAGE_KINDS: readonly string[] = ['invitation', 'go_live_invitation'];
+
 export interface DeliveryOptions {
   /** Only these rows (deliverSoon after a request); default: every queued row, oldest first. */
   ids?: string[];
@@ -39,7 +46,8 @@ export interface DeliveryReport {
  * - refused for good (4xx): status failed, error;
  * - retryable (429, 5xx, timeout, network): stays queued with the error; tried on the next run;
  * - queued longer than maxAgeMs: failed ("not delivered within 24 hours"), without another attempt;
- * - a sandbox clinic's row: status sent with provider development, never handed to a provider;
+ * - a sandbox clinic's row to a patient or contact: status sent with provider development, never handed to a
+ *   provider (its staff emails, STAFF_MESSAGE_KINDS, leave as any clinic's);
  * - a channel the transport has no provider for: left alone.
  * Each row is tried at most once per run.
  */
@@ -71,6 +79,7 @@ export async function deliverQueuedMessages(
           error: messages.error,
           createdAt: messages.createdAt,
           clinicMode: clinics.mode,
+          kind: messages.kind,
         })
         .from(messages)
         .innerJoin(clinics, eq(clinics.id, messages.clinicId))
@@ -82,7 +91,7 @@ export async function deliverQueuedMessages(
       tried.push(row.id);
       const mark = (values: Partial<typeof messages.$inferInsert>) => tx.update(messages).set(values).where(eq(messages.id, row.id));
 
-      if (row.clinicMode === 'sandbox') {
+      if (row.clinicMode === 'sandbox' && !STAFF_MESSAGE_KINDS.includes(row.kind)) {
         await mark({ status: 'sent', provider: 'development', providerMessageId: `dev_${crypto.randomUUID()}`, sentAt: now, error: null });
         report.sandboxed++;
         return true;
