@@ -7,6 +7,7 @@ import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
 import { type PageQuery, pageOffset, pagination } from '../../../platform/http/pagination';
 import { feeBreakdownToAmounts } from './fee-breakdown';
+import { totalRollup } from './rollups';
 import type { OrderDetail, OrderListItem } from './schemas';
 
 // The list, the detail and the events of a clinic's orders: one statement each.
@@ -70,7 +71,8 @@ type ListRow = OrderJson & {
  * Newest first (created_at desc, id desc). The page is chosen on the index (clinic_id, created_at, id)
  * alone — an index-only scan that skips `offset` entries without reading their rows — and only the
  * page's rows are then read and joined (a deferred join), so a deep page costs little more than the
- * first. The total is counted in the same statement, so a page past the end still has it.
+ * first. The total is the clinic's order count from its rollup row (exact, kept in the same transaction
+ * as every order write: ./rollups.ts), read in the same statement, so a page past the end still has it.
  */
 export async function listOrders(db: Queryable, clinicId: string, query: PageQuery) {
   const [row] = await rowsOf<{ total: number | string; items: ListRow[] }>(
@@ -83,7 +85,7 @@ export async function listOrders(db: Queryable, clinicId: string, query: PageQue
       limit ${query.limit} offset ${pageOffset(query)}
     )
     select
-      (select count(*) from orders where clinic_id = ${clinicId}) as total,
+      ${totalRollup(clinicId, 'orders')} as total,
       (select coalesce(json_agg(json_build_object(
         ${orderJsonFields},
         'user', json_build_object('id', pt.id, 'firstName', pt.first_name, 'lastName', pt.last_name, 'email', pt.email),
