@@ -25,8 +25,6 @@ import {
 
 const money = (cents: unknown) => centsToAmount(num(cents));
 
-/** Orders that are paid and on their way to the patient. */
-const IN_PROGRESS = sql`('paid', 'awaiting_lab_results', 'awaiting_doctor_review', 'doctor_approved', 'sent_to_pharmacy', 'shipped')`;
 /** A refund that moved money back to the patient (as in the orders reports). */
 const SUCCEEDED_REFUND = sql`'succeeded'`;
 

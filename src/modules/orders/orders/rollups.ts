@@ -108,13 +108,13 @@ export function windowSums(clinicId: string, from: Date | null, to: Date | null)
     parts.push(sql`select ${cols} from clinic_rollups where clinic_id = ${clinicId} and (${sql.join(buckets, sql` or `)})`);
   parts.push(
     sql`select ${sql.join(
-      WINDOW_METRICS.map((m) => sql`${FACT[m]}`),
+      WINDOW_METRICS.map((m) => sql`${FACT[m]} as ${sql.identifier(m)}`),
       sql`, `,
     )} from order_rollup_facts f where f.clinic_id = ${clinicId} and (${rawOn(sql`f.created_at`)})`,
   );
   parts.push(
     sql`select ${sql.join(
-      WINDOW_METRICS.map((m) => (m === 'patients' ? sql`1` : sql`0`)),
+      WINDOW_METRICS.map((m) => sql`${m === 'patients' ? sql`1` : sql`0`} as ${sql.identifier(m)}`),
       sql`, `,
     )} from patients p where p.clinic_id = ${clinicId} and (${rawOn(sql`p.created_at`)})`,
   );
