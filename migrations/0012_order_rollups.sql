@@ -303,3 +303,11 @@ END $$;
 --> statement-breakpoint
 -- The backfill: every clinic, counted from its rows.
 SELECT recount_clinic_rollups(id) FROM clinics;
+--> statement-breakpoint
+-- Statistics for the new tables at once (the planner otherwise sorts the facts instead of reading the
+-- needs-attention index in order until autovacuum gets to them).
+ANALYZE clinic_rollups;
+--> statement-breakpoint
+ANALYZE order_rollup_facts;
+--> statement-breakpoint
+ANALYZE patient_rollup_facts;

@@ -324,6 +324,15 @@ describe('clinic rollups', () => {
           const rows = await countsFromRows(clinicId, new Date(now - 30 * DAY), new Date(now));
           expect((await needsAttention(t.db, clinicId)).count).toBe(rows.attention);
           expect((await listOrders(t.db, clinicId, { page: 1, limit: 1 })).pagination.total).toBe(rows.orders);
+          // Pages start from the day rollups: the same pages as an offset over every order.
+          const newestFirst = await rowsOf<{ id: string }>(
+            t.db,
+            sql`select id from orders where clinic_id = ${clinicId} order by created_at desc, id desc`,
+          );
+          for (const page of [1, 2, 3, 5, 9, 40]) {
+            const listed = await listOrders(t.db, clinicId, { page, limit: 3 });
+            expect(listed.data.map((o) => o.id)).toEqual(newestFirst.slice((page - 1) * 3, page * 3).map((r) => r.id));
+          }
           expect((await listCustomers(t.db, clinicId, { page: 1, limit: 1 })).pagination.total).toBe(rows.patients);
           const overview = await dashboardOverview(t.db, clinicId, new Date(now));
           expect(overview.orders.total).toBe(rows.orders);

@@ -211,7 +211,7 @@ export async function needsAttention(db: Queryable, clinicId: string): Promise<N
         from (
           select order_id, attention_at, attention_payment_id from order_rollup_facts
           where clinic_id = ${clinicId} and attention_at is not null
-          order by attention_at desc, order_id desc limit ${NEEDS_ATTENTION_MAX_ITEMS}
+          order by attention_at desc nulls last, order_id desc nulls last limit ${NEEDS_ATTENTION_MAX_ITEMS}
         ) top
         join orders o on o.id = top.order_id and o.clinic_id = ${clinicId}
         join payments f on f.id = top.attention_payment_id
