@@ -3,16 +3,20 @@
 // enrollments) with N orders and their parts (items, payments, addresses, events, some lab legs,
 // visits, refunds, held titration schedules), fast: multi-row INSERT ... SELECT over generate_series,
 // in batches of 50,000 orders. Prints the clinic and its raw API key at the end.
-// --measure then times GET /api/v1/orders?page=1, a deep page and /api/v1/orders/summary through the
-// app (createApp with the Worker's real per-request services) and prints EXPLAIN (ANALYZE) of the
-// list's page query.
+// --measure then times GET /api/v1/orders page 1 and page 2000, /orders/summary, /orders/stats,
+// /orders/needs-attention, /customers page 1 and /dashboard/overview through the app (createApp with
+// the Worker's real per-request services), the same service statements on a warm connection, and
+// prints EXPLAIN (ANALYZE) of each statement. `--clinic <id> --measure` measures a clinic loaded
+// earlier (a new key is made for it) instead of loading one.
 // DATABASE_URL defaults to the dev server's embedded database; a non-loopback host is refused
 // unless --force. Development only.
+import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { createApp } from '../src/app';
 import { isLoopbackHost } from '../src/config';
 import { dashboardOverview, listCustomers, listOrders, needsAttention, orderStats, orderSummary } from '../src/modules/orders';
 import { generateApiKey } from '../src/platform/auth/api-key-format';
+import type { Database } from '../src/platform/db/client';
 import { workerServices } from '../src/platform/services';
 import { connect } from './lib/database';
 
@@ -334,10 +338,10 @@ async function measure(clinicId: string, apiKey: string) {
     '/api/v1/orders/needs-attention',
     '/api/v1/dashboard/overview',
   ];
-  console.log(`\nTimings through the app (each request opens its own connection, as a Worker does), median of 7 after 2 warm-ups:`);
+  console.log(`\nTimings through the app (each request opens its own connection, as a Worker does), median of 21 after 2 warm-ups:`);
   for (const path of paths) {
     const times: number[] = [];
-    for (let i = 0; i < 9; i++) {
+    for (let i = 0; i < 23; i++) {
       const t0 = performance.now();
       const res = await app.request(path, { headers: { 'x-api-key': apiKey } }, env, ctx as never);
       await res.text();
@@ -347,7 +351,7 @@ async function measure(clinicId: string, apiKey: string) {
       await Promise.all(pending.splice(0));
     }
     times.sort((a, b) => a - b);
-    console.log(`  GET ${path.padEnd(42)} median ${times[3]!.toFixed(1)} ms (min ${times[0]!.toFixed(1)}, max ${times[6]!.toFixed(1)})`);
+    console.log(`  GET ${path.padEnd(42)} median ${times[10]!.toFixed(1)} ms (min ${times[0]!.toFixed(1)}, max ${times[20]!.toFixed(1)})`);
   }
   // The same reads as service calls on one warm connection: the statement's own time, without the
   // per-request connect and key lookup.
@@ -361,28 +365,42 @@ async function measure(clinicId: string, apiKey: string) {
     ['needsAttention', () => needsAttention(warm.db, clinicId)],
     ['dashboardOverview', () => dashboardOverview(warm.db, clinicId, new Date())],
   ];
-  console.log(`\nThe service's one statement on a warm connection, median of 7 after 2 warm-ups:`);
+  console.log(`\nThe service's one statement on a warm connection, median of 21 after 2 warm-ups:`);
   for (const [label, call] of calls) {
     const times: number[] = [];
-    for (let i = 0; i < 9; i++) {
+    for (let i = 0; i < 23; i++) {
       const t0 = performance.now();
       await call();
       if (i >= 2) times.push(performance.now() - t0);
     }
     times.sort((a, b) => a - b);
-    console.log(`  ${label.padEnd(24)} median ${times[3]!.toFixed(1)} ms (min ${times[0]!.toFixed(1)}, max ${times[6]!.toFixed(1)})`);
+    console.log(`  ${label.padEnd(24)} median ${times[10]!.toFixed(1)} ms (min ${times[0]!.toFixed(1)}, max ${times[20]!.toFixed(1)})`);
   }
   await warm.close();
-  for (const [label, offset] of [
-    ['page 1', 0],
-    [`page ${deepPage}`, (deepPage - 1) * 25],
-  ] as const) {
-    const { rows } = await q(
-      `explain (analyze, buffers, costs off, timing on, summary on)
-       select id, created_at from orders where clinic_id = $1 order by created_at desc, id desc limit 25 offset ${offset}`,
-      [clinicId],
-    );
-    console.log(`\nEXPLAIN (ANALYZE) of the list's page query, ${label}:`);
+  // EXPLAIN (ANALYZE) of each read's statement, as the service sends it (captured with its parameters).
+  let captured: { query: string; params: unknown[] } | null = null;
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const explaining = drizzle({
+    client: pool,
+    logger: { logQuery: (query, params) => void (captured = { query, params }) },
+  }) as unknown as Database;
+  const explained: [string, (db: Database) => Promise<unknown>][] = [
+    ['listOrders page 1', (db) => listOrders(db, clinicId, { page: 1, limit: 25 })],
+    [`listOrders page ${deepPage}`, (db) => listOrders(db, clinicId, { page: deepPage, limit: 25 })],
+    ['orderSummary', (db) => orderSummary(db, clinicId, {})],
+    ['orderStats', (db) => orderStats(db, clinicId, {})],
+    ['listCustomers page 1', (db) => listCustomers(db, clinicId, { page: 1, limit: 25 })],
+    ['needsAttention', (db) => needsAttention(db, clinicId)],
+    ['dashboardOverview', (db) => dashboardOverview(db, clinicId, new Date())],
+  ];
+  for (const [label, call] of explained) {
+    captured = null;
+    await call(explaining);
+    const statement = captured as { query: string; params: unknown[] } | null;
+    if (!statement) continue;
+    const { rows } = await q(`explain (analyze, buffers, costs off, timing on, summary on) ${statement.query}`, statement.params);
+    console.log(`\nEXPLAIN (ANALYZE) of ${label}:`);
     for (const row of rows) console.log(`  ${row['QUERY PLAN']}`);
   }
+  await pool.end();
 }
