@@ -3,16 +3,20 @@
 // enrollments) with N orders and their parts (items, payments, addresses, events, some lab legs,
 // visits, refunds, held titration schedules), fast: multi-row INSERT ... SELECT over generate_series,
 // in batches of 50,000 orders. Prints the clinic and its raw API key at the end.
-// --measure then times GET /api/v1/orders?page=1, a deep page and /api/v1/orders/summary through the
-// app (createApp with the Worker's real per-request services) and prints EXPLAIN (ANALYZE) of the
-// list's page query.
+// --measure then times GET /api/v1/orders page 1 and page 2000, /orders/summary, /orders/stats,
+// /orders/needs-attention, /customers page 1 and /dashboard/overview through the app (createApp with
+// the Worker's real per-request services), the same service statements on a warm connection, and
+// prints EXPLAIN (ANALYZE) of each statement. `--clinic <id> --measure` measures a clinic loaded
+// earlier (a new key is made for it) instead of loading one.
 // DATABASE_URL defaults to the dev server's embedded database; a non-loopback host is refused
 // unless --force. Development only.
+import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { createApp } from '../src/app';
 import { isLoopbackHost } from '../src/config';
-import { listCustomers, listOrders, needsAttention, orderStats, orderSummary } from '../src/modules/orders';
+import { dashboardOverview, listCustomers, listOrders, needsAttention, orderStats, orderSummary } from '../src/modules/orders';
 import { generateApiKey } from '../src/platform/auth/api-key-format';
+import type { Database } from '../src/platform/db/client';
 import { workerServices } from '../src/platform/services';
 import { connect } from './lib/database';
 
@@ -96,12 +100,26 @@ const lit = (values: string[]) => `array[${values.map((v) => `'${v}'`).join(',')
 const client = new pg.Client({ connectionString: url });
 await client.connect();
 const q = (text: string, values: unknown[] = []) => client.query(text, values);
+// The rows are consistent by construction, so a superuser session skips the per-row foreign-key and
+// rollup triggers while loading (about 4x faster); the clinic's rollups are recounted at the end either
+// way (recount_clinic_rollups, migration 0012). Without superuser rights the triggers keep them instead.
+await q(`set session_replication_role = replica`).catch(() => undefined);
 const started = Date.now();
 const step = async (label: string, work: () => Promise<unknown>) => {
   const t0 = Date.now();
   await work();
   console.log(`  ${label}: ${Date.now() - t0} ms`);
 };
+
+if (arg('clinic')) {
+  // --clinic <id> --measure: measure a clinic loaded earlier (with new keys).
+  const measured = arg('clinic')!;
+  const { rows } = await q(`select count(*)::int as n from orders where clinic_id = $1`, [measured]);
+  console.log(`Measuring clinic ${measured} (${rows[0].n.toLocaleString('en-US')} orders).`);
+  await measure(measured);
+  await client.end();
+  process.exit(0);
+}
 
 const suffix = `${orderCount}-${Date.now().toString(36)}`;
 console.log(`Loading a clinic with ${orderCount.toLocaleString('en-US')} orders into ${host}…`);
@@ -181,7 +199,7 @@ for (let from = 1; from <= orderCount; from += BATCH) {
            round((x.sub - x.disc + x.ship) * 0.03)::int as proc, round((x.sub - x.disc) * 0.05)::int as plat,
            (x.sub - x.disc + x.ship) - round((x.sub - x.disc) * 0.4)::int - round((x.sub - x.disc) * 0.1)::int
              - round((x.sub - x.disc + x.ship) * 0.03)::int - round((x.sub - x.disc) * 0.05)::int - x.ship as brand
-         from (select 9900 + (g * 7919) % 30000 as sub, case when g % 4 = 0 then 1000 else 0 end as disc, case when g % 5 = 0 then 500 else 0 end as ship) x
+         from (select 9900 + ((g::bigint * 7919) % 30000)::int as sub, case when g % 4 = 0 then 1000 else 0 end as disc, case when g % 5 = 0 then 500 else 0 end as ship) x
        ) m
        join (select id, row_number() over (order by id) - 1 as rn from patients where clinic_id = $1) p on p.rn = g % $5::int
        join (select id, row_number() over (order by id) - 1 as rn from programs where clinic_id = $1) pr on pr.rn = g % 5`,
@@ -251,7 +269,7 @@ for (let from = 1; from <= orderCount; from += BATCH) {
   });
 }
 
-await step('refund requests, held titration schedules, ANALYZE', async () => {
+await step('refund requests, held titration schedules, rollups recounted, ANALYZE', async () => {
   await q(
     `insert into refund_requests (clinic_id, order_id, patient_id, reason, status, created_at)
      select $1, o.id, o.patient_id, 'changed my mind', (array['pending', 'approved', 'denied'])[abs(hashtext(o.order_number)) % 3 + 1], o.created_at + interval '1 day'
@@ -268,7 +286,12 @@ await step('refund requests, held titration schedules, ANALYZE', async () => {
      from orders o where o.clinic_id = $1 and o.status = 'delivered' and right(o.order_number, 2) = '42'`,
     [clinicId],
   );
+  await q(`select recount_clinic_rollups($1)`, [clinicId]);
+  await q(`set session_replication_role = origin`).catch(() => undefined);
   for (const table of [
+    'clinic_rollups',
+    'order_rollup_facts',
+    'patient_rollup_facts',
     'orders',
     'order_items',
     'payments',
@@ -289,16 +312,17 @@ console.log(`Loaded in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
 console.log(`clinic ${clinicId} (large-${suffix})`);
 console.log(`API key (read, write): ${key.raw}`);
 
-if (flag('measure')) await measure(clinicId, key.raw);
+if (flag('measure')) await measure(clinicId);
 await client.end();
 
 /** Times reads through the app with the Worker's per-request services, and explains the list's page query. */
-async function measure(clinicId: string, apiKey: string) {
+async function measure(clinicId: string) {
   const app = createApp(workerServices);
   const env = { DATABASE_URL: url, ENVIRONMENT: 'development' };
   const pending: Promise<unknown>[] = [];
   const ctx = { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException() {}, props: {} };
-  const deepPage = Math.max(1, Math.min(400, Math.floor(orderCount / 25)));
+  // The deep page is always page 2000 of 25 (orders 49,976-50,000): past the end at 10k orders.
+  const deepPage = 2000;
   const paths = [
     '/api/v1/orders?page=1',
     `/api/v1/orders?page=${deepPage}&limit=25`,
@@ -306,13 +330,21 @@ async function measure(clinicId: string, apiKey: string) {
     '/api/v1/orders/stats',
     '/api/v1/customers?page=1',
     '/api/v1/orders/needs-attention',
+    '/api/v1/dashboard/overview',
   ];
-  console.log(`\nTimings through the app (each request opens its own connection, as a Worker does), median of 7 after 2 warm-ups:`);
+  console.log(`\nTimings through the app (each request opens its own connection, as a Worker does), median of 21 after 2 warm-ups:`);
   for (const path of paths) {
+    // A key per read, so the 23 requests of each stay within the per-key rate limit.
+    const pathKey = await generateApiKey('secret', false);
+    await q(
+      `insert into api_keys (clinic_id, name, kind, key_prefix, key_hash, scopes, is_sandbox, expires_at)
+       values ($1, 'seed:large measure', 'secret', $2, $3, '{read,write}', false, now() + interval '1 day')`,
+      [clinicId, pathKey.keyPrefix, pathKey.keyHash],
+    );
     const times: number[] = [];
-    for (let i = 0; i < 9; i++) {
+    for (let i = 0; i < 23; i++) {
       const t0 = performance.now();
-      const res = await app.request(path, { headers: { 'x-api-key': apiKey } }, env, ctx as never);
+      const res = await app.request(path, { headers: { 'x-api-key': pathKey.raw } }, env, ctx as never);
       await res.text();
       const elapsed = performance.now() - t0;
       if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
@@ -320,7 +352,7 @@ async function measure(clinicId: string, apiKey: string) {
       await Promise.all(pending.splice(0));
     }
     times.sort((a, b) => a - b);
-    console.log(`  GET ${path.padEnd(42)} median ${times[3]!.toFixed(1)} ms (min ${times[0]!.toFixed(1)}, max ${times[6]!.toFixed(1)})`);
+    console.log(`  GET ${path.padEnd(42)} median ${times[10]!.toFixed(1)} ms (min ${times[0]!.toFixed(1)}, max ${times[20]!.toFixed(1)})`);
   }
   // The same reads as service calls on one warm connection: the statement's own time, without the
   // per-request connect and key lookup.
@@ -332,29 +364,44 @@ async function measure(clinicId: string, apiKey: string) {
     ['orderStats', () => orderStats(warm.db, clinicId, {})],
     ['listCustomers page 1', () => listCustomers(warm.db, clinicId, { page: 1, limit: 25 })],
     ['needsAttention', () => needsAttention(warm.db, clinicId)],
+    ['dashboardOverview', () => dashboardOverview(warm.db, clinicId, new Date())],
   ];
-  console.log(`\nThe service's one statement on a warm connection, median of 7 after 2 warm-ups:`);
+  console.log(`\nThe service's one statement on a warm connection, median of 21 after 2 warm-ups:`);
   for (const [label, call] of calls) {
     const times: number[] = [];
-    for (let i = 0; i < 9; i++) {
+    for (let i = 0; i < 23; i++) {
       const t0 = performance.now();
       await call();
       if (i >= 2) times.push(performance.now() - t0);
     }
     times.sort((a, b) => a - b);
-    console.log(`  ${label.padEnd(24)} median ${times[3]!.toFixed(1)} ms (min ${times[0]!.toFixed(1)}, max ${times[6]!.toFixed(1)})`);
+    console.log(`  ${label.padEnd(24)} median ${times[10]!.toFixed(1)} ms (min ${times[0]!.toFixed(1)}, max ${times[20]!.toFixed(1)})`);
   }
   await warm.close();
-  for (const [label, offset] of [
-    ['page 1', 0],
-    [`page ${deepPage}`, (deepPage - 1) * 25],
-  ] as const) {
-    const { rows } = await q(
-      `explain (analyze, buffers, costs off, timing on, summary on)
-       select id, created_at from orders where clinic_id = $1 order by created_at desc, id desc limit 25 offset ${offset}`,
-      [clinicId],
-    );
-    console.log(`\nEXPLAIN (ANALYZE) of the list's page query, ${label}:`);
+  // EXPLAIN (ANALYZE) of each read's statement, as the service sends it (captured with its parameters).
+  let captured: { query: string; params: unknown[] } | null = null;
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const explaining = drizzle({
+    client: pool,
+    logger: { logQuery: (query, params) => void (captured = { query, params }) },
+  }) as unknown as Database;
+  const explained: [string, (db: Database) => Promise<unknown>][] = [
+    ['listOrders page 1', (db) => listOrders(db, clinicId, { page: 1, limit: 25 })],
+    [`listOrders page ${deepPage}`, (db) => listOrders(db, clinicId, { page: deepPage, limit: 25 })],
+    ['orderSummary', (db) => orderSummary(db, clinicId, {})],
+    ['orderStats', (db) => orderStats(db, clinicId, {})],
+    ['listCustomers page 1', (db) => listCustomers(db, clinicId, { page: 1, limit: 25 })],
+    ['needsAttention', (db) => needsAttention(db, clinicId)],
+    ['dashboardOverview', (db) => dashboardOverview(db, clinicId, new Date())],
+  ];
+  for (const [label, call] of explained) {
+    captured = null;
+    await call(explaining);
+    const statement = captured as { query: string; params: unknown[] } | null;
+    if (!statement) continue;
+    const { rows } = await q(`explain (analyze, buffers, costs off, timing on, summary on) ${statement.query}`, statement.params);
+    console.log(`\nEXPLAIN (ANALYZE) of ${label}:`);
     for (const row of rows) console.log(`  ${row['QUERY PLAN']}`);
   }
+  await pool.end();
 }

@@ -12,6 +12,7 @@ export * from './organization';
 export * from './patients';
 export * from './products';
 export * from './programs';
+export * from './rollups';
 export * from './storefront';
 export * from './users';
 export * from './webhooks';

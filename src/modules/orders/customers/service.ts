@@ -3,6 +3,7 @@ import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
 import { pageOffset, pagination } from '../../../platform/http/pagination';
+import { totalRollup } from '../orders/rollups';
 import type { Customer, ListCustomersQuery } from './schemas';
 
 /** Refunds that moved money back (as in the order stats). */
@@ -27,7 +28,8 @@ interface Row {
 /**
  * The clinic's patients, newest first, in one statement: the page is chosen first, and only the
  * page's patients get their totals (correlated subqueries on the orders' (clinic_id, patient_id)
- * index, the items of those orders and the active-enrollment index) — never a query per row.
+ * index, the items of those orders and the active-enrollment index) — never a query per row. Without
+ * a search the total is the clinic's patient count from its rollup row (exact); a search counts its matches.
  */
 export async function listCustomers(db: Queryable, clinicId: string, query: ListCustomersQuery) {
   const search = query.search ? likePattern(query.search) : null;
@@ -44,7 +46,7 @@ export async function listCustomers(db: Queryable, clinicId: string, query: List
       select id, created_at from matched order by created_at desc, id desc limit ${query.limit} offset ${pageOffset(query)}
     )
     select
-      (select count(*) from matched) as total,
+      ${search ? sql`(select count(*) from matched)` : totalRollup(clinicId, 'patients')} as total,
       (select coalesce(json_agg(json_build_object(
           'id', p.id, 'firstName', p.first_name, 'lastName', p.last_name, 'email', p.email, 'phoneNumber', p.phone_number,
           'createdAt', ${iso(sql`p.created_at`)},

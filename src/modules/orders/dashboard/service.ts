@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp, num, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
+import { windowSums } from '../orders/rollups';
 import type { ActivityItem, ActivitySource, EarningsReport, Metrics, Overview, ProjectedRevenue, RevenueChart } from './schemas';
 import {
   at,
@@ -24,8 +25,6 @@ import {
 
 const money = (cents: unknown) => centsToAmount(num(cents));
 
-/** Orders that are paid and on their way to the patient. */
-const IN_PROGRESS = sql`('paid', 'awaiting_lab_results', 'awaiting_doctor_review', 'doctor_approved', 'sent_to_pharmacy', 'shipped')`;
 /** A refund that moved money back to the patient (as in the orders reports). */
 const SUCCEEDED_REFUND = sql`'succeeded'`;
 
@@ -35,23 +34,26 @@ const refundJoin = (clinicId: string) =>
 /** The overview's "last 30 days": the same window as GET /dashboard/metrics?period=30d at the same instant. */
 export const OVERVIEW_RECENT_DAYS = 30;
 
+/**
+ * Order, patient and pending-action figures from the clinic rollups (the total row; the last 30 days
+ * from the day/hour buckets and the facts of the partial hours at its ends), so the overview reads a
+ * few dozen rows whatever the clinic's size; ledger, disputes, price alerts and held schedules as before.
+ */
 export async function dashboardOverview(db: Queryable, clinicId: string, now: Date): Promise<Overview> {
   const from = new Date(now.getTime() - OVERVIEW_RECENT_DAYS * DAY_MS);
-  const recent = sql`o.created_at >= ${at(from)} and o.created_at <= ${at(now)}`;
   const [row] = await rowsOf<Record<string, unknown>>(
     db,
     sql`
-    with o as (
-      select
-        count(*) as total,
-        count(*) filter (where o.paid_at is not null) as paid,
-        count(*) filter (where o.status in ${IN_PROGRESS}) as in_progress,
-        count(*) filter (where ${recent}) as recent,
-        coalesce(sum(o.total_cents) filter (where o.paid_at is not null), 0) as gross,
-        coalesce(sum(o.total_cents) filter (where o.paid_at is not null and ${recent}), 0) as gross_recent,
-        coalesce(sum(r.amount_cents), 0) as refunded
-      from orders o ${refundJoin(clinicId)}
-      where o.clinic_id = ${clinicId}
+    with t as (
+      select * from clinic_rollups where clinic_id = ${clinicId} and dim = 'total' and key = ''
+    ),
+    w as ${windowSums(clinicId, from, now)},
+    o as (
+      select coalesce((select orders from t), 0) as total, coalesce((select paid_orders from t), 0) as paid,
+        coalesce((select in_progress_orders from t), 0) as in_progress, w.orders as recent,
+        coalesce((select gross_cents from t), 0) as gross, w.gross_cents as gross_recent,
+        coalesce((select refunded_cents from t), 0) as refunded
+      from w
     ),
     l as (
       select
@@ -62,25 +64,21 @@ export async function dashboardOverview(db: Queryable, clinicId: string, now: Da
       from ledger_entries where clinic_id = ${clinicId}
     ),
     pt as (
-      select count(*) as total, count(*) filter (where created_at >= ${at(from)} and created_at <= ${at(now)}) as recent
-      from patients where clinic_id = ${clinicId}
+      select coalesce((select patients from t), 0) as total, w.patients as recent,
+        coalesce((select active_patients from t), 0) as active
+      from w
     ),
     pa as (
       select
-        (select count(*) from refund_requests where clinic_id = ${clinicId} and status = 'pending') as refund_requests,
-        (select count(*) from payments f
-          join orders o on o.id = f.order_id and o.clinic_id = ${clinicId}
-          where f.clinic_id = ${clinicId} and f.status = 'failed' and o.status not in ('cancelled', 'refunded')
-            and not exists (
-              select 1 from payments later
-              where later.clinic_id = ${clinicId} and later.order_id = f.order_id
-                and (later.created_at > f.created_at or (later.created_at = f.created_at and later.id > f.id)))) as failed_payments,
+        coalesce((select refund_requests from clinic_rollups where clinic_id = ${clinicId} and dim = 'refund_request' and key = 'pending'), 0)
+          as refund_requests,
+        coalesce((select attention_orders from t), 0) as failed_payments,
         (select count(*) from disputes where clinic_id = ${clinicId} and status = 'needs_response') as disputes,
         (select count(*) from price_change_alerts where clinic_id = ${clinicId} and status = 'open') as price_alerts,
         (select count(*) from titration_schedules where clinic_id = ${clinicId} and status = 'held') as held_schedules
     )
     select o.*, l.available, l.reserve_held, pt.total as patients, pt.recent as new_patients,
-      (select count(distinct patient_id) from enrollments where clinic_id = ${clinicId} and status = 'active') as active_patients,
+      pt.active as active_patients,
       pa.*
     from o, l, pt, pa`,
   );

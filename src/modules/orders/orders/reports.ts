@@ -3,6 +3,7 @@ import type { OrderStatus, RefundRequestStatus } from '../../../../drizzle/schem
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
+import { totalRollup, windowSums } from './rollups';
 import { type NeedsAttention, type OrderStats, type OrderSummary, toRange, type WindowQuery } from './schemas';
 
 // Aggregates over a clinic's orders (stats, the anonymous summary) and the failed-payment queue.
@@ -10,8 +11,6 @@ import { type NeedsAttention, type OrderStats, type OrderSummary, toRange, type 
 
 /** Refunds that moved money back to the patient. */
 const REFUNDED = sql`'succeeded'`;
-/** Orders a failed payment no longer concerns. */
-const CLOSED_STATUSES = sql`('cancelled', 'refunded')`;
 /** A shipping state with fewer orders than this is never named in the summary. */
 export const STATE_ANONYMITY_THRESHOLD = 5;
 /** Needs-attention lists at most this many items (count is the full number). */
@@ -25,31 +24,29 @@ function windowOf(clinicId: string, query: WindowQuery): { where: SQL; window: {
   return { where: sql.join(conditions, sql` and `), window: { startDate: query.startDate ?? null, endDate: query.endDate ?? null } };
 }
 
+/**
+ * From the rollups (./rollups.ts): the clinic's `total` row without a window, else the window's
+ * day/hour buckets plus the facts of its partial-hour ends. The same figures as counting the window's
+ * orders joined to their succeeded refund (each order has at most one: refunds_order_id_key).
+ */
 export async function orderStats(db: Queryable, clinicId: string, query: WindowQuery): Promise<OrderStats> {
-  const { where, window } = windowOf(clinicId, query);
-  // One pass over the window's orders; each order has at most one refund (refunds_order_id_key).
-  const [row] = await rowsOf<Record<string, string | number | null>>(
+  const { from, to } = toRange(query);
+  const window = { startDate: query.startDate ?? null, endDate: query.endDate ?? null };
+  const source =
+    from || to
+      ? windowSums(clinicId, from, to)
+      : sql`(select * from clinic_rollups where clinic_id = ${clinicId} and dim = 'total' and key = '')`;
+  const [found] = await rowsOf<Record<string, string | number | null>>(
     db,
     sql`
-    select
-      count(*) as "totalOrders",
-      count(*) filter (where o.paid_at is not null) as "paidOrders",
-      count(r.order_id) as "refundedOrders",
-      coalesce(sum(o.total_cents) filter (where o.paid_at is not null), 0) as "grossCents",
-      coalesce(sum(r.amount_cents), 0) as "refundedCents",
-      coalesce(sum(o.brand_amount_cents) filter (where kept), 0) as "brandCents",
-      coalesce(sum((o.fee_breakdown->>'pharmacyCost')::bigint) filter (where kept), 0) as "pharmacyCents",
-      coalesce(sum((o.fee_breakdown->>'doctorFee')::bigint) filter (where kept), 0) as "doctorCents",
-      coalesce(sum((o.fee_breakdown->>'processorFee')::bigint) filter (where kept), 0) as "processorCents",
-      coalesce(sum((o.fee_breakdown->>'platformFee')::bigint) filter (where kept), 0) as "platformCents",
-      coalesce(sum(o.tax_cents) filter (where kept), 0) as "taxCents",
-      coalesce(sum(o.shipping_cents) filter (where kept), 0) as "shippingCents"
-    from orders o
-    left join refunds r on r.order_id = o.id and r.clinic_id = ${clinicId} and r.status = ${REFUNDED}
-    cross join lateral (select o.paid_at is not null and r.order_id is null as kept) k
-    where ${where}`,
+    select orders as "totalOrders", paid_orders as "paidOrders", refunded_orders as "refundedOrders",
+      gross_cents as "grossCents", refunded_cents as "refundedCents", kept_brand_cents as "brandCents",
+      kept_pharmacy_cents as "pharmacyCents", kept_doctor_cents as "doctorCents", kept_processor_cents as "processorCents",
+      kept_platform_cents as "platformCents", kept_tax_cents as "taxCents", kept_shipping_cents as "shippingCents"
+    from ${source} s`,
   );
-  const r = row!;
+  const row = found ?? {};
+  const r = row;
   const paidOrders = num(r.paidOrders);
   const gross = num(r.grossCents);
   const refunded = num(r.refundedCents);
@@ -89,8 +86,37 @@ interface SummaryRow {
  * orders without one (pickup) are in no state group. Refund requests and refunds are those of the
  * orders in the window. Nothing here can name an order, a date, a patient or a medication.
  */
-export async function orderSummary(db: Queryable, clinicId: string, query: WindowQuery): Promise<OrderSummary> {
-  const { where, window } = windowOf(clinicId, query);
+/** The whole clinic's summary from its rollup rows (a few dozen rows, whatever the number of orders). */
+async function clinicSummary(db: Queryable, clinicId: string): Promise<SummaryRow> {
+  const [row] = await rowsOf<SummaryRow>(
+    db,
+    sql`
+    with r as (
+      select dim, key, orders, gross_cents, refunded_cents, refund_requests from clinic_rollups
+      where clinic_id = ${clinicId} and dim in ('total', 'status', 'program', 'state', 'refund_request')
+    ),
+    st as (select key as state, orders as n from r where dim = 'state' and key <> '' and orders > 0)
+    select
+      (select coalesce(sum(orders), 0) from r where dim = 'total') as "totalOrders",
+      (select coalesce(json_agg(json_build_object('status', key, 'orders', orders) order by orders desc, key), '[]'::json)
+        from r where dim = 'status' and orders > 0) as "byStatus",
+      (select coalesce(json_agg(json_build_object('programId', nullif(r.key, '')::uuid, 'programName', p.name, 'orders', r.orders,
+          'paidCents', r.gross_cents) order by r.orders desc, p.name nulls last, nullif(r.key, '') nulls last), '[]'::json)
+        from r left join programs p on p.id = nullif(r.key, '')::uuid and p.clinic_id = ${clinicId}
+        where r.dim = 'program' and r.orders > 0) as "byProgram",
+      (select coalesce(json_agg(json_build_object('state', state, 'orders', n) order by n desc, state), '[]'::json)
+        from st where n >= ${STATE_ANONYMITY_THRESHOLD}) as "byState",
+      (select json_build_object('states', count(*), 'orders', sum(n)) from st where n < ${STATE_ANONYMITY_THRESHOLD} having count(*) > 0) as "otherStates",
+      (select coalesce(json_agg(json_build_object('status', key, 'requests', refund_requests) order by key), '[]'::json)
+        from r where dim = 'refund_request' and refund_requests > 0) as "refundsByStatus",
+      (select coalesce(sum(refunded_cents), 0) from r where dim = 'total') as "approvedCents"`,
+  );
+  return row!;
+}
+
+/** A window's summary: one pass over the window's orders (the rollups have no per-group time buckets). */
+async function windowedSummary(db: Queryable, clinicId: string, query: WindowQuery): Promise<SummaryRow> {
+  const { where } = windowOf(clinicId, query);
   // One pass over the window's orders, grouped three ways at once (grouping sets); refund requests
   // and refunds are few and joined to the window's orders by primary key.
   const [row] = await rowsOf<SummaryRow>(
@@ -121,7 +147,14 @@ export async function orderSummary(db: Queryable, clinicId: string, query: Windo
       (select coalesce(sum(r.amount_cents), 0) from refunds r join orders o on o.id = r.order_id
         where r.clinic_id = ${clinicId} and r.status = ${REFUNDED} and ${where}) as "approvedCents"`,
   );
-  const r = row!;
+  return row!;
+}
+
+export async function orderSummary(db: Queryable, clinicId: string, query: WindowQuery): Promise<OrderSummary> {
+  const { from, to } = toRange(query);
+  const row = from || to ? await windowedSummary(db, clinicId, query) : await clinicSummary(db, clinicId);
+  const window = { startDate: query.startDate ?? null, endDate: query.endDate ?? null };
+  const r = row;
   return {
     window,
     totalOrders: num(r.totalOrders),
@@ -158,36 +191,31 @@ interface AttentionItem {
 
 /**
  * Orders whose latest payment attempt failed (latest: created_at, then id), unless the order was
- * cancelled or refunded since. Found from the failed payments (index on clinic_id, status) with no
- * later attempt of the same order (index on clinic_id, order_id, created_at); newest failure first.
+ * cancelled or refunded since. The count is the rollups' `attention_orders`; the items are the newest
+ * of the facts' `attention_at` (a partial index on the orders that need attention, newest failure
+ * first), so neither grows with the clinic's orders or payments.
  */
 export async function needsAttention(db: Queryable, clinicId: string): Promise<NeedsAttention> {
   const [row] = await rowsOf<{ count: string | number; items: AttentionItem[] }>(
     db,
     sql`
-    with q as materialized (
-      select f.id as payment_id, f.order_id, f.failure_reason, f.payment_method, f.amount_cents,
-        coalesce(f.failed_at, f.created_at) as failed_at
-      from payments f
-      join orders o on o.id = f.order_id and o.clinic_id = ${clinicId}
-      where f.clinic_id = ${clinicId} and f.status = 'failed' and o.status not in ${CLOSED_STATUSES}
-        and not exists (
-          select 1 from payments later
-          where later.clinic_id = ${clinicId} and later.order_id = f.order_id
-            and (later.created_at > f.created_at or (later.created_at = f.created_at and later.id > f.id)))
-    )
     select
-      (select count(*) from q) as count,
+      ${totalRollup(clinicId, 'attention_orders')} as count,
       (select coalesce(json_agg(json_build_object(
           'orderId', o.id, 'orderNumber', o.order_number,
           'patientName', nullif(trim(concat_ws(' ', pt.first_name, pt.last_name)), ''),
-          'programName', pr.name, 'paymentFailedAt', ${iso(sql`top.failed_at`)}, 'lastPaymentError', top.failure_reason,
-          'orderStatus', o.status, 'amountCents', top.amount_cents, 'totalCents', o.total_cents, 'paymentMethod', top.payment_method,
+          'programName', pr.name, 'paymentFailedAt', ${iso(sql`top.attention_at`)}, 'lastPaymentError', f.failure_reason,
+          'orderStatus', o.status, 'amountCents', f.amount_cents, 'totalCents', o.total_cents, 'paymentMethod', f.payment_method,
           'failedAttempts', (select count(*) from payments p where p.clinic_id = ${clinicId} and p.order_id = o.id and p.status = 'failed'),
           'totalAttempts', (select count(*) from payments p where p.clinic_id = ${clinicId} and p.order_id = o.id)
-        ) order by top.failed_at desc, o.id desc), '[]'::json)
-        from (select * from q order by failed_at desc, order_id desc limit ${NEEDS_ATTENTION_MAX_ITEMS}) top
-        join orders o on o.id = top.order_id
+        ) order by top.attention_at desc, top.order_id desc), '[]'::json)
+        from (
+          select order_id, attention_at, attention_payment_id from order_rollup_facts
+          where clinic_id = ${clinicId} and attention_at is not null
+          order by attention_at desc nulls last, order_id desc nulls last limit ${NEEDS_ATTENTION_MAX_ITEMS}
+        ) top
+        join orders o on o.id = top.order_id and o.clinic_id = ${clinicId}
+        join payments f on f.id = top.attention_payment_id
         left join patients pt on pt.id = o.patient_id
         left join programs pr on pr.id = o.program_id) as items`,
   );

@@ -8,6 +8,7 @@ import { centsToAmount } from '../../../platform/http/money';
 import { type PageQuery, pageOffset, pagination } from '../../../platform/http/pagination';
 import { feeBreakdownToAmounts } from './fee-breakdown';
 import type { ActorType } from './lifecycle/events';
+import { totalRollup } from './rollups';
 import type { OrderDetail, OrderListItem } from './schemas';
 
 // The list, the detail and the events of a clinic's orders: one statement each.
@@ -68,23 +69,34 @@ type ListRow = OrderJson & {
 };
 
 /**
- * Newest first (created_at desc, id desc). The page is chosen on the index (clinic_id, created_at, id)
- * alone — an index-only scan that skips `offset` entries without reading their rows — and only the
- * page's rows are then read and joined (a deferred join), so a deep page costs little more than the
- * first. The total is counted in the same statement, so a page past the end still has it.
+ * Newest first (created_at desc, id desc). The page starts from the clinic's `day` rollup rows: their
+ * running count (newest day first) finds the UTC day the page's first order is in and how many orders
+ * the newer days hold, so the index (clinic_id, created_at, id) is entered at that day's end and skips
+ * at most one day's orders — a deep page costs about the first, whatever the clinic's size. A page past
+ * the end finds no day and reads no order. Only the page's rows are then read and joined (a deferred
+ * join). The total is the clinic's order count from its rollup row (exact, kept in the same transaction
+ * as every order write: ./rollups.ts), read in the same statement, so a page past the end still has it.
  */
 export async function listOrders(db: Queryable, clinicId: string, query: PageQuery) {
   const [row] = await rowsOf<{ total: number | string; items: ListRow[] }>(
     db,
     sql`
-    with page as (
+    with days as (
+      select key, orders, sum(orders) over (order by key desc) as upto from clinic_rollups
+      where clinic_id = ${clinicId} and dim = 'day' and orders > 0
+    ),
+    start as (
+      select (key::date + 1)::timestamp at time zone 'UTC' as before, upto - orders as skipped
+      from days where upto > ${pageOffset(query)} order by key desc limit 1
+    ),
+    page as (
       select id, created_at from orders
-      where clinic_id = ${clinicId}
+      where clinic_id = ${clinicId} and created_at < (select before from start)
       order by created_at desc, id desc
-      limit ${query.limit} offset ${pageOffset(query)}
+      limit ${query.limit} offset ${pageOffset(query)} - (select skipped from start)
     )
     select
-      (select count(*) from orders where clinic_id = ${clinicId}) as total,
+      ${totalRollup(clinicId, 'orders')} as total,
       (select coalesce(json_agg(json_build_object(
         ${orderJsonFields},
         'user', json_build_object('id', pt.id, 'firstName', pt.first_name, 'lastName', pt.last_name, 'email', pt.email),
