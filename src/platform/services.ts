@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { type AppConfig, configFor } from '../config';
+import { KeyCache } from './auth/key-cache';
 import { BackgroundTasks } from './background';
 import type { AppEnv, Services } from './context';
 import { openDatabase } from './db/client';
@@ -24,6 +25,7 @@ export type ServicesFactory = (c: Context<AppEnv>) => Promise<RequestServices>;
 let limiter: { key: string; instance: RateLimiter } | undefined;
 let gate: ConnectionGate | undefined;
 const requestLog = new RequestLogWriter();
+const keyCache = new KeyCache();
 
 function rateLimiterFor(config: AppConfig): RateLimiter {
   const key = config.upstash ? `upstash:${config.upstash.url}` : 'memory';
@@ -55,6 +57,7 @@ export const workerServices: ServicesFactory = async (c) => {
       db: database.db,
       rateLimiter: rateLimiterFor(config),
       requestLog,
+      keyCache,
       background: background.add,
       now: () => new Date(),
     }),

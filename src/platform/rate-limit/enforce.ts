@@ -26,6 +26,15 @@ export async function enforceRateLimits(
   const outcomes: RuleOutcome[] = await Promise.all(
     scaled.map(async (rule) => ({ rule, result: await services.rateLimiter[check](rule, identifier) })),
   );
+  applyRateLimitOutcomes(c, outcomes);
+}
+
+/**
+ * Joins checked outcomes to the request's earlier ones, sets the RateLimit-* headers (the tightest of
+ * them all) and throws 429 RATE_LIMIT_EXCEEDED when one of these outcomes refused.
+ */
+export function applyRateLimitOutcomes(c: Context<AppEnv>, outcomes: RuleOutcome[]): void {
+  const services = c.get('services');
   for (const { result } of outcomes) if (result.pending) services.background(result.pending);
   const all = [...(c.get('rateLimitOutcomes') ?? []), ...outcomes];
   c.set('rateLimitOutcomes', all);
