@@ -9,7 +9,7 @@ import { providersFor } from './providers';
 import { MemoryRateLimiter } from './rate-limit/memory';
 import type { RateLimiter } from './rate-limit/types';
 import { UpstashRateLimiter } from './rate-limit/upstash';
-import { RequestLogWriter } from './request-log';
+import { RequestLogWriter, WORKER_BATCHING } from './request-log';
 
 /** Services for one request, and what to do once the response is on its way. */
 export interface RequestServices {
@@ -24,7 +24,7 @@ export type ServicesFactory = (c: Context<AppEnv>) => Promise<RequestServices>;
 // speaks HTTP per call, the gate and the log buffer are plain objects), so they may outlive a request.
 let limiter: { key: string; instance: RateLimiter } | undefined;
 let gate: ConnectionGate | undefined;
-const requestLog = new RequestLogWriter();
+const requestLog = new RequestLogWriter(WORKER_BATCHING);
 const keyCache = new KeyCache();
 
 function rateLimiterFor(config: AppConfig): RateLimiter {

@@ -146,7 +146,8 @@ export function buildTestApp(db: Database, databaseUrl: string, options: TestApp
   const config = testConfig(databaseUrl);
   const rateLimiter = options.rateLimiter ?? new MemoryRateLimiter(clock.now);
   const background = new BackgroundTasks();
-  const requestLog = new RequestLogWriter();
+  // Batched as in the Worker, with a short wait so a test's flush() is quick.
+  const requestLog = new RequestLogWriter({ flushRows: 100, flushAfterMs: 5 });
   const keyCache = new KeyCache();
   const standIns: Partial<Providers> = { storage: new MemoryStorage(), ...options.providers };
   if (options.payments) standIns.payments = options.payments;

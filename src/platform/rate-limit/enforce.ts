@@ -6,7 +6,12 @@ import type { RateLimitRule } from './types';
 
 type Check = 'limit' | 'peek';
 
-const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After'];
+/**
+ * Replaced by each check. Retry-After is not among them: only a refusal sets it (and throws), so an
+ * earlier check never leaves one behind, and a handler's own (a 503's) must survive the key's limits
+ * answering after it (reads run alongside them, src/platform/http/gateway.ts).
+ */
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
 
 /**
  * Checks every rule for one identifier (all must pass): `limit` counts the request, `peek` only looks.
