@@ -59,6 +59,7 @@ export interface KeyCacheStore {
   get(keyHash: string, now: number): KeyRecord | undefined;
   set(keyHash: string, record: KeyRecord, now: number): void;
   delete(keyHash: string): void;
+  clear(): void;
 }
 
 /** The brand admin behind a valid sign-in token. */

@@ -65,6 +65,10 @@ export class KeyCache implements KeyCacheStore {
   get size(): number {
     return this.entries.size;
   }
+
+  clear(): void {
+    this.entries.clear();
+  }
 }
 
 /**
