@@ -12,6 +12,8 @@ import { unauthorized } from './errors';
 /** /api/v1 paths that need no key. */
 export const PUBLIC_API_PATHS = new Set(['/api/v1/openapi.json']);
 
+const RATE_LIMIT_STATE = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
+
 /** Methods that only read: their handler runs while the rate-limit store answers (see below). */
 const READ_METHODS = new Set(['GET', 'HEAD']);
 
@@ -117,10 +119,17 @@ export const apiKeyGateway: MiddlewareHandler<AppEnv> = async (c, next) => {
       try {
         await settle();
       } catch (refusal) {
-        // The handler's answer is thrown away, headers included: the refusal starts from what was set before it ran.
+        // The handler's answer is thrown away, headers included: the refusal starts from what was set
+        // before it ran, plus the RateLimit-* headers the checks just set.
+        const headers = new Headers(headersBefore);
+        for (const name of RATE_LIMIT_STATE) {
+          const value = c.res.headers.get(name);
+          if (value === null) headers.delete(name);
+          else headers.set(name, value);
+        }
         await c.res.body?.cancel().catch(() => {});
         c.res = undefined;
-        c.res = new Response(null, { headers: headersBefore });
+        c.res = new Response(null, { headers });
         throw refusal;
       }
       if (failed) throw failed.error;

@@ -63,9 +63,12 @@ describe('the key cache', () => {
     expect((await first.request(`/api-keys/${keyRow.id}`, { method: 'DELETE', token })).status).toBe(200);
     for (const app of [first, second]) expect((await app.request('/api/v1/me', { key })).status).toBe(401);
     // Reads that run alongside the store's answer are refused as well, their result thrown away.
-    const orders = await second.request('/api/v1/customers', { key });
-    expect(orders.status).toBe(401);
-    expect(await orders.text()).not.toContain('"data"');
+    const customers = await second.request('/api/v1/customers', { key });
+    expect(customers.status).toBe(401);
+    expect(await customers.text()).not.toContain('"data"');
+    // With the headers of the address's limit, counting this failed attempt, as on a cold request.
+    expect(customers.headers.get('ratelimit-policy')).toBe('120;w=60');
+    expect(customers.headers.get('ratelimit-remaining')).not.toBeNull();
   });
 
   it('a key rolled with expiresInSeconds 0 stops at once everywhere; one rolled with an overlap stops when it expires', async () => {
