@@ -10,6 +10,7 @@
 // PostgreSQL and in front of the Redis behind the stand-in, counting the round trips each request waits for.
 // Load: closed loop on loopback, concurrency 1 and 10, ours and bare interleaved in short rounds.
 // The last line is `orders-list ratio ours/bare: <number>` (throughput, pooled, concurrency 10).
+
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEVELOPMENT_JWT_SECRET } from '../../src/config';
+import { WORKER_BATCHING } from '../../src/platform/request-log';
 import { freePort, type RunningPostgres } from '../lib/embedded-postgres';
 import { DEMO_LOGINS, DEMO_PASSWORD } from '../seed';
 import { KEY_LOOKUP, ORDER_DETAIL, ORDERS_PAGE } from './bare-sql';
@@ -354,7 +356,8 @@ async function main(): Promise<void> {
       }
     }
     // Counted, one request at a time: what each request sends and, at a distance, waits for.
-    const settle = step.distant ? 6 * delayMs + 150 : 150;
+    // The wait covers the request log: the Worker writes its batch up to 200 ms after the answer (WORKER_BATCHING).
+    const settle = (step.distant ? 6 * delayMs : 0) + 150 + WORKER_BATCHING.flushAfterMs;
     for (const endpoint of endpoints) {
       for (const route of Object.keys(paths) as RouteName[]) {
         const counts: RequestCount[] = [];

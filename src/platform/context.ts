@@ -17,6 +17,8 @@ export interface Services extends Providers {
   rateLimiter: RateLimiter;
   /** Buffers the request-log rows of this isolate (tests: of this app) and writes them in batches. */
   requestLog: RequestLogWriter;
+  /** Keys looked up recently in this isolate (tests: in this app); see src/platform/auth/key-cache.ts. */
+  keyCache: KeyCacheStore;
   /** Runs work after the response without blocking or failing it (ctx.waitUntil in the Worker). */
   background(work: Promise<unknown>): void;
   now(): Date;
@@ -45,6 +47,21 @@ export interface KeyPrincipal {
   entitlements: Entitlement[];
 }
 
+/** A key as the lookup found it, and until when it is valid by its own dates. */
+export interface KeyRecord {
+  principal: KeyPrincipal;
+  /** The earliest of the key's expiresAt and (sandbox keys) the clinic's sandbox window end; ms, or Infinity. */
+  validUntil: number;
+}
+
+/** Keys looked up recently, by key hash (KeyCache, src/platform/auth/key-cache.ts). */
+export interface KeyCacheStore {
+  get(keyHash: string, now: number): KeyRecord | undefined;
+  set(keyHash: string, record: KeyRecord, now: number): void;
+  delete(keyHash: string): void;
+  clear(): void;
+}
+
 /** The brand admin behind a valid sign-in token. */
 export interface UserPrincipal {
   userId: string;
@@ -61,6 +78,13 @@ export interface AppEnv {
     user: UserPrincipal;
     /** The matched route pattern as declared, e.g. /api/v1/orders/{id}; used in request logs. */
     routePattern: string;
+    /** Set by a key route's guard: its access checks, made again by the gateway for a key found changed. */
+    recheckKeyAccess: (key: KeyPrincipal) => void;
+    /**
+     * Set by the gateway for a cached key: waits for the store's answer and gives the key as the
+     * database has it now when a marker said it changed (null: unchanged, or no longer valid).
+     */
+    confirmKey: () => Promise<KeyPrincipal | null>;
     /** Every rate-limit rule checked so far for this request; the headers show the tightest. */
     rateLimitOutcomes: RuleOutcome[];
     /** Set by routes that record outbox events: after a successful answer, deliveries are kicked (src/app.ts). */

@@ -12,18 +12,37 @@ export type RequestLogEntry = Required<
 /** Rows per insert; a burst larger than this is written in several statements by the same flush. */
 const MAX_ROWS_PER_INSERT = 500;
 
+export interface RequestLogBatching {
+  /** A batch is written once it holds this many rows... */
+  flushRows: number;
+  /** ...or once its oldest row has waited this long (ms). */
+  flushAfterMs: number;
+}
+
+/** The Worker's batching: one insert per isolate every 200 ms at most, or per 100 rows. */
+export const WORKER_BATCHING: RequestLogBatching = { flushRows: 100, flushAfterMs: 200 };
+
 /**
- * Every request made with a valid key is logged (spec, Authentication 9) after its response.
- * Entries are buffered per isolate. A request's flush waits for a write already running, then writes
- * everything still waiting in one statement (which also moves the keys' lastUsedAt). So one request
- * costs at most one insert, a burst of concurrent requests costs a few, and no request ends with its
- * own row unwritten (it is written by that request or by one that was still running).
+ * Every request made with a valid key is logged (spec, Authentication 9) after its response, off the
+ * request's path: rows wait in a batch of the isolate, written in ONE multi-row insert (which also
+ * moves the keys' lastUsedAt) when the batch is full or its oldest row has waited flushAfterMs.
+ *
+ * The request that puts the first row into an empty batch is its writer: its flush (in waitUntil)
+ * waits until the batch is due, takes every row then waiting and writes them on its own connection.
+ * Every other request's flush returns at once: its row is in a batch whose writer's waitUntil is still
+ * running, so no row is left behind when requests end normally. Rows added after the writer took its
+ * batch start the next one, with their own writer. What is lost if the isolate dies (crash, CPU limit,
+ * eviction before waitUntil ends): the rows of the batch not yet written, at most flushAfterMs of them.
  */
 export class RequestLogWriter {
   private pending: RequestLogEntry[] = [];
-  private writing: Promise<void> | null = null;
+  private oldestAt = 0;
+  private writer = false;
+
+  constructor(private readonly batching: RequestLogBatching = { flushRows: 1, flushAfterMs: 0 }) {}
 
   add(entry: RequestLogEntry): void {
+    if (this.pending.length === 0) this.oldestAt = Date.now();
     this.pending.push(entry);
   }
 
@@ -31,26 +50,36 @@ export class RequestLogWriter {
     return this.pending.length;
   }
 
-  /** Writes what is waiting on `db`. A failed write is reported and its rows dropped, never retried into a loop. */
+  /**
+   * The request's part in writing the log: the batch's writer waits until it is due and writes it on
+   * `db`; anyone else returns 0 at once. A failed write is reported and its rows dropped, never retried into a loop.
+   */
   async flush(db: Queryable): Promise<number> {
-    let written = 0;
-    for (;;) {
+    if (this.writer || this.pending.length === 0) return 0;
+    this.writer = true;
+    let batch: RequestLogEntry[];
+    try {
       // Polled, not awaited: in workerd, awaiting another request's promise would resume this one in
       // that request's context, where this request's connection may not be used.
-      while (this.writing) await sleep(2);
-      if (this.pending.length === 0) return written;
-      const batch = this.pending.splice(0, MAX_ROWS_PER_INSERT);
-      this.writing = writeBatch(db, batch)
-        .then(
-          () => {
-            written += batch.length;
-          },
-          (error: unknown) => reportFailure(batch, error),
-        )
-        .finally(() => {
-          this.writing = null;
-        });
+      while (this.pending.length < this.batching.flushRows && Date.now() - this.oldestAt < this.batching.flushAfterMs) {
+        await sleep(Math.max(1, Math.min(10, this.batching.flushAfterMs - (Date.now() - this.oldestAt))));
+      }
+      batch = this.pending;
+      this.pending = [];
+    } finally {
+      this.writer = false;
     }
+    let written = 0;
+    for (let from = 0; from < batch.length; from += MAX_ROWS_PER_INSERT) {
+      const rows = batch.slice(from, from + MAX_ROWS_PER_INSERT);
+      try {
+        await writeBatch(db, rows);
+        written += rows.length;
+      } catch (error) {
+        reportFailure(rows, error);
+      }
+    }
+    return written;
   }
 }
 

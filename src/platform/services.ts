@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { type AppConfig, configFor } from '../config';
+import { KeyCache } from './auth/key-cache';
 import { BackgroundTasks } from './background';
 import type { AppEnv, Services } from './context';
 import { openDatabase } from './db/client';
@@ -8,7 +9,7 @@ import { providersFor } from './providers';
 import { MemoryRateLimiter } from './rate-limit/memory';
 import type { RateLimiter } from './rate-limit/types';
 import { UpstashRateLimiter } from './rate-limit/upstash';
-import { RequestLogWriter } from './request-log';
+import { RequestLogWriter, WORKER_BATCHING } from './request-log';
 
 /** Services for one request, and what to do once the response is on its way. */
 export interface RequestServices {
@@ -23,7 +24,8 @@ export type ServicesFactory = (c: Context<AppEnv>) => Promise<RequestServices>;
 // speaks HTTP per call, the gate and the log buffer are plain objects), so they may outlive a request.
 let limiter: { key: string; instance: RateLimiter } | undefined;
 let gate: ConnectionGate | undefined;
-const requestLog = new RequestLogWriter();
+const requestLog = new RequestLogWriter(WORKER_BATCHING);
+const keyCache = new KeyCache();
 
 function rateLimiterFor(config: AppConfig): RateLimiter {
   const key = config.upstash ? `upstash:${config.upstash.url}` : 'memory';
@@ -55,6 +57,7 @@ export const workerServices: ServicesFactory = async (c) => {
       db: database.db,
       rateLimiter: rateLimiterFor(config),
       requestLog,
+      keyCache,
       background: background.add,
       now: () => new Date(),
     }),

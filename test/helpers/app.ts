@@ -9,6 +9,7 @@ import {
   type Env,
   smsNumbersConfigFrom,
 } from '../../src/config';
+import { KeyCache } from '../../src/platform/auth/key-cache';
 import { BackgroundTasks } from '../../src/platform/background';
 import type { Services } from '../../src/platform/context';
 import type { Database } from '../../src/platform/db/client';
@@ -122,9 +123,11 @@ export function testServices(
   base: Pick<Services, 'config' | 'db' | 'rateLimiter' | 'background' | 'now'>,
   providers: Partial<Providers> = {},
   requestLog = new RequestLogWriter(),
+  keyCache = new KeyCache(),
 ): Services {
   return Object.assign(providersFor(base.config, {}, base.db, { ...providers, storage: providers.storage ?? new MemoryStorage() }), base, {
     requestLog,
+    keyCache,
   });
 }
 
@@ -143,7 +146,9 @@ export function buildTestApp(db: Database, databaseUrl: string, options: TestApp
   const config = testConfig(databaseUrl);
   const rateLimiter = options.rateLimiter ?? new MemoryRateLimiter(clock.now);
   const background = new BackgroundTasks();
-  const requestLog = new RequestLogWriter();
+  // Batched as in the Worker, with a short wait so a test's flush() is quick.
+  const requestLog = new RequestLogWriter({ flushRows: 100, flushAfterMs: 5 });
+  const keyCache = new KeyCache();
   const standIns: Partial<Providers> = { storage: new MemoryStorage(), ...options.providers };
   if (options.payments) standIns.payments = options.payments;
   if (options.ai !== undefined) standIns.ai = options.ai;
@@ -154,6 +159,7 @@ export function buildTestApp(db: Database, databaseUrl: string, options: TestApp
       { config: configWithEnv(config, env), db, rateLimiter, background: background.add, now: () => new Date(clock.now()) },
       standIns,
       requestLog,
+      keyCache,
     );
   const app = createApp(async (c) => ({ services: servicesFor(c.env), finish() {} }));
   const send = (path: string, init: RequestInit) => {

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { apiKeys, clinics, plans } from '../../../drizzle/schema';
-import type { KeyPrincipal } from '../context';
+import type { KeyPrincipal, KeyRecord } from '../context';
 import type { Queryable } from '../db/client';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format';
 
@@ -11,6 +11,11 @@ import { hashApiKey, isWellFormedApiKey } from './api-key-format';
  */
 export async function findKeyPrincipal(db: Queryable, raw: string | undefined, now: Date): Promise<KeyPrincipal | null> {
   if (!isWellFormedApiKey(raw)) return null;
+  return (await findKeyRecord(db, await hashApiKey(raw), now))?.principal ?? null;
+}
+
+/** findKeyPrincipal by the key's hash, with the date until which the key is valid (what the key cache keeps). */
+export async function findKeyRecord(db: Queryable, keyHash: string, now: Date): Promise<KeyRecord | null> {
   const [row] = await db
     .select({
       keyId: apiKeys.id,
@@ -30,12 +35,16 @@ export async function findKeyPrincipal(db: Queryable, raw: string | undefined, n
     .from(apiKeys)
     .innerJoin(clinics, eq(clinics.id, apiKeys.clinicId))
     .leftJoin(plans, eq(plans.id, clinics.planId))
-    .where(eq(apiKeys.keyHash, await hashApiKey(raw)))
+    .where(eq(apiKeys.keyHash, keyHash))
     .limit(1);
   if (!row || row.revokedAt || !row.clinicActive) return null;
   if (row.expiresAt && row.expiresAt <= now) return null;
   if (row.isSandbox && (!row.sandboxExpiresAt || row.sandboxExpiresAt <= now)) return null;
-  return {
+  const validUntil = Math.min(
+    row.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY,
+    row.isSandbox && row.sandboxExpiresAt ? row.sandboxExpiresAt.getTime() : Number.POSITIVE_INFINITY,
+  );
+  const principal: KeyPrincipal = {
     keyId: row.keyId,
     clinicId: row.clinicId,
     keyName: row.keyName,
@@ -46,4 +55,5 @@ export async function findKeyPrincipal(db: Queryable, raw: string | undefined, n
     rateLimitPerMin: row.rateLimitPerMin,
     entitlements: row.entitlements ?? [],
   };
+  return { principal, validUntil };
 }

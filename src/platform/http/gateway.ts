@@ -1,14 +1,21 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { isWellFormedApiKey } from '../auth/api-key-format';
-import { findKeyPrincipal } from '../auth/key-auth';
-import type { AppEnv } from '../context';
-import { clientIp, enforceRateLimits, requireClientIp } from '../rate-limit/enforce';
-import { IP_MINUTE, KEY_BURST, keyMinuteRule } from '../rate-limit/policy';
+import { hashApiKey, isWellFormedApiKey } from '../auth/api-key-format';
+import { findKeyRecord } from '../auth/key-auth';
+import { markersOf } from '../auth/key-cache';
+import type { AppEnv, KeyPrincipal, KeyRecord } from '../context';
+import { applyRateLimitOutcomes, clientIp, enforceRateLimits, requireClientIp } from '../rate-limit/enforce';
+import { IP_MINUTE, KEY_BURST, keyMinuteRule, scaleRules } from '../rate-limit/policy';
+import { type GatewayCheckResult, gatewayCheck, isGatewayStore } from '../rate-limit/types';
 import { statusOf } from './error-handler';
 import { unauthorized } from './errors';
 
 /** /api/v1 paths that need no key. */
 export const PUBLIC_API_PATHS = new Set(['/api/v1/openapi.json']);
+
+const RATE_LIMIT_STATE = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
+
+/** Methods that only read: their handler runs while the rate-limit store answers (see below). */
+const READ_METHODS = new Set(['GET', 'HEAD']);
 
 /**
  * Front door of every /api/v1 request, ordered so that what can be refused without the database is:
@@ -21,6 +28,15 @@ export const PUBLIC_API_PATHS = new Set(['/api/v1/openapi.json']);
  * 4. the key's own limits (per key, never per address: a brand server behind one address keeps its
  *    full rate): 429.
  * Every request made with a valid key is logged after the response, 429s included.
+ *
+ * The hot path (docs/api-keys.md, "Key cache"): a key looked up in the last 30 seconds in this
+ * isolate is not looked up again. Steps 2 and 4 and the key's revocation markers are then asked of the
+ * rate-limit store in ONE round trip, and for a read that round trip runs alongside the handler's own
+ * query: the handler's answer is only sent once the store has let the request through (else it is
+ * thrown away and the refusal sent), so a warm read costs one sequential remote round trip. A marker
+ * that is set (the key was revoked or rolled, its clinic's plan changed) or a store that cannot answer
+ * sends the request to the database lookup as if nothing were cached. Writes wait for the store's
+ * answer before their handler runs.
  */
 export const apiKeyGateway: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (PUBLIC_API_PATHS.has(c.req.path)) return ipGateway(c, next);
@@ -30,16 +46,97 @@ export const apiKeyGateway: MiddlewareHandler<AppEnv> = async (c, next) => {
   const address = `ip:${clientIp(c)}`;
   const raw = c.req.header('x-api-key');
   if (!isWellFormedApiKey(raw)) return refuseKey(c, address);
-  await enforceRateLimits(c, [IP_MINUTE], address, 'peek');
-  const key = await findKeyPrincipal(services.db, raw, services.now());
-  if (!key) return refuseKey(c, address);
+  const keyHash = await hashApiKey(raw);
+  const multiplier = services.config.rateLimitMultiplier ?? 1;
+  const [ipRule] = scaleRules([IP_MINUTE], multiplier);
+  const keyRules = (key: KeyPrincipal) => scaleRules([keyMinuteRule(key), KEY_BURST], multiplier);
+  const cacheable = isGatewayStore(services.rateLimiter);
+  const cached = cacheable ? services.keyCache.get(keyHash, services.now().getTime()) : undefined;
 
+  let key: KeyPrincipal;
+  let verdict: Promise<GatewayCheckResult>;
+  if (cached) {
+    key = cached.principal;
+    const identifier = `key:${key.keyId}`;
+    verdict = gatewayCheck(services.rateLimiter, {
+      peek: [{ rule: ipRule!, identifier: address }],
+      limit: keyRules(key).map((rule) => ({ rule, identifier })),
+      markers: markersOf(key),
+    });
+  } else {
+    await enforceRateLimits(c, [IP_MINUTE], address, 'peek');
+    const record: KeyRecord | null = await findKeyRecord(services.db, keyHash, services.now());
+    if (!record) return refuseKey(c, address);
+    if (cacheable) services.keyCache.set(keyHash, record, services.now().getTime());
+    key = record.principal;
+    const identifier = `key:${key.keyId}`;
+    verdict = gatewayCheck(services.rateLimiter, { peek: [], limit: keyRules(key).map((rule) => ({ rule, identifier })), markers: [] });
+  }
   c.set('apiKey', key);
-  c.set('rateLimitOutcomes', []); // the address's failure count says nothing about this key's limits
+
+  // A cached key that a marker says changed (or whose markers the store cannot read) is looked up
+  // again once the store has answered: the database decides, as on a cold request. Unless the address
+  // is refused anyway (no lookup for a blocked address).
+  const confirmation = verdict.then(async (result) => {
+    if (!cached || result.marked === false || result.peek[0]?.success === false) return { result, changed: false, record: cached };
+    services.keyCache.delete(keyHash);
+    return { result, changed: true, record: await findKeyRecord(services.db, keyHash, services.now()) };
+  });
+  if (cached) c.set('confirmKey', async () => ((await confirmation).changed ? ((await confirmation).record?.principal ?? null) : null));
+
+  /** The store's answer, in the order of the checks above; throws the refusal. */
+  const settle = async () => {
+    const { result, changed, record } = await confirmation;
+    if (cached) {
+      c.set('rateLimitOutcomes', []);
+      applyRateLimitOutcomes(c, [{ rule: ipRule!, result: result.peek[0]! }]);
+      if (changed) {
+        if (!record) return refuseKey(c, address);
+        key = record.principal;
+        c.set('apiKey', key);
+        // A read's guard already ran with the cached key: its checks are made again with the key as it is now.
+        c.get('recheckKeyAccess')?.(key);
+      }
+    }
+    c.set('rateLimitOutcomes', []); // the address's failure count says nothing about this key's limits
+    const rules = keyRules(cached?.principal ?? record?.principal ?? key);
+    applyRateLimitOutcomes(
+      c,
+      rules.map((rule, i) => ({ rule, result: result.limit[i]! })),
+    );
+  };
+
   let status = 500;
   try {
-    await enforceRateLimits(c, [keyMinuteRule(key), KEY_BURST], `key:${key.keyId}`);
-    await next();
+    if (READ_METHODS.has(c.req.method)) {
+      const headersBefore = new Headers(c.res.headers);
+      const handled = next().then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
+      await confirmation;
+      const failed = await handled;
+      try {
+        await settle();
+      } catch (refusal) {
+        // The handler's answer is thrown away, headers included: the refusal starts from what was set
+        // before it ran, plus the RateLimit-* headers the checks just set.
+        const headers = new Headers(headersBefore);
+        for (const name of RATE_LIMIT_STATE) {
+          const value = c.res.headers.get(name);
+          if (value === null) headers.delete(name);
+          else headers.set(name, value);
+        }
+        await c.res.body?.cancel().catch(() => {});
+        c.res = undefined;
+        c.res = new Response(null, { headers });
+        throw refusal;
+      }
+      if (failed) throw failed.error;
+    } else {
+      await settle();
+      await next();
+    }
     status = c.res.status;
   } catch (error) {
     status = statusOf(error);

@@ -70,7 +70,16 @@ function guard(access: RouteAccess, path: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set('routePattern', path);
     if (access.auth === 'key') {
-      checkKeyAccess(c.get('apiKey'), access, path);
+      c.set('recheckKeyAccess', (key) => checkKeyAccess(key, access, path));
+      try {
+        checkKeyAccess(c.get('apiKey'), access, path);
+      } catch (refusal) {
+        // A cached key may have changed (a plan upgrade): a refusal waits for the store's word on it.
+        const changed = await c.get('confirmKey')?.();
+        if (!changed) throw refusal;
+        checkKeyAccess(changed, access, path);
+        c.set('apiKey', changed);
+      }
       if (access.emitsEvents) c.set('eventsRecorded', true);
     } else if (access.auth === 'jwt') {
       const header = c.req.header('authorization') ?? '';

@@ -6,7 +6,12 @@ import type { RateLimitRule } from './types';
 
 type Check = 'limit' | 'peek';
 
-const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After'];
+/**
+ * Replaced by each check. Retry-After is not among them: only a refusal sets it (and throws), so an
+ * earlier check never leaves one behind, and a handler's own (a 503's) must survive the key's limits
+ * answering after it (reads run alongside them, src/platform/http/gateway.ts).
+ */
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
 
 /**
  * Checks every rule for one identifier (all must pass): `limit` counts the request, `peek` only looks.
@@ -26,6 +31,15 @@ export async function enforceRateLimits(
   const outcomes: RuleOutcome[] = await Promise.all(
     scaled.map(async (rule) => ({ rule, result: await services.rateLimiter[check](rule, identifier) })),
   );
+  applyRateLimitOutcomes(c, outcomes);
+}
+
+/**
+ * Joins checked outcomes to the request's earlier ones, sets the RateLimit-* headers (the tightest of
+ * them all) and throws 429 RATE_LIMIT_EXCEEDED when one of these outcomes refused.
+ */
+export function applyRateLimitOutcomes(c: Context<AppEnv>, outcomes: RuleOutcome[]): void {
+  const services = c.get('services');
   for (const { result } of outcomes) if (result.pending) services.background(result.pending);
   const all = [...(c.get('rateLimitOutcomes') ?? []), ...outcomes];
   c.set('rateLimitOutcomes', all);

@@ -1,4 +1,4 @@
-import type { RateLimiter, RateLimitResult, RateLimitRule } from './types';
+import type { GatewayCheck, GatewayCheckResult, GatewayStore, RateLimiter, RateLimitResult, RateLimitRule } from './types';
 
 /**
  * In-process sliding-window limiter with the same arithmetic as @upstash/ratelimit's slidingWindow
@@ -6,22 +6,39 @@ import type { RateLimiter, RateLimitResult, RateLimitRule } from './types';
  * and the same blocking as its ephemeral cache (a refused identifier stays refused until the window
  * ends), so development answers like production. State lives in the isolate: one process only.
  */
-export class MemoryRateLimiter implements RateLimiter {
+export class MemoryRateLimiter implements RateLimiter, GatewayStore {
   private readonly counters = new Map<string, { count: number; expiresAt: number }>();
   private readonly blockedUntil = new Map<string, number>();
+  /** Markers (key-cache revocations) and when they lapse; the same isolate's memory as the counters. */
+  private readonly markers = new Map<string, number>();
   private lastSweep = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
   async limit(rule: RateLimitRule, identifier: string): Promise<RateLimitResult> {
-    return this.check(rule, identifier, true);
+    return this.checkRule(rule, identifier, true);
   }
 
   async peek(rule: RateLimitRule, identifier: string): Promise<RateLimitResult> {
-    return this.check(rule, identifier, false);
+    return this.checkRule(rule, identifier, false);
   }
 
-  private check(rule: RateLimitRule, identifier: string, count: boolean): RateLimitResult {
+  /** The whole front-door check at once, as the Upstash script does it (see GatewayCheck). */
+  async check(request: GatewayCheck): Promise<GatewayCheckResult> {
+    const now = this.now();
+    const peek = request.peek.map(({ rule, identifier }) => this.checkRule(rule, identifier, false));
+    const refused = peek.some((result) => !result.success);
+    const limit = request.limit.map(({ rule, identifier }) => this.checkRule(rule, identifier, !refused));
+    const marked = request.markers.some((name) => (this.markers.get(name) ?? 0) > now);
+    return { peek, limit, marked };
+  }
+
+  async mark(markers: string[], ttlMs: number): Promise<void> {
+    const until = this.now() + ttlMs;
+    for (const name of markers) this.markers.set(name, Math.max(until, this.markers.get(name) ?? 0));
+  }
+
+  private checkRule(rule: RateLimitRule, identifier: string, count: boolean): RateLimitResult {
     const now = this.now();
     const windowMs = rule.windowSeconds * 1000;
     const currentWindow = Math.floor(now / windowMs);
@@ -55,5 +72,6 @@ export class MemoryRateLimiter implements RateLimiter {
     this.lastSweep = now;
     for (const [key, entry] of this.counters) if (entry.expiresAt <= now) this.counters.delete(key);
     for (const [key, until] of this.blockedUntil) if (until <= now) this.blockedUntil.delete(key);
+    for (const [name, until] of this.markers) if (until <= now) this.markers.delete(name);
   }
 }

@@ -32,17 +32,20 @@ describe('keys are checked before the database', () => {
     }
   });
 
-  it('a valid key costs its lookup and one log write; a key over its limit the same, nothing more', async () => {
+  it('a valid key costs its lookup and one log write, then (cached) only the log write; a key over its limit the same, nothing more', async () => {
     const { clinic, key } = await makeTenant(t.db);
     const valid = await statements(() => t.request('/api/v1/me', { key }), 200);
     expect(valid).toMatchObject({ lookups: 1, logWrites: 1 });
     expect(valid.all).toHaveLength(2);
+    const warm = await statements(() => t.request('/api/v1/me', { key }), 200);
+    expect(warm).toMatchObject({ lookups: 0, logWrites: 1 });
+    expect(warm.all).toHaveLength(1);
 
     const limited = await makeKey(t.db, clinic.id, { rateLimitPerMin: 1 });
     await t.request('/api/v1/me', { key: limited.raw });
     const refused = await statements(() => t.request('/api/v1/me', { key: limited.raw }), 429);
-    expect(refused).toMatchObject({ lookups: 1, logWrites: 1 });
-    expect(refused.all).toHaveLength(2);
+    expect(refused).toMatchObject({ lookups: 0, logWrites: 1 });
+    expect(refused.all).toHaveLength(1);
   });
 
   it('a key without a checksum (type prefix and 43 characters) costs no statement and answers as a bad checksum does', async () => {

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clinics } from '../../../drizzle/schema';
+import { announceKeyChanges, KEY_CACHE_TTL_MS } from '../../../src/platform/auth/key-cache';
 import { type TestResponse, useTestApp } from '../../helpers/app';
 import { makeClinic, makeKey, makeTenant } from '../../helpers/factories';
 import { addProbeRoute } from '../../helpers/probe-routes';
@@ -58,11 +59,21 @@ describe('401: keys that do not open the door', () => {
     await expectError(await t.request('/api/v1/me', { key: over.key }), 401, 'UNAUTHORIZED');
   });
 
-  it('stops a key as soon as its clinic is deactivated', async () => {
+  it('stops a key as soon as its clinic is deactivated and announced; unannounced, once the key cache lapses', async () => {
+    // Deactivation is an operator's change outside the API: with the clinic's marker set it is immediate.
     const { clinic, key } = await makeTenant(t.db);
     expect((await t.request('/api/v1/me', { key })).status).toBe(200);
     await t.db.update(clinics).set({ isActive: false }).where(eq(clinics.id, clinic.id));
+    await announceKeyChanges(t.services, [], [clinic.id]);
     await expectError(await t.request('/api/v1/me', { key }), 401);
+
+    // Without the marker, a key this isolate looked up stays trusted for at most KEY_CACHE_TTL_MS.
+    const other = await makeTenant(t.db);
+    expect((await t.request('/api/v1/me', { key: other.key })).status).toBe(200);
+    await t.db.update(clinics).set({ isActive: false }).where(eq(clinics.id, other.clinic.id));
+    expect((await t.request('/api/v1/me', { key: other.key })).status).toBe(200);
+    t.clock.advance(KEY_CACHE_TTL_MS);
+    await expectError(await t.request('/api/v1/me', { key: other.key }), 401);
   });
 
   it('requires a key on unknown /api/v1 paths too, then answers 404', async () => {
@@ -160,6 +171,7 @@ describe('check order: 401 → 429 → KEY_KIND → SANDBOX → SCOPE → plan g
     await expectError(await t.request('/api/v1/me', { key: publishable.raw }), 403, 'KEY_KIND_NOT_ALLOWED');
     await expectError(await t.request('/api/v1/me', { key: publishable.raw }), 429, 'RATE_LIMIT_EXCEEDED');
     await t.db.update(clinics).set({ isActive: false }).where(eq(clinics.id, clinic.id));
+    await announceKeyChanges(t.services, [], [clinic.id]);
     await expectError(await t.request('/api/v1/me', { key: publishable.raw }), 401, 'UNAUTHORIZED');
   });
 

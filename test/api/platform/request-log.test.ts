@@ -1,6 +1,7 @@
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, like } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { apiKeys, requestLogs } from '../../../drizzle/schema';
+import { RequestLogWriter } from '../../../src/platform/request-log';
 import { buildTestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 
@@ -67,5 +68,38 @@ describe('request logging', () => {
     expect(logged.mock.calls.some(([line]) => String(line).includes('request log write failed'))).toBe(true);
     spy.mockRestore();
     logged.mockRestore();
+  });
+
+  it('writes a batch in ONE insert once it is full (or due): rows added meanwhile ride along, none is lost', async () => {
+    const { clinic, keyRow } = await makeTenant(t.db);
+    const writer = new RequestLogWriter({ flushRows: 5, flushAfterMs: 60_000 });
+    const tag = `batch-${crypto.randomUUID()}`;
+    const entry = (i: number) => ({
+      apiKeyId: keyRow.id,
+      clinicId: clinic.id,
+      requestId: `${tag}-${i}`,
+      method: 'GET',
+      route: '/api/v1/me',
+      status: 200,
+      durationMs: 1,
+    });
+    await t.flush();
+    t.queries.length = 0;
+    writer.add(entry(0));
+    const batchWriter = writer.flush(t.db); // the first row's request writes the batch, once due
+    for (let i = 1; i < 5; i++) {
+      writer.add(entry(i));
+      expect(await writer.flush(t.db)).toBe(0); // the others leave at once: their row is in that batch
+    }
+    expect(await batchWriter).toBe(5);
+    expect(t.queries.filter((sql) => sql.includes('"request_logs"'))).toHaveLength(1);
+    const rows = await t.db
+      .select()
+      .from(requestLogs)
+      .where(like(requestLogs.requestId, `${tag}-%`));
+    expect(rows).toHaveLength(5);
+    // The next row starts the next batch, with its own writer.
+    writer.add(entry(5));
+    expect(writer.size).toBe(1);
   });
 });

@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { announceKeyChanges } from '../../../platform/auth/key-cache';
 import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
@@ -38,6 +39,9 @@ const listKeys = defineRoute(
   },
 );
 
+const MARKER_UNAVAILABLE =
+  'SERVICE_UNAVAILABLE: the change could not be announced to the key caches (the rate-limit store did not answer), so it was not made; retry. docs/api-keys.md.';
+
 const revokeKey = defineRoute(
   { auth: 'jwt' },
   {
@@ -47,7 +51,10 @@ const revokeKey = defineRoute(
     tags,
     summary: 'Revoke an API key immediately',
     request: { params: idParam() },
-    responses: { 200: jsonContent(successBody(keyMetadata), 'Revoked') },
+    responses: {
+      200: jsonContent(successBody(keyMetadata), 'Revoked'),
+      503: jsonContent(errorBody, MARKER_UNAVAILABLE),
+    },
   },
 );
 
@@ -67,6 +74,7 @@ const rollKey = defineRoute(
     responses: {
       201: secretJsonContent(successBody(rolledKey), 'Rolled (Cache-Control: no-store: the body holds the new raw key)'),
       409: jsonContent(errorBody, 'CONFLICT: the key is revoked, expired, or was rolled already (roll its successor)'),
+      503: jsonContent(errorBody, MARKER_UNAVAILABLE),
     },
   },
 );
@@ -83,13 +91,19 @@ export const apiKeyRoutes = new OpenAPIHono<AppEnv>()
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(rollKey, async (c) => {
-    const { db, now } = c.get('services');
+    const services = c.get('services');
+    const { db, now } = services;
     const user = c.get('user');
+    await announceKeyChanges(services, [c.req.valid('param').id]);
     const key = await rollApiKey(db, user.clinicId, user.userId, c.req.valid('param').id, c.req.valid('json'), now());
+    services.background(announceKeyChanges(services, [c.req.valid('param').id]).catch(() => {}));
     return c.json(ok(key, 'API key rolled; store the new key now, it is not shown again'), 201, NO_STORE_HEADERS);
   })
   .openapi(revokeKey, async (c) => {
-    const { db, now } = c.get('services');
+    const services = c.get('services');
+    const { db, now } = services;
+    await announceKeyChanges(services, [c.req.valid('param').id]);
     const key = await revokeApiKey(db, c.get('user').clinicId, c.req.valid('param').id, now());
+    services.background(announceKeyChanges(services, [c.req.valid('param').id]).catch(() => {}));
     return c.json(ok(key, 'API key revoked'), 200);
   });

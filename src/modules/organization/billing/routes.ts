@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { announceKeyChanges } from '../../../platform/auth/key-cache';
 import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
@@ -28,7 +29,10 @@ const syncRequired =
   'SUBSCRIPTION_SYNC_REQUIRED: the subscription is expired, flagged needsSync, or its period is over; it must be synced with the processor first';
 const processorErrors = {
   502: jsonContent(errorBody, 'PAYMENT_PROCESSOR_ERROR: the payment processor refused the request; nothing was changed'),
-  503: jsonContent(errorBody, 'PAYMENT_PROCESSOR_UNAVAILABLE: the payment processor did not answer (Retry-After: 5); nothing was changed'),
+  503: jsonContent(
+    errorBody,
+    'PAYMENT_PROCESSOR_UNAVAILABLE: the payment processor did not answer (Retry-After: 5); or SERVICE_UNAVAILABLE: the change could not be announced to the key caches (docs/api-keys.md); nothing was changed',
+  ),
 };
 
 /** The billing processor that holds a record (docs/billing.md, "The billing processor"). */
@@ -141,19 +145,24 @@ export const billingRoutes = new OpenAPIHono<AppEnv>()
     return c.json(ok(await previewPlanChange(db, c.get('apiKey').clinicId, c.req.valid('json').newPlanId, now())), 200);
   })
   .openapi(change, async (c) => {
-    const { db, now } = c.get('services');
-    const result = await changePlan(db, processorsOf(c), c.get('apiKey').clinicId, c.req.valid('json').newPlanId, now());
+    const services = c.get('services');
+    const { db, now } = services;
+    const { clinicId } = c.get('apiKey');
+    // The plan brings the entitlements cached keys carry: announced before (refused if it cannot be) and after.
+    await announceKeyChanges(services, [], [clinicId]);
+    const result = await changePlan(db, processorsOf(c), clinicId, c.req.valid('json').newPlanId, now());
+    services.background(announceKeyChanges(services, [], [clinicId]).catch(() => {}));
     return c.json(ok(result, `Plan changed to ${result.plan.name}`), 200);
   })
   .openapi(cancel, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(
-      ok(
-        await cancelSubscription(db, processorsOf(c), c.get('apiKey').clinicId, now()),
-        'Subscription cancelled; the clinic is deactivated',
-      ),
-      200,
-    );
+    const services = c.get('services');
+    const { db, now } = services;
+    const { clinicId } = c.get('apiKey');
+    // Every key of the clinic stops: cached keys learn it from the clinic's marker.
+    await announceKeyChanges(services, [], [clinicId]);
+    const result = await cancelSubscription(db, processorsOf(c), clinicId, now());
+    services.background(announceKeyChanges(services, [], [clinicId]).catch(() => {}));
+    return c.json(ok(result, 'Subscription cancelled; the clinic is deactivated'), 200);
   });
 
 registerPayoutAccountSimulator(billingRoutes);

@@ -4,8 +4,10 @@
 //   POST /api/v1/_dev/onboarding/identity-verified   the identity provider verified the signer
 //   POST /api/v1/_dev/onboarding/plan-paid { planId } the processor reports the plan paid (a sub_dev_
 //                                                     subscription for one month from now); completes onboarding
+
 import { z } from '@hono/zod-openapi';
 import type { Hono } from 'hono';
+import { announceKeyChanges } from '../../../platform/auth/key-cache';
 import type { AppEnv } from '../../../platform/context';
 import { devSimulatorBody } from '../../../platform/http/dev-simulator';
 import { ok } from '../../../platform/http/envelope';
@@ -43,6 +45,7 @@ export function registerOnboardingSimulator(app: Hono<AppEnv>) {
       currentPeriodEnd: addMonthUtc(at),
     };
     const status = await db.transaction((tx) => recordPlanPaid(tx, key.clinicId, payment, at));
+    await announceKeyChanges(c.get('services'), [], [key.clinicId]); // the clinic's plan (entitlements) changed
     return c.json(ok(status, 'Plan paid; onboarding completed'), 200);
   });
 }
