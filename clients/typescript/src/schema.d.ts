@@ -9949,6 +9949,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the change could not be announced to the key caches (the rate-limit store did not answer), so it was not made; retry. docs/api-keys.md. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The change could not be announced to the key caches (the rate-limit store did not answer), so it was not made",
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "retryAfterSeconds": 5
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     revokeApiKey: {
@@ -10080,6 +10097,23 @@ export interface operations {
                      *       "message": "Rate limit exceeded; retry in 12 seconds",
                      *       "code": "RATE_LIMIT_EXCEEDED",
                      *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the change could not be announced to the key caches (the rate-limit store did not answer), so it was not made; retry. docs/api-keys.md. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The change could not be announced to the key caches (the rate-limit store did not answer), so it was not made",
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "retryAfterSeconds": 5
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -39711,7 +39745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYMENT_PROCESSOR_UNAVAILABLE: the payment processor did not answer (Retry-After: 5); nothing was changed */
+            /** @description PAYMENT_PROCESSOR_UNAVAILABLE: the payment processor did not answer (Retry-After: 5); or SERVICE_UNAVAILABLE: the change could not be announced to the key caches (docs/api-keys.md); nothing was changed */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -39914,7 +39948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYMENT_PROCESSOR_UNAVAILABLE: the payment processor did not answer (Retry-After: 5); nothing was changed */
+            /** @description PAYMENT_PROCESSOR_UNAVAILABLE: the payment processor did not answer (Retry-After: 5); or SERVICE_UNAVAILABLE: the change could not be announced to the key caches (docs/api-keys.md); nothing was changed */
             503: {
                 headers: {
                     [name: string]: unknown;
