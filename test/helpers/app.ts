@@ -85,6 +85,8 @@ export interface TestApp {
   queries: string[];
   /** Where the app stores uploads (in memory), to check what was stored. */
   storage: MemoryStorage;
+  /** Empties the isolate's key cache: the next request with any key looks it up again. */
+  forgetKeys(): void;
 }
 
 export const testConfig = (databaseUrl: string): AppConfig => ({
@@ -199,6 +201,7 @@ export function buildTestApp(db: Database, databaseUrl: string, options: TestApp
     flush: () => background.settled(),
     queries: options.queries ?? [],
     storage: standIns.storage as MemoryStorage,
+    forgetKeys: () => keyCache.clear(),
   };
 }
 

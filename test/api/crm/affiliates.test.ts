@@ -413,6 +413,7 @@ describe('reads', () => {
     const payout = (await (await t.request(`${BASE}/payouts/generate`, { key, method: 'POST' })).json()).data.payouts[0];
     for (const path of ['', '/margin-estimate', '/affiliates', '/payouts', `/payouts/${payout.id}/commissions`, '/tax-documents']) {
       await t.flush();
+      t.forgetKeys(); // a cold key: the key lookup is counted
       t.queries.length = 0;
       const res = await t.request(`${BASE}${path}`, { key });
       expect(res.status, path).toBe(200);
