@@ -383,7 +383,11 @@ async function measure(clinicId: string) {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   const explaining = drizzle({
     client: pool,
-    logger: { logQuery: (query, params) => void (captured = { query, params }) },
+    logger: {
+      logQuery: (query, params) => {
+        captured = { query, params };
+      },
+    },
   }) as unknown as Database;
   const explained: [string, (db: Database) => Promise<unknown>][] = [
     ['listOrders page 1', (db) => listOrders(db, clinicId, { page: 1, limit: 25 })],

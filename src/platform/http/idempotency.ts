@@ -9,6 +9,7 @@
 // costs one statement to claim and one to store the answer.
 import { and, eq, lt, or, sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
+import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import { idempotencyKeys } from '../../../drizzle/schema';
 import { sha256Hex, toHex } from '../auth/crypto';
 import type { AppEnv } from '../context';
@@ -133,10 +134,11 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
       );
     }
     const answer = JSON.parse(await decrypt(kept.sealedResponse!, config.webhookSecretKey, context)) as KeptAnswer;
-    return new Response(answer.body, {
-      status: kept.responseStatus!,
-      headers: { ...answer.headers, 'Idempotent-Replayed': 'true' },
-    });
+    // Through the context, so the headers this request already has (its own X-Request-Id, the
+    // RateLimit-* of its check) are on the replay too: a bare Response would drop them.
+    const status = kept.responseStatus!;
+    const headers = { ...answer.headers, 'Idempotent-Replayed': 'true' };
+    return answer.body === '' ? c.body(null, status as StatusCode, headers) : c.body(answer.body, status as ContentfulStatusCode, headers);
   }
 
   const release = () => db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.clinicId, clinicId)));

@@ -36,6 +36,10 @@ describe('Idempotency-Key', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.headers.get('content-type')).toMatch(/application\/json/);
     expect(await retry.text()).toBe(firstBody);
+    // The replay is a request of its own: its own X-Request-Id and the RateLimit-* of its own check.
+    expect(retry.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(retry.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    expect(retry.headers.get('ratelimit-remaining')).not.toBeNull();
     expect(await couponsOf(clinic.id)).toHaveLength(1);
 
     // Without the header every request runs (and here the duplicate code is refused).
