@@ -18,6 +18,12 @@ import { DOCS_RENDERER_PATH } from '../../src/platform/http/docs-page';
 import { createTestDatabase } from '../helpers/database';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+
+const withPassword = (url: string) => {
+  const parsed = new URL(url);
+  if (!parsed.password) parsed.password = 'unused';
+  return parsed.toString();
+};
 const START_TIMEOUT_MS = 60_000;
 const RENDER_TIMEOUT_MS = 30_000;
 
@@ -153,7 +159,9 @@ describe.skipIf(problem !== null)('GET /docs in headless Chromium, served by wra
           WRANGLER_SEND_METRICS: 'false',
           WRANGLER_SEND_ERROR_REPORTS: 'false',
           CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-          CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_HYPERDRIVE: database.url,
+          // Unused (DATABASE_BYPASS_HYPERDRIVE), but wrangler refuses a connection string without a
+          // password, which a trust-auth server (TEST_DATABASE_URL in CI's second pass) does not need.
+          CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_HYPERDRIVE: withPassword(database.url),
         },
       },
     );
