@@ -15,14 +15,22 @@ const ORDER_FIELDS = `
   'fulfillmentType', o.fulfillment_type, 'approvedByDoctor', o.approved_by_doctor, 'feeBreakdown', o.fee_breakdown,`;
 
 export const ORDERS_PAGE = `
-    with page as (
+    with days as (
+      select key, orders, sum(orders) over (order by key desc) as upto from clinic_rollups
+      where clinic_id = $1 and dim = 'day' and orders > 0
+    ),
+    start as (
+      select (key::date + 1)::timestamp at time zone 'UTC' as before, upto - orders as skipped
+      from days where upto > $2 order by key desc limit 1
+    ),
+    page as (
       select id, created_at from orders
-      where clinic_id = $1
+      where clinic_id = $3 and created_at < (select before from start)
       order by created_at desc, id desc
-      limit $2 offset $3
+      limit $4 offset $5 - (select skipped from start)
     )
     select
-      (select count(*) from orders where clinic_id = $4) as total,
+      coalesce((select "orders" from clinic_rollups where clinic_id = $6 and dim = 'total' and key = ''), 0) as total,
       (select coalesce(json_agg(json_build_object(
         ${ORDER_FIELDS}
         'user', json_build_object('id', pt.id, 'firstName', pt.first_name, 'lastName', pt.last_name, 'email', pt.email),

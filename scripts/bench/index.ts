@@ -1,4 +1,5 @@
 // npm run bench [-- --quick] [--settings direct,pooled,distance] [--delay 20] [--rounds N] [--seconds S] [--json file]
+//                [--profile dir]
 //
 // The API's Worker against a bare Worker (scripts/bench/bare-worker.ts: a plain fetch handler running the
 // same SQL with the same driver, nothing else), both in workerd through `wrangler dev`, on one embedded
@@ -26,6 +27,7 @@ import { groupCpuMs, processCpuMs } from './cpu';
 import { startBenchDatabase } from './database';
 import { type LoadResult, type LoadSummary, runLoad, summarize } from './load';
 import { findOrInstallPgbouncer, pgbouncerVersion, type RunningPgbouncer, startPgbouncer } from './pgbouncer';
+import { profileWorker, summarizeProfile } from './profile';
 import type { RequestCount } from './remote';
 import { type Remote, startRemote } from './remote-client';
 import { startWorker, type WorkerProcess, waitForHealth } from './workers';
@@ -50,6 +52,7 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
     json: { type: 'string' },
     trace: { type: 'boolean', default: false },
+    profile: { type: 'string' },
   },
 });
 const settings = values.settings!.split(',').map((name) => name.trim()) as Setting[];
@@ -234,6 +237,8 @@ async function main(): Promise<void> {
       UPSTASH_REDIS_REST_TOKEN: ports.upstashToken,
       RATE_LIMIT_MULTIPLIER: String(RATE_LIMIT_MULTIPLIER),
     },
+    // Profiles name functions and files only in an unminified bundle (profile.ts).
+    extraArgs: values.profile ? ['--minify=false'] : [],
   });
   workers.push(ours);
   const bare = await startWorker({
@@ -243,7 +248,7 @@ async function main(): Promise<void> {
     config: join(root, 'scripts', 'bench', 'bare-wrangler.toml'),
     hyperdriveUrl: workerDbUrl,
     vars: {},
-    extraArgs: await bareWorkerArgs(),
+    extraArgs: (await bareWorkerArgs()).filter((arg) => !(values.profile && arg === '--minify')),
   });
   workers.push(bare);
 
@@ -355,6 +360,7 @@ async function main(): Promise<void> {
         await runLoad({ url: `${endpoint.url}${paths[route]}`, headers, concurrency: 10, durationMs: warmMs });
       }
     }
+    if (values.profile && step === plan[0]) await profileBoth(values.profile, [ours, bare], endpoints, paths['orders-list'], headers);
     // Counted, one request at a time: what each request sends and, at a distance, waits for.
     // The wait covers the request log: the Worker writes its batch up to 200 ms after the answer (WORKER_BATCHING).
     const settle = (step.distant ? 6 * delayMs : 0) + 150 + WORKER_BATCHING.flushAfterMs;
@@ -444,6 +450,31 @@ async function main(): Promise<void> {
   const ratio = ratioFrom ? throughputRatio(ratioFrom, 'orders-list', 10) : Number.NaN;
   console.log(`orders-list ratio ours/bare: ${fmt(ratio, 3)}`);
   if (!pooled) process.exitCode = 3;
+}
+
+/** CPU profiles of both Workers under the orders-list load at concurrency 10 (--profile), one after the other. */
+async function profileBoth(
+  dir: string,
+  processes: WorkerProcess[],
+  endpoints: Endpoint[],
+  path: string,
+  headers: Record<string, string>,
+): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const durationMs = Math.max(3000, cellMs);
+  for (const [i, endpoint] of endpoints.entries()) {
+    let requests = 0;
+    const profile = await profileWorker(endpoint.target, processes[i]!.inspectorPort, dir, async () => {
+      const run = await runLoad({ url: `${endpoint.url}${path}`, headers, concurrency: 10, durationMs });
+      requests = run.requests;
+    });
+    const { total, byFunction, byPackage } = summarizeProfile(profile);
+    const perRequest = (us: number) => `${fmt(us / Math.max(1, requests), 0)} µs`;
+    console.log(`\n== profile: ${endpoint.target}, ${path}, c=10, ${requests} requests: ${perRequest(total)} of JS self time per request`);
+    console.log(`   (${join(dir, `${endpoint.target}.cpuprofile`)}; µs per request, sampled, (program) and (idle) left out)`);
+    console.log(table([['by file or package', 'µs/req'], ...byPackage.map(([name, us]) => [name, perRequest(us)])]));
+    console.log(table([['by function', 'µs/req'], ...byFunction.map(([name, us]) => [name, perRequest(us)])]));
+  }
 }
 
 function cellSummary(result: SettingResult, route: RouteName, concurrency: number, target: Target): LoadSummary | undefined {

@@ -8,6 +8,8 @@ import { freePort } from '../lib/embedded-postgres';
 export interface WorkerProcess {
   name: string;
   url: string;
+  /** The DevTools inspector of the Worker (wrangler's inspector proxy). */
+  inspectorPort: number;
   /** wrangler's process group: wrangler and the workerd it started. */
   pgid: number;
   /** The last lines wrangler printed (for error messages). */
@@ -90,6 +92,7 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerProcess
   return {
     name: options.name,
     url: `http://127.0.0.1:${port}`,
+    inspectorPort,
     pgid: child.pid ?? 0,
     child,
     logTail: () => {
