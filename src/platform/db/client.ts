@@ -1,5 +1,7 @@
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import type { PoolConfig } from 'pg';
+import { parse as parseConnectionString } from 'pg-connection-string';
 import type * as schema from '../../../drizzle/schema';
 import type { DatabaseDriver } from '../../config';
 import type { ConnectionGate } from './connection-gate';
@@ -37,7 +39,57 @@ interface PoolLike {
 /** The events of pg's (and Neon's) Pool that openDatabase listens to. */
 interface PoolEvents {
   on(event: 'error', listener: (error: unknown) => void): unknown;
-  on(event: 'connect', listener: (client: { on(event: 'error', listener: (error: unknown) => void): unknown }) => void): unknown;
+  on(event: 'connect', listener: (client: PooledClient) => void): unknown;
+}
+
+/** A connected client of pg's Pool, as far as openDatabase touches it. */
+interface PooledClient {
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+  /** pg's Connection; its stream is a net.Socket in Node, pg-cloudflare's CloudflareSocket in workerd. */
+  connection?: { stream?: CorkableStream };
+}
+
+/** The part of a socket that pg writes to; cork/uncork are optional (pg checks for them). */
+export interface CorkableStream {
+  write(data: Uint8Array | string, ...rest: unknown[]): boolean;
+  cork?(): void;
+  uncork?(): void;
+}
+
+/**
+ * pg corks its socket around the messages of a statement with parameters (Parse, Bind, Describe,
+ * Execute, Sync) so that they leave in one write. pg-cloudflare's socket, which pg uses in workerd, has
+ * no cork: each message was its own write into the runtime, five per statement (measured in
+ * `npm run bench -- --profile`: the socket writes were the largest single cost of a request after
+ * connecting). This gives such a socket a cork that buffers the messages and sends them together on
+ * uncork, in order; writes made uncorked, or with a callback or a string, are sent as before (after
+ * whatever is buffered). Sockets that have a cork (Node's) are left alone.
+ */
+export function coalesceWrites(stream: CorkableStream): void {
+  if (typeof stream.cork === 'function') return;
+  const write = stream.write.bind(stream);
+  let depth = 0;
+  let buffered: Uint8Array[] = [];
+  const release = () => {
+    if (buffered.length === 0) return;
+    const parts = buffered;
+    buffered = [];
+    write(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+  };
+  stream.cork = () => {
+    depth++;
+  };
+  stream.uncork = () => {
+    if (depth > 0 && --depth === 0) release();
+  };
+  stream.write = (data, ...rest) => {
+    if (depth > 0 && rest.length === 0 && typeof data !== 'string') {
+      buffered.push(data);
+      return true;
+    }
+    release();
+    return write(data, ...rest);
+  };
 }
 
 /**
@@ -51,6 +103,29 @@ interface PoolEvents {
 function survivePoolErrors(pool: PoolEvents): void {
   pool.on('error', () => {}); // an idle client dropped by the server
   pool.on('connect', (client) => client.on('error', () => {})); // a client a request holds
+}
+
+/** pg's clients in workerd: one write per statement (coalesceWrites). Neon's socket coalesces by itself. */
+function coalescePoolWrites(pool: PoolEvents): void {
+  pool.on('connect', (client) => {
+    const stream = client.connection?.stream;
+    if (stream) coalesceWrites(stream);
+  });
+}
+
+/**
+ * The connection settings of a URL, parsed once per isolate: pg parses a connectionString again for
+ * every client (with the URL parser), that is for every request here. The same parser, the same result.
+ */
+const parsedUrls = new Map<string, ReturnType<typeof parseConnectionString>>();
+function connectionSettings(url: string): ReturnType<typeof parseConnectionString> {
+  let settings = parsedUrls.get(url);
+  if (!settings) {
+    if (parsedUrls.size >= 8) parsedUrls.clear(); // a handful of URLs per isolate; never unbounded
+    settings = parseConnectionString(url);
+    parsedUrls.set(url, settings);
+  }
+  return settings;
 }
 
 /**
@@ -101,8 +176,10 @@ export async function openDatabase({ url, driver, gate }: OpenDatabaseOptions): 
     return { db: drizzle({ client: pool }) as unknown as Database, close: () => pool.end() };
   }
   const [{ default: pg }, { drizzle }] = await Promise.all([import('pg'), import('drizzle-orm/node-postgres')]);
-  const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // The URL's settings last: pg lets a connectionString override the other options.
+  const pool = new pg.Pool({ max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...connectionSettings(url) } as PoolConfig);
   survivePoolErrors(pool as unknown as PoolEvents);
+  coalescePoolWrites(pool as unknown as PoolEvents);
   if (gate) gatePool(pool as unknown as PoolLike, gate);
   // No `schema` here: with it, drizzle() rebuilds the relational-query config of every table on each
   // call, 0.5-1 ms of CPU per request (measured), for `db.query.*`, which no request uses. Request
