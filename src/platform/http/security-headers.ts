@@ -1,5 +1,6 @@
 // Headers every answer carries, whatever produced it (docs/api-conventions.md, "Security headers").
 import type { MiddlewareHandler } from 'hono';
+import { setResponseHeaders } from './response-headers';
 
 /**
  * X-Content-Type-Options: nosniff, so a browser never reads an answer as another type than it declares
@@ -8,7 +9,7 @@ import type { MiddlewareHandler } from 'hono';
  */
 export const noSniff: MiddlewareHandler = async (c, next) => {
   await next();
-  c.header('X-Content-Type-Options', 'nosniff');
+  setResponseHeaders(c, [['X-Content-Type-Options', 'nosniff']]);
 };
 
 /**

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../context';
 import { ApiError } from '../http/errors';
+import { setResponseHeaders } from '../http/response-headers';
 import { type RuleOutcome, rateLimitHeaders, refusedOutcome, scaleRules, secondsUntil } from './policy';
 import type { RateLimitRule } from './types';
 
@@ -48,7 +49,7 @@ export function applyRateLimitOutcomes(c: Context<AppEnv>, outcomes: RuleOutcome
   // An earlier check's values must not linger: each name is set, or removed when this check has none.
   const changes: [string, string | undefined][] = RATE_LIMIT_HEADERS.map((name) => [name, headers[name]]);
   for (const [name, value] of Object.entries(headers)) if (!RATE_LIMIT_HEADERS.includes(name)) changes.push([name, value]);
-  setHeaders(c, changes);
+  setResponseHeaders(c, changes);
   const refused = refusedOutcome(outcomes);
   if (refused) {
     const retryAfterSeconds = secondsUntil(refused.result.reset, now);
@@ -61,20 +62,6 @@ export function applyRateLimitOutcomes(c: Context<AppEnv>, outcomes: RuleOutcome
       },
       headers,
     );
-  }
-}
-
-/**
- * Sets (or, for undefined, removes) several response headers. Once a handler has answered, Hono's
- * c.header() copies the whole response for every call (a new Response, all headers copied), and reads
- * settle their rate limits after their handler (src/platform/http/gateway.ts): so the first change
- * makes the one copy and the others are made on it, which c.header() would have done on each copy.
- */
-function setHeaders(c: Context<AppEnv>, changes: [string, string | undefined][]): void {
-  for (const [i, [name, value]] of changes.entries()) {
-    if (i === 0 || !c.finalized) c.header(name, value);
-    else if (value === undefined) c.res.headers.delete(name);
-    else c.res.headers.set(name, value);
   }
 }
 
