@@ -1,5 +1,5 @@
 // npm run bench [-- --quick] [--settings direct,pooled,distance] [--delay 20] [--rounds N] [--seconds S] [--json file]
-//                [--profile dir]
+//                [--profile dir] [--memory-limiter]
 //
 // The API's Worker against a bare Worker (scripts/bench/bare-worker.ts: a plain fetch handler running the
 // same SQL with the same driver, nothing else), both in workerd through `wrangler dev`, on one embedded
@@ -53,6 +53,8 @@ const { values } = parseArgs({
     json: { type: 'string' },
     trace: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    // Diagnostic: ours with the in-process limiter (no Upstash call), to see what that call costs.
+    'memory-limiter': { type: 'boolean', default: false },
   },
 });
 const settings = values.settings!.split(',').map((name) => name.trim()) as Setting[];
@@ -233,8 +235,7 @@ async function main(): Promise<void> {
       ENVIRONMENT: 'development',
       DATABASE_URL: workerDbUrl, // the loopback witness development requires; the Hyperdrive binding is what is used
       JWT_SECRET: DEVELOPMENT_JWT_SECRET,
-      UPSTASH_REDIS_REST_URL: ports.upstashUrl,
-      UPSTASH_REDIS_REST_TOKEN: ports.upstashToken,
+      ...(values['memory-limiter'] ? {} : { UPSTASH_REDIS_REST_URL: ports.upstashUrl, UPSTASH_REDIS_REST_TOKEN: ports.upstashToken }),
       RATE_LIMIT_MULTIPLIER: String(RATE_LIMIT_MULTIPLIER),
     },
     // Profiles name functions and files only in an unminified bundle (profile.ts).
@@ -302,7 +303,10 @@ async function main(): Promise<void> {
   if (listed.status !== 200 || !listBody.data[0]) throw new Error(`GET /api/v1/orders answered ${listed.status}`);
   const policy = listed.headers.get('ratelimit-policy');
   if (!policy) throw new Error('the API answered without RateLimit-Policy: its rate limits are not in force');
-  log(`rate limits in force through the Upstash stand-in, raised ${RATE_LIMIT_MULTIPLIER}x for the bench (RateLimit-Policy: ${policy})`);
+  if (values['memory-limiter'])
+    log('--memory-limiter: ours counts its rate limits in process, without Upstash (a diagnostic, not the deployed setup)');
+  else
+    log(`rate limits in force through the Upstash stand-in, raised ${RATE_LIMIT_MULTIPLIER}x for the bench (RateLimit-Policy: ${policy})`);
   const orderId = listBody.data[0].id;
   const paths: Record<RouteName, string> = { 'orders-list': '/api/v1/orders?limit=25', 'orders-get': `/api/v1/orders/${orderId}` };
   const endpoints: Endpoint[] = [
