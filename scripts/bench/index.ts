@@ -27,7 +27,7 @@ import { groupCpuMs, processCpuMs } from './cpu';
 import { startBenchDatabase } from './database';
 import { type LoadResult, type LoadSummary, runLoad, summarize } from './load';
 import { findOrInstallPgbouncer, pgbouncerVersion, type RunningPgbouncer, startPgbouncer } from './pgbouncer';
-import { profileWorker, summarizeProfile } from './profile';
+import { disableNetworkInspection, profileWorker, summarizeProfile } from './profile';
 import type { RequestCount } from './remote';
 import { type Remote, startRemote } from './remote-client';
 import { startWorker, type WorkerProcess, waitForHealth } from './workers';
@@ -296,6 +296,8 @@ async function main(): Promise<void> {
   await remote.route(pgPort, false);
   await Promise.all([waitForHealth(ours, 180_000), waitForHealth(bare, 180_000)]);
   log(`both Workers answer (${Math.round((Date.now() - started) / 1000)} s)`);
+  if (process.env.BENCH_KEEP_NETWORK_INSPECTION !== '1')
+    await Promise.all(workers.map((worker) => disableNetworkInspection(worker.inspectorPort)));
 
   const key = await createKey(ours.url);
   const listed = await fetch(`${ours.url}/api/v1/orders?limit=25`, { headers: { 'x-api-key': key } });

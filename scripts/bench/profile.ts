@@ -53,6 +53,22 @@ async function connect(inspectorPort: number): Promise<{ send(method: string, pa
   };
 }
 
+/**
+ * Turns off the network inspection `wrangler dev` turns on for every Worker (its inspector proxy sends
+ * Network.enable when it connects to workerd, for DevTools' network tab): with it, workerd reports each
+ * subrequest (fetch) to wrangler as DevTools events, CPU that a deployed Worker never spends and that
+ * only a Worker making subrequests pays (ours, for each Upstash call; bare makes none). The proxy sends
+ * what a DevTools client says on its own session with workerd, so Network.disable reaches that session.
+ */
+export async function disableNetworkInspection(inspectorPort: number): Promise<void> {
+  const session = await connect(inspectorPort);
+  try {
+    await session.send('Network.disable');
+  } finally {
+    session.close();
+  }
+}
+
 /** Profiles the Worker while `during` runs; writes <dir>/<name>.cpuprofile. */
 export async function profileWorker(name: string, inspectorPort: number, dir: string, during: () => Promise<unknown>): Promise<CpuProfile> {
   const session = await connect(inspectorPort);
