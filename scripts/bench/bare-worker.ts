@@ -4,10 +4,13 @@
 // binding, one pool of one connection per request, closed in waitUntil) and the very SQL the API
 // sends (bare-sql.ts). No framework, no validation, no rate limits, no request log.
 import pg from 'pg';
+import { type CorkableStream, coalesceWrites } from '../../src/platform/db/client';
 import { KEY_LOOKUP, ORDER_DETAIL, ORDERS_PAGE } from './bare-sql';
 
 interface Env {
   HYPERDRIVE: { connectionString: string };
+  /** "1": a statement's messages leave in one socket write, as the API sends them (coalesceWrites). */
+  COALESCE_WRITES?: string;
 }
 
 const json = (status: number, body: unknown) =>
@@ -28,6 +31,9 @@ export default {
     if (!key) return json(401, { error: 'unauthorized' });
     const pool = new pg.Pool({ connectionString: env.HYPERDRIVE.connectionString, max: 1 });
     pool.on('error', () => {});
+    if (env.COALESCE_WRITES === '1') {
+      pool.on('connect', (client) => coalesceWrites((client as unknown as { connection: { stream: CorkableStream } }).connection.stream));
+    }
     try {
       const { rows: keys } = await pool.query(KEY_LOOKUP, [await sha256Hex(key), 1]);
       const found = keys[0] as { clinic_id: string; revoked_at: Date | null } | undefined;

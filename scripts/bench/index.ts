@@ -1,5 +1,5 @@
 // npm run bench [-- --quick] [--settings direct,pooled,distance] [--delay 20] [--rounds N] [--seconds S] [--json file]
-//                [--profile dir] [--memory-limiter]
+//                [--profile dir] [--memory-limiter] [--bare-plain]
 //
 // The API's Worker against a bare Worker (scripts/bench/bare-worker.ts: a plain fetch handler running the
 // same SQL with the same driver, nothing else), both in workerd through `wrangler dev`, on one embedded
@@ -55,6 +55,8 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     // Diagnostic: ours with the in-process limiter (no Upstash call), to see what that call costs.
     'memory-limiter': { type: 'boolean', default: false },
+    // Bare as before 2026-11-24: each of a statement's messages its own socket write (the API sends one).
+    'bare-plain': { type: 'boolean', default: false },
   },
 });
 const settings = values.settings!.split(',').map((name) => name.trim()) as Setting[];
@@ -248,7 +250,8 @@ async function main(): Promise<void> {
     dir,
     config: join(root, 'scripts', 'bench', 'bare-wrangler.toml'),
     hyperdriveUrl: workerDbUrl,
-    vars: {},
+    // The same driver as the API, as the API configures it: one socket write per statement.
+    vars: values['bare-plain'] ? {} : { COALESCE_WRITES: '1' },
     extraArgs: (await bareWorkerArgs()).filter((arg) => !(values.profile && arg === '--minify')),
   });
   workers.push(bare);
