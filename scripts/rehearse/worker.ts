@@ -25,11 +25,11 @@ export interface DeployBundle {
   bytes: number;
 }
 
-/** `wrangler deploy --dry-run --outdir <tmp>`: the bundle a deploy would upload. */
+/** `wrangler deploy --dry-run --outdir <tmp>`: the bundle a deploy would upload (the default build: Hyperdrive, node-postgres). */
 export async function buildDeployBundle(): Promise<DeployBundle> {
   const dir = mkdtempSync(join(tmpdir(), 'brand-admin-rehearsal-bundle-'));
   const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-  await promisify(execFile)(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', dir, '--config', CONFIG], {
+  await promisify(execFile)(process.execPath, [wrangler, 'deploy', '--dry-run', '--env=', '--outdir', dir, '--config', CONFIG], {
     cwd: root,
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' },
     maxBuffer: 16 * 1024 * 1024,
