@@ -74,6 +74,9 @@ export async function startRehearsalWorker(options: {
     bindings: { ...(workerOptions.bindings as Record<string, string>), ...variables },
     hyperdrives,
     r2Buckets,
+    // The static assets (public/) under the ASSETS binding, with wrangler.toml's routing: the Worker
+    // answers GET /api/v1/openapi.json from the document the build wrote there.
+    assets: workerOptions.assets,
     outboundService: (request: Request) => options.outbound.handle(request),
     host: '127.0.0.1',
     port: 0,
