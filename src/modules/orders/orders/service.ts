@@ -82,8 +82,10 @@ export async function listOrders(db: Queryable, clinicId: string, query: PageQue
     db,
     sql`
     with days as (
-      select key, orders, sum(orders) over (order by key desc) as upto from clinic_rollups
-      where clinic_id = ${clinicId} and dim = 'day' and orders > 0
+      select key, orders, sum(orders) over (order by key desc) as upto from (
+        select key, sum(orders) as orders from clinic_rollups where clinic_id = ${clinicId} and dim = 'day'
+        group by key having sum(orders) > 0
+      ) d
     ),
     start as (
       select (key::date + 1)::timestamp at time zone 'UTC' as before, upto - orders as skipped
