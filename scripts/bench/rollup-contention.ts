@@ -1,4 +1,4 @@
-// npm run bench:contention -- [--connections 12] [--seconds 5] [--think 2]
+// npx tsx scripts/bench/rollup-contention.ts [--connections 12] [--seconds 5] [--think 2]
 // Concurrent order writes in ONE clinic: each connection loops BEGIN; insert an order; (think ms,
 // the app's next round trip); mark it paid; COMMIT, for a few seconds. Reports committed
 // transactions per second, how often a sampled backend was waiting on a lock (pg_stat_activity,
