@@ -569,6 +569,8 @@ describe('clinic rollups', () => {
       sql`select distinct slot from clinic_rollups where clinic_id = ${clinic.id} order by slot`,
     );
     expect(slots.map((r) => r.slot)).toEqual([0, 1]);
+    // The list's day walk sums a day's slots: page 2 of 1 is the older order.
+    expect((await listOrders(t.db, clinic.id, { page: 2, limit: 1 })).data.map((o) => o.id)).toEqual([first.id]);
     const kept = await snapshot(clinic.id);
     await t.db.execute(sql`select recount_clinic_rollups(${clinic.id})`);
     expect(kept).toEqual(await snapshot(clinic.id));
