@@ -14,7 +14,16 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { createApp } from '../src/app';
 import { isLoopbackHost } from '../src/config';
-import { dashboardOverview, listCustomers, listOrders, needsAttention, orderStats, orderSummary } from '../src/modules/orders';
+import {
+  dashboardMetrics,
+  dashboardOverview,
+  listCustomers,
+  listOrders,
+  needsAttention,
+  orderStats,
+  orderSummary,
+  revenueChart,
+} from '../src/modules/orders';
 import { generateApiKey } from '../src/platform/auth/api-key-format';
 import type { Database } from '../src/platform/db/client';
 import { workerServices } from '../src/platform/services';
@@ -321,6 +330,21 @@ async function measure(clinicId: string) {
   const env = { DATABASE_URL: url, ENVIRONMENT: 'development' };
   const pending: Promise<unknown>[] = [];
   const ctx = { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException() {}, props: {} };
+  // Windowed reads: a year of whole UTC days, a 90-day window between two instants (partial edges),
+  // the dashboard's periods (ending now) and the revenue chart by day and by week.
+  const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+  const instant = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000 - 1_234_567).toISOString();
+  const yearOfDays = `startDate=${day(400)}&endDate=${day(36)}`;
+  const instants = `startDate=${encodeURIComponent(instant(120))}&endDate=${encodeURIComponent(instant(30))}`;
+  const windowedPaths = [
+    `/api/v1/orders/summary?${yearOfDays}`,
+    `/api/v1/orders/summary?${instants}`,
+    `/api/v1/orders/stats?${instants}`,
+    '/api/v1/dashboard/metrics?period=30d',
+    '/api/v1/dashboard/metrics?period=365d',
+    '/api/v1/dashboard/revenue-chart?period=90d',
+    '/api/v1/dashboard/revenue-chart?period=365d',
+  ];
   // The deep page is always page 2000 of 25 (orders 49,976-50,000): past the end at 10k orders.
   const deepPage = 2000;
   const paths = [
@@ -331,6 +355,7 @@ async function measure(clinicId: string) {
     '/api/v1/customers?page=1',
     '/api/v1/orders/needs-attention',
     '/api/v1/dashboard/overview',
+    ...windowedPaths,
   ];
   console.log(`\nTimings through the app (each request opens its own connection, as a Worker does), median of 21 after 2 warm-ups:`);
   for (const path of paths) {
@@ -397,6 +422,10 @@ async function measure(clinicId: string) {
     ['listCustomers page 1', (db) => listCustomers(db, clinicId, { page: 1, limit: 25 })],
     ['needsAttention', (db) => needsAttention(db, clinicId)],
     ['dashboardOverview', (db) => dashboardOverview(db, clinicId, new Date())],
+    ['orderSummary (a year of days)', (db) => orderSummary(db, clinicId, { startDate: day(400), endDate: day(36) })],
+    ['orderSummary (90 days, instants)', (db) => orderSummary(db, clinicId, { startDate: instant(120), endDate: instant(30) })],
+    ['dashboardMetrics 30d', (db) => dashboardMetrics(db, clinicId, { period: '30d', clinicId: undefined }, new Date())],
+    ['revenueChart 90d', (db) => revenueChart(db, clinicId, { period: '90d', clinicId: undefined }, new Date())],
   ];
   for (const [label, call] of explained) {
     captured = null;

@@ -14,7 +14,8 @@ import { docsPage } from './platform/http/docs-page';
 import { onError, onNotFound, validationError } from './platform/http/error-handler';
 import { ApiError } from './platform/http/errors';
 import { apiKeyGateway, ipGateway } from './platform/http/gateway';
-import { openApiDocument, registerForDocument, registerSecuritySchemes } from './platform/http/openapi';
+import { openApiAsset } from './platform/http/openapi-asset';
+import { registerForDocument } from './platform/http/openapi-document-only';
 import { noSniff } from './platform/http/security-headers';
 import type { ServicesFactory } from './platform/services';
 
@@ -74,10 +75,20 @@ export function createApp(servicesFor: ServicesFactory) {
     })(c, next);
   });
 
-  registerSecuritySchemes(app);
-  registerForDocument(app, webhooksCheckout.registerWebhookEvents);
+  // A wrangler build serves the document built with it (wrangler.toml [define] __OPENAPI_FROM_ASSETS__):
+  // the constant folds and the bundler drops the generator path. Node (tests, scripts) and the workers
+  // tests generate it in-process, once per app; test/architecture/worker-bundle.test.ts checks both agree.
+  // (Each test spells the constant out: esbuild folds a define where it is written, not through a variable.)
+  if (typeof __OPENAPI_FROM_ASSETS__ === 'undefined' || !__OPENAPI_FROM_ASSETS__)
+    registerForDocument(app, webhooksCheckout.registerWebhookEvents);
   for (const area of AREAS) app.route('/', area.routes);
-  app.get('/api/v1/openapi.json', (c) => c.json(openApiDocument(app)));
+  app.get('/api/v1/openapi.json', async (c) => {
+    if (typeof __OPENAPI_FROM_ASSETS__ === 'undefined' || !__OPENAPI_FROM_ASSETS__) {
+      const { openApiDocument } = await import('./platform/http/openapi');
+      return c.json(openApiDocument(app));
+    }
+    return openApiAsset(c);
+  });
   app.get('/docs', docsPage);
 
   app.onError(onError);

@@ -5,18 +5,25 @@
 // consistent. `recount_clinic_rollups(clinic)` rebuilds one clinic from scratch (bulk loads, checks).
 // docs/orders.md ("Rollups") has the definitions.
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, pgTable, primaryKey, smallint, text, uuid } from 'drizzle-orm/pg-core';
 import { clinics } from './clinics';
 import { timestamptz } from './columns';
 
 const counter = (name: string) => bigint(name, { mode: 'number' }).notNull().default(0);
 
 /**
- * One row per (clinic, dim, key). dim `total` (key ''): the whole clinic; `status`, `program` (key the
- * program id, '' for none), `state` (upper-cased shipping state, '' for none): the summary's groups;
- * `day` ('YYYY-MM-DD') and `hour` ('YYYY-MM-DD"T"HH24'), UTC, by the order's or patient's created_at:
- * the time buckets windows are summed from; `refund_request` (key the request's status): only
- * `refundRequests`. A count that reaches 0 leaves its row with zeros (readers skip those).
+ * One row per (clinic, dim, key, slot); a figure is the sum over the slots. dim `total` (key ''): the
+ * whole clinic; `status`, `program` (key the program id, '' for none), `state` (upper-cased shipping
+ * state, '' for none): the summary's groups; `day` ('YYYY-MM-DD') and `hour` ('YYYY-MM-DD"T"HH24'),
+ * UTC, by the order's or patient's created_at: the time buckets windows are summed from;
+ * `day_status`, `day_program`, `day_state` ('YYYY-MM-DD|<group key>'): the summary's groups per UTC
+ * day (migration 0013); `day_refund_request` ('YYYY-MM-DD|<status>', the order's day): the refund
+ * requests of the day's orders; `refund_request` (key the request's status): only `refundRequests`.
+ * A count that reaches 0 leaves its row with zeros (readers skip those).
+ *
+ * `slot`: a writing transaction takes the first of the clinic's `total` rows no other transaction holds
+ * (FOR UPDATE SKIP LOCKED; a new slot when all are held, up to 8) and writes only that slot's rows, so
+ * concurrent writers of one clinic do not queue on its counters. An uncontended clinic has slot 0 only.
  */
 export const clinicRollups = pgTable(
   'clinic_rollups',
@@ -26,6 +33,7 @@ export const clinicRollups = pgTable(
       .references(() => clinics.id, { onDelete: 'cascade' }),
     dim: text('dim').notNull(),
     key: text('key').notNull(),
+    slot: smallint('slot').notNull().default(0),
     /** Orders (any status). */
     orders: counter('orders'),
     /** Orders with paid_at (refunded ones included). */
@@ -53,8 +61,10 @@ export const clinicRollups = pgTable(
     patients: counter('patients'),
     /** Patients with an active enrollment (dim total only). */
     activePatients: counter('active_patients'),
+    /** Titration schedules with status held (dim total only). */
+    heldSchedules: counter('held_schedules'),
   },
-  (t) => [primaryKey({ columns: [t.clinicId, t.dim, t.key] })],
+  (t) => [primaryKey({ columns: [t.clinicId, t.dim, t.key, t.slot] })],
 );
 
 /**
@@ -86,9 +96,13 @@ export const orderRollupFacts = pgTable(
     inProgress: boolean('in_progress').notNull(),
     attentionAt: timestamptz('attention_at'),
     attentionPaymentId: uuid('attention_payment_id'),
+    /** The order's patient: distinct ordering patients of a window (an index-only scan of the index below). */
+    patientId: uuid('patient_id'),
+    /** The statuses of the order's refund requests, one entry per request (sorted). */
+    refundRequestStatuses: text('refund_request_statuses').array().notNull().default(sql`'{}'::text[]`),
   },
   (t) => [
-    index('order_rollup_facts_clinic_id_created_at_idx').on(t.clinicId, t.createdAt),
+    index('order_rollup_facts_clinic_id_created_at_idx').on(t.clinicId, t.createdAt, t.patientId),
     index('order_rollup_facts_attention_idx')
       .on(t.clinicId, t.attentionAt.desc(), t.orderId.desc())
       .where(sql`${t.attentionAt} is not null`),

@@ -16,8 +16,11 @@ const ORDER_FIELDS = `
 
 export const ORDERS_PAGE = `
     with days as (
-      select key, orders, sum(orders) over (order by key desc) as upto from clinic_rollups
-      where clinic_id = $1 and dim = 'day' and orders > 0
+      -- A day's slots are peers in the key order: the running sum counts a day's slots together and
+      -- the second window sums one day's slots, in the same sort as one row per day (no grouping).
+      select key, sum(orders) over (order by key desc) as upto,
+        sum(orders) over (order by key desc range between current row and current row) as orders
+      from clinic_rollups where clinic_id = $1 and dim = 'day'
     ),
     start as (
       select (key::date + 1)::timestamp at time zone 'UTC' as before, upto - orders as skipped
@@ -30,7 +33,7 @@ export const ORDERS_PAGE = `
       limit $4 offset $5 - (select skipped from start)
     )
     select
-      coalesce((select "orders" from clinic_rollups where clinic_id = $6 and dim = 'total' and key = ''), 0) as total,
+      coalesce((select sum("orders") from clinic_rollups where clinic_id = $6 and dim = 'total' and key = ''), 0) as total,
       (select coalesce(json_agg(json_build_object(
         ${ORDER_FIELDS}
         'user', json_build_object('id', pt.id, 'firstName', pt.first_name, 'lastName', pt.last_name, 'email', pt.email),

@@ -25,11 +25,11 @@ export interface DeployBundle {
   bytes: number;
 }
 
-/** `wrangler deploy --dry-run --outdir <tmp>`: the bundle a deploy would upload. */
+/** `wrangler deploy --dry-run --outdir <tmp>`: the bundle a deploy would upload (the default build: Hyperdrive, node-postgres). */
 export async function buildDeployBundle(): Promise<DeployBundle> {
   const dir = mkdtempSync(join(tmpdir(), 'brand-admin-rehearsal-bundle-'));
   const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-  await promisify(execFile)(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', dir, '--config', CONFIG], {
+  await promisify(execFile)(process.execPath, [wrangler, 'deploy', '--dry-run', '--env=', '--outdir', dir, '--config', CONFIG], {
     cwd: root,
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' },
     maxBuffer: 16 * 1024 * 1024,
@@ -74,6 +74,9 @@ export async function startRehearsalWorker(options: {
     bindings: { ...(workerOptions.bindings as Record<string, string>), ...variables },
     hyperdrives,
     r2Buckets,
+    // The static assets (public/) under the ASSETS binding, with wrangler.toml's routing: the Worker
+    // answers GET /api/v1/openapi.json from the document the build wrote there.
+    assets: workerOptions.assets,
     outboundService: (request: Request) => options.outbound.handle(request),
     host: '127.0.0.1',
     port: 0,

@@ -21,6 +21,22 @@ export interface DatabaseEnv {
 
 export type DatabaseDriver = 'neon' | 'pg';
 
+declare global {
+  /**
+   * Replaced by wrangler's build ([define] in wrangler.toml); undeclared under Node and the workers tests,
+   * so read it only behind `typeof`. Tested where the bundler must see a constant (src/platform/db/client.ts).
+   */
+  const __DATABASE_DRIVER__: DatabaseDriver | undefined;
+}
+
+/**
+ * The one driver a wrangler build carries (wrangler.toml: "pg" by default, "neon" with `--env neon`), so
+ * the other driver's code is left out of the upload. Undefined where both are loaded on demand (Node:
+ * tests, scripts; the workers tests, which Vite bundles without wrangler's [define]).
+ */
+export const BUNDLED_DATABASE_DRIVER: DatabaseDriver | undefined =
+  typeof __DATABASE_DRIVER__ === 'undefined' ? undefined : __DATABASE_DRIVER__;
+
 export interface DatabaseConfig {
   url: string;
   driver: DatabaseDriver;
@@ -57,7 +73,30 @@ export function isLoopbackHost(host: string): boolean {
  * driver for *.neon.tech hosts (use Neon's -pooler endpoint) and node-postgres for anything else.
  * Outside production DATABASE_BYPASS_HYPERDRIVE="true" skips the binding.
  */
-export function readDatabaseConfig(env: DatabaseEnv, environment: Environment): DatabaseConfig {
+export function readDatabaseConfig(
+  env: DatabaseEnv,
+  environment: Environment,
+  bundled: DatabaseDriver | undefined = BUNDLED_DATABASE_DRIVER,
+): DatabaseConfig {
+  const config = chooseDatabase(env, environment);
+  // Refused here, with every other configuration mistake, rather than at the first query.
+  if (bundled && config.driver !== bundled) {
+    const asked =
+      config.source === 'hyperdrive'
+        ? 'a HYPERDRIVE binding'
+        : env.DATABASE_DRIVER
+          ? `DATABASE_DRIVER=${env.DATABASE_DRIVER}`
+          : `a DATABASE_URL on ${config.driver === 'neon' ? 'a *.neon.tech host' : 'a host other than *.neon.tech'}`;
+    throw new ConfigError(
+      bundled === 'pg'
+        ? `This Worker was built without the Neon driver (the default build carries node-postgres only), but its configuration asks for it (${asked}): deploy it with \`wrangler deploy --env neon\`, or use Hyperdrive (README, "Choosing the database connection")`
+        : `This Worker was built with the Neon driver only (\`wrangler deploy --env neon\`), but its configuration asks for node-postgres (${asked}): deploy the default build, or set DATABASE_URL to Neon's -pooler connection string (README, "Choosing the database connection")`,
+    );
+  }
+  return config;
+}
+
+function chooseDatabase(env: DatabaseEnv, environment: Environment): DatabaseConfig {
   const maxConnections = Number(env.DATABASE_MAX_CONNECTIONS ?? DEFAULT_MAX_CONNECTIONS);
   if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 1000) {
     throw new ConfigError('DATABASE_MAX_CONNECTIONS must be a whole number from 1 to 1000');

@@ -19,6 +19,8 @@ export interface Services extends Providers {
   requestLog: RequestLogWriter;
   /** Keys looked up recently in this isolate (tests: in this app); see src/platform/auth/key-cache.ts. */
   keyCache: KeyCacheStore;
+  /** The Worker's static assets (wrangler.toml [assets], public/): the built OpenAPI document; absent where none are bound. */
+  assets?: Fetcher;
   /** Runs work after the response without blocking or failing it (ctx.waitUntil in the Worker). */
   background(work: Promise<unknown>): void;
   now(): Date;

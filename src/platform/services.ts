@@ -58,6 +58,7 @@ export const workerServices: ServicesFactory = async (c) => {
       rateLimiter: rateLimiterFor(config),
       requestLog,
       keyCache,
+      assets: c.env.ASSETS,
       background: background.add,
       now: () => new Date(),
     }),

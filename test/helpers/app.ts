@@ -163,7 +163,8 @@ export function buildTestApp(db: Database, databaseUrl: string, options: TestApp
       requestLog,
       keyCache,
     );
-  const app = createApp(async (c) => ({ services: servicesFor(c.env), finish() {} }));
+  // The ASSETS binding a request passes (app.request(path, init, { ASSETS })), as workerServices hands it on.
+  const app = createApp(async (c) => ({ services: Object.assign(servicesFor(c.env), { assets: c.env?.ASSETS }), finish() {} }));
   const send = (path: string, init: RequestInit) => {
     const headers = new Headers(init.headers);
     if (!headers.has('cf-connecting-ip')) headers.set('cf-connecting-ip', nextClientIp());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEVELOPMENT_JWT_SECRET, readConfig } from '../../src/config';
+import { BUNDLED_DATABASE_DRIVER, ConfigError, DEVELOPMENT_JWT_SECRET, readConfig, readDatabaseConfig } from '../../src/config';
 import { crc32, generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/platform/auth/api-key-format';
 import { hashPassword, PASSWORD_ITERATIONS, verifyPassword } from '../../src/platform/auth/password';
 
@@ -125,6 +125,21 @@ describe('configuration', () => {
         DATABASE_BYPASS_HYPERDRIVE: 'true',
       }),
     ).toThrow(/DATABASE_BYPASS_HYPERDRIVE is for development and test only/);
+  });
+
+  it('a wrangler build carrying one driver refuses a configuration that needs the other (wrangler.toml [define])', () => {
+    const neon = { DATABASE_URL: 'postgres://u:p@ep-x-pooler.us-east-2.aws.neon.tech/db' };
+    const hyperdrive = { HYPERDRIVE: { connectionString: 'postgres://u:p@abc.hyperdrive.local:5432/db' } };
+    expect(() => readDatabaseConfig(neon, 'production', 'pg')).toThrow(/built without the Neon driver.*wrangler deploy --env neon/);
+    expect(() =>
+      readDatabaseConfig({ DATABASE_URL: 'postgres://u:p@db.example.com/db', DATABASE_DRIVER: 'neon' }, 'production', 'pg'),
+    ).toThrow(/DATABASE_DRIVER=neon/);
+    expect(() => readDatabaseConfig(hyperdrive, 'production', 'neon')).toThrow(/Neon driver only.*a HYPERDRIVE binding/);
+    expect(readDatabaseConfig(neon, 'production', 'neon').driver).toBe('neon');
+    expect(readDatabaseConfig(hyperdrive, 'production', 'pg').driver).toBe('pg');
+    // Outside wrangler's build (here, the scripts, the workers tests) both drivers load on demand.
+    expect(BUNDLED_DATABASE_DRIVER).toBeUndefined();
+    expect(readDatabaseConfig(neon, 'production').driver).toBe('neon');
   });
 
   it('caps connections per isolate with DATABASE_MAX_CONNECTIONS', () => {

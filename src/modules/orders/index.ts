@@ -26,7 +26,7 @@ export const routes = new OpenAPIHono<AppEnv>()
 export const sweeps: Sweep[] = [];
 
 export { listCustomers } from './customers/service';
-export { dashboardOverview } from './dashboard/service';
+export { dashboardMetrics, dashboardOverview, revenueChart } from './dashboard/service';
 // Reporting windows, shared with the storefront's analytics.
 export {
   at,

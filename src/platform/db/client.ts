@@ -1,7 +1,7 @@
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { PoolConfig } from 'pg';
-import { parse as parseConnectionString } from 'pg-connection-string';
+import type { parse as parseConnectionString } from 'pg-connection-string';
 import type * as schema from '../../../drizzle/schema';
 import type { DatabaseDriver } from '../../config';
 import type { ConnectionGate } from './connection-gate';
@@ -118,11 +118,11 @@ function coalescePoolWrites(pool: PoolEvents): void {
  * every client (with the URL parser), that is for every request here. The same parser, the same result.
  */
 const parsedUrls = new Map<string, ReturnType<typeof parseConnectionString>>();
-function connectionSettings(url: string): ReturnType<typeof parseConnectionString> {
+function connectionSettings(url: string, parse: typeof parseConnectionString): ReturnType<typeof parseConnectionString> {
   let settings = parsedUrls.get(url);
   if (!settings) {
     if (parsedUrls.size >= 8) parsedUrls.clear(); // a handful of URLs per isolate; never unbounded
-    settings = parseConnectionString(url);
+    settings = parse(url);
     parsedUrls.set(url, settings);
   }
   return settings;
@@ -167,7 +167,10 @@ function gatePool(pool: PoolLike, gate: ConnectionGate): void {
  * never keep the handle at module level.
  */
 export async function openDatabase({ url, driver, gate }: OpenDatabaseOptions): Promise<DatabaseHandle> {
-  if (driver === 'neon') {
+  // __DATABASE_DRIVER__ is a literal in a wrangler build (wrangler.toml [define]), so these conditions
+  // fold and the bundler drops the driver that build does not carry; readDatabaseConfig has already
+  // refused a configuration that needs it. Read directly: esbuild folds no constant across modules.
+  if ((typeof __DATABASE_DRIVER__ === 'undefined' || __DATABASE_DRIVER__ === 'neon') && driver === 'neon') {
     const [{ Pool }, { drizzle }] = await Promise.all([import('@neondatabase/serverless'), import('drizzle-orm/neon-serverless')]);
     // The WebSocket pool (not the HTTP driver) so that interactive transactions work.
     const pool = new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
@@ -175,14 +178,21 @@ export async function openDatabase({ url, driver, gate }: OpenDatabaseOptions): 
     if (gate) gatePool(pool as unknown as PoolLike, gate);
     return { db: drizzle({ client: pool }) as unknown as Database, close: () => pool.end() };
   }
-  const [{ default: pg }, { drizzle }] = await Promise.all([import('pg'), import('drizzle-orm/node-postgres')]);
-  // The URL's settings last: pg lets a connectionString override the other options.
-  const pool = new pg.Pool({ max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...connectionSettings(url) } as PoolConfig);
-  survivePoolErrors(pool as unknown as PoolEvents);
-  coalescePoolWrites(pool as unknown as PoolEvents);
-  if (gate) gatePool(pool as unknown as PoolLike, gate);
-  // No `schema` here: with it, drizzle() rebuilds the relational-query config of every table on each
-  // call, 0.5-1 ms of CPU per request (measured), for `db.query.*`, which no request uses. Request
-  // databases therefore have no `db.query` (the typed builders, select/insert/update/delete/execute, work).
-  return { db: drizzle({ client: pool }) as unknown as Database, close: () => pool.end() };
+  if (typeof __DATABASE_DRIVER__ === 'undefined' || __DATABASE_DRIVER__ === 'pg') {
+    const [{ default: pg }, { drizzle }, { parse }] = await Promise.all([
+      import('pg'),
+      import('drizzle-orm/node-postgres'),
+      import('pg-connection-string'),
+    ]);
+    // The URL's settings last: pg lets a connectionString override the other options.
+    const pool = new pg.Pool({ max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...connectionSettings(url, parse) } as PoolConfig);
+    survivePoolErrors(pool as unknown as PoolEvents);
+    coalescePoolWrites(pool as unknown as PoolEvents);
+    if (gate) gatePool(pool as unknown as PoolLike, gate);
+    // No `schema` here: with it, drizzle() rebuilds the relational-query config of every table on each
+    // call, 0.5-1 ms of CPU per request (measured), for `db.query.*`, which no request uses. Request
+    // databases therefore have no `db.query` (the typed builders, select/insert/update/delete/execute, work).
+    return { db: drizzle({ client: pool }) as unknown as Database, close: () => pool.end() };
+  }
+  throw new Error(`This Worker was built without the ${driver} driver`);
 }

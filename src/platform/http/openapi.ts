@@ -1,10 +1,11 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../context';
+import { runDocumentOnly } from './openapi-document-only';
 import { type ExampleDocument, withExamples } from './openapi-examples';
 
 export const API_VERSION = '1.0.0';
 
-export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>) {
+function registerSecuritySchemes(app: OpenAPIHono<AppEnv>) {
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',
     in: 'header',
@@ -20,16 +21,6 @@ export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>) {
 }
 
 const documents = new WeakMap<OpenAPIHono<AppEnv>, ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>>();
-const documentOnly = new WeakMap<OpenAPIHono<AppEnv>, ((app: OpenAPIHono<AppEnv>) => void)[]>();
-
-/**
- * Registers, when the document is first built rather than now, what only the document needs (the
- * webhook payload schemas: no request validates against them), so creating the app, and so a cold
- * Worker, skips building them (docs/architecture.md, "The Worker bundle").
- */
-export function registerForDocument(app: OpenAPIHono<AppEnv>, register: (app: OpenAPIHono<AppEnv>) => void) {
-  documentOnly.set(app, [...(documentOnly.get(app) ?? []), register]);
-}
 
 /**
  * Not an open-source API: an SPDX LicenseRef in OpenAPI 3.1's license.identifier says so without a URL
@@ -42,8 +33,8 @@ const license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' };
 export function openApiDocument(app: OpenAPIHono<AppEnv>) {
   const cached = documents.get(app);
   if (cached) return cached;
-  for (const register of documentOnly.get(app) ?? []) register(app);
-  documentOnly.delete(app);
+  registerSecuritySchemes(app);
+  runDocumentOnly(app);
   const document = app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
@@ -64,6 +55,12 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>) {
   documents.set(app, document);
   return document;
 }
+
+/**
+ * The document as the static asset of a wrangler build holds it (scripts/docs-assets.ts): the bytes
+ * c.json() answers in-process (test/api/platform/openapi-lazy.test.ts compares both answers).
+ */
+export const openApiDocumentJson = (app: OpenAPIHono<AppEnv>) => JSON.stringify(openApiDocument(app));
 
 type SchemaObject = Record<string, unknown>;
 interface OpenApiObject {

@@ -1,23 +1,27 @@
-// The clinic rollups (migration 0012) against a from-scratch recount: after a random sequence of
+// The clinic rollups (migrations 0012, 0013) against a from-scratch recount: after a random sequence of
 // order lifecycle operations and direct writes to every table the rollups count (orders, payments,
-// refunds, refund requests, patients, enrollments, programs; inserts, updates and deletes), the rows
+// refunds, refund requests, patients, enrollments, programs, titration schedules; inserts, updates and
+// deletes), the rows (summed over their slots)
 // the triggers kept equal recount_clinic_rollups' rebuild, and the reads built on them equal the
 // same figures counted from the rows (the queries the reads ran before the rollups).
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { enrollments, patients, payments, refundRequests, refunds } from '../../../drizzle/schema';
+import { enrollments, patients, payments, refundRequests, refunds, titrationProtocols, titrationSchedules } from '../../../drizzle/schema';
 import {
   applyPlatformEvent,
   createOrder,
+  dashboardMetrics,
   dashboardOverview,
   listCustomers,
   listOrders,
   needsAttention,
   orderStats,
   orderSummary,
+  revenueChart,
 } from '../../../src/modules/orders';
 import type { PlatformEvent } from '../../../src/modules/orders/orders/lifecycle/events';
+import { toRange } from '../../../src/modules/orders/orders/schemas';
 import { rowsOf } from '../../../src/platform/db/sql';
 import { useTestApp } from '../../helpers/app';
 import { makeClinic } from '../../helpers/factories';
@@ -193,6 +197,37 @@ async function run(w: World, op: number, i: number, j: number, k: number, now: n
         });
       }
       return;
+    case 10: {
+      // titration schedules: created held or active, held or released, deleted
+      const orderId = pick(w.orders[c]!, j);
+      if (k % 3 === 0 && orderId)
+        await attempt(async (tx) => {
+          const [o] = await rowsOf<{ patient_id: string }>(tx, sql`select patient_id from orders where id = ${orderId}`);
+          if (!o) return;
+          let [protocol] = await tx.select().from(titrationProtocols).limit(1);
+          if (!protocol) [protocol] = await tx.insert(titrationProtocols).values({ name: 'P', levels: [], maxLevel: 3 }).returning();
+          await tx.insert(titrationSchedules).values({
+            clinicId,
+            orderId,
+            patientId: o.patient_id,
+            titrationProtocolId: protocol!.id,
+            maxLevel: 3,
+            status: j % 2 ? 'held' : 'active',
+          });
+        });
+      else if (k % 3 === 1)
+        await attempt((tx) =>
+          tx.execute(sql`update titration_schedules set status = case when status = 'held' then 'active' else 'held' end
+            where id = (select id from titration_schedules where clinic_id = ${clinicId} order by id offset ${j % 3} limit 1)`),
+        );
+      else
+        await attempt((tx) =>
+          tx.execute(
+            sql`delete from titration_schedules where id = (select id from titration_schedules where clinic_id = ${clinicId} order by id limit 1)`,
+          ),
+        );
+      return;
+    }
     case 9: {
       // a program deleted (its orders' program_id set null), when nothing else holds it
       const programId = pick(w.programs[c]!, k);
@@ -206,17 +241,26 @@ async function run(w: World, op: number, i: number, j: number, k: number, now: n
   }
 }
 
-const ROLLUP_ORDER = sql`order by clinic_id, dim, key`;
+const COUNTERS = sql.raw(`orders, paid_orders, gross_cents, refunded_orders, refunded_cents, kept_brand_cents, kept_pharmacy_cents,
+  kept_doctor_cents, kept_processor_cents, kept_platform_cents, kept_tax_cents, kept_shipping_cents,
+  in_progress_orders, attention_orders, refund_requests, patients, active_patients, held_schedules`);
 
-/** The clinic's non-zero rollup rows and its facts, as kept. */
+/** The clinic's non-zero rollup rows (summed over their slots) and its facts, as kept. */
 async function snapshot(clinicId: string) {
   const rollups = await rowsOf<Record<string, unknown>>(
     t.db,
-    sql`select * from clinic_rollups r where clinic_id = ${clinicId}
-      and (orders, paid_orders, gross_cents, refunded_orders, refunded_cents, kept_brand_cents, kept_pharmacy_cents,
-        kept_doctor_cents, kept_processor_cents, kept_platform_cents, kept_tax_cents, kept_shipping_cents,
-        in_progress_orders, attention_orders, refund_requests, patients, active_patients) <> (0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0)
-      ${ROLLUP_ORDER}`,
+    sql`select * from (
+        select dim, key, ${sql.raw(
+          'sum(orders) orders, sum(paid_orders) paid_orders, sum(gross_cents) gross_cents, sum(refunded_orders) refunded_orders, ' +
+            'sum(refunded_cents) refunded_cents, sum(kept_brand_cents) kept_brand_cents, sum(kept_pharmacy_cents) kept_pharmacy_cents, ' +
+            'sum(kept_doctor_cents) kept_doctor_cents, sum(kept_processor_cents) kept_processor_cents, sum(kept_platform_cents) kept_platform_cents, ' +
+            'sum(kept_tax_cents) kept_tax_cents, sum(kept_shipping_cents) kept_shipping_cents, sum(in_progress_orders) in_progress_orders, ' +
+            'sum(attention_orders) attention_orders, sum(refund_requests) refund_requests, sum(patients) patients, ' +
+            'sum(active_patients) active_patients, sum(held_schedules) held_schedules',
+        )}
+        from clinic_rollups where clinic_id = ${clinicId} group by dim, key
+      ) r where (${COUNTERS}) <> (0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0)
+      order by dim, key`,
   );
   const facts = await rowsOf(t.db, sql`select * from order_rollup_facts where clinic_id = ${clinicId} order by order_id`);
   const patientFacts = await rowsOf(t.db, sql`select * from patient_rollup_facts where clinic_id = ${clinicId} order by patient_id`);
@@ -248,6 +292,91 @@ async function statsFromRows(clinicId: string, from: Date | null, to: Date | nul
   };
 }
 
+const tsOf = (d: Date) => sql`${d.toISOString()}::timestamptz`;
+
+/** GET /orders/summary's figures for a window counted from the rows (the statement it ran before 0013). */
+async function summaryFromRows(clinicId: string, from: Date, to: Date) {
+  const where = sql`o.clinic_id = ${clinicId} and o.created_at >= ${tsOf(from)} and o.created_at <= ${tsOf(to)}`;
+  const [r] = await rowsOf<{
+    totalOrders: string;
+    byStatus: unknown[];
+    byProgram: { programId: string | null; programName: string | null; orders: number; paidCents: string | number }[];
+    byState: unknown[];
+    otherStates: { states: number; orders: number } | null;
+    refundsByStatus: unknown[];
+    approvedCents: string;
+  }>(
+    t.db,
+    sql`
+    with g as (
+      select grouping(o.status) as by_status, grouping(o.program_id) as by_program,
+        o.status, o.program_id, upper(o.shipping_state) as state, count(*)::int as n,
+        coalesce(sum(o.total_cents) filter (where o.paid_at is not null), 0) as paid
+      from orders o where ${where}
+      group by grouping sets ((o.status), (o.program_id), (upper(o.shipping_state)))
+    ),
+    st as (select state, n from g where by_status = 1 and by_program = 1 and state is not null)
+    select
+      (select coalesce(sum(n), 0) from g where by_status = 0) as "totalOrders",
+      (select coalesce(json_agg(json_build_object('status', status, 'orders', n) order by n desc, status), '[]'::json)
+        from g where by_status = 0) as "byStatus",
+      (select coalesce(json_agg(json_build_object('programId', g.program_id, 'programName', p.name, 'orders', g.n, 'paidCents', g.paid)
+          order by g.n desc, p.name nulls last, g.program_id), '[]'::json)
+        from g left join programs p on p.id = g.program_id and p.clinic_id = ${clinicId}
+        where g.by_program = 0) as "byProgram",
+      (select coalesce(json_agg(json_build_object('state', state, 'orders', n) order by n desc, state), '[]'::json)
+        from st where n >= 5) as "byState",
+      (select json_build_object('states', count(*), 'orders', sum(n)) from st where n < 5 having count(*) > 0) as "otherStates",
+      (select coalesce(json_agg(json_build_object('status', status, 'requests', n) order by status), '[]'::json)
+        from (select rr.status, count(*)::int as n from refund_requests rr join orders o on o.id = rr.order_id
+              where rr.clinic_id = ${clinicId} and ${where} group by rr.status) x) as "refundsByStatus",
+      (select coalesce(sum(r.amount_cents), 0) from refunds r join orders o on o.id = r.order_id
+        where r.clinic_id = ${clinicId} and r.status = 'succeeded' and ${where}) as "approvedCents"`,
+  );
+  return {
+    totalOrders: Number(r!.totalOrders),
+    byStatus: r!.byStatus,
+    byProgram: r!.byProgram.map((p) => ({
+      programId: p.programId,
+      programName: p.programName,
+      orders: p.orders,
+      paidSales: Number(p.paidCents) / 100,
+    })),
+    byState: r!.byState,
+    otherStates: r!.otherStates ? { states: Number(r!.otherStates.states), orders: Number(r!.otherStates.orders) } : null,
+    refunds: { byStatus: r!.refundsByStatus, approvedAmount: Number(r!.approvedCents) / 100 },
+  };
+}
+
+/** Orders, paid, gross, refunded, ordering and new patients in [from, to) or [from, to] counted from the rows. */
+async function periodFromRows(clinicId: string, from: Date, to: Date, toInclusive: boolean) {
+  const end = toInclusive ? sql`<=` : sql`<`;
+  const [r] = await rowsOf<Record<string, string>>(
+    t.db,
+    sql`select count(*) as orders, count(*) filter (where o.paid_at is not null) as paid,
+      coalesce(sum(o.total_cents) filter (where o.paid_at is not null), 0) as gross, coalesce(sum(r.amount_cents), 0) as refunded,
+      count(distinct o.patient_id) as patients,
+      (select count(*) from patients where clinic_id = ${clinicId} and created_at >= ${tsOf(from)} and created_at ${end} ${tsOf(to)}) as new_patients
+    from orders o left join refunds r on r.order_id = o.id and r.clinic_id = ${clinicId} and r.status = 'succeeded'
+    where o.clinic_id = ${clinicId} and o.created_at >= ${tsOf(from)} and o.created_at ${end} ${tsOf(to)}`,
+  );
+  return Object.fromEntries(Object.entries(r!).map(([k, v]) => [k, Number(v)]));
+}
+
+/** The revenue chart's day buckets counted from the rows: [bucket, orders, paid, gross cents, refunded cents]. */
+async function chartFromRows(clinicId: string, from: Date, to: Date) {
+  const rows = await rowsOf<Record<string, string>>(
+    t.db,
+    sql`select to_char(date_trunc('day', o.created_at at time zone 'UTC'), 'YYYY-MM-DD') as bucket, count(*) as orders,
+      count(*) filter (where o.paid_at is not null) as paid, coalesce(sum(o.total_cents) filter (where o.paid_at is not null), 0) as gross,
+      coalesce(sum(r.amount_cents), 0) as refunded
+    from orders o left join refunds r on r.order_id = o.id and r.clinic_id = ${clinicId} and r.status = 'succeeded'
+    where o.clinic_id = ${clinicId} and o.created_at >= ${tsOf(from)} and o.created_at <= ${tsOf(to)}
+    group by 1 order by 1`,
+  );
+  return rows.map((r) => [r.bucket, Number(r.orders), Number(r.paid), Number(r.gross), Number(r.refunded)]);
+}
+
 async function countsFromRows(clinicId: string, from: Date, to: Date) {
   const [row] = await rowsOf<Record<string, string>>(
     t.db,
@@ -257,6 +386,7 @@ async function countsFromRows(clinicId: string, from: Date, to: Date) {
       (select count(*) from patients where clinic_id = ${clinicId} and created_at >= ${from.toISOString()}::timestamptz and created_at <= ${to.toISOString()}::timestamptz) as new_patients,
       (select count(distinct patient_id) from enrollments where clinic_id = ${clinicId} and status = 'active') as active,
       (select count(*) from refund_requests where clinic_id = ${clinicId} and status = 'pending') as pending_requests,
+      (select count(*) from titration_schedules where clinic_id = ${clinicId} and status = 'held') as held,
       (select count(*) from payments f join orders o on o.id = f.order_id and o.clinic_id = ${clinicId}
         where f.clinic_id = ${clinicId} and f.status = 'failed' and o.status not in ('cancelled', 'refunded')
           and not exists (select 1 from payments later where later.clinic_id = ${clinicId} and later.order_id = f.order_id
@@ -275,8 +405,8 @@ describe('clinic rollups', () => {
       world.patients.push([]);
       world.orders.push([]);
     }
-    // Creations weigh 5 in 14, so the clinics keep a few dozen orders for the other operations.
-    const op = fc.record({ op: fc.integer({ min: 0, max: 13 }).map((n) => (n > 9 ? 0 : n)), i: fc.nat(), j: fc.nat(), k: fc.nat() });
+    // Creations weigh 5 in 15, so the clinics keep a few dozen orders for the other operations.
+    const op = fc.record({ op: fc.integer({ min: 0, max: 14 }).map((n) => (n > 10 ? 0 : n)), i: fc.nat(), j: fc.nat(), k: fc.nat() });
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 5, maxLength: 30 }), fc.nat({ max: 30 * DAY }), async (ops, offset) => {
         const now = Date.now();
@@ -319,8 +449,57 @@ describe('clinic rollups', () => {
             });
           }
           const { window: _w1, ...summary } = await orderSummary(t.db, clinicId, {});
-          const { window: _w2, ...counted } = await orderSummary(t.db, clinicId, { startDate: '1970-01-01' });
-          expect(summary).toEqual(counted);
+          const { window: _w2, ...everything } = await orderSummary(t.db, clinicId, { startDate: '1970-01-01' });
+          expect(summary).toEqual(everything);
+          expect(summary).toEqual(await summaryFromRows(clinicId, new Date(0), new Date(Date.UTC(9999, 11, 31, 23, 59, 59, 999))));
+          // Windows between instants (partial days at both ends) and of whole dates.
+          const dateOf = (d: Date) => d.toISOString().slice(0, 10);
+          for (const [a, b] of [
+            [from.toISOString(), to.toISOString()],
+            [dateOf(from), dateOf(new Date(now - (offset % (3 * DAY))))],
+            [new Date(now - 40 * DAY).toISOString(), dateOf(from)],
+          ] as [string, string][]) {
+            const { window: _w, ...windowed } = await orderSummary(t.db, clinicId, { startDate: a, endDate: b });
+            const range = toRange({ startDate: a, endDate: b });
+            if (range.from! <= range.to!) expect(windowed).toEqual(await summaryFromRows(clinicId, range.from!, range.to!));
+          }
+          // The dashboard's metrics (this window and the one just before it) and revenue chart by day.
+          const metrics = await dashboardMetrics(
+            t.db,
+            clinicId,
+            { startDate: from.toISOString(), endDate: to.toISOString(), clinicId: undefined },
+            new Date(now),
+          );
+          const prevFrom = new Date(from.getTime() - 1 - (to.getTime() - from.getTime()));
+          for (const [got, expected] of [
+            [metrics, await periodFromRows(clinicId, from, to, true)],
+            [
+              Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, { current: (v as { previous?: number }).previous }])),
+              await periodFromRows(clinicId, prevFrom, from, false),
+            ],
+          ] as [Record<string, { current: number }>, Record<string, number>][]) {
+            expect({
+              orders: got.orders!.current,
+              paid: got.paidOrders!.current,
+              gross: got.revenue!.current,
+              net: got.netRevenue!.current,
+              patients: got.orderingPatients!.current,
+              newPatients: got.newPatients!.current,
+            }).toEqual({
+              orders: expected.orders,
+              paid: expected.paid,
+              gross: expected.gross! / 100,
+              net: (expected.gross! - expected.refunded!) / 100,
+              patients: expected.patients,
+              newPatients: expected.new_patients,
+            });
+          }
+          const chart = await revenueChart(t.db, clinicId, { period: '90d', granularity: 'day', clinicId: undefined }, new Date(now));
+          expect(
+            chart.series
+              .filter((p) => p.orders > 0)
+              .map((p) => [p.bucket, p.orders, p.paidOrders, Math.round(p.revenue * 100), Math.round(p.refundedAmount * 100)]),
+          ).toEqual(await chartFromRows(clinicId, new Date(now - 90 * DAY), new Date(now)));
           const rows = await countsFromRows(clinicId, new Date(now - 30 * DAY), new Date(now));
           expect((await needsAttention(t.db, clinicId)).count).toBe(rows.attention);
           expect((await listOrders(t.db, clinicId, { page: 1, limit: 1 })).pagination.total).toBe(rows.orders);
@@ -339,9 +518,62 @@ describe('clinic rollups', () => {
           expect(overview.patients).toEqual({ total: rows.patients, active: rows.active, newLast30Days: rows.new_patients });
           expect(overview.pendingActions.failedPayments).toBe(rows.attention);
           expect(overview.pendingActions.refundRequests).toBe(rows.pending_requests);
+          expect(overview.pendingActions.heldTitrationSchedules).toBe(rows.held);
         }
       }),
       { numRuns: Number(process.env.ROLLUP_RUNS ?? 12), endOnFailure: true }, // the world is kept between runs: no shrinking,
     );
   }, 120_000);
+
+  it('lets a writer of a clinic pass another one that holds its counters, in another slot, and the sums stay exact', async () => {
+    const clinic = await makeClinic(t.db);
+    const program = await makeProgram(t.db, clinic.id);
+    const [p] = await t.db
+      .insert(patients)
+      .values({ clinicId: clinic.id, firstName: 'Pat', lastName: 'Slot', email: `p-${crypto.randomUUID()}@example.test` })
+      .returning();
+    const order = () =>
+      createOrder(t.db as never, clinic.id, {
+        patientId: p!.id,
+        programId: program.id,
+        items: [{ productName: 'Item', unitPriceCents: 5_000, quantity: 1, pharmacyCostCents: 2_000 }],
+        taxCents: 0,
+        shippingCents: 0,
+        shippingAddress: null,
+        lab: null,
+      });
+    const [first, second] = [await order(), await order()];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const a = t.db.transaction(async (tx) => {
+      await tx.execute(sql`update orders set status = 'paid', paid_at = now() where id = ${first.id}`);
+      entered();
+      await held;
+    });
+    await holding;
+    // With one counter row per clinic this waited for the first transaction (and timed out here).
+    await t.db.transaction(async (tx) => {
+      await tx.execute(sql`set local lock_timeout = '3s'`);
+      await tx.execute(sql`update orders set status = 'paid', paid_at = now() where id = ${second.id}`);
+    });
+    release();
+    await a;
+    const slots = await rowsOf<{ slot: number }>(
+      t.db,
+      sql`select distinct slot from clinic_rollups where clinic_id = ${clinic.id} order by slot`,
+    );
+    expect(slots.map((r) => r.slot)).toEqual([0, 1]);
+    // The list's day walk sums a day's slots: page 2 of 1 is the older order.
+    expect((await listOrders(t.db, clinic.id, { page: 2, limit: 1 })).data.map((o) => o.id)).toEqual([first.id]);
+    const kept = await snapshot(clinic.id);
+    await t.db.execute(sql`select recount_clinic_rollups(${clinic.id})`);
+    expect(kept).toEqual(await snapshot(clinic.id));
+    expect((await orderStats(t.db, clinic.id, {})).paidOrders).toBe(2);
+  });
 });

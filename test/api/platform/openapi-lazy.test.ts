@@ -4,6 +4,9 @@
 // pays for it (docs/architecture.md, "The
 // Worker bundle").
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { createApp } from '../../../src/app';
+import { openApiDocumentJson } from '../../../src/platform/http/openapi';
+import { OPENAPI_ASSET_PATH } from '../../../src/platform/http/openapi-asset';
 import { useTestApp } from '../../helpers/app';
 
 // Installed before this file's imports (src/app among them) are evaluated.
@@ -38,5 +41,42 @@ describe('the OpenAPI document', () => {
     const second = await get('/api/v1/openapi.json');
     expect(await second.json()).toEqual(document);
     expect(generate, 'cached for the app').toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('GET /api/v1/openapi.json of a wrangler build (wrangler.toml [define] __OPENAPI_FROM_ASSETS__)', () => {
+  it('answers the document the build wrote into the static assets: the bytes and headers generated in-process', async () => {
+    // What scripts/docs-assets.ts writes for the build, from an app of its own; the binding serves it as the edge would.
+    const asset = openApiDocumentJson(createApp(() => Promise.reject(new Error('the document needs no services'))));
+    const fetched: string[] = [];
+    const ASSETS = {
+      fetch: async (url: string | URL) => {
+        fetched.push(new URL(url).pathname);
+        return new URL(url).pathname === OPENAPI_ASSET_PATH ? new Response(asset) : new Response('not found', { status: 404 });
+      },
+    };
+    const request = () => t.app.request('/api/v1/openapi.json', { headers: { 'cf-connecting-ip': '203.0.113.9' } }, { ASSETS } as never);
+    const generated = await request();
+    // The constant wrangler's [define] writes into the code, read as a global where nothing replaced it.
+    const flag = globalThis as { __OPENAPI_FROM_ASSETS__?: boolean };
+    flag.__OPENAPI_FROM_ASSETS__ = true;
+    let served: Response;
+    try {
+      served = await request();
+    } finally {
+      delete flag.__OPENAPI_FROM_ASSETS__;
+    }
+    expect(fetched, 'the asset answered, not a generated document').toEqual([OPENAPI_ASSET_PATH]);
+    expect([served.status, generated.status]).toEqual([200, 200]);
+    expect((await served.text()) === (await generated.text()), 'the built document differs from the generated one').toBe(true);
+    const headers = (res: Response) => {
+      const kept: [string, string][] = [];
+      res.headers.forEach((value, name) => {
+        if (name !== 'x-request-id' && !name.startsWith('ratelimit')) kept.push([name, value]);
+      });
+      return kept;
+    };
+    expect(headers(served)).toEqual(headers(generated));
+    expect(served.headers.get('content-type')).toBe('application/json');
   });
 });

@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp, num, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
-import { windowSums } from '../orders/rollups';
+import { totalRow, windowParts, windowSums } from '../orders/rollups';
 import type { ActivityItem, ActivitySource, EarningsReport, Metrics, Overview, ProjectedRevenue, RevenueChart } from './schemas';
 import {
   at,
@@ -20,33 +20,27 @@ import {
 // The dashboard's reads: one SQL statement each, every figure an SQL aggregate (docs/dashboard.md).
 // Orders are counted exactly as GET /orders/stats counts them (src/modules/orders/orders/reports.ts): a window
 // filters orders by created_at with inclusive bounds; revenue (grossSales) is the totals of the orders
-// with paid_at; refunds are the succeeded refunds of those orders. Ledger figures are sums over
+// with paid_at; refunds are the succeeded refunds of those orders. Order and patient figures come
+// from the clinic rollups (../orders/rollups.ts), summed by UTC day and hour. Ledger figures are sums over
 // ledger_entries as GET /payouts/balance reads them (docs/payouts-and-refunds.md).
 
 const money = (cents: unknown) => centsToAmount(num(cents));
-
-/** A refund that moved money back to the patient (as in the orders reports). */
-const SUCCEEDED_REFUND = sql`'succeeded'`;
-
-const refundJoin = (clinicId: string) =>
-  sql`left join refunds r on r.order_id = o.id and r.clinic_id = ${clinicId} and r.status = ${SUCCEEDED_REFUND}`;
 
 /** The overview's "last 30 days": the same window as GET /dashboard/metrics?period=30d at the same instant. */
 export const OVERVIEW_RECENT_DAYS = 30;
 
 /**
- * Order, patient and pending-action figures from the clinic rollups (the total row; the last 30 days
- * from the day/hour buckets and the facts of the partial hours at its ends), so the overview reads a
- * few dozen rows whatever the clinic's size; ledger, disputes, price alerts and held schedules as before.
+ * Order, patient and pending-action figures (held titration schedules included) from the clinic
+ * rollups (the total row; the last 30 days from the day/hour buckets and the facts of the partial
+ * hours at its ends), so the overview reads a few dozen rows whatever the clinic's size; ledger,
+ * disputes and price alerts as before.
  */
 export async function dashboardOverview(db: Queryable, clinicId: string, now: Date): Promise<Overview> {
   const from = new Date(now.getTime() - OVERVIEW_RECENT_DAYS * DAY_MS);
   const [row] = await rowsOf<Record<string, unknown>>(
     db,
     sql`
-    with t as (
-      select * from clinic_rollups where clinic_id = ${clinicId} and dim = 'total' and key = ''
-    ),
+    with t as ${totalRow(clinicId)},
     w as ${windowSums(clinicId, from, now)},
     o as (
       select coalesce((select orders from t), 0) as total, coalesce((select paid_orders from t), 0) as paid,
@@ -70,12 +64,12 @@ export async function dashboardOverview(db: Queryable, clinicId: string, now: Da
     ),
     pa as (
       select
-        coalesce((select refund_requests from clinic_rollups where clinic_id = ${clinicId} and dim = 'refund_request' and key = 'pending'), 0)
+        coalesce((select sum(refund_requests) from clinic_rollups where clinic_id = ${clinicId} and dim = 'refund_request' and key = 'pending'), 0)
           as refund_requests,
         coalesce((select attention_orders from t), 0) as failed_payments,
         (select count(*) from disputes where clinic_id = ${clinicId} and status = 'needs_response') as disputes,
         (select count(*) from price_change_alerts where clinic_id = ${clinicId} and status = 'open') as price_alerts,
-        (select count(*) from titration_schedules where clinic_id = ${clinicId} and status = 'held') as held_schedules
+        coalesce((select held_schedules from t), 0) as held_schedules
     )
     select o.*, l.available, l.reserve_held, pt.total as patients, pt.recent as new_patients,
       pt.active as active_patients,
@@ -137,34 +131,24 @@ interface PeriodFigures {
 export async function dashboardMetrics(db: Queryable, clinicId: string, query: WindowQuery, now: Date): Promise<Metrics> {
   const w = resolveWindow(query, now, '30d');
   const prev = previousWindow(w);
-  // One pass over the orders of both windows (index clinic_id, created_at), split by window.
+  // Both windows from the rollups (whole days and hours from the buckets, the partial hours at the
+  // ends from the facts; the previous window ends just before this one starts: [prev.from, w.from)).
+  // Distinct ordering patients do not add up over buckets: they are counted from the facts of both
+  // windows' orders (an index-only scan of (clinic_id, created_at, patient_id), no orders or refunds).
+  const figures = (s: SQL, isCur: boolean) => sql`json_build_object('orders', ${s}.orders, 'paid', ${s}.paid_orders,
+    'gross', ${s}.gross_cents, 'refunded', ${s}.refunded_cents, 'newPatients', ${s}.patients,
+    'patients', coalesce((select n from dp where cur = ${isCur}), 0))`;
   const [row] = await rowsOf<{ cur: PeriodFigures; prev: PeriodFigures }>(
     db,
     sql`
-    with o as (
-      select o.created_at >= ${at(w.from)} as cur, o.paid_at is not null as paid, o.total_cents, o.patient_id, r.amount_cents as refunded
-      from orders o ${refundJoin(clinicId)}
-      where o.clinic_id = ${clinicId} and o.created_at >= ${at(prev.from)} and o.created_at <= ${at(w.to)}
-    ),
-    agg as (
-      select cur, count(*) as orders, count(*) filter (where paid) as paid,
-        coalesce(sum(total_cents) filter (where paid), 0) as gross, coalesce(sum(refunded), 0) as refunded,
-        count(distinct patient_id) as patients
-      from o group by cur
-    ),
-    pt as (
-      select created_at >= ${at(w.from)} as cur, count(*) as n from patients
-      where clinic_id = ${clinicId} and created_at >= ${at(prev.from)} and created_at <= ${at(w.to)}
+    with c as ${windowSums(clinicId, w.from, w.to)},
+    p as ${windowSums(clinicId, prev.from, w.from, true)},
+    dp as (
+      select f.created_at >= ${at(w.from)} as cur, count(distinct f.patient_id) as n from order_rollup_facts f
+      where f.clinic_id = ${clinicId} and f.created_at >= ${at(prev.from)} and f.created_at <= ${at(w.to)}
       group by 1
-    ),
-    figures as (
-      select k.cur, json_build_object(
-        'orders', coalesce(agg.orders, 0), 'paid', coalesce(agg.paid, 0), 'gross', coalesce(agg.gross, 0),
-        'refunded', coalesce(agg.refunded, 0), 'patients', coalesce(agg.patients, 0), 'newPatients', coalesce(pt.n, 0)) as f
-      from (values (true), (false)) as k(cur)
-      left join agg on agg.cur = k.cur left join pt on pt.cur = k.cur
     )
-    select (select f from figures where cur) as cur, (select f from figures where not cur) as prev`,
+    select ${figures(sql`c`, true)} as cur, ${figures(sql`p`, false)} as prev from c, p`,
   );
   const c = row!.cur;
   const p = row!.prev;
@@ -332,12 +316,9 @@ export async function revenueChart(db: Queryable, clinicId: string, query: Serie
     sql`
     with b as (select ${bucketStarts(w, granularity)} as bucket),
     o as (
-      select date_trunc(${g}, o.created_at at time zone 'UTC') as bucket,
-        count(*) as orders, count(*) filter (where o.paid_at is not null) as paid,
-        coalesce(sum(o.total_cents) filter (where o.paid_at is not null), 0) as gross,
-        coalesce(sum(r.amount_cents), 0) as refunded
-      from orders o ${refundJoin(clinicId)}
-      where o.clinic_id = ${clinicId} and o.created_at >= ${at(w.from)} and o.created_at <= ${at(w.to)}
+      select date_trunc(${g}, u.t) as bucket, sum(orders) as orders, sum(paid_orders) as paid, sum(gross_cents) as gross,
+        sum(refunded_cents) as refunded
+      from ${windowParts(clinicId, w.from, w.to, ['orders', 'paid_orders', 'gross_cents', 'refunded_cents'])} u
       group by 1
     )
     select

@@ -3,26 +3,16 @@ import type { OrderStatus, RefundRequestStatus } from '../../../../drizzle/schem
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
-import { totalRollup, windowSums } from './rollups';
+import { dayPlan, inRanges, totalRollup, totalRow, windowSums } from './rollups';
 import { type NeedsAttention, type OrderStats, type OrderSummary, toRange, type WindowQuery } from './schemas';
 
 // Aggregates over a clinic's orders (stats, the anonymous summary) and the failed-payment queue.
 // One statement each. A window filters orders by created_at (inclusive bounds, see toRange).
 
-/** Refunds that moved money back to the patient. */
-const REFUNDED = sql`'succeeded'`;
 /** A shipping state with fewer orders than this is never named in the summary. */
 export const STATE_ANONYMITY_THRESHOLD = 5;
 /** Needs-attention lists at most this many items (count is the full number). */
 export const NEEDS_ATTENTION_MAX_ITEMS = 200;
-
-function windowOf(clinicId: string, query: WindowQuery): { where: SQL; window: { startDate: string | null; endDate: string | null } } {
-  const { from, to } = toRange(query);
-  const conditions = [sql`o.clinic_id = ${clinicId}`];
-  if (from) conditions.push(sql`o.created_at >= ${from.toISOString()}::timestamptz`);
-  if (to) conditions.push(sql`o.created_at <= ${to.toISOString()}::timestamptz`);
-  return { where: sql.join(conditions, sql` and `), window: { startDate: query.startDate ?? null, endDate: query.endDate ?? null } };
-}
 
 /**
  * From the rollups (./rollups.ts): the clinic's `total` row without a window, else the window's
@@ -32,10 +22,7 @@ function windowOf(clinicId: string, query: WindowQuery): { where: SQL; window: {
 export async function orderStats(db: Queryable, clinicId: string, query: WindowQuery): Promise<OrderStats> {
   const { from, to } = toRange(query);
   const window = { startDate: query.startDate ?? null, endDate: query.endDate ?? null };
-  const source =
-    from || to
-      ? windowSums(clinicId, from, to)
-      : sql`(select * from clinic_rollups where clinic_id = ${clinicId} and dim = 'total' and key = '')`;
+  const source = from || to ? windowSums(clinicId, from, to) : totalRow(clinicId);
   const [found] = await rowsOf<Record<string, string | number | null>>(
     db,
     sql`
@@ -82,26 +69,19 @@ interface SummaryRow {
 }
 
 /**
- * The Orders summary: counts and sums only. States are the orders' shipping states (upper-cased);
- * orders without one (pickup) are in no state group. Refund requests and refunds are those of the
- * orders in the window. Nothing here can name an order, a date, a patient or a medication.
+ * The summary's figures from `r` (dim, key, orders, gross_cents, refunded_cents, refund_requests: one
+ * row per group, dims total/status/program/state/refund_request). States are the orders' shipping
+ * states (upper-cased); orders without one (pickup) are in no state group.
  */
-/** The whole clinic's summary from its rollup rows (a few dozen rows, whatever the number of orders). */
-async function clinicSummary(db: Queryable, clinicId: string): Promise<SummaryRow> {
-  const [row] = await rowsOf<SummaryRow>(
-    db,
-    sql`
-    with r as (
-      select dim, key, orders, gross_cents, refunded_cents, refund_requests from clinic_rollups
-      where clinic_id = ${clinicId} and dim in ('total', 'status', 'program', 'state', 'refund_request')
-    ),
+const summaryOf = (clinicId: string, r: SQL) => sql`
+    with r as (${r}),
     st as (select key as state, orders as n from r where dim = 'state' and key <> '' and orders > 0)
     select
       (select coalesce(sum(orders), 0) from r where dim = 'total') as "totalOrders",
       (select coalesce(json_agg(json_build_object('status', key, 'orders', orders) order by orders desc, key), '[]'::json)
         from r where dim = 'status' and orders > 0) as "byStatus",
       (select coalesce(json_agg(json_build_object('programId', nullif(r.key, '')::uuid, 'programName', p.name, 'orders', r.orders,
-          'paidCents', r.gross_cents) order by r.orders desc, p.name nulls last, nullif(r.key, '') nulls last), '[]'::json)
+          'paidCents', r.gross_cents) order by r.orders desc, p.name nulls last, nullif(r.key, '')::uuid nulls last), '[]'::json)
         from r left join programs p on p.id = nullif(r.key, '')::uuid and p.clinic_id = ${clinicId}
         where r.dim = 'program' and r.orders > 0) as "byProgram",
       (select coalesce(json_agg(json_build_object('state', state, 'orders', n) order by n desc, state), '[]'::json)
@@ -109,43 +89,63 @@ async function clinicSummary(db: Queryable, clinicId: string): Promise<SummaryRo
       (select json_build_object('states', count(*), 'orders', sum(n)) from st where n < ${STATE_ANONYMITY_THRESHOLD} having count(*) > 0) as "otherStates",
       (select coalesce(json_agg(json_build_object('status', key, 'requests', refund_requests) order by key), '[]'::json)
         from r where dim = 'refund_request' and refund_requests > 0) as "refundsByStatus",
-      (select coalesce(sum(refunded_cents), 0) from r where dim = 'total') as "approvedCents"`,
+      (select coalesce(sum(refunded_cents), 0) from r where dim = 'total') as "approvedCents"`;
+
+/** The whole clinic's summary from its rollup rows (a few dozen rows, whatever the number of orders). */
+async function clinicSummary(db: Queryable, clinicId: string): Promise<SummaryRow> {
+  const [row] = await rowsOf<SummaryRow>(
+    db,
+    summaryOf(
+      clinicId,
+      sql`select dim, key, sum(orders) as orders, sum(gross_cents) as gross_cents, sum(refunded_cents) as refunded_cents,
+        sum(refund_requests) as refund_requests
+      from clinic_rollups where clinic_id = ${clinicId} and dim in ('total', 'status', 'program', 'state', 'refund_request')
+      group by dim, key`,
+    ),
   );
   return row!;
 }
 
-/** A window's summary: one pass over the window's orders (the rollups have no per-group time buckets). */
+/**
+ * A window's summary: its whole UTC days from the per-day group rows (`day_status`, `day_program`,
+ * `day_state`, `day_refund_request`, `day`; key 'YYYY-MM-DD|group'), the partial days at its ends
+ * from the facts of their orders. The same groups as counting the window's orders: refund requests
+ * and the approved (succeeded refund) amount are those of the window's orders.
+ */
 async function windowedSummary(db: Queryable, clinicId: string, query: WindowQuery): Promise<SummaryRow> {
-  const { where } = windowOf(clinicId, query);
-  // One pass over the window's orders, grouped three ways at once (grouping sets); refund requests
-  // and refunds are few and joined to the window's orders by primary key.
+  const { from, to } = toRange(query);
+  const plan = dayPlan(from, to);
+  const edge = inRanges(sql`f.created_at`, plan.raw);
+  const days = plan.days
+    ? sql`select case when dim = 'day' then 'total' else substr(dim, 5) end as dim, substr(key, 12) as key,
+          orders, gross_cents, refunded_cents, refund_requests
+        from clinic_rollups where clinic_id = ${clinicId}
+          and dim in ('day', 'day_status', 'day_program', 'day_state', 'day_refund_request')
+          and key >= ${plan.days.from} and key < ${plan.days.to}
+        union all`
+    : sql``;
   const [row] = await rowsOf<SummaryRow>(
     db,
-    sql`
-    with g as (
-      select grouping(o.status) as by_status, grouping(o.program_id) as by_program,
-        o.status, o.program_id, upper(o.shipping_state) as state, count(*)::int as n,
-        coalesce(sum(o.total_cents) filter (where o.paid_at is not null), 0) as paid
-      from orders o where ${where}
-      group by grouping sets ((o.status), (o.program_id), (upper(o.shipping_state)))
+    summaryOf(
+      clinicId,
+      sql`select dim, key, sum(orders) as orders, sum(gross_cents) as gross_cents, sum(refunded_cents) as refunded_cents,
+        sum(refund_requests) as refund_requests
+      from (
+        ${days}
+        select x.dim, x.key, x.orders, x.gross_cents, x.refunded_cents, 0 as refund_requests
+        from order_rollup_facts f cross join lateral (values
+          ('total', '', 1, 0, case when f.refunded then f.refunded_cents else 0 end),
+          ('status', f.status, 1, 0, 0),
+          ('program', f.program_key, 1, case when f.paid then f.total_cents else 0 end, 0),
+          ('state', f.state_key, 1, 0, 0)
+        ) x(dim, key, orders, gross_cents, refunded_cents)
+        where f.clinic_id = ${clinicId} and ${edge}
+        union all
+        select 'refund_request', rr.status, 0, 0, 0, 1
+        from order_rollup_facts f cross join lateral unnest(f.refund_request_statuses) rr(status)
+        where f.clinic_id = ${clinicId} and ${edge}
+      ) u group by dim, key`,
     ),
-    st as (select state, n from g where by_status = 1 and by_program = 1 and state is not null)
-    select
-      (select coalesce(sum(n), 0) from g where by_status = 0) as "totalOrders",
-      (select coalesce(json_agg(json_build_object('status', status, 'orders', n) order by n desc, status), '[]'::json)
-        from g where by_status = 0) as "byStatus",
-      (select coalesce(json_agg(json_build_object('programId', g.program_id, 'programName', p.name, 'orders', g.n, 'paidCents', g.paid)
-          order by g.n desc, p.name nulls last, g.program_id), '[]'::json)
-        from g left join programs p on p.id = g.program_id and p.clinic_id = ${clinicId}
-        where g.by_program = 0) as "byProgram",
-      (select coalesce(json_agg(json_build_object('state', state, 'orders', n) order by n desc, state), '[]'::json)
-        from st where n >= ${STATE_ANONYMITY_THRESHOLD}) as "byState",
-      (select json_build_object('states', count(*), 'orders', sum(n)) from st where n < ${STATE_ANONYMITY_THRESHOLD} having count(*) > 0) as "otherStates",
-      (select coalesce(json_agg(json_build_object('status', status, 'requests', n) order by status), '[]'::json)
-        from (select rr.status, count(*)::int as n from refund_requests rr join orders o on o.id = rr.order_id
-              where rr.clinic_id = ${clinicId} and ${where} group by rr.status) x) as "refundsByStatus",
-      (select coalesce(sum(r.amount_cents), 0) from refunds r join orders o on o.id = r.order_id
-        where r.clinic_id = ${clinicId} and r.status = ${REFUNDED} and ${where}) as "approvedCents"`,
   );
   return row!;
 }

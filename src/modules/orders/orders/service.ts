@@ -82,8 +82,11 @@ export async function listOrders(db: Queryable, clinicId: string, query: PageQue
     db,
     sql`
     with days as (
-      select key, orders, sum(orders) over (order by key desc) as upto from clinic_rollups
-      where clinic_id = ${clinicId} and dim = 'day' and orders > 0
+      -- A day's slots are peers in the key order: the running sum counts a day's slots together and
+      -- the second window sums one day's slots, in the same sort as one row per day (no grouping).
+      select key, sum(orders) over (order by key desc) as upto,
+        sum(orders) over (order by key desc range between current row and current row) as orders
+      from clinic_rollups where clinic_id = ${clinicId} and dim = 'day'
     ),
     start as (
       select (key::date + 1)::timestamp at time zone 'UTC' as before, upto - orders as skipped
