@@ -8,24 +8,17 @@ import type { Context } from 'hono';
  * c.header(), and the other changes are made on that copy.
  */
 export function setResponseHeaders(c: Context, changes: Iterable<readonly [string, string | undefined]>): void {
-  let copied = false;
   for (const [name, value] of changes) {
-    if (!c.finalized) {
-      c.header(name, value);
-      continue;
-    }
-    if (!copied) {
+    if (c.finalized) {
       try {
         change(c.res.headers, name, value);
         continue;
       } catch (error) {
+        // Immutable headers: c.header() below copies the answer once; the copy's headers change in place.
         if (!(error instanceof TypeError)) throw error;
-        copied = true;
-        c.header(name, value);
-        continue;
       }
     }
-    change(c.res.headers, name, value);
+    c.header(name, value);
   }
 }
 

@@ -91,14 +91,17 @@ const summaryOf = (clinicId: string, r: SQL) => sql`
         from r where dim = 'refund_request' and refund_requests > 0) as "refundsByStatus",
       (select coalesce(sum(refunded_cents), 0) from r where dim = 'total') as "approvedCents"`;
 
+/** The summary's figures per (dim, key), summed over the rows that follow (slots, days, facts). */
+const SUM_BY_GROUP = sql`select dim, key, sum(orders) as orders, sum(gross_cents) as gross_cents,
+  sum(refunded_cents) as refunded_cents, sum(refund_requests) as refund_requests`;
+
 /** The whole clinic's summary from its rollup rows (a few dozen rows, whatever the number of orders). */
 async function clinicSummary(db: Queryable, clinicId: string): Promise<SummaryRow> {
   const [row] = await rowsOf<SummaryRow>(
     db,
     summaryOf(
       clinicId,
-      sql`select dim, key, sum(orders) as orders, sum(gross_cents) as gross_cents, sum(refunded_cents) as refunded_cents,
-        sum(refund_requests) as refund_requests
+      sql`${SUM_BY_GROUP}
       from clinic_rollups where clinic_id = ${clinicId} and dim in ('total', 'status', 'program', 'state', 'refund_request')
       group by dim, key`,
     ),
@@ -128,8 +131,7 @@ async function windowedSummary(db: Queryable, clinicId: string, query: WindowQue
     db,
     summaryOf(
       clinicId,
-      sql`select dim, key, sum(orders) as orders, sum(gross_cents) as gross_cents, sum(refunded_cents) as refunded_cents,
-        sum(refund_requests) as refund_requests
+      sql`${SUM_BY_GROUP}
       from (
         ${days}
         select x.dim, x.key, x.orders, x.gross_cents, x.refunded_cents, 0 as refund_requests
