@@ -175,7 +175,7 @@ export function buildTestApp(db: Database, databaseUrl: string, options: TestApp
       return res;
     }) as Promise<TestResponse>;
   };
-  return {
+  const testApp: TestApp = {
     app,
     db,
     databaseUrl,
@@ -204,7 +204,18 @@ export function buildTestApp(db: Database, databaseUrl: string, options: TestApp
     storage: standIns.storage as MemoryStorage,
     forgetKeys: () => keyCache.clear(),
   };
+  let built = backgroundOf.get(db);
+  if (!built) backgroundOf.set(db, (built = []));
+  built.push(background);
+  return testApp;
 }
+
+/**
+ * The background work (request-log batches, deliveries) of every app built on a database: a test may
+ * build more apps on its file's database (other stand-ins, another clock), and their work must end
+ * before that database closes, or it fails against a closed pool after the file is done.
+ */
+const backgroundOf = new WeakMap<Database, BackgroundTasks[]>();
 
 /**
  * One migrated database and app per test file. Tests share the database but each makes its own
@@ -224,7 +235,8 @@ export function useTestApp(options: { rateLimiter?: () => RateLimiter; providers
   });
   afterEach(() => holder.current?.clock.unfreeze());
   afterAll(async () => {
-    await holder.current?.flush();
+    const database = holder.current?.db;
+    await Promise.all((database ? (backgroundOf.get(database) ?? []) : []).map((background) => background.settled()));
     await holder.close?.();
   });
   return new Proxy({} as TestApp, { get: (_, prop) => holder.current[prop as keyof TestApp] });
