@@ -204,9 +204,7 @@ export function buildTestApp(db: Database, databaseUrl: string, options: TestApp
     storage: standIns.storage as MemoryStorage,
     forgetKeys: () => keyCache.clear(),
   };
-  let built = backgroundOf.get(db);
-  if (!built) backgroundOf.set(db, (built = []));
-  built.push(background);
+  backgroundOf.set(db, [...(backgroundOf.get(db) ?? []), background]);
   return testApp;
 }
 
