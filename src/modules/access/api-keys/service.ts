@@ -1,7 +1,8 @@
 import { and, desc, eq, gt, isNull, or } from 'drizzle-orm';
-import { apiKeys, clinics, type KeyKind, type KeyScope } from '../../../../drizzle/schema';
+import { apiKeys, type KeyKind, type KeyScope } from '../../../../drizzle/schema';
 import { generateApiKey } from '../../../platform/auth/api-key-format';
 import type { Database, Queryable } from '../../../platform/db/client';
+import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoOrNull } from '../../../platform/http/dates';
 import { badRequest, conflict, notFound, unauthorized } from '../../../platform/http/errors';
@@ -70,8 +71,8 @@ const activeKeyCondition = (now: Date) => and(isNull(apiKeys.revokedAt), or(isNu
 const countedKeyCondition = (now: Date) => and(activeKeyCondition(now), isNull(apiKeys.rolledToKeyId));
 
 /** Locks the clinic row (serialising key creations and rolls) and says whether it is a sandbox. */
-async function lockClinic(tx: Queryable, clinicId: string): Promise<{ isSandbox: boolean }> {
-  const [clinic] = await tx.select({ mode: clinics.mode }).from(clinics).where(eq(clinics.id, clinicId)).for('update');
+async function lockKeysOf(tx: Queryable, clinicId: string): Promise<{ isSandbox: boolean }> {
+  const clinic = await lockClinic(tx, clinicId);
   if (!clinic) throw unauthorized('Invalid or missing bearer token');
   return { isSandbox: clinic.mode === 'sandbox' };
 }
@@ -83,7 +84,7 @@ async function lockClinic(tx: Queryable, clinicId: string): Promise<{ isSandbox:
 export async function createApiKey(db: Database, clinicId: string, userId: string, input: CreateKeyBody, now: Date) {
   const expiresAt = expiryFor(input.expiresAt, now);
   return db.transaction(async (tx) => {
-    const { isSandbox } = await lockClinic(tx, clinicId);
+    const { isSandbox } = await lockKeysOf(tx, clinicId);
     if (isSandbox && input.rateLimitPerMin && input.rateLimitPerMin > SANDBOX_MINUTE_LIMIT) {
       throw badRequest(`body.rateLimitPerMin: sandbox keys allow at most ${SANDBOX_MINUTE_LIMIT} per minute`);
     }
@@ -150,7 +151,7 @@ export async function revokeApiKey(db: Database, clinicId: string, id: string, n
 export async function rollApiKey(db: Database, clinicId: string, userId: string, id: string, input: RollKeyBody, now: Date) {
   if (!isUuid(id)) throw notFound('API key');
   return db.transaction(async (tx) => {
-    await lockClinic(tx, clinicId);
+    await lockKeysOf(tx, clinicId);
     const scoped = forClinic(tx, clinicId);
     const old = await scoped.findById(apiKeys, id, 'API key');
     const active = !old.revokedAt && (!old.expiresAt || old.expiresAt.getTime() > now.getTime());

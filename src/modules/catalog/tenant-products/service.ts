@@ -103,7 +103,8 @@ export async function replaceSelection(db: Database, clinicId: string, input: Up
       .from(clinics)
       .leftJoin(plans, eq(plans.id, clinics.planId))
       .where(eq(clinics.id, clinicId))
-      .for('update', { of: clinics });
+      // The clinic lock's strength (src/platform/db/clinic-lock.ts): holders wait, referencing writes do not.
+      .for('no key update', { of: clinics });
     const limit = plan?.maxSelectedProducts ?? null;
     const cap = plan?.maxProductPriceCents ?? null;
 

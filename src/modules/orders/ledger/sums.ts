@@ -26,11 +26,3 @@ export async function availableCents(tx: Queryable, clinicId: string): Promise<n
   );
   return Number(row?.available ?? 0);
 }
-
-/**
- * Locks the clinic row for the rest of the transaction: every change that spends the clinic's money
- * (withdrawals, refunds) takes this lock first, so the balance it checks cannot be spent twice.
- */
-export async function lockClinic(tx: Queryable, clinicId: string): Promise<void> {
-  await tx.execute(sql`select id from clinics where id = ${clinicId} for update`);
-}

@@ -1,13 +1,14 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { orders, type PayoutStatus, type PayoutType, patients, payouts } from '../../../../drizzle/schema';
 import type { Database } from '../../../platform/db/client';
+import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
 import { ApiError, conflict } from '../../../platform/http/errors';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type { MoneyMovements } from '../../../platform/providers/payments';
 import { appendLedgerEntries } from '../ledger/entries';
-import { availableCents, lockClinic } from '../ledger/sums';
+import { availableCents } from '../ledger/sums';
 import type { PayoutRowData } from './schemas';
 
 const payoutColumns = {

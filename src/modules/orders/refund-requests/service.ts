@@ -1,13 +1,13 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type OrderStatus, refundRequests } from '../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../platform/db/client';
+import { lockClinic } from '../../../platform/db/clinic-lock';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
 import { pageOffset, paginate } from '../../../platform/http/pagination';
 import type { MoneyMovements } from '../../../platform/providers/payments';
-import { lockClinic } from '../ledger/sums';
 import type { RefundData } from '../refunds/schemas';
 import { inRefundTransaction, issueRefund, REFUND_WINDOW_MS } from '../refunds/service';
 import { REFUND_REQUEST_STATUSES, type RefundRequestData, type RefundRequestQuery } from './schemas';

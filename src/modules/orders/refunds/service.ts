@@ -1,13 +1,14 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { orderEvents, orders, payments, refunds } from '../../../../drizzle/schema';
 import type { Database, Transaction } from '../../../platform/db/client';
+import { lockClinic } from '../../../platform/db/clinic-lock';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { ApiError, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
 import type { MoneyMovements } from '../../../platform/providers/payments';
 import { appendLedgerEntries } from '../ledger/entries';
-import { availableCents, lockClinic } from '../ledger/sums';
+import { availableCents } from '../ledger/sums';
 import { insufficientBalance } from '../payouts/service';
 import type { RefundData } from './schemas';
 

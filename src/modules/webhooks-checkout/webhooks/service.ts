@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
-import { clinics, webhookDeliveries, webhookEndpoints, webhookSecrets } from '../../../../drizzle/schema';
+import { webhookDeliveries, webhookEndpoints, webhookSecrets } from '../../../../drizzle/schema';
 import type { Database } from '../../../platform/db/client';
+import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
 import type { WebhookEvent } from '../../../platform/events/names';
 import { badRequest, conflict, notFound } from '../../../platform/http/errors';
@@ -89,7 +90,7 @@ export async function getWebhook(db: Database, clinicId: string, id: string): Pr
 export async function createWebhook(db: Database, clinicId: string, input: CreateWebhookBody, settings: WebhookSettings, now: Date) {
   const url = checkedUrl(input.url, settings);
   return db.transaction(async (tx) => {
-    await tx.select({ id: clinics.id }).from(clinics).where(eq(clinics.id, clinicId)).for('update');
+    await lockClinic(tx, clinicId);
     const scoped = forClinic(tx, clinicId);
     if ((await scoped.count(webhookEndpoints, isNull(webhookEndpoints.deletedAt))) >= MAX_ENDPOINTS_PER_CLINIC) {
       throw conflict(
