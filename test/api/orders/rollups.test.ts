@@ -26,6 +26,7 @@ import { rowsOf } from '../../../src/platform/db/sql';
 import { useTestApp } from '../../helpers/app';
 import { makeClinic } from '../../helpers/factories';
 import { makeProgram } from '../../helpers/program-fixtures';
+import { signal } from '../../helpers/signal';
 
 const t = useTestApp();
 const DAY = 86_400_000;
@@ -543,26 +544,20 @@ describe('clinic rollups', () => {
         lab: null,
       });
     const [first, second] = [await order(), await order()];
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered!: () => void;
-    const holding = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
+    const release = signal();
+    const holding = signal();
     const a = t.db.transaction(async (tx) => {
       await tx.execute(sql`update orders set status = 'paid', paid_at = now() where id = ${first.id}`);
-      entered();
-      await held;
+      holding.give();
+      await release.reached;
     });
-    await holding;
+    await holding.reached;
     // With one counter row per clinic this waited for the first transaction (and timed out here).
     await t.db.transaction(async (tx) => {
       await tx.execute(sql`set local lock_timeout = '3s'`);
       await tx.execute(sql`update orders set status = 'paid', paid_at = now() where id = ${second.id}`);
     });
-    release();
+    release.give();
     await a;
     const slots = await rowsOf<{ slot: number }>(
       t.db,

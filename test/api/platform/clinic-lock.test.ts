@@ -10,6 +10,7 @@ import { lockClinic } from '../../../src/platform/db/clinic-lock';
 import { RequestLogWriter } from '../../../src/platform/request-log';
 import { useTestApp } from '../../helpers/app';
 import { makeTenant } from '../../helpers/factories';
+import { signal } from '../../helpers/signal';
 
 const t = useTestApp();
 
@@ -24,21 +25,15 @@ function within<T>(work: Promise<T>, ms: number): Promise<T | 'still waiting'> {
 
 /** Holds the clinic's lock in a transaction of its own until `release()`, then runs `then` in it. */
 function holdLock(clinicId: string, then: (tx: Parameters<Parameters<typeof t.db.transaction>[0]>[0]) => Promise<void>) {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let locked!: () => void;
-  const held = new Promise<void>((resolve) => {
-    locked = resolve;
-  });
+  const released = signal();
+  const locked = signal();
   const done = t.db.transaction(async (tx) => {
     await lockClinic(tx, clinicId);
-    locked();
-    await released;
+    locked.give();
+    await released.reached;
     await then(tx);
   });
-  return { held, release, done };
+  return { held: locked.reached, release: released.give, done };
 }
 
 describe('the clinic lock', () => {
