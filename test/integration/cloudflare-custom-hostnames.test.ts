@@ -98,6 +98,11 @@ describe('CloudflareCustomHostnames', () => {
     );
     cf.delayNext(300);
     expect(await kindOf(adapter({}, 50).create({ clinicId: 'b', hostname: host() }))).toBe('unavailable');
+    // The stand-in is still holding that request; a failure queued now belongs to the next request,
+    // even when that one arrives after the held one is answered.
+    cf.failNext(502, [{ code: 10000, message: 'Bad gateway' }]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await kindOf(adapter().create({ clinicId: 'b', hostname: host() }))).toBe('unavailable');
     // The error never carries the token.
     try {
       await adapter({ apiToken: 'secret-token-value' }).create({ clinicId: 'b', hostname: host() });

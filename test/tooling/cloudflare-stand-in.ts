@@ -11,7 +11,8 @@
 // 400 1403; a wrong token 403 9109; another zone 404 7003; an invalid hostname 400 1407; a reserved
 // top-level name 400 1409; example.com/net/org 400 1411; a duplicate 409 1406; an unknown id 404 1436.
 // publish(hostname) makes the brand's DNS "resolve" (hostname and certificate become active);
-// failNext(status, errors) queues error answers; delayNext(ms) holds the next answer.
+// failNext(status, errors) queues error answers (each taken by the next request on arrival); delayNext(ms)
+// holds the next answer.
 import { randomUUID } from 'node:crypto';
 import { sendJson as answer, flatHeaders, type RecordedJsonRequest, readBody, startLocalServer } from './http-stand-in';
 
@@ -77,12 +78,14 @@ export async function startCloudflareStandIn(): Promise<CloudflareStandIn> {
       return answer(res, 400, failure(1400, 'Unable to decode the JSON request body.'));
     }
     requests.push({ method: req.method ?? '', path, headers: flatHeaders(req), body });
+    // A queued failure belongs to the request that arrives next, taken before any delay: a delayed
+    // request its caller gave up on must not take a failure queued later for another request.
+    const failing = failures.shift();
     if (delay) {
       const wait = delay;
       delay = 0;
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
-    const failing = failures.shift();
     if (failing) return answer(res, failing.status, { success: false, errors: failing.errors, messages: [], result: null });
 
     if (!req.headers.authorization) return answer(res, 400, failure(1403, 'The request has no Authorization header.'));
