@@ -11,9 +11,9 @@
 //                          Errors { code, message, more_info, status }: 401 20003, 400 21604 (no To),
 //                          21603 (no From), 21602 (no Body), 21211 (To not a valid number).
 //
-// failNext(provider, status, body) queues error answers; delayNext(ms) holds the next answer and
-// setLatency(ms) every answer. Every
-// request is recorded, and every email or SMS accepted (replays excluded) is listed.
+// failNext(provider, status, body) queues error answers (each taken by that provider's next request on
+// arrival); delayNext(ms) holds the next answer and setLatency(ms) every answer. Every request is
+// recorded, and every email or SMS accepted (replays excluded) is listed.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -141,15 +141,15 @@ export async function startMessagingStandIn(options: { resendKey?: string } = {}
     }
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
     requests.push({ provider, method: req.method ?? '', path, headers, raw, body });
+    // A queued failure is taken on arrival, before any delay: a held request its caller gave up on
+    // must not take a failure queued later for another request.
+    const failure = req.method === 'POST' ? failures.findIndex((f) => f.provider === provider) : -1;
+    const [failing] = failure >= 0 ? failures.splice(failure, 1) : [];
     const wait = delay || latency;
     delay = 0;
     if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
     if (req.method !== 'POST') return answer(res, 405, { message: 'Method not allowed' });
-    const failure = failures.findIndex((f) => f.provider === provider);
-    if (failure >= 0) {
-      const [f] = failures.splice(failure, 1);
-      return answer(res, f!.status, f!.body);
-    }
+    if (failing) return answer(res, failing.status, failing.body);
     if (provider === 'resend') return resend(req, res, raw, body);
     return twilio(req, res, path, body as Record<string, string>);
   });
