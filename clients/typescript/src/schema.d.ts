@@ -22915,6 +22915,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description DNS_RESOLVER_UNAVAILABLE (Retry-After: 5): the URL's addresses could not be checked, or the database is unavailable; nothing was changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The DNS resolver did not answer, so the URL's addresses could not be checked; nothing was changed, retry in 5 seconds (cloudflare-doh: no answer in time (A hooks.example.com))",
+                     *       "code": "DNS_RESOLVER_UNAVAILABLE",
+                     *       "retryAfterSeconds": 5
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWebhook: {
@@ -23411,6 +23428,23 @@ export interface operations {
                      *       "message": "Rate limit exceeded; retry in 12 seconds",
                      *       "code": "RATE_LIMIT_EXCEEDED",
                      *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DNS_RESOLVER_UNAVAILABLE (Retry-After: 5): the URL's addresses could not be checked, or the database is unavailable; nothing was changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The DNS resolver did not answer, so the URL's addresses could not be checked; nothing was changed, retry in 5 seconds (cloudflare-doh: no answer in time (A hooks.example.com))",
+                     *       "code": "DNS_RESOLVER_UNAVAILABLE",
+                     *       "retryAfterSeconds": 5
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
