@@ -201,6 +201,20 @@ describe('registering a URL (production resolver)', () => {
     },
   );
 
+  it('does not keep the 503 for an Idempotency-Key: the same request succeeds once the resolver answers', async () => {
+    const { clinic, key } = await makeTenant(t.db);
+    const headers = { 'idempotency-key': `create-${randomUUID()}` };
+    const send = () =>
+      app.request('/api/v1/webhooks', { key, body: { url: 'https://hooks.brand.example/in', events: ['order.created'] }, headers });
+    dns.fault = 'servfail';
+    expect((await send()).status).toBe(503);
+    dns.fault = 'pass';
+    const created = await send();
+    expect(created.status).toBe(201);
+    expect((await send()).headers.get('idempotent-replayed')).toBe('true');
+    expect(await endpointsOf(clinic.id)).toHaveLength(1);
+  });
+
   it('answers 503 when the resolver cannot be reached at all', async () => {
     const gone = await startDohStandIn();
     await gone.close();
