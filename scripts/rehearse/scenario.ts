@@ -6,12 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
-import { clinics, webhookDeliveries, webhookEndpoints } from '../../drizzle/schema';
+import { clinics, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../drizzle/schema';
 import { applyPlatformEvent, type PlatformEvent } from '../../src/modules/orders';
 import { completeSession } from '../../src/modules/webhooks-checkout';
 import { makeClinic, makeUser, TEST_PASSWORD } from '../../test/helpers/factories';
 import { IMAGES, imageForm } from '../../test/helpers/images';
 import { makeGlobalProduct, makeTemplate, makeTenantProduct } from '../../test/helpers/program-fixtures';
+import { alternating } from '../../test/tooling/doh-stand-in';
 import { type Answer, RehearsalClient } from './client';
 import { HOSTS, type Stack } from './stack';
 
@@ -117,7 +118,45 @@ export async function runScenario(stack: Stack, log: (line: string) => void = ()
     })
   ).body.data;
   check(typeof endpoint.secret === 'string' && endpoint.secret.startsWith('whsec_'), 'the endpoint secret is shown once');
-  step('webhook endpoint registered (https, production URL policy)');
+  step('webhook endpoint registered (https, production URL policy, its name resolved at cloudflare-dns.com)');
+
+  // --- What stops a webhook URL reaching our network (docs/webhooks.md): the review's names, as DNS answers them ---
+  stack.dns.set('vcap.me', { A: ['127.0.0.1'] });
+  stack.dns.set('lacolhost.com', { A: ['127.0.0.1'] });
+  stack.dns.set('7f000001.c0a80001.rbndr.us', { A: alternating(['127.0.0.1'], ['192.168.0.1']) });
+  for (const url of [
+    'https://vcap.me/hook',
+    'https://lacolhost.com/hook',
+    'https://7f000001.c0a80001.rbndr.us/hook',
+    'https://kubernetes.default.svc/hook',
+    `https://${HOSTS.webhooks}:8080/hook`,
+    'https://2130706433/hook',
+  ]) {
+    const res = await api.call('POST', '/api/v1/webhooks', { key, body: { url, events: ['order.created'] } });
+    check(res.status === 400 && res.body.errors?.[0]?.field === 'body.url', `${url} refused with a 400 naming body.url (${res.status})`);
+  }
+  stack.outbound.setFault('cloudflare-dns.com', 'down');
+  const unchecked = await api.call('POST', '/api/v1/webhooks', {
+    key,
+    body: { url: `https://${HOSTS.webhooks}/x`, events: ['order.created'] },
+  });
+  check(
+    unchecked.status === 503 && unchecked.headers.get('retry-after') === '5' && unchecked.body.code === 'DNS_RESOLVER_UNAVAILABLE',
+    `the resolver down: 503 DNS_RESOLVER_UNAVAILABLE with Retry-After (${unchecked.status} ${unchecked.body.code})`,
+  );
+  stack.outbound.setFault('cloudflare-dns.com', 'pass');
+  // A name that is public when registered and points at loopback afterwards (DNS rebinding).
+  const rebinding = (
+    await api.call('POST', '/api/v1/webhooks', {
+      key,
+      body: { url: `https://${HOSTS.rebindingWebhooks}/events`, events: ['order.created'] },
+      expect: 201,
+    })
+  ).body.data;
+  stack.dns.set(HOSTS.rebindingWebhooks, { A: ['127.0.0.1'] });
+  step(
+    'webhook URLs resolving to loopback or private addresses, .svc names, other ports and IP literals refused (400 body.url); resolver down: 503',
+  );
 
   // --- Program with prices at Stripe, a coupon ---
   const program = (
@@ -216,6 +255,21 @@ export async function runScenario(stack: Stack, log: (line: string) => void = ()
   step(
     `platform completed the session and moved the order; ${expected.length} webhooks through QStash, signed callbacks, verified with standardwebhooks`,
   );
+
+  // The rebinding endpoint's order.created: resolved again before the attempt, refused, never sent.
+  await until('the rebinding endpoint’s attempt refused before sending', async () => {
+    const attempts = await db
+      .select({ error: webhookAttempts.error })
+      .from(webhookAttempts)
+      .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
+      .where(eq(webhookDeliveries.endpointId, rebinding.id));
+    return attempts.some((a) => a.error?.includes(`${HOSTS.rebindingWebhooks} resolves to 127.0.0.1`));
+  });
+  check(
+    stack.outbound.calls.every((c) => new URL(c.url).host !== HOSTS.rebindingWebhooks),
+    'nothing was sent to the host that rebound to loopback',
+  );
+  step('a name rebinding to loopback after registration: resolved again before the attempt, refused, nothing sent');
 
   // A QStash signing-key rotation: callbacks signed with the next key are accepted too.
   stack.qstash.signWith = 'next';

@@ -1,7 +1,7 @@
 // Everything the rehearsal's Worker talks to, started locally: PostgreSQL behind PgBouncer in
 // transaction mode (what Hyperdrive is), a Redis behind the Upstash REST stand-in, and a stand-in per
 // vendor (Stripe payments and billing, Resend email and domains, Twilio, Cloudflare custom hostnames,
-// QStash, brands' webhook receivers), each reached by the Worker at the vendor's real https host
+// QStash, Cloudflare's DNS over HTTPS, brands' webhook receivers), each reached by the Worker at the vendor's real https host
 // (outbound.ts). Then the deploy bundle in workerd (worker.ts) with ENVIRONMENT=production and every
 // production secret set to a generated value.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Database } from '../../src/platform/db/client';
 import { type MessagingStandIn, startMessagingStandIn } from '../../test/integration/messaging-stand-in';
 import { type CloudflareStandIn, startCloudflareStandIn } from '../../test/tooling/cloudflare-stand-in';
+import { type DohStandIn, startDohStandIn } from '../../test/tooling/doh-stand-in';
 import { type QStashStandIn, startQStashStandIn } from '../../test/tooling/qstash-stand-in';
 import { type ResendDomainsStandIn, startResendDomainsStandIn } from '../../test/tooling/resend-domains-stand-in';
 import { type StripeBillingStandIn, startStripeBillingStandIn } from '../../test/tooling/stripe-billing-stand-in';
@@ -28,7 +29,13 @@ import { migrateDatabase } from '../lib/migrations';
 import { createOutboundRouter, type OutboundRouter } from './outbound';
 import { buildDeployBundle, type DeployBundle, type RehearsalWorker, startRehearsalWorker } from './worker';
 
-/** The deployment's public names (none resolves; the outbound router and the QStash stand-in map them). */
+/** Public addresses the DoH stand-in answers for the brands' webhook hosts (the Worker checks them before every call). */
+export const PUBLIC_ADDRESSES = { A: ['93.184.215.14'], AAAA: ['2606:2800:21f:cb07:6820:80da:af6b:8b2c'] };
+
+/**
+ * The deployment's public names (none resolves on the internet; the outbound router and the QStash
+ * stand-in map them, and the DoH stand-in gives the brands' webhook hosts public addresses).
+ */
 export const HOSTS = {
   api: 'api.rehearsal-brand-admin.example',
   checkout: 'checkout.rehearsal-brand-admin.example',
@@ -36,6 +43,8 @@ export const HOSTS = {
   storefronts: 'storefronts.rehearsal-brand-admin.example',
   webhooks: 'hooks.rehearsal-brand.example',
   failingWebhooks: 'hooks-down.rehearsal-brand.example',
+  /** A brand's webhook host that points at a public address when registered and at loopback afterwards. */
+  rebindingWebhooks: 'rebind.rehearsal-brand.example',
   upstash: 'rehearsal-12345.upstash.io',
 } as const;
 
@@ -58,6 +67,8 @@ export interface Stack {
   twilio: TwilioNumbersStandIn;
   cloudflare: CloudflareStandIn;
   qstash: QStashStandIn;
+  /** Cloudflare's DNS over HTTPS (https://cloudflare-dns.com/dns-query): what the Worker resolves webhook hosts with. */
+  dns: DohStandIn;
   upstash: UpstashRestServer;
   receiver: WebhookReceiver;
   failingReceiver: WebhookReceiver;
@@ -181,19 +192,23 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // --- vendors ---
     const stripeKey = newSecretKey();
     const resendKey = `re_${randomBytes(12).toString('hex')}`;
-    const [stripe, stripeBilling, messaging, resendDomains, twilio, cloudflare, qstash, receiver, failingReceiver] = await Promise.all([
-      startStripeStandIn({ secretKey: stripeKey }),
-      startStripeBillingStandIn({ secretKey: stripeKey }),
-      startMessagingStandIn({ resendKey }),
-      startResendDomainsStandIn({ apiKey: resendKey }),
-      startTwilioNumbersStandIn(),
-      startCloudflareStandIn(),
-      startQStashStandIn(),
-      startWebhookReceiver(),
-      startWebhookReceiver(),
-    ]);
-    for (const s of [stripe, stripeBilling, messaging, resendDomains, twilio, cloudflare, qstash, receiver, failingReceiver])
+    const [stripe, stripeBilling, messaging, resendDomains, twilio, cloudflare, qstash, dns, receiver, failingReceiver] = await Promise.all(
+      [
+        startStripeStandIn({ secretKey: stripeKey }),
+        startStripeBillingStandIn({ secretKey: stripeKey }),
+        startMessagingStandIn({ resendKey }),
+        startResendDomainsStandIn({ apiKey: resendKey }),
+        startTwilioNumbersStandIn(),
+        startCloudflareStandIn(),
+        startQStashStandIn(),
+        startDohStandIn(),
+        startWebhookReceiver(),
+        startWebhookReceiver(),
+      ],
+    );
+    for (const s of [stripe, stripeBilling, messaging, resendDomains, twilio, cloudflare, qstash, dns, receiver, failingReceiver])
       stops.push(() => s.close());
+    for (const host of [HOSTS.webhooks, HOSTS.failingWebhooks, HOSTS.rebindingWebhooks]) dns.set(host, PUBLIC_ADDRESSES);
     failingReceiver.mode = 'fail';
     // QStash backs a failed callback off before the next try (exponentially; here 1, 2, 4, 8 s).
     qstash.retryBackoffSeconds = (retried) => Math.min(2 ** (retried - 1), 8);
@@ -212,6 +227,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       { host: 'api.twilio.com', pathPrefix: `/2010-04-01/Accounts/${twilio.accountSid}/`, target: twilio.baseUrl },
       { host: 'api.cloudflare.com', target: new URL(cloudflare.baseUrl).origin },
       { host: 'qstash.upstash.io', target: qstash.url },
+      { host: 'cloudflare-dns.com', target: new URL(dns.url).origin },
       { host: HOSTS.upstash, target: upstash.url },
       { host: HOSTS.webhooks, target: receiver.url },
       { host: HOSTS.failingWebhooks, target: failingReceiver.url },
@@ -301,6 +317,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       twilio,
       cloudflare,
       qstash,
+      dns,
       upstash,
       receiver,
       failingReceiver,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH, refusedIpv4, refusedIpv6 } from '../../src/modules/webhooks-checkout/webhooks/url-policy';
+import {
+  checkWebhookUrl,
+  MAX_WEBHOOK_URL_LENGTH,
+  refusedAddress,
+  refusedIpv4,
+  refusedIpv6,
+} from '../../src/modules/webhooks-checkout/webhooks/url-policy';
 
 /** Hostile URLs and the words the refusal must contain. */
 const REFUSED: [string, string][] = [
@@ -83,19 +89,38 @@ const REFUSED: [string, string][] = [
   ['https://127.0.0.1.nip.io/', 'wildcard-DNS'],
   ['https://10.0.0.1.sslip.io/', 'wildcard-DNS'],
   ['https://app.localtest.me/', 'wildcard-DNS'],
+  ['https://kubernetes.default.svc/', 'internal'],
+  ['https://kubernetes.default.svc./hook', 'internal'],
+  ['https://api.default.svc.cluster.local/', 'local'],
+  ['https://1.0.0.127.in-addr.arpa/', 'local'],
+  ['https://hidden.onion/', 'local'],
+  // IP literals are refused even when public (a receiver is named; a deployed Worker cannot fetch an IP)
+  ['https://8.8.8.8/hook', 'IP address'],
+  ['https://1.1.1.1', 'IP address'],
+  ['https://134744072/', 'IP address'],
+  ['https://0x08080808/', 'IP address'],
+  ['https://[2606:4700:4700::1111]/hook', 'IP address'],
+  // ports other than 443 and 8443
+  ['https://example.com:8080/hook', 'port 443 or 8443'],
+  ['https://example.com:80/hook', 'port 443 or 8443'],
+  ['https://example.com:22/', 'port 443 or 8443'],
+  ['https://example.com:6443/', 'port 443 or 8443'],
+  ['https://example.com:65535/', 'port 443 or 8443'],
+  ['https://vcap.me:444/', 'port 443 or 8443'],
 ];
 
-const ALLOWED: [string, string][] = [
-  ['https://example.com/webhooks', 'https://example.com/webhooks'],
-  ['https://Hooks.Example.COM:8443/a?b=c', 'https://hooks.example.com:8443/a?b=c'],
-  ['https://8.8.8.8/hook', 'https://8.8.8.8/hook'],
-  ['https://1.1.1.1', 'https://1.1.1.1/'],
-  ['https://172.32.0.1/', 'https://172.32.0.1/'],
-  ['https://100.128.0.1/', 'https://100.128.0.1/'],
-  ['https://[2606:4700:4700::1111]/hook', 'https://[2606:4700:4700::1111]/hook'],
-  ['https://xn--bcher-kva.example/', 'https://xn--bcher-kva.example/'],
-  ['https://bücher.example/', 'https://xn--bcher-kva.example/'],
-  ['https://localhost.example.com/', 'https://localhost.example.com/'],
+/** URLs the policy lets through, as stored, and the name whose addresses are checked next (destination.ts). */
+const ALLOWED: [string, string, string][] = [
+  ['https://example.com/webhooks', 'https://example.com/webhooks', 'example.com'],
+  ['https://Hooks.Example.COM:8443/a?b=c', 'https://hooks.example.com:8443/a?b=c', 'hooks.example.com'],
+  ['https://hooks.example.com:443/a', 'https://hooks.example.com/a', 'hooks.example.com'],
+  ['https://hooks.example.com./a', 'https://hooks.example.com./a', 'hooks.example.com'],
+  ['https://xn--bcher-kva.example/', 'https://xn--bcher-kva.example/', 'xn--bcher-kva.example'],
+  ['https://bücher.example/', 'https://xn--bcher-kva.example/', 'xn--bcher-kva.example'],
+  ['https://localhost.example.com/', 'https://localhost.example.com/', 'localhost.example.com'],
+  // Names are judged by what they resolve to, not by how they look: these pass here and are refused there.
+  ['https://vcap.me/', 'https://vcap.me/', 'vcap.me'],
+  ['https://7f000001.c0a80001.rbndr.us/', 'https://7f000001.c0a80001.rbndr.us/', '7f000001.c0a80001.rbndr.us'],
 ];
 
 describe('checkWebhookUrl', () => {
@@ -105,14 +130,14 @@ describe('checkWebhookUrl', () => {
     if (!result.ok) expect(result.reason).toContain(reason);
   });
 
-  it.each(ALLOWED)('allows %s as %s', (url, normalised) => {
-    expect(checkWebhookUrl(url)).toEqual({ ok: true, url: normalised });
+  it.each(ALLOWED)('allows %s as %s (resolving %s)', (url, normalised, name) => {
+    expect(checkWebhookUrl(url)).toEqual({ ok: true, url: normalised, resolve: name });
   });
 
-  it('allows http(s) on 127.0.0.1 and localhost only with allowInsecureLocalhost', () => {
+  it('allows http(s) on 127.0.0.1 and localhost, any port, only with allowInsecureLocalhost, and resolves nothing then', () => {
     for (const url of ['http://127.0.0.1:9999/hook', 'http://localhost:3000/x', 'https://localhost/x', 'http://127.0.0.1/']) {
       expect(checkWebhookUrl(url).ok, url).toBe(false);
-      expect(checkWebhookUrl(url, { allowInsecureLocalhost: true }).ok, url).toBe(true);
+      expect(checkWebhookUrl(url, { allowInsecureLocalhost: true }), url).toEqual({ ok: true, url: new URL(url).href, resolve: null });
     }
     // The flag opens exactly those two hosts, nothing else local or plain-http.
     for (const url of [
@@ -122,6 +147,8 @@ describe('checkWebhookUrl', () => {
       'http://api.localhost:1/',
       'http://u:p@127.0.0.1:1/',
       'ftp://127.0.0.1/',
+      'https://example.com:8080/',
+      'https://8.8.8.8/',
     ]) {
       expect(checkWebhookUrl(url, { allowInsecureLocalhost: true }).ok, url).toBe(false);
     }
@@ -134,7 +161,18 @@ describe('checkWebhookUrl', () => {
   });
 });
 
-describe('refusedIpv4 / refusedIpv6', () => {
+describe('refusedIpv4 / refusedIpv6 / refusedAddress', () => {
+  it('judges resolved addresses of either family, public ones pass', () => {
+    expect(refusedAddress('93.184.215.14')).toBeNull();
+    expect(refusedAddress('2606:2800:21f:cb07:6820:80da:af6b:8b2c')).toBeNull();
+    expect(refusedAddress('127.0.0.1')).toContain('loopback');
+    expect(refusedAddress('169.254.169.254')).toContain('link-local');
+    expect(refusedAddress('100.100.100.200')).toContain('carrier-grade NAT');
+    expect(refusedAddress('::ffff:7f00:1')).toContain('IPv4-mapped');
+    expect(refusedAddress('64:ff9b::a9fe:a9fe')).toContain('NAT64');
+    expect(refusedAddress('fd00:ec2::254')).toContain('unique-local');
+  });
+
   it('range edges', () => {
     expect(refusedIpv4('172.15.255.255')).toBeNull();
     expect(refusedIpv4('172.16.0.0')).toContain('private');

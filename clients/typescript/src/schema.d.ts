@@ -6123,7 +6123,7 @@ export interface components {
         };
         CreateWebhookRequest: {
             /**
-             * @description https URL of the receiver, at most 2048 characters; no credentials, no fragment; never a private, loopback, link-local, CGNAT, multicast or metadata address or a local name (docs/webhooks.md). Stored as normalised by the URL parser.
+             * @description https URL of the receiver, at most 2048 characters, port 443 or 8443; a host name, never an IP address; no credentials, no fragment; a name that resolves only to public addresses (never a private, loopback, link-local, CGNAT, multicast or metadata address; checked again before every delivery) and is not a local name (docs/webhooks.md). Stored as normalised by the URL parser.
              * @example https://example.com/webhooks/service
              */
             url: string;
@@ -6140,7 +6140,7 @@ export interface components {
             /** @description true turns the endpoint (back) on: consecutiveFailures goes to 0 and its pending deliveries go out at once. false turns it off: deliveries wait, none is dropped. */
             isActive?: boolean;
             /**
-             * @description https URL of the receiver, at most 2048 characters; no credentials, no fragment; never a private, loopback, link-local, CGNAT, multicast or metadata address or a local name (docs/webhooks.md). Stored as normalised by the URL parser.
+             * @description https URL of the receiver, at most 2048 characters, port 443 or 8443; a host name, never an IP address; no credentials, no fragment; a name that resolves only to public addresses (never a private, loopback, link-local, CGNAT, multicast or metadata address; checked again before every delivery) and is not a local name (docs/webhooks.md). Stored as normalised by the URL parser.
              * @example https://example.com/webhooks/service
              */
             url?: string;
@@ -22915,6 +22915,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description DNS_RESOLVER_UNAVAILABLE (Retry-After: 5): the URL's addresses could not be checked, or the database is unavailable; nothing was changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The DNS resolver did not answer, so the URL's addresses could not be checked; nothing was changed, retry in 5 seconds (cloudflare-doh: no answer in time (A hooks.example.com))",
+                     *       "code": "DNS_RESOLVER_UNAVAILABLE",
+                     *       "retryAfterSeconds": 5
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWebhook: {
@@ -23411,6 +23428,23 @@ export interface operations {
                      *       "message": "Rate limit exceeded; retry in 12 seconds",
                      *       "code": "RATE_LIMIT_EXCEEDED",
                      *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DNS_RESOLVER_UNAVAILABLE (Retry-After: 5): the URL's addresses could not be checked, or the database is unavailable; nothing was changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The DNS resolver did not answer, so the URL's addresses could not be checked; nothing was changed, retry in 5 seconds (cloudflare-doh: no answer in time (A hooks.example.com))",
+                     *       "code": "DNS_RESOLVER_UNAVAILABLE",
+                     *       "retryAfterSeconds": 5
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -36,6 +36,7 @@ export type ErrorCode =
   | 'PAYOUT_ACCOUNT_NOT_CONNECTED'
   | 'ILLEGAL_TRANSITION'
   | 'WEBHOOK_ENDPOINT_LIMIT_REACHED'
+  | 'DNS_RESOLVER_UNAVAILABLE'
   | 'SANDBOX_KEY_REQUIRED'
   // Idempotent requests (docs/api-conventions.md)
   | 'IDEMPOTENCY_KEY_REUSED'

@@ -18,6 +18,8 @@
  * and 503. test/unit/openapi-examples.test.ts validates every example against its own schema.
  */
 
+import { DNS_RESOLVER_UNAVAILABLE_MESSAGE } from './provider-errors';
+
 type Schema = Record<string, unknown>;
 type Media = { schema?: Schema; example?: unknown; examples?: unknown };
 type Response = { description?: string; content?: Record<string, Media> };
@@ -589,6 +591,7 @@ const MESSAGES: Record<string, string> = {
   PAYOUT_ACCOUNT_NOT_CONNECTED: 'The clinic has no connected payout account to withdraw to',
   ACTIVE_KEY_LIMIT_REACHED: 'A brand may have at most 5 active API keys; revoke one first',
   WEBHOOK_ENDPOINT_LIMIT_REACHED: 'A clinic may have at most 20 webhook endpoints; delete one first',
+  DNS_RESOLVER_UNAVAILABLE: `${DNS_RESOLVER_UNAVAILABLE_MESSAGE} (cloudflare-doh: no answer in time (A hooks.example.com))`,
   SUBSCRIPTION_SYNC_REQUIRED:
     'The subscription is expired or out of date and must be synced with the payment processor before its plan can change; contact platform support',
   SMS_NOT_CONFIGURED: 'No SMS provider is configured; store the account with PUT /api/v1/organization/sms/twilio first',

@@ -4,6 +4,10 @@
 import { ProviderError } from '../providers/errors';
 import { ApiError, type ErrorCode } from './errors';
 
+/** The answer when a webhook URL's host could not be resolved (its OpenAPI example says the same). */
+export const DNS_RESOLVER_UNAVAILABLE_MESSAGE =
+  "The DNS resolver did not answer, so the URL's addresses could not be checked; nothing was changed, retry in 5 seconds";
+
 /** Seconds a caller should wait after a provider did not answer (every *_UNAVAILABLE answer). */
 export const PROVIDER_RETRY_AFTER_SECONDS = 5;
 
@@ -73,6 +77,9 @@ export function providerFailure(error: ProviderError): ApiError {
       return smsFailure(error);
     case 'ai':
       return new ApiError(502, 'COPILOT_PROVIDER_ERROR', `The copilot's model gave no usable answer (${error.message}); try again`);
+    case 'dns':
+      // A name that cannot be checked is not accepted: the caller is asked to come back, never let through.
+      return retryLater('DNS_RESOLVER_UNAVAILABLE', `${DNS_RESOLVER_UNAVAILABLE_MESSAGE} (${error.message})`);
   }
 }
 

@@ -2,7 +2,7 @@
 // it and nothing else; it becomes an HTTP answer in one place (src/platform/http/provider-errors.ts).
 
 /** The capability a failure belongs to; it decides the answer's code (PAYMENT_PROCESSOR_*, DOMAIN_PROVIDER_*, ...). */
-export type ProviderCapability = 'payments' | 'custom_hostnames' | 'email_domains' | 'sms_numbers' | 'ai';
+export type ProviderCapability = 'payments' | 'custom_hostnames' | 'email_domains' | 'sms_numbers' | 'ai' | 'dns';
 
 /**
  * - unavailable: no answer, a timeout, 429 or 5xx (or no provider configured): worth trying again later;
@@ -18,7 +18,7 @@ export type ProviderFailure = 'unavailable' | 'refused' | 'duplicate' | 'invalid
 export class ProviderError extends Error {
   constructor(
     readonly capability: ProviderCapability,
-    /** The adapter: stripe, cloudflare, resend, twilio, workers-ai, development, or none (not configured). */
+    /** The adapter: stripe, cloudflare, resend, twilio, workers-ai, cloudflare-doh, development, or none (not configured). */
     readonly provider: string,
     readonly kind: ProviderFailure,
     /** What happened, for the answer and the log; never the request (it may carry credentials). */

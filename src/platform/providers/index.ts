@@ -9,6 +9,9 @@ import { WorkersAiProvider } from './ai/workers-ai';
 import { DevelopmentBillingProcessor, isDevelopmentBillingId } from './billing/development';
 import { StripeBillingProcessor } from './billing/stripe';
 import type { BillingProcessor } from './billing/types';
+import { DevelopmentHostResolver } from './dns/development';
+import { DohHostResolver } from './dns/doh';
+import type { HostResolver } from './dns/types';
 import { CloudflareCustomHostnames } from './domains/cloudflare';
 import { DevelopmentCustomHostnames, DevelopmentEmailDomains, isDevelopmentProviderId } from './domains/development';
 import { ResendEmailDomains } from './domains/resend';
@@ -64,6 +67,8 @@ export interface Providers {
   emailDomains(choice: ProviderChoice): EmailDomainProvider;
   /** Where webhook delivery attempts are queued: QStash when configured, else null (the local dispatcher delivers). */
   deliveryQueue: DeliveryQueue | null;
+  /** The addresses a webhook URL's host has: DNS over HTTPS (Cloudflare) in production; not looked up in development and test. */
+  hostResolver: HostResolver;
 }
 
 // Per isolate, on purpose: neither holds a socket (an R2 binding is not a connection; memory is a Map),
@@ -234,6 +239,10 @@ export function providersFor(config: AppConfig, bindings: ProviderBindings, db: 
     },
     get deliveryQueue() {
       return once('deliveryQueue', () => (config.qstash ? new QStashDeliveryQueue(config.qstash) : null));
+    },
+    get hostResolver() {
+      // Production always resolves (there is no setting to turn it off); docs/webhooks.md says why.
+      return once('hostResolver', () => (config.environment === 'production' ? new DohHostResolver() : new DevelopmentHostResolver()));
     },
   };
 }

@@ -37,6 +37,8 @@ const t = useTestApp();
 let receiver: WebhookReceiver;
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
+  // The receiver listens on http://127.0.0.1 (every attempt checks the URL again, with the development flag).
+  t.config.webhookAllowInsecureLocalhost = true;
 });
 afterAll(async () => receiver?.close());
 beforeEach(() => {
@@ -58,7 +60,7 @@ const DISPATCHERS: Dispatcher[] = ['sweep', 'kick', 'flush', 'callback'];
 const dispatcherMix = fc.array(fc.constantFrom(...DISPATCHERS), { minLength: 2, maxLength: 6 });
 
 /** Jitter fixed at the middle, as the dispatchers' own options but deterministic. */
-const options = (): DeliveryOptions => ({ ...deliveryOptions(t.config), random: () => 0.5 });
+const options = (): DeliveryOptions => ({ ...deliveryOptions(t.services), random: () => 0.5 });
 
 /** What QStash would be asked to schedule; the simulation calls back itself, so publications are only kept. */
 const published: QueuedAttempt[] = [];
@@ -93,7 +95,7 @@ async function dispatch(kind: Dispatcher, w: World, now: Date): Promise<void> {
       return;
     case 'kick':
       // What ctx.waitUntil runs after a request that recorded events, in development.
-      await runLocalDispatcher(t.db, now, t.config);
+      await runLocalDispatcher(t.db, now, t.services);
       return;
     case 'flush':
       await flushClinicDeliveries(t.db, w.clinicId, now, options());

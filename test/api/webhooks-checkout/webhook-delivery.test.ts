@@ -26,8 +26,12 @@ let receiver: WebhookReceiver;
 let dev: TestApp;
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
+  // The receiver listens on http://127.0.0.1, as a developer's does under npm run dev: every attempt
+  // checks the URL again, with the development flag that lets it through.
+  t.config.webhookAllowInsecureLocalhost = true;
   dev = buildTestApp(t.db, t.databaseUrl);
   dev.config.devSimulator = true;
+  dev.config.webhookAllowInsecureLocalhost = true;
 });
 afterAll(async () => receiver?.close());
 beforeEach(() => {
@@ -37,7 +41,7 @@ beforeEach(() => {
 });
 
 /** Jitter fixed at the middle: every wait is exactly its schedule step. */
-const options = (): DeliveryOptions => ({ ...deliveryOptions(t.config), random: () => 0.5 });
+const options = (): DeliveryOptions => ({ ...deliveryOptions(t.services), random: () => 0.5 });
 
 async function makeEndpoint(clinicId: string, values: Partial<typeof webhookEndpoints.$inferInsert> = {}) {
   const [endpoint] = await t.db

@@ -28,10 +28,17 @@ const tags = ['Webhooks'];
 const read = { auth: 'key', scope: 'read' } as const;
 const write = { auth: 'key', scope: 'write' } as const;
 
-const settingsOf = ({ config }: Services): WebhookSettings => ({
+const settingsOf = ({ config, hostResolver }: Services): WebhookSettings => ({
   secretKey: config.webhookSecretKey,
   allowInsecureLocalhost: config.webhookAllowInsecureLocalhost,
+  resolver: hostResolver,
 });
+
+/** Create and update resolve the URL's name (docs/webhooks.md, "What stops a webhook URL reaching our network"). */
+const resolverUnavailable = jsonContent(
+  errorBody,
+  "DNS_RESOLVER_UNAVAILABLE (Retry-After: 5): the URL's addresses could not be checked, or the database is unavailable; nothing was changed",
+);
 
 const list = defineRoute(read, {
   method: 'get',
@@ -53,6 +60,7 @@ const create = defineRoute(write, {
   responses: {
     201: secretJsonContent(successBody(createdWebhook), 'Created (Cache-Control: no-store: the body holds the signing secret)'),
     409: jsonContent(errorBody, 'WEBHOOK_ENDPOINT_LIMIT_REACHED: the clinic already has 20 endpoints'),
+    503: resolverUnavailable,
   },
 });
 
@@ -74,7 +82,7 @@ const update = defineRoute(write, {
   summary:
     'Change url or events, or turn the endpoint off or back on (isActive: true resets consecutiveFailures; pending deliveries then go out)',
   request: { params: idParam(), body: jsonBody(updateWebhookBody) },
-  responses: { 200: jsonContent(successBody(webhookEndpoint), 'Updated') },
+  responses: { 200: jsonContent(successBody(webhookEndpoint), 'Updated'), 503: resolverUnavailable },
 });
 
 const remove = defineRoute(write, {

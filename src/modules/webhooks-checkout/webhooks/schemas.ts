@@ -12,7 +12,7 @@ const url = safeString()
   .min(1)
   .max(MAX_WEBHOOK_URL_LENGTH)
   .openapi({
-    description: `https URL of the receiver, at most ${MAX_WEBHOOK_URL_LENGTH} characters; no credentials, no fragment; never a private, loopback, link-local, CGNAT, multicast or metadata address or a local name (docs/webhooks.md). Stored as normalised by the URL parser.`,
+    description: `https URL of the receiver, at most ${MAX_WEBHOOK_URL_LENGTH} characters, port 443 or 8443; a host name, never an IP address; no credentials, no fragment; a name that resolves only to public addresses (never a private, loopback, link-local, CGNAT, multicast or metadata address; checked again before every delivery) and is not a local name (docs/webhooks.md). Stored as normalised by the URL parser.`,
     example: 'https://example.com/webhooks/service',
   });
 

@@ -4,12 +4,13 @@ import type { Database } from '../../../platform/db/client';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
 import type { WebhookEvent } from '../../../platform/events/names';
-import { badRequest, conflict, notFound } from '../../../platform/http/errors';
+import { conflict, invalidField, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import type { HostResolver } from '../../../platform/providers/dns/types';
+import { checkWebhookDestination } from './destination';
 import type { CreateWebhookBody, UpdateWebhookBody, WebhookEndpoint } from './schemas';
 import { insertSigningSecret, retireCurrentSecrets } from './secrets';
-import { checkWebhookUrl } from './url-policy';
 
 /** Endpoints a clinic may have at once (not deleted); each event fans out to every subscribed one. */
 export const MAX_ENDPOINTS_PER_CLINIC = 20;
@@ -19,6 +20,8 @@ export interface WebhookSettings {
   secretKey: string;
   /** config.webhookAllowInsecureLocalhost */
   allowInsecureLocalhost: boolean;
+  /** services.hostResolver: what the URL's name resolves to (production: DNS over HTTPS). */
+  resolver: HostResolver;
 }
 
 const RESOURCE = 'Webhook endpoint';
@@ -47,9 +50,13 @@ export function toEndpoint(row: Pick<EndpointRow, keyof typeof endpointColumns>)
   };
 }
 
-function checkedUrl(url: string, settings: WebhookSettings): string {
-  const result = checkWebhookUrl(url, { allowInsecureLocalhost: settings.allowInsecureLocalhost });
-  if (!result.ok) throw badRequest(`body.url: ${result.reason}`);
+/**
+ * The URL to store, or a 400 naming body.url. Resolved before any transaction opens (no connection is
+ * held while the resolver answers); a resolver with no answer is a 503 (ProviderError 'dns').
+ */
+async function checkedUrl(url: string, settings: WebhookSettings): Promise<string> {
+  const result = await checkWebhookDestination(url, settings);
+  if (!result.ok) throw invalidField('body.url', result.reason);
   return result.url;
 }
 
@@ -88,7 +95,7 @@ export async function getWebhook(db: Database, clinicId: string, id: string): Pr
  * first so concurrent creations cannot pass the per-clinic limit together.
  */
 export async function createWebhook(db: Database, clinicId: string, input: CreateWebhookBody, settings: WebhookSettings, now: Date) {
-  const url = checkedUrl(input.url, settings);
+  const url = await checkedUrl(input.url, settings);
   return db.transaction(async (tx) => {
     await lockClinic(tx, clinicId);
     const scoped = forClinic(tx, clinicId);
@@ -118,7 +125,7 @@ export async function updateWebhook(
   now: Date,
 ) {
   if (!isUuid(id)) throw notFound(RESOURCE);
-  const url = input.url === undefined ? undefined : checkedUrl(input.url, settings);
+  const url = input.url === undefined ? undefined : await checkedUrl(input.url, settings);
   return db.transaction(async (tx) => {
     const scoped = forClinic(tx, clinicId);
     const [current] = await tx

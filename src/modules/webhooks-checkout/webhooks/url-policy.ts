@@ -1,9 +1,10 @@
 /**
- * Which URLs a webhook endpoint may have (docs/webhooks.md, "URL policy"). A pure function of the URL
- * as written: it is parsed with the WHATWG URL parser (the one fetch uses, so the host checked is
- * the host called), which already turns every IPv4 spelling (2130706433, 0x7f000001, 0x7f.0.0.1,
- * 0177.0.0.1, 127.1, percent-encoded or full-width digits) into dotted decimal and compresses IPv6;
- * the checks below run on that normalised hostname. Names are not resolved (see the docs for DNS).
+ * Which URLs a webhook endpoint may have (docs/webhooks.md, "What stops a webhook URL reaching our
+ * network"). A pure function of the URL as written: it is parsed with the WHATWG URL parser (the one
+ * fetch uses, so the host checked is the host called), which already turns every IPv4 spelling
+ * (2130706433, 0x7f000001, 0x7f.0.0.1, 0177.0.0.1, 127.1, percent-encoded or full-width digits) into
+ * dotted decimal and compresses IPv6; the checks below run on that normalised hostname. What a name
+ * resolves to is checked apart (destination.ts), with the addresses judged by refusedAddress below.
  */
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -13,7 +14,18 @@ export interface UrlPolicyOptions {
   allowInsecureLocalhost?: boolean;
 }
 
-export type UrlPolicyResult = { ok: true; url: string } | { ok: false; reason: string };
+export type UrlPolicyResult =
+  | {
+      ok: true;
+      /** The URL as the parser normalised it: what is stored and called. */
+      url: string;
+      /** The name whose addresses must be checked before the URL is called; null for the development loopback exemption. */
+      resolve: string | null;
+    }
+  | { ok: false; reason: string };
+
+/** The ports a receiver may listen on: HTTPS's own and its common alternative (both proxied by Cloudflare). */
+export const WEBHOOK_PORTS = ['443', '8443'] as const;
 
 /** Names that are never public, or that are cloud metadata services. */
 const BLOCKED_NAMES = new Set([
@@ -24,13 +36,20 @@ const BLOCKED_NAMES = new Set([
   'instance-data',
   'instance-data.ec2.internal',
 ]);
-/** Suffixes of private or local-only names, and public wildcard-DNS services that resolve to any address written in the name. */
+/**
+ * Suffixes of private or local-only names (Kubernetes services, mDNS, reverse-lookup zones), and the
+ * best-known public wildcard-DNS services that resolve to any address written in the name. A list
+ * cannot be complete: what a name resolves to is the real check (destination.ts); this one answers
+ * the obvious cases early, the same in every environment.
+ */
 const BLOCKED_SUFFIXES = [
   '.localhost',
   '.internal',
   '.local',
   '.localdomain',
-  '.home.arpa',
+  '.svc',
+  '.arpa',
+  '.onion',
   '.lan',
   '.intranet',
   '.corp',
@@ -121,11 +140,18 @@ export function refusedIpv6(address: string): string | null {
   return null;
 }
 
+/** Why an address (IPv4 dotted decimal, or IPv6 without brackets) may not be called, or null when it is public. */
+export function refusedAddress(address: string): string | null {
+  return address.includes(':') ? refusedIpv6(address) : refusedIpv4(address);
+}
+
 const refuse = (reason: string): UrlPolicyResult => ({ ok: false, reason });
 
 /**
  * Checks a webhook URL. On success returns the URL as the parser normalised it (what is stored and
- * called); otherwise a reason fit for `body.url: <reason>`.
+ * called) and the name to resolve; otherwise a reason fit for `body.url: <reason>`. IP literals are
+ * refused whatever they are (a public one too): a receiver is named, as its certificate is, and a
+ * deployed Worker cannot fetch an IP address anyway.
  */
 export function checkWebhookUrl(input: string, options: UrlPolicyOptions = {}): UrlPolicyResult {
   if (input.length > MAX_WEBHOOK_URL_LENGTH) return refuse(`must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
@@ -141,18 +167,12 @@ export function checkWebhookUrl(input: string, options: UrlPolicyOptions = {}): 
 
   const host = url.hostname.toLowerCase();
   const isLocalDev = options.allowInsecureLocalhost === true && (host === '127.0.0.1' || host === 'localhost');
-  if (isLocalDev && (url.protocol === 'http:' || url.protocol === 'https:')) return { ok: true, url: url.href };
+  if (isLocalDev && (url.protocol === 'http:' || url.protocol === 'https:')) return { ok: true, url: url.href, resolve: null };
   if (url.protocol !== 'https:') return refuse('must use https');
   if (!host) return refuse('must name a host');
 
-  if (host.startsWith('[')) {
-    const reason = refusedIpv6(host.slice(1, -1));
-    return reason ? refuse(`must not point at ${reason}`) : { ok: true, url: url.href };
-  }
-  if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) {
-    const reason = refusedIpv4(host);
-    return reason ? refuse(`must not point at ${reason}`) : { ok: true, url: url.href };
-  }
+  if (host.startsWith('[')) return refuse(`must not point at ${refusedIpv6(host.slice(1, -1)) ?? 'an IP address; use a host name'}`);
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) return refuse(`must not point at ${refusedIpv4(host) ?? 'an IP address; use a host name'}`);
 
   const name = host.replace(/\.+$/, '');
   if (!name.includes('.'))
@@ -163,5 +183,9 @@ export function checkWebhookUrl(input: string, options: UrlPolicyOptions = {}): 
   }
   // A name made of digits and dots only, that the parser did not take as IPv4, cannot be public.
   if (/^[\d.]+$/.test(name)) return refuse('must not be a numeric host name');
-  return { ok: true, url: url.href };
+  // The parser leaves the port empty when it is the scheme's own (443).
+  if (url.port && !WEBHOOK_PORTS.includes(url.port as (typeof WEBHOOK_PORTS)[number])) {
+    return refuse(`must use port 443 or 8443, not ${url.port}`);
+  }
+  return { ok: true, url: url.href, resolve: name };
 }

@@ -4,6 +4,9 @@ import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
 import type { Database, Queryable } from '../../../../platform/db/client';
 import { rowsOf } from '../../../../platform/db/sql';
+import { logLine } from '../../../../platform/log';
+import { ProviderError } from '../../../../platform/providers/errors';
+import type { DestinationCheck } from '../destination';
 import { dispatchOutbox } from './dispatch';
 import { nextAttemptAt, parseRetryAfter } from './schedule';
 import { deliveryHeaders } from './signing';
@@ -37,6 +40,12 @@ export type SigningSecrets = (db: Queryable, clinicId: string, endpointId: strin
 
 export interface DeliveryOptions {
   secrets: SigningSecrets;
+  /**
+   * Whether the endpoint's stored URL may be called now: the URL policy and what its name resolves to,
+   * checked again before every attempt (a name can point elsewhere since registration). Throws
+   * ProviderError when the resolver gives no answer.
+   */
+  checkDestination(url: string): Promise<DestinationCheck>;
   fetchImpl?: typeof fetch;
   /** Jitter source in [0, 1); Math.random by default. */
   random?: () => number;
@@ -64,6 +73,40 @@ interface SendResult {
   error: string | null;
   retryAfterMs: number | null;
   durationMs: number;
+  /**
+   * Whether a failure counts toward the endpoint's consecutive failures (and its cut-off). Everything
+   * the endpoint is answerable for does; our resolver not answering does not: nothing was sent.
+   */
+  countsAgainstEndpoint: boolean;
+}
+
+const notSent = (error: string, countsAgainstEndpoint: boolean): SendResult => ({
+  status: null,
+  error: error.slice(0, 500),
+  retryAfterMs: null,
+  durationMs: 0,
+  countsAgainstEndpoint,
+});
+
+/**
+ * The attempt's failure when the URL may not be called now (refused: it counts toward the cut-off, as
+ * any failure of the endpoint does), or when its name could not be resolved (recorded, retried on the
+ * schedule, not counted); null when it may be called.
+ */
+async function refusedDestination(
+  options: DeliveryOptions,
+  delivery: { id: string; endpointId: string; url: string },
+): Promise<SendResult | null> {
+  try {
+    const check = await options.checkDestination(delivery.url);
+    if (check.ok) return null;
+    logLine('warn', 'webhook destination refused', { deliveryId: delivery.id, endpointId: delivery.endpointId, reason: check.reason });
+    return notSent(`not sent: url ${check.reason}`, true);
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    logLine('warn', 'webhook destination not checked', { deliveryId: delivery.id, endpointId: delivery.endpointId, detail: error.message });
+    return notSent(`not sent: the URL's addresses could not be checked (${error.message})`, false);
+  }
 }
 
 async function send(
@@ -85,6 +128,7 @@ async function send(
       error: ok ? null : `HTTP ${res.status}`,
       retryAfterMs: ok ? null : parseRetryAfter(res.headers.get('retry-after'), now),
       durationMs: Math.round(performance.now() - started),
+      countsAgainstEndpoint: true,
     };
   } catch (error) {
     const name = (error as { name?: string }).name;
@@ -92,8 +136,36 @@ async function send(
       name === 'TimeoutError' || name === 'AbortError'
         ? `timeout after ${timeoutMs} ms`
         : `network error: ${(error as Error).message ?? String(error)}`;
-    return { status: null, error: message.slice(0, 500), retryAfterMs: null, durationMs: Math.round(performance.now() - started) };
+    return {
+      status: null,
+      error: message.slice(0, 500),
+      retryAfterMs: null,
+      durationMs: Math.round(performance.now() - started),
+      countsAgainstEndpoint: true,
+    };
   }
+}
+
+/** Signs the attempt with the endpoint's active secrets (fresh timestamp and attempt id) and POSTs it. */
+async function signAndSend(
+  db: Database,
+  row: { clinicId: string; endpointId: string; url: string; eventType: string; idempotencyKey: string },
+  body: string,
+  attemptId: string,
+  now: Date,
+  options: DeliveryOptions,
+): Promise<SendResult> {
+  const secrets = await options.secrets(db, row.clinicId, row.endpointId, now);
+  if (secrets.length === 0) return notSent('no active signing secret', true);
+  const headers = await deliveryHeaders({
+    secrets,
+    body,
+    eventType: row.eventType,
+    attemptId,
+    idempotencyKey: row.idempotencyKey,
+    timestamp: Math.floor(now.getTime() / 1000),
+  });
+  return send(options.fetchImpl ?? fetch, row.url, headers, body, options.timeoutMs ?? DELIVERY_TIMEOUT_MS, now);
 }
 
 /** Why an attempt was not made. */
@@ -236,45 +308,30 @@ export async function attemptDeliveryDetailed(
   const attemptNumber = row.attempts + 1;
   const attemptId = crypto.randomUUID();
   const body = deliveryBody({ id: row.eventId, eventType: row.eventType, createdAt: row.eventCreatedAt, payload: row.payload });
-  const secrets = await options.secrets(db, row.clinicId, row.endpointId, now);
-  const result: SendResult =
-    secrets.length === 0
-      ? { status: null, error: 'no active signing secret', retryAfterMs: null, durationMs: 0 }
-      : await send(
-          options.fetchImpl ?? fetch,
-          row.url,
-          await deliveryHeaders({
-            secrets,
-            body,
-            eventType: row.eventType,
-            attemptId,
-            idempotencyKey: row.idempotencyKey,
-            timestamp: Math.floor(now.getTime() / 1000),
-          }),
-          body,
-          options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
-          now,
-        );
+  const result = (await refusedDestination(options, row)) ?? (await signAndSend(db, row, body, attemptId, now, options));
   const succeeded = result.error === null;
   const next = succeeded ? null : nextAttemptAt(attemptNumber, now, result.retryAfterMs, options.random);
 
   // The endpoint first, as in the claim (one lock order, no deadlock); the lease ends in the same
-  // transaction as the failure is counted, so a claim never sees neither or both.
+  // transaction as the failure is counted, so a claim never sees neither or both. A failure that does
+  // not count leaves the endpoint as it is (it was not called: lastTriggeredAt stays too).
   await db.transaction(async (tx) => {
-    await tx
-      .update(webhookEndpoints)
-      .set(
-        succeeded
-          ? { consecutiveFailures: 0, lastTriggeredAt: now, updatedAt: now }
-          : {
-              consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
-              lastTriggeredAt: now,
-              isActive: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} then false else ${webhookEndpoints.isActive} end`,
-              disabledAt: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} and ${webhookEndpoints.isActive} then ${now.toISOString()}::timestamptz else ${webhookEndpoints.disabledAt} end`,
-              updatedAt: now,
-            },
-      )
-      .where(and(eq(webhookEndpoints.id, row.endpointId), eq(webhookEndpoints.clinicId, row.clinicId)));
+    if (succeeded || result.countsAgainstEndpoint) {
+      await tx
+        .update(webhookEndpoints)
+        .set(
+          succeeded
+            ? { consecutiveFailures: 0, lastTriggeredAt: now, updatedAt: now }
+            : {
+                consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
+                lastTriggeredAt: now,
+                isActive: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} then false else ${webhookEndpoints.isActive} end`,
+                disabledAt: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${ENDPOINT_FAILURE_CUTOFF} and ${webhookEndpoints.isActive} then ${now.toISOString()}::timestamptz else ${webhookEndpoints.disabledAt} end`,
+                updatedAt: now,
+              },
+        )
+        .where(and(eq(webhookEndpoints.id, row.endpointId), eq(webhookEndpoints.clinicId, row.clinicId)));
+    }
     await tx.insert(webhookAttempts).values({
       id: attemptId,
       clinicId: row.clinicId,

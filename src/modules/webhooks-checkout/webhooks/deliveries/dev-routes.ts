@@ -10,8 +10,13 @@ import { flushClinicDeliveries } from './deliver';
 import { deliveryOptions } from './dispatchers';
 
 export const devWebhookRoutes = new Hono<AppEnv>().post('/_dev/webhooks/flush', async (c) => {
-  const { db, now, config } = c.get('services');
+  const services = c.get('services');
   const key = await devSimulatorKey(c);
-  const { attempted, succeeded, failed } = await flushClinicDeliveries(db, key.clinicId, now(), deliveryOptions(config));
+  const { attempted, succeeded, failed } = await flushClinicDeliveries(
+    services.db,
+    key.clinicId,
+    services.now(),
+    deliveryOptions(services),
+  );
   return c.json(ok({ attempted, succeeded, failed }, `Attempted ${attempted} deliveries`), 200);
 });

@@ -1,10 +1,10 @@
 import { and, asc, lte } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
-import type { AppConfig } from '../../../../config';
 import type { Services } from '../../../../platform/context';
 import type { Database } from '../../../../platform/db/client';
 import type { DeliveryQueue, QueuedAttempt } from '../../../../platform/providers/queue/types';
-import type { Sweep } from '../../../../platform/sweep';
+import type { Sweep, SweepServices } from '../../../../platform/sweep';
+import { checkWebhookDestination } from '../destination';
 import { signingSecretsFor } from '../secrets';
 import { type DeliveryOptions, deliverable, endpointOfDelivery, runDueDeliveries } from './deliver';
 import { dispatchOutbox } from './dispatch';
@@ -14,12 +14,23 @@ export const DISPATCH_LIMIT = 200;
 /** A due attempt QStash has not called back for this long is published again by the cron sweep. */
 export const QSTASH_OVERDUE_MS = 2 * 60_000;
 
-/** The delivery options of this deployment: secrets decrypted with WEBHOOK_SECRET_KEY, global fetch. */
-export const deliveryOptions = (config: AppConfig): DeliveryOptions => ({ secrets: signingSecretsFor(config.webhookSecretKey) });
+/** What the delivery options are made of: the configuration and the resolver (a request's services, or a cron run's). */
+export type DeliveryServices = Pick<SweepServices, 'config' | 'hostResolver'>;
+
+/**
+ * The delivery options of this deployment: secrets decrypted with WEBHOOK_SECRET_KEY, every URL
+ * checked again before its attempt (the URL policy with this deployment's settings, and its name
+ * resolved by the deployment's resolver), global fetch.
+ */
+export const deliveryOptions = ({ config, hostResolver }: DeliveryServices): DeliveryOptions => ({
+  secrets: signingSecretsFor(config.webhookSecretKey),
+  checkDestination: (url) =>
+    checkWebhookDestination(url, { allowInsecureLocalhost: config.webhookAllowInsecureLocalhost, resolver: hostResolver }),
+});
 
 /** The local dispatcher's run: fan out the outbox, then attempt what is due. */
-export const runLocalDispatcher = (db: Database, now: Date, config: AppConfig) =>
-  runDueDeliveries(db, now, DISPATCH_LIMIT, deliveryOptions(config));
+export const runLocalDispatcher = (db: Database, now: Date, services: DeliveryServices) =>
+  runDueDeliveries(db, now, DISPATCH_LIMIT, deliveryOptions(services));
 
 /**
  * The QStash dispatcher's run: fan out the outbox, then publish every due pending delivery of an
@@ -62,9 +73,9 @@ export async function publishDueDeliveries(
 }
 
 /** The cron sweep: the QStash safety net when QStash is configured (services.deliveryQueue), else the local dispatcher. */
-export const runScheduledDeliveries: Sweep = async function webhookDeliveries(db, now, { config, deliveryQueue }) {
-  if (deliveryQueue) await publishDueDeliveries(db, now, deliveryQueue, { republishOverdue: true });
-  else await runLocalDispatcher(db, now, config);
+export const runScheduledDeliveries: Sweep = async function webhookDeliveries(db, now, services) {
+  if (services.deliveryQueue) await publishDueDeliveries(db, now, services.deliveryQueue, { republishOverdue: true });
+  else await runLocalDispatcher(db, now, services);
 };
 
 /**
@@ -75,5 +86,5 @@ export const runScheduledDeliveries: Sweep = async function webhookDeliveries(db
 export function kickDeliveries(services: Services): void {
   const { config, db, deliveryQueue: queue } = services;
   if (queue) services.background(publishDueDeliveries(db, services.now(), queue, { republishOverdue: false }));
-  else if (config.environment === 'development') services.background(runLocalDispatcher(db, services.now(), config));
+  else if (config.environment === 'development') services.background(runLocalDispatcher(db, services.now(), services));
 }

@@ -82,7 +82,8 @@ function answer(outcome: CallbackAnswer): Response {
 const refuse = () => new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid QStash signature');
 
 export const qstashCallbackRoutes = new Hono<AppEnv>().post(QSTASH_CALLBACK_PATH, async (c) => {
-  const { config, db, now, deliveryQueue } = c.get('services');
+  const services = c.get('services');
+  const { config, db, now, deliveryQueue } = services;
   const qstash: QStashConfig | null = config.qstash;
   // Without QStash configured the route does not exist.
   if (!qstash) throw new ApiError(404, 'NOT_FOUND', 'Not found');
@@ -96,5 +97,5 @@ export const qstashCallbackRoutes = new Hono<AppEnv>().post(QSTASH_CALLBACK_PATH
   }
   // A signed body we cannot use will not improve on retry.
   if (typeof deliveryId !== 'string' || !isUuid(deliveryId)) return answer({ status: 489, result: 'unknown_delivery' });
-  return answer(await handleDeliveryCallback(db, now(), deliveryId, deliveryOptions(config), deliveryQueue!));
+  return answer(await handleDeliveryCallback(db, now(), deliveryId, deliveryOptions(services), deliveryQueue!));
 });
