@@ -1,6 +1,7 @@
-// The five-key cap and rolled keys (docs/api-keys.md, "The cap and rolled keys"): a slot is a key plus
-// at most one predecessor in grace. Rolling a key ends its predecessor's grace at once; revoking a key
-// revokes every predecessor still in grace. The isolates' key caches: test/api/platform/key-cache.test.ts;
+// The five-key cap and rolled keys (docs/api-keys.md, "The cap and rolled keys"): at most five keys of a
+// clinic authenticate, keys in grace included, and a slot (a key and the keys it was rolled from) has at
+// most one key in grace. Rolling a key ends its predecessor's grace at once; revoking a key revokes
+// every predecessor still in grace. The isolates' key caches: test/api/platform/key-cache.test.ts;
 // random sequences: api-keys-cap-property.test.ts.
 import { eq, inArray } from 'drizzle-orm';
 import pg from 'pg';
@@ -61,7 +62,7 @@ async function racing(clinicId: string, requests: (() => Promise<TestResponse>)[
   }
 }
 
-/** A key K and its successor K2 by a roll with a 7-day grace: both work, one slot. */
+/** A key K and its successor K2 by a roll with a 7-day grace: both work, and both count. */
 async function pair(token: string) {
   const first = await issued(create(token));
   const second = await issued(rollRequest(token, first.id));
@@ -79,8 +80,8 @@ describe('roll chains (the issue: the cap bypassed by rolling the successor agai
       keys.push(await issued(rollRequest(token, keys.at(-1)!.id)));
     }
     expect(await working(keys)).toEqual([...Array(7).fill(false), true, true]);
-    // Four more keys fill the cap: the chain is one slot.
-    for (let i = 0; i < MAX_ACTIVE_KEYS - 1; i++) await issued(create(token));
+    // Three more keys fill the cap: the tip and its predecessor in grace are two of the five.
+    for (let i = 0; i < MAX_ACTIVE_KEYS - 2; i++) await issued(create(token));
     const sixth = await create(token);
     expect(sixth.status).toBe(409);
     expect((await sixth.json()).code).toBe('ACTIVE_KEY_LIMIT_REACHED');
@@ -100,10 +101,11 @@ describe('roll chains (the issue: the cap bypassed by rolling the successor agai
     expect(await working([first, second, third])).toEqual([false, false, true]);
   });
 
-  it('revoking the tip revokes its predecessor in grace: nothing of the slot works, and the slot is free for one key', async () => {
+  it('revoking the tip revokes its predecessor in grace: nothing of the slot works, and two keys can be created', async () => {
     const { token } = await admin();
     const keys = await pair(token);
-    for (let i = 0; i < MAX_ACTIVE_KEYS - 1; i++) await issued(create(token));
+    for (let i = 0; i < MAX_ACTIVE_KEYS - 2; i++) await issued(create(token));
+    expect((await create(token)).status).toBe(409);
     const res = await revoke(token, keys[1].id);
     expect(res.status).toBe(200);
     expect((await res.json()).data).toMatchObject({ id: keys[1].id, revokedAt: expect.any(String) });
@@ -111,14 +113,29 @@ describe('roll chains (the issue: the cap bypassed by rolling the successor agai
     const [predecessor] = await t.db.select().from(apiKeys).where(eq(apiKeys.id, keys[0].id));
     expect(predecessor!.revokedAt).not.toBeNull();
     await issued(create(token));
+    await issued(create(token));
     expect((await create(token)).status).toBe(409);
+  });
+
+  it('at five working keys a roll with a grace is refused (the old key would be a sixth); with expiresInSeconds 0 it swaps one key for another', async () => {
+    const { token } = await admin();
+    const keys = [];
+    for (let i = 0; i < MAX_ACTIVE_KEYS; i++) keys.push(await issued(create(token)));
+    const refused = await rollRequest(token, keys[0]!.id);
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).code).toBe('ACTIVE_KEY_LIMIT_REACHED');
+    expect(await working(keys)).toEqual(Array(MAX_ACTIVE_KEYS).fill(true));
+    const swapped = await issued(rollRequest(token, keys[0]!.id, 0));
+    expect(await working([...keys, swapped])).toEqual([false, ...Array(MAX_ACTIVE_KEYS - 1).fill(true), true]);
+    // The successor's own roll with a grace still has no room; with its predecessor in grace it would.
+    expect((await rollRequest(token, swapped.id)).status).toBe(409);
   });
 });
 
 // Keys rolled before the fix can be in states the API no longer makes: a chain with several keys in
 // grace, a key in grace whose successor was revoked. Made here straight in the database.
 describe('keys left by rolls made before the rule', () => {
-  it('count a key in grace whose successor is gone as a slot of its own', async () => {
+  it('count a key in grace whose successor is gone as an active key', async () => {
     const { token } = await admin();
     const [orphan, revokedTip] = await pair(token);
     await t.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, revokedTip.id));
@@ -208,15 +225,16 @@ describe('races', () => {
     }
   });
 
-  it('a creation and a roll at four slots both succeed, in either order; the fifth slot is then the last', async () => {
+  it('a creation and a roll at four working keys both succeed, in either order; then the cap is reached', async () => {
     const { clinicId, token } = await admin();
     const [first, second] = await pair(token);
-    for (let i = 0; i < MAX_ACTIVE_KEYS - 2; i++) await issued(create(token));
+    for (let i = 0; i < MAX_ACTIVE_KEYS - 3; i++) await issued(create(token));
     const [created, rolled] = await racing(clinicId, [() => create(token), () => rollRequest(token, second.id)]);
     expect([created!.status, rolled!.status]).toEqual([201, 201]);
     const third: Issued = (await rolled!.json()).data;
     expect(await working([first, second, third])).toEqual([false, true, true]);
-    // At five slots: a creation racing a roll is refused, the roll is not.
+    // At five working keys: a creation racing a roll is refused; the roll is not (it ends the
+    // predecessor in grace, which makes room for the key it puts in grace).
     const [refused, again] = await racing(clinicId, [() => create(token), () => rollRequest(token, third.id)]);
     expect([refused!.status, again!.status]).toEqual([409, 201]);
     expect(await working([second, third, (await again!.json()).data])).toEqual([false, true, true]);

@@ -1,5 +1,4 @@
-import { and, desc, eq, gt, inArray, isNull, notExists, or, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
+import { and, desc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import { apiKeys, type KeyKind, type KeyScope } from '../../../../drizzle/schema';
 import { generateApiKey } from '../../../platform/auth/api-key-format';
 import type { Database, Queryable } from '../../../platform/db/client';
@@ -68,30 +67,11 @@ function expiryFor(requested: string | null | undefined, now: Date): Date | null
 }
 
 const activeKeyCondition = (now: Date) => and(isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)));
-const successor = alias(apiKeys, 'successor');
 /**
- * What the five-key cap counts: slots. Every active key counts, except a rolled key in grace whose
- * successor is active and not rolled itself: the pair is one slot. Rolls and revocations keep every
- * active rolled key in that position; the count does not rely on it (keys rolled before that rule
- * still count as slots of their own once their successor is gone).
+ * What the five-key cap counts: every key that authenticates, a rolled key in its grace included (the
+ * specification: "at most 5 active keys per brand"; a key in grace is active, it answers 200).
  */
-const countedKeyCondition = (tx: Queryable, now: Date) =>
-  and(
-    activeKeyCondition(now),
-    notExists(
-      tx
-        .select({ id: successor.id })
-        .from(successor)
-        .where(
-          and(
-            eq(successor.id, apiKeys.rolledToKeyId),
-            isNull(successor.rolledToKeyId),
-            isNull(successor.revokedAt),
-            or(isNull(successor.expiresAt), gt(successor.expiresAt, now)),
-          ),
-        ),
-    ),
-  );
+const countedKeyCondition = (now: Date) => activeKeyCondition(now);
 
 /** The clock of key writes (Services.now). */
 export type Clock = () => Date;
@@ -120,7 +100,7 @@ export async function createApiKey(db: Database, clinicId: string, userId: strin
       throw badRequest(`body.rateLimitPerMin: sandbox keys allow at most ${SANDBOX_MINUTE_LIMIT} per minute`);
     }
     const scoped = forClinic(tx, clinicId);
-    if ((await scoped.count(apiKeys, countedKeyCondition(tx, now))) >= MAX_ACTIVE_KEYS) {
+    if ((await scoped.count(apiKeys, countedKeyCondition(now))) >= MAX_ACTIVE_KEYS) {
       throw conflict('ACTIVE_KEY_LIMIT_REACHED', `A brand may have at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first`);
     }
     const key = await generateApiKey(input.kind, isSandbox);
@@ -212,7 +192,8 @@ export async function revokeApiKey(db: Database, clinicId: string, id: string, c
  * Rolls a key: a new key with the same name, kind, scopes, sandbox flag and per-minute limit (its raw
  * value answered once), and the old key ends at now + expiresInSeconds (never later than it would
  * have anyway), pointing at its successor. The old key's own predecessor, if still in grace, ends
- * now: a slot holds at most one key in grace, so the pair counts as one against the five-key cap.
+ * now: a slot holds at most one key in grace. The old key in grace is active and counts against the
+ * five-key cap, so a roll with a grace needs room for it (409 ACTIVE_KEY_LIMIT_REACHED otherwise).
  * The new key lives as long as the old one was meant to from its creation (a key that never expires
  * gives a key that never expires). Only an active key that was not rolled already can be rolled (409
  * otherwise: roll its successor instead); another clinic's or an unknown id answers 404. Markers as
@@ -234,11 +215,22 @@ export async function rollApiKey(
     const { key: old, predecessorsInGrace } = await lockChain(tx, clinicId, id, now);
     if (!isActive(old, now)) throw conflict('CONFLICT', 'Only an active key can be rolled; this one is revoked or expired');
     if (old.rolledToKeyId) throw conflict('CONFLICT', 'This key was already rolled; roll the key that replaced it instead');
-    const ended = [old.id, ...predecessorsInGrace];
-    await announce(ended);
-
     const overlapMs = (input.expiresInSeconds ?? DEFAULT_ROLL_OVERLAP_SECONDS) * 1000;
     const oldEnds = new Date(Math.min(now.getTime() + overlapMs, old.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY));
+    // With a grace, the old key keeps working beside its successor: one more key that authenticates,
+    // so it needs room under the cap (the predecessors ended by this roll make room). Without one
+    // (expiresInSeconds 0) the count does not grow and the roll is always possible.
+    if (oldEnds.getTime() > now.getTime()) {
+      const working = await scoped.count(apiKeys, countedKeyCondition(now));
+      if (working - predecessorsInGrace.length + 1 > MAX_ACTIVE_KEYS) {
+        throw conflict(
+          'ACTIVE_KEY_LIMIT_REACHED',
+          `A brand may have at most ${MAX_ACTIVE_KEYS} active API keys, and a key in its grace period counts; roll with expiresInSeconds 0 (the old key ends at once) or revoke a key first`,
+        );
+      }
+    }
+    const ended = [old.id, ...predecessorsInGrace];
+    await announce(ended);
     const lifetimeMs = old.expiresAt ? old.expiresAt.getTime() - old.createdAt.getTime() : null;
     const key = await generateApiKey(old.kind, old.isSandbox);
     const successor = await scoped.insert(apiKeys, {
