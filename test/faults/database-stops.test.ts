@@ -128,11 +128,29 @@ function csvForm(csv: string) {
   return form;
 }
 
+/** A key made by rolling another with a grace: rolling or revoking it ends two keys (docs/api-keys.md). */
+async function keyWithPredecessorInGrace(token: string): Promise<string> {
+  const created = await setupRequest({ path: '/api-keys', request: { token, body: { name: 'Rolled' } } });
+  const rolled = await setupRequest({ path: `/api-keys/${(await created.json()).data.id}/roll`, request: { token, body: {} } });
+  return (await rolled.json()).data.id;
+}
+
 /**
  * Writes with bodies and fixtures of their own: the multi-row ones (rows in several tables, or many in
  * one) above all, and a few the sampled walk cannot reach. Their fault-free run must succeed.
  */
 const FIXTURES: Record<string, { prepare: Prepare; sandbox?: boolean }> = {
+  'POST /api-keys/{id}/roll': {
+    // The successor inserted, the key put in grace, its own predecessor ended.
+    prepare: async ({ token }) => ({
+      path: `/api-keys/${await keyWithPredecessorInGrace(token)}/roll`,
+      request: { token, body: { expiresInSeconds: 3_600 } },
+    }),
+  },
+  'DELETE /api-keys/{id}': {
+    // The key and its predecessor in grace revoked together.
+    prepare: async ({ token }) => ({ path: `/api-keys/${await keyWithPredecessorInGrace(token)}`, request: { token, method: 'DELETE' } }),
+  },
   'POST /api/v1/coupons': {
     prepare: async ({ key }) => ({
       path: '/api/v1/coupons',

@@ -65,7 +65,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key: a new raw key now, the old one working until expiresInSeconds have passed
-         * @description Creates a key with the same name, kind, scopes and limit (the raw key is returned once, in data.apiKey) and ends the old key after expiresInSeconds (default 24 hours, at most 7 days, 0 = now); data.previousKey shows its new expiresAt and rolledToKeyId. The pair counts as one key against the limit of 5. docs/api-keys.md.
+         * @description Creates a key with the same name, kind, scopes and limit (the raw key is returned once, in data.apiKey) and ends the old key after expiresInSeconds (default 24 hours, at most 7 days, 0 = now); data.previousKey shows its new expiresAt and rolledToKeyId. The pair counts as one key against the limit of 5; the key the old one replaced, if still in grace, stops now (at most one key in grace per slot). docs/api-keys.md.
          */
         post: operations["rollApiKey"];
         delete?: never;
@@ -84,7 +84,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key immediately */
+        /**
+         * Revoke an API key immediately
+         * @description Also revokes the key it was rolled from, if that one is still in grace. docs/api-keys.md.
+         */
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { apiKeys } from '../../../drizzle/schema';
 import { buildTestApp, TestClock, useTestApp } from '../../helpers/app';
 import { makeClinic, makeUser, TEST_PASSWORD } from '../../helpers/factories';
+import { waitForLockWaiters } from '../../helpers/lock-waits';
 
 const t = useTestApp();
 
@@ -114,16 +115,7 @@ describe('revoking is idempotent and keeps the first revokedAt', () => {
           return (await res.json()).data as { revokedAt: string };
         }),
       );
-      for (let i = 0; ; i++) {
-        // pg_stat_activity is a snapshot per transaction: clear it before each look.
-        await locker.query('select pg_stat_clear_snapshot()');
-        const { rows } = await locker.query<{ waiting: number }>(
-          "select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
-        );
-        if (rows[0]!.waiting >= 2) break;
-        if (i > 200) throw new Error('the two revocations never both waited on the row');
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitForLockWaiters(locker, 2, 'the two revocations');
       await locker.query('commit');
       answers = await Promise.all(pending);
     } finally {

@@ -76,14 +76,15 @@ describe('POST /api-keys/{id}/roll', () => {
     }
   });
 
-  it('counts the rolling pair as one against the five-key cap until the old key expires', async () => {
+  it('counts the old key against the five-key cap until it expires (a key in grace is active)', async () => {
     const { token } = await adminOf();
     const keys = [];
-    for (let i = 0; i < MAX_ACTIVE_KEYS; i++) keys.push(await createKey(token));
+    for (let i = 0; i < MAX_ACTIVE_KEYS - 1; i++) keys.push(await createKey(token));
     expect((await roll(token, keys[0]!.id)).status).toBe(201);
-    // Six working keys now, but five counted: a sixth creation is still refused, a further roll is not.
+    // Five working keys now (the old one in its grace): a sixth creation and a roll with a grace are refused.
     expect((await t.request('/api-keys', { token, body: { name: 'Sixth' } })).status).toBe(409);
-    expect((await roll(token, keys[1]!.id, { expiresInSeconds: 60 })).status).toBe(201);
+    expect((await roll(token, keys[1]!.id, { expiresInSeconds: 60 })).status).toBe(409);
+    expect((await roll(token, keys[1]!.id, { expiresInSeconds: 0 })).status).toBe(201);
   });
 
   it("refuses to roll a revoked, expired or already rolled key (409), and answers 404 for another clinic's or an unknown id", async () => {

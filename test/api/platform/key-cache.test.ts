@@ -95,6 +95,32 @@ describe('the key cache', () => {
     expect(after.status).toBe(401);
   });
 
+  it('a roll of the successor, and a revocation of it, end its predecessor in grace at once in every isolate that cached it', async () => {
+    const { clinic, key, keyRow } = await makeTenant(t.db);
+    const token = await tokenFor(first, clinic.id);
+    const rollOf = async (id: string) => {
+      const res = await first.request(`/api-keys/${id}/roll`, { body: { expiresInSeconds: 3_600 }, token });
+      expect(res.status).toBe(201);
+      return (await res.json()).data as { id: string; apiKey: string };
+    };
+    const statuses = (raw: string) =>
+      Promise.all([first, second].map(async (app) => (await app.request('/api/v1/me', { key: raw })).status));
+
+    // Each key is cached in both isolates after the markers of its own roll lapsed (90 s), so only a
+    // marker set for it by the later change can send its next request to the database.
+    const successor = await rollOf(keyRow.id);
+    clock.advance(KEY_CACHE_TTL_MS * 3);
+    expect(await statuses(key)).toEqual([200, 200]);
+    const tip = await rollOf(successor.id);
+    expect(await statuses(key)).toEqual([401, 401]);
+    clock.advance(KEY_CACHE_TTL_MS * 3);
+    expect(await statuses(successor.apiKey)).toEqual([200, 200]);
+
+    expect((await first.request(`/api-keys/${tip.id}`, { method: 'DELETE', token })).status).toBe(200);
+    expect(await statuses(tip.apiKey)).toEqual([401, 401]);
+    expect(await statuses(successor.apiKey)).toEqual([401, 401]);
+  });
+
   it('a key that expires while cached is refused from its expiresAt on', async () => {
     const { clinic } = await makeTenant(t.db);
     const soon = await makeKey(t.db, clinic.id, { expiresAt: new Date(clock.now() + 10_000) });
@@ -117,7 +143,7 @@ describe('the key cache', () => {
     expect((await first.request('/api/v1/probe/crm-gated', { key })).status).toBe(403);
   });
 
-  it('a revocation the store cannot record is refused (503) and changes nothing', async () => {
+  it('a revocation or a roll the store cannot record is refused (503) and changes nothing', async () => {
     class Unmarkable extends MemoryRateLimiter {
       override async mark(): Promise<void> {
         throw new Error('store down');
@@ -132,6 +158,21 @@ describe('the key cache', () => {
     const [row] = await t.db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, keyRow.id));
     expect(row!.revokedAt).toBeNull();
     expect((await app.request('/api/v1/me', { key })).status).toBe(200);
+
+    // A roll that would end a predecessor in grace: nothing changes either (no new key, the
+    // predecessor still in grace): the markers are set inside the transaction, before it commits.
+    const successor = (await (await first.request(`/api-keys/${keyRow.id}/roll`, { body: {}, token })).json()).data;
+    const keysOf = () =>
+      t.db
+        .select({ id: apiKeys.id, expiresAt: apiKeys.expiresAt, revokedAt: apiKeys.revokedAt, rolledToKeyId: apiKeys.rolledToKeyId })
+        .from(apiKeys)
+        .where(eq(apiKeys.clinicId, clinic.id))
+        .orderBy(apiKeys.id);
+    const before = await keysOf();
+    const rolled = await app.request(`/api-keys/${successor.id}/roll`, { body: {}, token });
+    expect(rolled.status).toBe(503);
+    expect(await keysOf()).toEqual(before);
+    for (const raw of [key, successor.apiKey]) expect((await app.request('/api/v1/me', { key: raw })).status).toBe(200);
   });
 
   it('when the store cannot say whether a marker is set, every request looks its key up (fail safe)', async () => {

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { announceKeyChanges } from '../../../platform/auth/key-cache';
-import type { AppEnv } from '../../../platform/context';
+import type { AppEnv, Services } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
@@ -50,6 +50,7 @@ const revokeKey = defineRoute(
     operationId: 'revokeApiKey',
     tags,
     summary: 'Revoke an API key immediately',
+    description: 'Also revokes the key it was rolled from, if that one is still in grace. docs/api-keys.md.',
     request: { params: idParam() },
     responses: {
       200: jsonContent(successBody(keyMetadata), 'Revoked'),
@@ -69,21 +70,32 @@ const rollKey = defineRoute(
     description:
       'Creates a key with the same name, kind, scopes and limit (the raw key is returned once, in data.apiKey) and ends the old key ' +
       'after expiresInSeconds (default 24 hours, at most 7 days, 0 = now); data.previousKey shows its new expiresAt and rolledToKeyId. ' +
-      'The pair counts as one key against the limit of 5. docs/api-keys.md.',
+      'Until it ends the old key is active and counts against the limit of 5 (a roll with a grace needs room for it); the key the old one replaced, if still in grace, stops now (at most one key in grace per slot). docs/api-keys.md.',
     request: { params: idParam(), body: { ...jsonBody(rollKeyBody), required: false } },
     responses: {
       201: secretJsonContent(successBody(rolledKey), 'Rolled (Cache-Control: no-store: the body holds the new raw key)'),
-      409: jsonContent(errorBody, 'CONFLICT: the key is revoked, expired, or was rolled already (roll its successor)'),
+      409: jsonContent(
+        errorBody,
+        'CONFLICT: the key is revoked, expired, or was rolled already (roll its successor); ACTIVE_KEY_LIMIT_REACHED: with a grace period the old key would be a sixth active key (roll with expiresInSeconds 0, or revoke a key first)',
+      ),
       503: jsonContent(errorBody, MARKER_UNAVAILABLE),
     },
   },
 );
 
+/**
+ * The markers were set before the change committed (inside the service's transaction); set again
+ * after it, best effort, so they outlive every cache entry loaded while it was committing.
+ */
+function announceAgain(services: Services, keyIds: string[]) {
+  if (keyIds.length > 0) services.background(announceKeyChanges(services, keyIds).catch(() => {}));
+}
+
 export const apiKeyRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createKey, async (c) => {
     const { db, now } = c.get('services');
     const user = c.get('user');
-    const key = await createApiKey(db, user.clinicId, user.userId, c.req.valid('json'), now());
+    const key = await createApiKey(db, user.clinicId, user.userId, c.req.valid('json'), now);
     return c.json(ok(key, 'API key created; store it now, it is not shown again'), 201, NO_STORE_HEADERS);
   })
   .openapi(listKeys, async (c) => {
@@ -92,18 +104,24 @@ export const apiKeyRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(rollKey, async (c) => {
     const services = c.get('services');
-    const { db, now } = services;
     const user = c.get('user');
-    await announceKeyChanges(services, [c.req.valid('param').id]);
-    const key = await rollApiKey(db, user.clinicId, user.userId, c.req.valid('param').id, c.req.valid('json'), now());
-    services.background(announceKeyChanges(services, [c.req.valid('param').id]).catch(() => {}));
+    const { key, ended } = await rollApiKey(
+      services.db,
+      user.clinicId,
+      user.userId,
+      c.req.valid('param').id,
+      c.req.valid('json'),
+      services.now,
+      (keyIds) => announceKeyChanges(services, keyIds),
+    );
+    announceAgain(services, ended);
     return c.json(ok(key, 'API key rolled; store the new key now, it is not shown again'), 201, NO_STORE_HEADERS);
   })
   .openapi(revokeKey, async (c) => {
     const services = c.get('services');
-    const { db, now } = services;
-    await announceKeyChanges(services, [c.req.valid('param').id]);
-    const key = await revokeApiKey(db, c.get('user').clinicId, c.req.valid('param').id, now());
-    services.background(announceKeyChanges(services, [c.req.valid('param').id]).catch(() => {}));
+    const { key, ended } = await revokeApiKey(services.db, c.get('user').clinicId, c.req.valid('param').id, services.now, (keyIds) =>
+      announceKeyChanges(services, keyIds),
+    );
+    announceAgain(services, ended);
     return c.json(ok(key, 'API key revoked'), 200);
   });

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, or } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import { apiKeys, type KeyKind, type KeyScope } from '../../../../drizzle/schema';
 import { generateApiKey } from '../../../platform/auth/api-key-format';
 import type { Database, Queryable } from '../../../platform/db/client';
@@ -9,7 +9,7 @@ import { badRequest, conflict, notFound, unauthorized } from '../../../platform/
 import { isUuid } from '../../../platform/http/ids';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import { SANDBOX_MINUTE_LIMIT } from '../../../platform/rate-limit/policy';
-import { type CreateKeyBody, DEFAULT_ROLL_OVERLAP_SECONDS, type KeyMetadata, type RollKeyBody } from './schemas';
+import { type CreateKeyBody, DEFAULT_ROLL_OVERLAP_SECONDS, type KeyMetadata, MAX_ROLL_OVERLAP_SECONDS, type RollKeyBody } from './schemas';
 
 export const MAX_ACTIVE_KEYS = 5;
 const ONE_YEAR_MS = 365 * 24 * 60 * 60 * 1000;
@@ -67,24 +67,35 @@ function expiryFor(requested: string | null | undefined, now: Date): Date | null
 }
 
 const activeKeyCondition = (now: Date) => and(isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)));
-/** What the five-key cap counts: active keys, a rolled key and its successor counting as one. */
-const countedKeyCondition = (now: Date) => and(activeKeyCondition(now), isNull(apiKeys.rolledToKeyId));
+/**
+ * What the five-key cap counts: every key that authenticates, a rolled key in its grace included (the
+ * specification: "at most 5 active keys per brand"; a key in grace is active, it answers 200).
+ */
+const countedKeyCondition = (now: Date) => activeKeyCondition(now);
 
-/** Locks the clinic row (serialising key creations and rolls) and says whether it is a sandbox. */
-async function lockKeysOf(tx: Queryable, clinicId: string): Promise<{ isSandbox: boolean }> {
+/** The clock of key writes (Services.now). */
+export type Clock = () => Date;
+
+/**
+ * Locks the clinic row (serialising key creations, rolls and revocations), says whether it is a
+ * sandbox, and reads the time the write works with: only now, once the lock is held. A write that
+ * waited for the lock must see the keys the holder ended "now" as ended; with a time read before the
+ * wait, a creation still counted them (409 at four slots).
+ */
+async function lockKeysOf(tx: Queryable, clinicId: string, clock: Clock): Promise<{ isSandbox: boolean; now: Date }> {
   const clinic = await lockClinic(tx, clinicId);
   if (!clinic) throw unauthorized('Invalid or missing bearer token');
-  return { isSandbox: clinic.mode === 'sandbox' };
+  return { isSandbox: clinic.mode === 'sandbox', now: clock() };
 }
 
 /**
  * Creates a key. The clinic row is locked first so two concurrent creations cannot both pass the
  * five-active-keys check.
  */
-export async function createApiKey(db: Database, clinicId: string, userId: string, input: CreateKeyBody, now: Date) {
-  const expiresAt = expiryFor(input.expiresAt, now);
+export async function createApiKey(db: Database, clinicId: string, userId: string, input: CreateKeyBody, clock: Clock) {
   return db.transaction(async (tx) => {
-    const { isSandbox } = await lockKeysOf(tx, clinicId);
+    const { isSandbox, now } = await lockKeysOf(tx, clinicId, clock);
+    const expiresAt = expiryFor(input.expiresAt, now);
     if (isSandbox && input.rateLimitPerMin && input.rateLimitPerMin > SANDBOX_MINUTE_LIMIT) {
       throw badRequest(`body.rateLimitPerMin: sandbox keys allow at most ${SANDBOX_MINUTE_LIMIT} per minute`);
     }
@@ -122,44 +133,104 @@ export async function listApiKeys(db: Database, clinicId: string, query: PageQue
   return { data: page.rows.map(toMetadata), pagination: page.pagination };
 }
 
+/** Sets the key caches' markers of these keys (src/platform/auth/key-cache.ts); throws when it cannot. */
+export type AnnounceKeys = (keyIds: string[]) => Promise<void>;
+
+const isActive = (key: Pick<KeyRow, 'revokedAt' | 'expiresAt'>, now: Date) =>
+  !key.revokedAt && (!key.expiresAt || key.expiresAt.getTime() > now.getTime());
+
 /**
- * Revokes at once. The update only touches a key that is not revoked yet, so of two concurrent
- * revocations the first one's revokedAt stays; the other (and any later one) changes nothing and
- * answers the key's metadata as it is.
+ * The key and the keys it was rolled from (its predecessors, back along rolledToKeyId), locked in id
+ * order so two writers of overlapping chains cannot deadlock. The walk stops at a key created more
+ * than the longest grace ago: it was created by the roll that put its predecessor in grace, so that
+ * predecessor (and every earlier one) has ended. 404 when the key is not the clinic's.
  */
-export async function revokeApiKey(db: Database, clinicId: string, id: string, now: Date) {
-  const scoped = forClinic(db, clinicId);
+async function lockChain(tx: Queryable, clinicId: string, id: string, now: Date) {
+  const graceFloor = new Date(now.getTime() - MAX_ROLL_OVERLAP_SECONDS * 1000).toISOString();
+  const chain = sql`(with recursive chain (id, created_at) as (
+      select id, created_at from ${apiKeys} where id = ${id} and clinic_id = ${clinicId}
+      union all
+      select k.id, k.created_at from ${apiKeys} k join chain c on k.rolled_to_key_id = c.id
+      where k.clinic_id = ${clinicId} and c.created_at > ${graceFloor}::timestamptz
+    ) select id from chain)`;
+  const rows = await tx
+    .select()
+    .from(apiKeys)
+    .where(forClinic(tx, clinicId).where(apiKeys, inArray(apiKeys.id, chain)))
+    .orderBy(apiKeys.id)
+    .for('no key update');
+  const key = rows.find((row) => row.id === id);
+  if (!key) throw notFound('API key');
+  return { key, predecessorsInGrace: rows.filter((row) => row.id !== id && isActive(row, now)).map((row) => row.id) };
+}
+
+/**
+ * Revokes at once, with every predecessor of the key still in grace (a rolled key whose successor is
+ * revoked must not work on as a slot of its own). The clinic lock orders it with rolls; a key already
+ * revoked keeps its first revokedAt, so of concurrent revocations every caller is answered that one.
+ * The markers of the keys it ends are set before the change commits (`announce`); `ended` lists them,
+ * for the announcement after. Another clinic's or an unknown id answers 404.
+ */
+export async function revokeApiKey(db: Database, clinicId: string, id: string, clock: Clock, announce: AnnounceKeys) {
   if (!isUuid(id)) throw notFound('API key');
-  const [revoked] = await db
-    .update(apiKeys)
-    .set({ revokedAt: now })
-    .where(scoped.where(apiKeys, eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-    .returning(metadataColumns);
-  if (revoked) return toMetadata(revoked);
-  // Already revoked (or unknown / another clinic's: 404).
-  return toMetadata(await scoped.findById(apiKeys, id, 'API key'));
+  return db.transaction(async (tx) => {
+    const { now } = await lockKeysOf(tx, clinicId, clock);
+    const { key, predecessorsInGrace } = await lockChain(tx, clinicId, id, now);
+    const ended = key.revokedAt ? predecessorsInGrace : [key.id, ...predecessorsInGrace];
+    if (ended.length === 0) return { key: toMetadata(key), ended };
+    await announce(ended);
+    const rows = await tx
+      .update(apiKeys)
+      .set({ revokedAt: now })
+      .where(forClinic(tx, clinicId).where(apiKeys, inArray(apiKeys.id, ended)))
+      .returning(metadataColumns);
+    return { key: toMetadata(rows.find((row) => row.id === id) ?? key), ended };
+  });
 }
 
 /**
  * Rolls a key: a new key with the same name, kind, scopes, sandbox flag and per-minute limit (its raw
  * value answered once), and the old key ends at now + expiresInSeconds (never later than it would
- * have anyway), pointing at its successor. The pair counts as one against the five-key cap. The new
- * key lives as long as the old one was meant to from its creation (a key that never expires gives a
- * key that never expires). Only an active key that was not rolled already can be rolled (409
- * otherwise: roll its successor instead); another clinic's or an unknown id answers 404.
+ * have anyway), pointing at its successor. The old key's own predecessor, if still in grace, ends
+ * now: a slot holds at most one key in grace. The old key in grace is active and counts against the
+ * five-key cap, so a roll with a grace needs room for it (409 ACTIVE_KEY_LIMIT_REACHED otherwise).
+ * The new key lives as long as the old one was meant to from its creation (a key that never expires
+ * gives a key that never expires). Only an active key that was not rolled already can be rolled (409
+ * otherwise: roll its successor instead); another clinic's or an unknown id answers 404. Markers as
+ * in revokeApiKey.
  */
-export async function rollApiKey(db: Database, clinicId: string, userId: string, id: string, input: RollKeyBody, now: Date) {
+export async function rollApiKey(
+  db: Database,
+  clinicId: string,
+  userId: string,
+  id: string,
+  input: RollKeyBody,
+  clock: Clock,
+  announce: AnnounceKeys,
+) {
   if (!isUuid(id)) throw notFound('API key');
   return db.transaction(async (tx) => {
-    await lockKeysOf(tx, clinicId);
+    const { now } = await lockKeysOf(tx, clinicId, clock);
     const scoped = forClinic(tx, clinicId);
-    const old = await scoped.findById(apiKeys, id, 'API key');
-    const active = !old.revokedAt && (!old.expiresAt || old.expiresAt.getTime() > now.getTime());
-    if (!active) throw conflict('CONFLICT', 'Only an active key can be rolled; this one is revoked or expired');
+    const { key: old, predecessorsInGrace } = await lockChain(tx, clinicId, id, now);
+    if (!isActive(old, now)) throw conflict('CONFLICT', 'Only an active key can be rolled; this one is revoked or expired');
     if (old.rolledToKeyId) throw conflict('CONFLICT', 'This key was already rolled; roll the key that replaced it instead');
-
     const overlapMs = (input.expiresInSeconds ?? DEFAULT_ROLL_OVERLAP_SECONDS) * 1000;
     const oldEnds = new Date(Math.min(now.getTime() + overlapMs, old.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY));
+    // With a grace, the old key keeps working beside its successor: one more key that authenticates,
+    // so it needs room under the cap (the predecessors ended by this roll make room). Without one
+    // (expiresInSeconds 0) the count does not grow and the roll is always possible.
+    if (oldEnds.getTime() > now.getTime()) {
+      const working = await scoped.count(apiKeys, countedKeyCondition(now));
+      if (working - predecessorsInGrace.length + 1 > MAX_ACTIVE_KEYS) {
+        throw conflict(
+          'ACTIVE_KEY_LIMIT_REACHED',
+          `A brand may have at most ${MAX_ACTIVE_KEYS} active API keys, and a key in its grace period counts; roll with expiresInSeconds 0 (the old key ends at once) or revoke a key first`,
+        );
+      }
+    }
+    const ended = [old.id, ...predecessorsInGrace];
+    await announce(ended);
     const lifetimeMs = old.expiresAt ? old.expiresAt.getTime() - old.createdAt.getTime() : null;
     const key = await generateApiKey(old.kind, old.isSandbox);
     const successor = await scoped.insert(apiKeys, {
@@ -172,13 +243,21 @@ export async function rollApiKey(db: Database, clinicId: string, userId: string,
       rateLimitPerMin: old.rateLimitPerMin,
       createdByUserId: userId,
       createdAt: now,
-      expiresAt: lifetimeMs === null ? null : new Date(now.getTime() + lifetimeMs),
+      // Never before the old key ends (a clock skew between createdAt and now could make it so): a
+      // predecessor in grace must not outlive its successor, or it would be a slot of its own.
+      expiresAt: lifetimeMs === null ? null : new Date(Math.max(now.getTime() + lifetimeMs, oldEnds.getTime())),
     });
     const [previous] = await tx
       .update(apiKeys)
       .set({ expiresAt: oldEnds, rolledToKeyId: successor.id })
       .where(scoped.where(apiKeys, eq(apiKeys.id, old.id)))
       .returning(metadataColumns);
-    return { ...toMetadata(successor), apiKey: key.raw, previousKey: toMetadata(previous!) };
+    if (predecessorsInGrace.length > 0) {
+      await tx
+        .update(apiKeys)
+        .set({ expiresAt: now })
+        .where(scoped.where(apiKeys, inArray(apiKeys.id, predecessorsInGrace)));
+    }
+    return { key: { ...toMetadata(successor), apiKey: key.raw, previousKey: toMetadata(previous!) }, ended };
   });
 }
