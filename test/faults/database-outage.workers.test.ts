@@ -189,7 +189,12 @@ async function warmKeyCache() {
 
 const isServiceUnavailable = (answer: Answer) => {
   if (answer.status !== 503) return false;
-  const body = JSON.parse(answer.body) as Record<string, unknown>;
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(answer.body) as Record<string, unknown>;
+  } catch {
+    return false; // a 503 outside the envelope (the runtime's own)
+  }
   return (
     answer.retryAfter === String(DATABASE_RETRY_AFTER_SECONDS) &&
     body.success === false &&
