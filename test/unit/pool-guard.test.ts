@@ -41,15 +41,12 @@ const through = (fault: Parameters<typeof outageApplicationName>[0], at: number,
   return url.toString();
 };
 
-/** The rejection of `work`, which must fail. */
-async function failure(work: () => Promise<unknown>): Promise<unknown> {
-  try {
-    await work();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the work to fail');
-}
+/** What `work` rejects with; it must reject. */
+const failure = (work: () => PromiseLike<unknown>) =>
+  Promise.resolve(work()).then(
+    () => expect.fail('expected the work to fail'),
+    (error: unknown) => error,
+  );
 
 /** Whether `promise` settles within `ms`. */
 const settlesWithin = (promise: Promise<unknown>, ms: number) =>
