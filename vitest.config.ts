@@ -29,7 +29,8 @@ export default defineConfig({
           name: 'node',
           // The TypeScript client's tests (clients/typescript/test) run here too, with the same database.
           include: ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'],
-          exclude: ['test/workers/**'],
+          // *.workers.test.ts: a file of a suite (test/faults) that runs inside workerd, in the project below.
+          exclude: ['test/workers/**', '**/*.workers.test.ts'],
           // The files of a worker share one module graph (the app's modules are evaluated once per
           // worker, not once per file: that import was about a third of the suite's time). This holds
           // because a file keeps its state in what it creates (its own database, app, stand-ins and
@@ -63,7 +64,7 @@ export default defineConfig({
         ],
         test: {
           name: 'workers',
-          include: ['test/workers/**/*.test.ts'],
+          include: ['test/workers/**/*.test.ts', 'test/**/*.workers.test.ts'],
           // One file at a time: the files share one database and count its connections (worker.test.ts).
           fileParallelism: false,
           // Its own PostgreSQL (data folder and database named apart from the node project's).

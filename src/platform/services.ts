@@ -3,7 +3,7 @@ import { type AppConfig, configFor } from '../config';
 import { KeyCache } from './auth/key-cache';
 import { BackgroundTasks } from './background';
 import type { AppEnv, Services } from './context';
-import { openDatabase } from './db/client';
+import { openDatabase, QUERY_ANSWER_TIMEOUT_MS } from './db/client';
 import { ConnectionGate } from './db/connection-gate';
 import { providersFor } from './providers';
 import { MemoryRateLimiter } from './rate-limit/memory';
@@ -43,7 +43,12 @@ function gateFor(config: AppConfig): ConnectionGate {
 /** The Worker's services: a database opened for this request (connecting lazily) and closed in waitUntil. */
 export const workerServices: ServicesFactory = async (c) => {
   const config = configFor(c.env);
-  const database = await openDatabase({ url: config.database.url, driver: config.database.driver, gate: gateFor(config) });
+  const database = await openDatabase({
+    url: config.database.url,
+    driver: config.database.driver,
+    gate: gateFor(config),
+    answerTimeoutMs: QUERY_ANSWER_TIMEOUT_MS,
+  });
   const background = new BackgroundTasks();
   const providers = providersFor(config, c.env, database.db);
   // Production refuses to serve without the providers every deployment needs (ConfigError): built now,

@@ -15,8 +15,9 @@
 // Operations the walk cannot call with a sampled body (and an id from the collection's own create) are
 // skipped, by name; the multi-row writes have bodies and fixtures of their own (FIXTURES), and must run.
 import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { plans } from '../../drizzle/schema';
+import { coupons, plans } from '../../drizzle/schema';
 import { connect } from '../../scripts/lib/database';
 import { createApp, routeTable } from '../../src/app';
 import { DEVELOPMENT_JWT_SECRET } from '../../src/config';
@@ -607,5 +608,38 @@ describe('the checks themselves', () => {
       await expectAllOrNone(worker, fault, full);
     }
     expect(uncaught).toEqual([]);
+  });
+});
+
+describe('an Idempotency-Key request whose connection is lost as its answer is being kept', () => {
+  // The answer is kept by one more statement after the operation (src/platform/http/idempotency.ts).
+  // Lost there, the key stayed "still being processed" (409) for 5 minutes after a blip, and the write
+  // that had committed ran a second time once the key was taken over as abandoned.
+  it.each([
+    ['a refused request (400): the claim, then the answer', { code: 'BAD', discountType: 'percent', discountValue: 500 }, 1, 400],
+    [
+      'a created coupon (201): the claim, the coupon, then the answer',
+      { code: 'KEPT', discountType: 'percent', discountValue: 10 },
+      2,
+      201,
+    ],
+  ] as const)('%s: kept on a new connection, and replayed', async (_, body, cutAfter, status) => {
+    const tenant = await freshTenant();
+    const request: WorkerRequest = {
+      key: tenant.key,
+      body: { ...body, code: `${body.code}${unique()}` },
+      headers: { 'idempotency-key': unique() },
+    };
+    proxy.reset();
+    proxy.cutAfterWrites(cutAfter, 'reset');
+    const first = await worker.request('/api/v1/coupons', request);
+    expect(await proxy.cutSettled(), 'the connection was cut before the answer was kept').not.toBeNull();
+    expect(first.status, await first.clone().text()).toBe(status);
+    const again = await worker.request('/api/v1/coupons', request);
+    expect(again.status, await again.clone().text()).toBe(status);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(await first.json());
+    const made = await t.db.select().from(coupons).where(eq(coupons.clinicId, tenant.clinicId));
+    expect(made).toHaveLength(status === 201 ? 1 : 0);
   });
 });

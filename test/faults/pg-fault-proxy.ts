@@ -76,7 +76,7 @@ export interface PgFaultProxyOptions {
 }
 
 /** Splits a stream into protocol messages: [type, body]; the first message of a client has no type byte. */
-class MessageReader {
+export class MessageReader {
   private buffer: Buffer = Buffer.alloc(0);
   constructor(private untypedFirst: boolean) {}
 
@@ -102,7 +102,8 @@ class MessageReader {
   }
 }
 
-const cString = (body: Buffer, from = 0) => body.toString('utf8', from, body.indexOf(0, from));
+/** The NUL-terminated string of a message body at `from`. */
+export const cString = (body: Buffer, from = 0) => body.toString('utf8', from, body.indexOf(0, from));
 
 export async function startPgFaultProxy(targetUrl: string, options: PgFaultProxyOptions = {}): Promise<PgFaultProxy> {
   const target = new URL(targetUrl);

@@ -178,7 +178,7 @@ describe('classifyDatabaseError: an unreachable or saturated database is unavail
     }
   });
 
-  it('connection exceptions (class 08), server start-up (57P03) and workerd socket failures as the drivers report them', () => {
+  it('connection exceptions (class 08), server start-up (57P03), Hyperdrive (58000) and workerd socket failures as the drivers report them', () => {
     // Not practical to provoke against a running server: the driver's own error class with the codes.
     for (const code of ['08000', '08001', '08003', '08006', '08P01', '57P03', '53300']) {
       const error = Object.assign(new DatabaseError('connection failure', 0, 'error'), { code });
@@ -187,8 +187,21 @@ describe('classifyDatabaseError: an unreachable or saturated database is unavail
         'unavailable',
       );
     }
-    // What node-postgres reports in workerd (the Worker, Hyperdrive) when its socket cannot be opened or drops.
-    for (const message of ['connection attempt failed', 'Network connection lost.']) {
+    // Hyperdrive's own errors, which it sends with 58000 (its troubleshooting page).
+    for (const message of ['Failed to acquire a connection from the pool.', 'Server connection attempt failed: connection_refused']) {
+      const error = Object.assign(new DatabaseError(message, 0, 'error'), { code: '58000' });
+      expect(classifyDatabaseError(new Error('Failed query: select 1\nparams: ', { cause: error })), message).toBe('unavailable');
+    }
+    // What node-postgres reports in workerd (the Worker, Hyperdrive) when its socket cannot be opened or
+    // drops, as measured there (test/faults/database-outage.workers.test.ts): the socket's rejection, and a
+    // write's, which workerd prefixes with "jsg.Error: ".
+    for (const message of [
+      'proxy request failed, cannot connect to the specified address',
+      'jsg.Error: proxy request failed, cannot connect to the specified address',
+      'proxy request failed, cannot connect to the specified address. It looks like you might be trying to connect to a HTTP-based service — consider using fetch instead',
+      'connection attempt failed',
+      'Network connection lost.',
+    ]) {
       expect(classifyDatabaseError(new Error('Failed query: select 1\nparams: ', { cause: new Error(message) })), message).toBe(
         'unavailable',
       );

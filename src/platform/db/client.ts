@@ -5,6 +5,7 @@ import type { parse as parseConnectionString } from 'pg-connection-string';
 import type * as schema from '../../../drizzle/schema';
 import type { DatabaseDriver } from '../../config';
 import type { ConnectionGate } from './connection-gate';
+import { type GuardedPool, guardPool } from './pool-guard';
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -20,33 +21,26 @@ export interface DatabaseHandle {
 
 /** Give up on a TCP/TLS/WebSocket connect after this long (the error handler answers 503). */
 export const CONNECT_TIMEOUT_MS = 5_000;
-/** Wait at most this long for a free slot of the connection gate (503 after). */
-export const GATE_WAIT_MS = 5_000;
+/**
+ * A request's statement whose answer has not started after this long closes its connection (503):
+ * a database that stops answering mid-request (a frozen server, a network that drops packets without a
+ * reset) would otherwise hold the request and its gate slot for good. Far above any statement of this
+ * API (docs/orders.md: milliseconds at 100,000 orders); a lock wait counts too. The cron has none.
+ */
+export const QUERY_ANSWER_TIMEOUT_MS = 10_000;
 
 export interface OpenDatabaseOptions {
   url: string;
   driver: DatabaseDriver;
   /** Caps the connections of this isolate; the handle takes a slot on its first query, frees it on close. */
   gate?: ConnectionGate;
+  /** Close a connection whose answer does not start within this many ms of a statement (pool-guard.ts). */
+  answerTimeoutMs?: number;
 }
 
-/** The part of pg's (and Neon's) Pool that the gate wraps. */
-interface PoolLike {
-  connect(...args: unknown[]): unknown;
-  end(): Promise<void>;
-}
-
-/** The events of pg's (and Neon's) Pool that openDatabase listens to. */
+/** The events of pg's (and Neon's) Pool that openDatabase listens to itself. */
 interface PoolEvents {
-  on(event: 'error', listener: (error: unknown) => void): unknown;
-  on(event: 'connect', listener: (client: PooledClient) => void): unknown;
-}
-
-/** A connected client of pg's Pool, as far as openDatabase touches it. */
-interface PooledClient {
-  on(event: 'error', listener: (error: unknown) => void): unknown;
-  /** pg's Connection; its stream is a net.Socket in Node, pg-cloudflare's CloudflareSocket in workerd. */
-  connection?: { stream?: CorkableStream };
+  on(event: 'connect', listener: (client: { connection?: { stream?: CorkableStream } }) => void): unknown;
 }
 
 /** The part of a socket that pg writes to; cork/uncork are optional (pg checks for them). */
@@ -92,19 +86,6 @@ export function coalesceWrites(stream: CorkableStream): void {
   };
 }
 
-/**
- * A connection lost while a request holds it (the server restarted or killed the backend, the network
- * dropped) between two statements is reported as an `error` event of that client, and pg-pool listens
- * only while the client is idle in the pool: unheard, the event would be an uncaught exception that
- * takes the isolate down with every request in it. The loss needs no handling here: the client is
- * unusable from then on, so the request's next statement fails with a connection error (503) and
- * PostgreSQL rolls back whatever transaction was open.
- */
-function survivePoolErrors(pool: PoolEvents): void {
-  pool.on('error', () => {}); // an idle client dropped by the server
-  pool.on('connect', (client) => client.on('error', () => {})); // a client a request holds
-}
-
 /** pg's clients in workerd: one write per statement (coalesceWrites). Neon's socket coalesces by itself. */
 function coalescePoolWrites(pool: PoolEvents): void {
   pool.on('connect', (client) => {
@@ -129,44 +110,11 @@ function connectionSettings(url: string, parse: typeof parseConnectionString): R
 }
 
 /**
- * Makes a pool wait for a gate slot before it connects. Both Drizzle paths go through pool.connect:
- * transactions call it directly, plain queries through pool.query. Patched on the instance, so
- * Drizzle's `instanceof Pool` check still holds.
- */
-function gatePool(pool: PoolLike, gate: ConnectionGate): void {
-  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  const end = pool.end.bind(pool);
-  let slot: Promise<() => void> | undefined;
-  pool.connect = (callback?: unknown) => {
-    slot ??= gate.acquire(GATE_WAIT_MS);
-    const connected = slot.then(() => connect());
-    if (typeof callback !== 'function') return connected;
-    connected.then(
-      (client) => callback(undefined, client, (client as { release(): void }).release.bind(client)),
-      (error: unknown) => callback(error),
-    );
-    return undefined;
-  };
-  pool.end = async () => {
-    try {
-      await end();
-    } finally {
-      // A slot whose wait timed out was never taken, so there is nothing to give back then.
-      if (slot)
-        await slot.then(
-          (release) => release(),
-          () => {},
-        );
-    }
-  };
-}
-
-/**
  * Opens a database for one request. Nothing connects until the first query, so a request that never
  * touches the database costs nothing. In workerd, sockets belong to the request that opened them:
  * never keep the handle at module level.
  */
-export async function openDatabase({ url, driver, gate }: OpenDatabaseOptions): Promise<DatabaseHandle> {
+export async function openDatabase({ url, driver, gate, answerTimeoutMs }: OpenDatabaseOptions): Promise<DatabaseHandle> {
   // __DATABASE_DRIVER__ is a literal in a wrangler build (wrangler.toml [define]), so these conditions
   // fold and the bundler drops the driver that build does not carry; readDatabaseConfig has already
   // refused a configuration that needs it. Read directly: esbuild folds no constant across modules.
@@ -174,9 +122,8 @@ export async function openDatabase({ url, driver, gate }: OpenDatabaseOptions): 
     const [{ Pool }, { drizzle }] = await Promise.all([import('@neondatabase/serverless'), import('drizzle-orm/neon-serverless')]);
     // The WebSocket pool (not the HTTP driver) so that interactive transactions work.
     const pool = new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-    survivePoolErrors(pool as unknown as PoolEvents);
-    if (gate) gatePool(pool as unknown as PoolLike, gate);
-    return { db: drizzle({ client: pool }) as unknown as Database, close: () => pool.end() };
+    const { close } = guardPool(pool as unknown as GuardedPool, { gate, answerTimeoutMs });
+    return { db: drizzle({ client: pool }) as unknown as Database, close };
   }
   if (typeof __DATABASE_DRIVER__ === 'undefined' || __DATABASE_DRIVER__ === 'pg') {
     const [{ default: pg }, { drizzle }, { parse }] = await Promise.all([
@@ -186,13 +133,12 @@ export async function openDatabase({ url, driver, gate }: OpenDatabaseOptions): 
     ]);
     // The URL's settings last: pg lets a connectionString override the other options.
     const pool = new pg.Pool({ max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...connectionSettings(url, parse) } as PoolConfig);
-    survivePoolErrors(pool as unknown as PoolEvents);
     coalescePoolWrites(pool as unknown as PoolEvents);
-    if (gate) gatePool(pool as unknown as PoolLike, gate);
+    const { close } = guardPool(pool as unknown as GuardedPool, { gate, answerTimeoutMs });
     // No `schema` here: with it, drizzle() rebuilds the relational-query config of every table on each
     // call, 0.5-1 ms of CPU per request (measured), for `db.query.*`, which no request uses. Request
     // databases therefore have no `db.query` (the typed builders, select/insert/update/delete/execute, work).
-    return { db: drizzle({ client: pool }) as unknown as Database, close: () => pool.end() };
+    return { db: drizzle({ client: pool }) as unknown as Database, close };
   }
   throw new Error(`This Worker was built without the ${driver} driver`);
 }

@@ -15,6 +15,7 @@ import { sha256Hex, toHex } from '../auth/crypto';
 import type { AppEnv } from '../context';
 import { decrypt, encrypt } from '../crypto/secret-box';
 import type { Database } from '../db/client';
+import { classifyDatabaseError } from '../db/errors';
 import type { Sweep } from '../sweep';
 import { ApiError, badRequest, conflict } from './errors';
 
@@ -73,6 +74,22 @@ async function hashRequest(line: string, body: Uint8Array): Promise<string> {
   all.set(head, 0);
   all.set(body, head.byteLength);
   return toHex(await crypto.subtle.digest('SHA-256', all));
+}
+
+/**
+ * Keeping the answer and freeing the key are single statements that may safely run twice. When the
+ * connection is lost at that moment (a restart, a failover, a network blip), the statement is tried
+ * once more, on a new connection (openDatabase hands the lost one back at once): without it, a blip
+ * after the operation left its key "still being processed" (409) for IDEMPOTENCY_ABANDONED_MS. If the
+ * database is still away, the error stands (503) and the key waits to be taken over as abandoned.
+ */
+async function bookkeeping(statement: () => PromiseLike<unknown>): Promise<void> {
+  try {
+    await statement();
+  } catch (error) {
+    if (classifyDatabaseError(error) !== 'unavailable') throw error;
+    await statement();
+  }
 }
 
 /** Takes the key for this request, or (when another request holds or held it) answers nothing. */
@@ -141,7 +158,8 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     return answer.body === '' ? c.body(null, status as StatusCode, headers) : c.body(answer.body, status as ContentfulStatusCode, headers);
   }
 
-  const release = () => db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.clinicId, clinicId)));
+  const release = () =>
+    bookkeeping(() => db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.clinicId, clinicId))));
   try {
     await next();
   } catch (error) {
@@ -160,14 +178,13 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (value !== null) headers[name] = value;
   }
   const answer: KeptAnswer = { headers, body: await res.clone().text() };
-  await db
-    .update(idempotencyKeys)
-    .set({
-      state: 'done',
-      responseStatus: res.status,
-      sealedResponse: await encrypt(JSON.stringify(answer), config.webhookSecretKey, context),
-    })
-    .where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.clinicId, clinicId)));
+  const sealedResponse = await encrypt(JSON.stringify(answer), config.webhookSecretKey, context);
+  await bookkeeping(() =>
+    db
+      .update(idempotencyKeys)
+      .set({ state: 'done', responseStatus: res.status, sealedResponse })
+      .where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.clinicId, clinicId))),
+  );
 };
 
 /** The cron sweep: expired records are deleted (a retry after 24 hours runs as a new request). */
