@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DEVELOPMENT_JWT_SECRET } from '../src/config';
-import { MAX_MULTIPART_BODY_BYTES } from '../src/platform/http/body-limit';
+import { maxBodyBytes } from '../src/platform/http/body-limit';
 import { connect, ensureDatabase } from './lib/database';
 import { type DevFront, startDevFront } from './lib/dev-front';
 import { freePort, isPortFree, type RunningPostgres, startEmbeddedPostgres } from './lib/embedded-postgres';
@@ -309,7 +309,7 @@ try {
   // The front takes PORT at once; wrangler gets a private port behind it. Until wrangler answers, the
   // front answers 503 SERVICE_UNAVAILABLE.
   const wranglerPort = await freePort();
-  front = await startDevFront({ port, target: wranglerPort, maxBodyBytes: MAX_MULTIPART_BODY_BYTES });
+  front = await startDevFront({ port, target: wranglerPort, maxBodyBytes });
   const images = putSeedObjects();
   const databaseUrl = await startDatabase();
   const loaded = loadDatabase(databaseUrl);

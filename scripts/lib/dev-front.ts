@@ -82,13 +82,15 @@ function forwardedHeaders(headers: IncomingHttpHeaders, body: Buffer): Record<st
 
 /**
  * Starts the front on 127.0.0.1:port, passing requests to wrangler dev on 127.0.0.1:target. A body is
- * buffered until it ends or passes maxBodyBytes; past that the request goes on with what arrived (more
- * than any limit of the Worker, which refuses it with its own 413) and the rest is read and dropped.
+ * buffered until it ends or passes the app's limit for its Content-Type (maxBodyBytes); past that the
+ * request goes on with the limit's bytes and one more, for the Worker to refuse with its own 413, and
+ * the rest is read and dropped. (Passed whole, a body far over the limit stalls wrangler's proxy: the
+ * Worker answers once past its limit, and the proxy holds that answer while the rest waits unread.)
  */
 export async function startDevFront(options: {
   port: number;
   target: number;
-  maxBodyBytes: number;
+  maxBodyBytes: (contentType: string | undefined) => number;
   log?: (line: string) => void;
 }): Promise<DevFront> {
   const log = options.log ?? ((line: string) => console.warn(line));
@@ -135,22 +137,23 @@ export async function startDevFront(options: {
   };
 
   const server = http.createServer((req, res) => {
+    const limit = options.maxBodyBytes(req.headers['content-type']);
     const chunks: Buffer[] = [];
     let size = 0;
     let forwarded = false;
     const go = () => {
       if (forwarded) return;
       forwarded = true;
-      forward(req, res, Buffer.concat(chunks));
+      forward(req, res, Buffer.concat(chunks).subarray(0, limit + 1));
     };
     // A body that breaks (the client closes, or the parser refuses the framing) ends here: 'clientError'
     // answers when the client can still read, and nothing is forwarded.
     req.on('error', () => {});
     req.on('data', (chunk: Buffer) => {
-      if (forwarded) return; // past maxBodyBytes: read and dropped while the Worker answers
+      if (forwarded) return; // past the limit: read and dropped while the Worker answers
       chunks.push(chunk);
       size += chunk.length;
-      if (size > options.maxBodyBytes) go();
+      if (size > limit) go();
     });
     req.on('end', go);
   });
