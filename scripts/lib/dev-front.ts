@@ -110,7 +110,9 @@ export async function startDevFront(options: {
           answer.setEncoding('utf8');
           answer.on('data', (chunk: string) => (text += text.length < 500 ? chunk : ''));
           answer.on('end', () => {
-            const said = text.split('\n')[0]!.slice(0, 200);
+            // workerd compresses a text answer for a client that accepts it: then only the encoding is said.
+            const encoding = answer.headers['content-encoding'];
+            const said = encoding ? `a ${encoding} body` : text.split('\n')[0]!.slice(0, 200);
             log(`[dev] wrangler answered ${status} (${said}) to ${req.method} ${req.url}; sent as the envelope`);
             send(
               res,

@@ -4,6 +4,7 @@
 // chain (front, wrangler, workerd) is test/integration/dev-server.test.ts.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DevFront, startDevFront } from '../../scripts/lib/dev-front';
 import { freePort } from '../../scripts/lib/embedded-postgres';
@@ -45,6 +46,10 @@ describe('the dev server front', () => {
         if (path === '/restarted') {
           res.writeHead(503, { 'Content-Type': 'text/plain;charset=UTF-8', 'Retry-After': '0' });
           return res.end(RESTARTED);
+        }
+        if (path === '/restarted-gzip') {
+          res.writeHead(503, { 'Content-Type': 'text/plain;charset=UTF-8', 'Content-Encoding': 'gzip', 'Retry-After': '0' });
+          return res.end(gzipSync(RESTARTED));
         }
         if (path === '/crashed') {
           res.writeHead(500, { 'Content-Type': 'text/plain;charset=UTF-8' });
@@ -119,7 +124,7 @@ describe('the dev server front', () => {
   });
 
   it("answers wrangler's plain-text errors in the envelope, 503 with Retry-After, and says so on the console", async () => {
-    for (const path of ['/restarted', '/crashed']) {
+    for (const path of ['/restarted', '/restarted-gzip', '/crashed']) {
       const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', body: '{}' });
       expect(res.status).toBe(503);
       expect(res.headers.get('content-type')).toBe('application/json');
@@ -134,6 +139,7 @@ describe('the dev server front', () => {
     }
     expect(logged).toEqual([
       `[dev] wrangler answered 503 (${RESTARTED}) to POST /restarted; sent as the envelope`,
+      '[dev] wrangler answered 503 (a gzip body) to POST /restarted-gzip; sent as the envelope',
       '[dev] wrangler answered 500 (Error: Network connection lost.) to POST /crashed; sent as the envelope',
     ]);
   });
