@@ -1,5 +1,7 @@
 // npm run dev — the API in workerd (wrangler dev) on http://127.0.0.1:8787, backed by an embedded
-// PostgreSQL 17 in .data/postgres (or by DATABASE_URL), migrated and loaded with demo data.
+// PostgreSQL 17 in .data/postgres (or by DATABASE_URL), migrated and loaded with demo data. wrangler
+// listens on a private port behind a front of ours on PORT (scripts/lib/dev-front.ts: complete requests
+// only, and answers in the envelope where wrangler's proxy would answer in plain text).
 // Env: DATABASE_URL, DEV_DATABASE_PORT (54329), PORT (8787), JWT_SECRET, DEV_DATA_DIR (see dataDirs).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,8 +11,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DEVELOPMENT_JWT_SECRET } from '../src/config';
+import { maxBodyBytes } from '../src/platform/http/body-limit';
 import { connect, ensureDatabase } from './lib/database';
-import { isPortFree, type RunningPostgres, startEmbeddedPostgres } from './lib/embedded-postgres';
+import { type DevFront, startDevFront } from './lib/dev-front';
+import { freePort, isPortFree, type RunningPostgres, startEmbeddedPostgres } from './lib/embedded-postgres';
 import { migrateDatabase } from './lib/migrations';
 import { DEMO_LOGINS, DEMO_PASSWORD, seedDemoData } from './seed';
 import { STOREFRONT_SEED_OBJECTS } from './seed/storefront-pages';
@@ -40,6 +44,7 @@ const DEV_GATE_CONNECTIONS = 40;
 
 let postgres: RunningPostgres | undefined;
 let wrangler: ChildProcess | undefined;
+let front: DevFront | undefined;
 let stopping = false;
 
 // embedded-postgres installs async-exit-hook, whose SIGINT/SIGTERM handler stops PostgreSQL and exits
@@ -105,6 +110,7 @@ async function shutdown(code: number, reason?: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   if (reason) console.log(`\n[dev] ${reason}; stopping…`);
+  await front?.close();
   await stopWrangler();
   await postgres?.stop().catch((error: unknown) => console.error('[dev] stopping PostgreSQL failed:', error));
   console.log(`[dev] Stopped${code === 0 ? '' : ` (exit code ${code})`}.`);
@@ -194,7 +200,7 @@ async function putSeedObjects(): Promise<void> {
   }
 }
 
-function startWrangler(databaseUrl: string): ChildProcess {
+function startWrangler(databaseUrl: string, wranglerPort: number): ChildProcess {
   const vars = {
     ENVIRONMENT: 'development',
     DATABASE_URL: databaseUrl,
@@ -217,7 +223,7 @@ function startWrangler(databaseUrl: string): ChildProcess {
       '--ip',
       '127.0.0.1',
       '--port',
-      String(port),
+      String(wranglerPort),
       '--show-interactive-dev-session=false',
       '--test-scheduled',
       ...persistTo,
@@ -300,12 +306,16 @@ try {
   }
   // Three slow starts overlap: the demo images (before wrangler, which serves their bucket), the
   // migrations and demo data, and wrangler itself (no request reaches it before the banner).
+  // The front takes PORT at once; wrangler gets a private port behind it. Until wrangler answers, the
+  // front answers 503 SERVICE_UNAVAILABLE.
+  const wranglerPort = await freePort();
+  front = await startDevFront({ port, target: wranglerPort, maxBodyBytes });
   const images = putSeedObjects();
   const databaseUrl = await startDatabase();
   const loaded = loadDatabase(databaseUrl);
   loaded.catch(() => {}); // awaited below; a failure must not count as unhandled while wrangler starts
   await images;
-  if (!stopping) wrangler = startWrangler(databaseUrl);
+  if (!stopping) wrangler = startWrangler(databaseUrl, wranglerPort);
   await loaded;
   if (!stopping && wrangler) {
     await waitForHealth(wrangler);

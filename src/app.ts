@@ -1,5 +1,4 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { bodyLimit } from 'hono/body-limit';
 import { QSTASH_CALLBACK_PATH } from './config';
 import * as access from './modules/access';
 import * as catalog from './modules/catalog';
@@ -9,19 +8,15 @@ import * as organization from './modules/organization';
 import * as storefront from './modules/storefront';
 import * as webhooksCheckout from './modules/webhooks-checkout';
 import type { AppEnv } from './platform/context';
+import { requestBodyLimit } from './platform/http/body-limit';
 import { devSimulatorOnly } from './platform/http/dev-simulator';
 import { docsPage } from './platform/http/docs-page';
 import { onError, onNotFound, validationError } from './platform/http/error-handler';
-import { ApiError } from './platform/http/errors';
 import { apiKeyGateway, ipGateway } from './platform/http/gateway';
 import { openApiAsset } from './platform/http/openapi-asset';
 import { registerForDocument } from './platform/http/openapi-document-only';
 import { noSniff } from './platform/http/security-headers';
 import type { ServicesFactory } from './platform/services';
-
-/** Bodies above these sizes answer 413. Upload routes may set tighter limits of their own. */
-export const MAX_JSON_BODY_BYTES = 1024 * 1024;
-export const MAX_MULTIPART_BODY_BYTES = 10 * 1024 * 1024;
 
 /** The seven areas, foundation first (docs/architecture.md). A new resource joins its area's index. */
 const AREAS = [access, catalog, orders, webhooksCheckout, crm, storefront, organization];
@@ -64,16 +59,7 @@ export function createApp(servicesFor: ServicesFactory) {
   // The development simulator exists only with DEV_SIMULATOR="true" (its routes are in their areas).
   app.use('/_dev/*', devSimulatorOnly);
   app.use('/api/v1/_dev/*', devSimulatorOnly);
-  app.use('*', (c, next) => {
-    const multipart = (c.req.header('content-type') ?? '').startsWith('multipart/form-data');
-    const maxSize = multipart ? MAX_MULTIPART_BODY_BYTES : MAX_JSON_BODY_BYTES;
-    return bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${maxSize} bytes`);
-      },
-    })(c, next);
-  });
+  app.use('*', requestBodyLimit);
 
   // A wrangler build serves the document built with it (wrangler.toml [define] __OPENAPI_FROM_ASSETS__):
   // the constant folds and the bundler drops the generator path. Node (tests, scripts) and the workers

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { MAX_JSON_BODY_BYTES } from '../../../src/app';
+import { MAX_JSON_BODY_BYTES } from '../../../src/platform/http/body-limit';
 import { buildTestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { addProbeRoute } from '../../helpers/probe-routes';
