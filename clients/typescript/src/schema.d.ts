@@ -65,7 +65,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key: a new raw key now, the old one working until expiresInSeconds have passed
-         * @description Creates a key with the same name, kind, scopes and limit (the raw key is returned once, in data.apiKey) and ends the old key after expiresInSeconds (default 24 hours, at most 7 days, 0 = now); data.previousKey shows its new expiresAt and rolledToKeyId. The pair counts as one key against the limit of 5; the key the old one replaced, if still in grace, stops now (at most one key in grace per slot). docs/api-keys.md.
+         * @description Creates a key with the same name, kind, scopes and limit (the raw key is returned once, in data.apiKey) and ends the old key after expiresInSeconds (default 24 hours, at most 7 days, 0 = now); data.previousKey shows its new expiresAt and rolledToKeyId. Until it ends the old key is active and counts against the limit of 5 (a roll with a grace needs room for it); the key the old one replaced, if still in grace, stops now (at most one key in grace per slot). docs/api-keys.md.
          */
         post: operations["rollApiKey"];
         delete?: never;
@@ -9887,7 +9887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT: the key is revoked, expired, or was rolled already (roll its successor) */
+            /** @description CONFLICT: the key is revoked, expired, or was rolled already (roll its successor); ACTIVE_KEY_LIMIT_REACHED: with a grace period the old key would be a sixth active key (roll with expiresInSeconds 0, or revoke a key first) */
             409: {
                 headers: {
                     [name: string]: unknown;
