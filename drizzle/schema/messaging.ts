@@ -11,6 +11,9 @@ export const MESSAGE_CHANNELS = ['email', 'sms'] as const;
 export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
 export const MESSAGE_STATUSES = ['queued', 'sent', 'failed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+/** What an email body is: plain text, or HTML within the allow-list (docs/api-conventions.md, "Markup in stored fields"). SMS: text. */
+export const MESSAGE_FORMATS = ['text', 'html'] as const;
+export type MessageFormat = (typeof MESSAGE_FORMATS)[number];
 
 export const messages = pgTable(
   'messages',
@@ -26,6 +29,8 @@ export const messages = pgTable(
     toAddress: text('to_address').notNull(),
     subject: text('subject'),
     body: text('body').notNull(),
+    /** html: sent to the provider as the HTML part (with a plain-text part made from it); text: as text. */
+    format: text('format').$type<MessageFormat>().notNull().default('text'),
     patientId: uuid('patient_id').references(() => patients.id, { onDelete: 'set null' }),
     status: text('status').$type<MessageStatus>().notNull().default('queued'),
     /** development, resend, twilio, ... */
@@ -42,5 +47,6 @@ export const messages = pgTable(
     index('messages_queued_idx').on(t.createdAt).where(sql`${t.status} = 'queued'`),
     check('messages_channel_check', sql`${t.channel} in ('email', 'sms')`),
     check('messages_status_check', sql`${t.status} in ('queued', 'sent', 'failed')`),
+    check('messages_format_check', sql`${t.format} in ('text', 'html')`),
   ],
 );

@@ -355,6 +355,7 @@ export async function seedSequences(db: Database, now: Date): Promise<void> {
                 toAddress: to,
                 subject: template.subject ? renderMergeFields(template.subject, values) : null,
                 body: renderMergeFields(template.body, values, { html: channel === 'email' }),
+                format: channel === 'email' ? 'html' : 'text',
                 patientId: person.id,
                 status: 'sent',
                 provider: 'development',

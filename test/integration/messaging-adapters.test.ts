@@ -218,6 +218,24 @@ describe('deliverQueuedMessages', () => {
     });
   });
 
+  it('sends an html row as the HTML part with a plain-text part made from it; a text row as text only', async () => {
+    const { clinic } = await makeTenant(t.db);
+    const sender = new QueueingMessageSender(transport());
+    const now = new Date();
+    const html = '<p>Hi Al&lt;i&gt;ce,</p><p>Welcome to <b>Demo&nbsp;Clinic</b>. <a href="https://example.com/start">Start here</a></p>';
+    const mail = await sender.send(t.db, outgoing(clinic.id, { body: html, format: 'html' }), now);
+    const plain = await sender.send(t.db, outgoing(clinic.id, { body: '<b>not markup here</b>' }), now);
+    expect((await rowsOf([mail.id, plain.id])).map((r) => r.format)).toEqual(['html', 'text']);
+    expect(await deliverQueuedMessages(t.db, now, transport(), { ids: [mail.id, plain.id] })).toMatchObject({ sent: 2 });
+    const sent = (id: string) => standIn.emails.find((e) => e.idempotencyKey === `message-${id}`)!.body;
+    expect(sent(mail.id)).toMatchObject({
+      html,
+      text: 'Hi Al<i>ce,\n\nWelcome to Demo Clinic. Start here (https://example.com/start)',
+    });
+    expect(sent(plain.id)).toMatchObject({ text: '<b>not markup here</b>' });
+    expect(sent(plain.id)).not.toHaveProperty('html');
+  });
+
   it('keeps a row queued with the error after a retryable failure and sends it on the next run; a refusal fails it', async () => {
     const { clinic } = await makeTenant(t.db);
     const sender = new QueueingMessageSender(transport());

@@ -2,7 +2,8 @@
 // "Active content"), with the obfuscations browsers undo (case, whitespace, character references).
 import { describe, expect, it } from 'vitest';
 import { contentProblem } from '../../src/modules/storefront/page-builder/content';
-import { decodeCharacterReferences, findUnsafeMarkup } from '../../src/modules/storefront/page-builder/unsafe-markup';
+import { findUnsafeMarkup } from '../../src/modules/storefront/page-builder/unsafe-markup';
+import { decodeCharacterReferences } from '../../src/platform/http/markup';
 
 const refused: [string, RegExp][] = [
   // Active elements.
@@ -69,6 +70,19 @@ const refused: [string, RegExp][] = [
   ['<img src="data:image/svg+xml;base64,PHN2Zz4=">', /image\/svg\+xml/],
   ['data:application/xhtml+xml,x', /application\/xhtml\+xml/],
   ['data:text/javascript,alert(1)', /text\/javascript/],
+  // Outside the allow-list of rich HTML (issue 26, finding 6): stylesheets, other elements, template expressions.
+  ['<style>@import url(https://evil.example/x.css)</style>', /<style> element/],
+  ['<link rel=stylesheet href=https://evil.example/x.css>', /<link> element/],
+  ['{{constructor.constructor("alert(1)")()}}', /template expression \(\{\{ at index 0\)/],
+  ['<p>{{7*7}}</p>', /template expression/],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template expression is the payload
+  ['${alert(1)}', /template expression \(\$\{/],
+  ['<p style="color:red;@import url(x.css)">x</p>', /at-rule/],
+  ['<object-card title="Plans"></object-card>', /<object-card> element/],
+  ['<scripts>', /<scripts> element/],
+  ['<form action="https://evil.example"><input name=password></form>', /<form> element/],
+  ['<a href="https://example.com" target="_blank" data-bind="click: x">x</a>', /attribute data-bind on <a>/],
+  ['<!-- comment -->', /comment/],
 ];
 
 const accepted = [
@@ -91,9 +105,9 @@ const accepted = [
   'https://example.com/?a=1&online=2',
   'nojavascript:here',
   'subscription: monthly; transcript: attached; postscript: thanks',
-  '<object-card title="Plans"></object-card>',
-  '<scripts> is not an element; <embedded-video> neither',
   'Use code SAVE10 at checkout: 10% off',
+  '<p style="color:#2F6FED;background:url(https://cdn.example.com/bg.png)">styled</p>',
+  '<table><tr><td colspan="2" align="center">cell</td></tr></table>',
 ];
 
 describe('findUnsafeMarkup', () => {

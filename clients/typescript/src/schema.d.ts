@@ -6500,7 +6500,10 @@ export interface components {
             updatedAt: string;
         };
         CreateMessageTemplateRequest: {
-            /** @example Welcome email */
+            /**
+             * @description Plain text (no HTML markup).
+             * @example Welcome email
+             */
             name: string;
             /**
              * @description email or sms.
@@ -6509,12 +6512,12 @@ export interface components {
              */
             type: "email" | "sms";
             /**
-             * @description Email templates: required, at most 300 characters, may hold merge fields. SMS templates have none (null or absent). Default: null.
+             * @description Email templates: required, at most 300 characters of plain text (no HTML markup), may hold merge fields. SMS templates have none (null or absent). Default: null.
              * @example Welcome to {{clinicName}}, {{firstName}}
              */
             subject?: string | null;
             /**
-             * @description Email: HTML, at most 50000 characters. SMS: plain text, at most 1600. Merge fields in double braces ({{firstName}}, {{lastName}}, {{email}}, {{clinicName}}).
+             * @description Email: HTML, at most 50000 characters, with only the allowed elements and attributes (no script, style, event handlers or javascript: URLs; docs/api-conventions.md, "Markup in stored fields"). SMS: plain text (no HTML markup), at most 1600. Merge fields in double braces ({{firstName}}, {{lastName}}, {{email}}, {{clinicName}}); no other template expressions.
              * @example <p>Hi {{firstName}}, welcome to {{clinicName}}.</p>
              */
             body: string;
@@ -6538,7 +6541,10 @@ export interface components {
         };
         /** @description A partial update: only the fields sent change; the merged template is validated as a whole. version goes up by one and mergeFields is derived again from subject and body. type may change only while no sequence step uses the template (409 otherwise); changing to sms clears the subject. */
         UpdateMessageTemplateRequest: {
-            /** @example Welcome email */
+            /**
+             * @description Plain text (no HTML markup).
+             * @example Welcome email
+             */
             name?: string;
             /**
              * @description email or sms.
@@ -6547,12 +6553,12 @@ export interface components {
              */
             type?: "email" | "sms";
             /**
-             * @description Email templates: required, at most 300 characters, may hold merge fields. SMS templates have none (null or absent).
+             * @description Email templates: required, at most 300 characters of plain text (no HTML markup), may hold merge fields. SMS templates have none (null or absent).
              * @example Welcome to {{clinicName}}, {{firstName}}
              */
             subject?: string | null;
             /**
-             * @description Email: HTML, at most 50000 characters. SMS: plain text, at most 1600. Merge fields in double braces ({{firstName}}, {{lastName}}, {{email}}, {{clinicName}}).
+             * @description Email: HTML, at most 50000 characters, with only the allowed elements and attributes (no script, style, event handlers or javascript: URLs; docs/api-conventions.md, "Markup in stored fields"). SMS: plain text (no HTML markup), at most 1600. Merge fields in double braces ({{firstName}}, {{lastName}}, {{email}}, {{clinicName}}); no other template expressions.
              * @example <p>Hi {{firstName}}, welcome to {{clinicName}}.</p>
              */
             body?: string;
@@ -6693,9 +6699,9 @@ export interface components {
              * @example 0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10
              */
             templateId?: string | null;
-            /** @description useCustomText only: the message (email: HTML, at most 50000 characters; sms: at most 1600). Merge fields work as in templates. */
+            /** @description useCustomText only: the message (email: HTML with only the allowed markup, at most 50000 characters; sms: plain text, at most 1600). Merge fields work as in templates; no other template expressions. */
             customText?: string | null;
-            /** @description useCustomText email steps only (and required there). */
+            /** @description useCustomText email steps only (and required there): plain text (no HTML markup), may hold merge fields. */
             customSubject?: string | null;
         };
         ManualSequenceTriggerResult: {
@@ -7222,7 +7228,7 @@ export interface components {
             /** @description true makes this the clinic's homepage (the previous one stops being it, in the same transaction); false: not the homepage. Default: false. */
             isHomepage?: boolean;
             /**
-             * @description The page's document as the page builder edits it: any JSON object, at most 262144 bytes (256 KiB) as JSON (413 above) and 32 levels deep; strings without control characters other than tab, LF and CR, and without active content (script, iframe, object, embed and similar elements, on...= event handlers, javascript:/vbscript: URLs, data: URLs other than raster images): refused with 400 naming the path inside the document, never rewritten. docs/page-builder.md. Default: {}.
+             * @description The page's document as the page builder edits it: any JSON object, at most 262144 bytes (256 KiB) as JSON (413 above) and 32 levels deep; strings without control characters other than tab, LF and CR; every string and key is checked as rich HTML: only the documented elements and attributes (no script, style, link, iframe, form or similar elements, no on...= event handlers), https:/mailto:/tel: links and site paths, no javascript:/vbscript: URLs, data: URLs other than raster images or template expressions ({{...}}, {%...%} and the like): refused with 400 naming the path inside the document, never rewritten. docs/page-builder.md and docs/api-conventions.md ("Markup in stored fields"). Default: {}.
              * @example {
              *       "sections": [
              *         {
@@ -7236,11 +7242,11 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description Up to 200 characters; null clears it. Default: null.
+             * @description Up to 200 characters of plain text (no HTML markup); null clears it. Default: null.
              * @example About Demo Clinic
              */
             seoTitle?: string | null;
-            /** @description Up to 500 characters, one line; null clears it. Default: null. */
+            /** @description Up to 500 characters of plain text (no HTML markup), one line; null clears it. Default: null. */
             seoDescription?: string | null;
             /**
              * @description Open Graph image: an https URL or a path on the site ('/...'), e.g. an upload-image url; null clears it. Default: null.
@@ -7268,7 +7274,7 @@ export interface components {
             /** @description true makes this the clinic's homepage (the previous one stops being it, in the same transaction); false: not the homepage. */
             isHomepage?: boolean;
             /**
-             * @description The page's document as the page builder edits it: any JSON object, at most 262144 bytes (256 KiB) as JSON (413 above) and 32 levels deep; strings without control characters other than tab, LF and CR, and without active content (script, iframe, object, embed and similar elements, on...= event handlers, javascript:/vbscript: URLs, data: URLs other than raster images): refused with 400 naming the path inside the document, never rewritten. docs/page-builder.md.
+             * @description The page's document as the page builder edits it: any JSON object, at most 262144 bytes (256 KiB) as JSON (413 above) and 32 levels deep; strings without control characters other than tab, LF and CR; every string and key is checked as rich HTML: only the documented elements and attributes (no script, style, link, iframe, form or similar elements, no on...= event handlers), https:/mailto:/tel: links and site paths, no javascript:/vbscript: URLs, data: URLs other than raster images or template expressions ({{...}}, {%...%} and the like): refused with 400 naming the path inside the document, never rewritten. docs/page-builder.md and docs/api-conventions.md ("Markup in stored fields").
              * @example {
              *       "sections": [
              *         {
@@ -7282,11 +7288,11 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description Up to 200 characters; null clears it.
+             * @description Up to 200 characters of plain text (no HTML markup); null clears it.
              * @example About Demo Clinic
              */
             seoTitle?: string | null;
-            /** @description Up to 500 characters, one line; null clears it. */
+            /** @description Up to 500 characters of plain text (no HTML markup), one line; null clears it. */
             seoDescription?: string | null;
             /**
              * @description Open Graph image: an https URL or a path on the site ('/...'), e.g. an upload-image url; null clears it.
@@ -7349,7 +7355,7 @@ export interface components {
         /** @description A link: label and exactly one of url or pageId. An item with children may have neither (a heading). */
         NavigationItemInput: {
             /**
-             * @description The text shown, 1-100 characters.
+             * @description The text shown, 1-100 characters of plain text (no HTML markup).
              * @example About us
              */
             label: string;
@@ -7369,7 +7375,7 @@ export interface components {
         /** @description A link inside a top-level item (one level of nesting only: no children here). */
         NavigationChildItemInput: {
             /**
-             * @description The text shown, 1-100 characters.
+             * @description The text shown, 1-100 characters of plain text (no HTML markup).
              * @example About us
              */
             label: string;
@@ -7423,14 +7429,14 @@ export interface components {
             /** @description Whether the website is live. */
             isActive?: boolean;
             /**
-             * @description Up to 120 characters; null: none.
+             * @description Up to 120 characters of plain text (no HTML markup); null: none.
              * @example Feel like yourself again
              */
             heroTitle?: string | null;
-            /** @description Up to 300 characters; null: none. */
+            /** @description Up to 300 characters of plain text; null: none. */
             heroSubtitle?: string | null;
             /**
-             * @description The hero's button, 1-40 characters; null: no button (default "Get started").
+             * @description The hero's button, 1-40 characters of plain text; null: no button (default "Get started").
              * @example Start your visit
              */
             heroPrimaryButtonText?: string | null;
@@ -7444,7 +7450,7 @@ export interface components {
              * @example #111827
              */
             footerColor?: string;
-            /** @description Up to 500 characters; null: none (default). */
+            /** @description Up to 500 characters of plain text; null: none (default). */
             footerText?: string | null;
             socialMediaLinks?: components["schemas"]["SocialMediaLinksInput"];
         };
@@ -7531,12 +7537,12 @@ export interface components {
         };
         CreateTreatmentRequest: {
             /**
-             * @description 1-120 characters.
+             * @description 1-120 characters of plain text (no HTML markup or template expressions).
              * @example Medical Weight Loss
              */
             name: string;
             /**
-             * @description At most 2000 characters; null: none. Default: null.
+             * @description At most 2000 characters of plain text (no HTML markup or template expressions); null: none. Default: null.
              * @example GLP-1 programs with monthly check-ins
              */
             description?: string | null;
@@ -7556,12 +7562,12 @@ export interface components {
         /** @description A partial update: only the fields sent change. The slug never changes. */
         UpdateTreatmentRequest: {
             /**
-             * @description 1-120 characters.
+             * @description 1-120 characters of plain text (no HTML markup or template expressions).
              * @example Medical Weight Loss
              */
             name?: string;
             /**
-             * @description At most 2000 characters; null: none.
+             * @description At most 2000 characters of plain text (no HTML markup or template expressions); null: none.
              * @example GLP-1 programs with monthly check-ins
              */
             description?: string | null;

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { htmlProblem, type MarkupOptions, plainTextProblem } from './markup';
 
 /**
  * String fields of bodies and queries. Every string the API accepts is built with one of these, so
@@ -58,4 +59,25 @@ export function slugify(name: string, fallback: string): string {
     .slice(0, MAX_SLUG_BASE_LENGTH)
     .replace(/-+$/g, '');
   return base || fallback;
+}
+
+/**
+ * Plain text that a storefront, an email or the brand's tools show (names, descriptions, SEO texts,
+ * subjects): `safeString()` / `text()` that also refuse HTML markup and template expressions
+ * (plainTextProblem, docs/api-conventions.md "Markup in stored fields"). `mergeFields`: {{name}}
+ * tokens are allowed (message subjects and SMS bodies).
+ */
+export const plainLine = (options: MarkupOptions = {}) => safeString().superRefine(refuseMarkup(plainTextProblem, options, false));
+export const plainText = (options: MarkupOptions = {}) => text().superRefine(refuseMarkup(plainTextProblem, options, true));
+
+/** Rich HTML (email bodies): `text()` holding only allowed markup (htmlProblem). */
+export const htmlText = (options: MarkupOptions = {}) => text().superRefine(refuseMarkup(htmlProblem, options, true));
+
+function refuseMarkup(problemOf: (value: string, options: MarkupOptions) => string | null, options: MarkupOptions, multiLine: boolean) {
+  return (value: string, ctx: z.RefinementCtx) => {
+    // A value with a refused character already has its issue; one message per field is enough.
+    if (findRefusedCharacter(value, multiLine)) return;
+    const problem = problemOf(value, options);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  };
 }

@@ -84,7 +84,11 @@ describe('POST /api/v1/message-templates', () => {
   it('creates an sms template without a subject; no tokens means no merge fields', async () => {
     const { key } = await tenant();
     expect(await create(key, sms)).toMatchObject({ type: 'sms', subject: null, mergeFields: ['firstName', 'clinicName'] });
-    expect((await create(key, { ...sms, body: 'Plain { {x}} {{ }} {{1abc}}' })).mergeFields).toEqual([]);
+    expect((await create(key, { ...sms, body: 'Plain { {x}} { x } {x}' })).mergeFields).toEqual([]);
+    // Double braces hold a merge field or nothing: anything else is a template expression, refused.
+    for (const body of ['Plain {{ }}', 'Plain {{1abc}}']) {
+      expect((await t.request(BASE, { key, body: { ...sms, body } })).status, body).toBe(400);
+    }
   });
 
   it('refuses bad input with 400 naming the field', async () => {
@@ -252,7 +256,8 @@ describe('PUT /api/v1/message-templates/{id}', () => {
     const { key, clinic } = await tenant();
     const mail = await create(key);
     await sequenceUsing(clinic.id, mail.id, 'email', 'draft');
-    const res = await put(key, mail.id, { type: 'sms' });
+    // (An HTML body is no SMS body: the change sends a plain-text one, or it is a 400 before the 409.)
+    const res = await put(key, mail.id, { type: 'sms', body: 'Hi {{firstName}}' });
     expect(res.status).toBe(409);
     expect((await res.json()).code).toBe('CONFLICT');
     expect((await put(key, mail.id, { body: 'still editable' })).status).toBe(200);
@@ -319,6 +324,31 @@ describe('DELETE /api/v1/message-templates/{id}', () => {
     const mine = await create(key);
     const res = await t.request(`${BASE}/${mine.id}`, { key: readKey, method: 'DELETE' });
     expect(res.status).toBe(403);
+  });
+});
+
+describe('a body stored before the markup rule (docs/api-conventions.md, "Markup in stored fields")', () => {
+  it('is not copied by duplicate, and blocks updates until the body is corrected (400 naming body)', async () => {
+    const { key, clinic } = await tenant();
+    const created = await create(key);
+    // Written behind the API's back, as a row saved before the rule was.
+    await t.db
+      .update(messageTemplates)
+      .set({ body: '<p>Hi</p><style>@import url(https://evil.example/x.css)</style>' })
+      .where(eq(messageTemplates.id, created.id));
+    const dup = await t.request(`${BASE}/${created.id}/duplicate`, { key, method: 'POST' });
+    expect(dup.status).toBe(400);
+    expect((await dup.json()).errors).toEqual([
+      { field: 'body', message: expect.stringMatching(/<style> element.*update the template before duplicating it$/) },
+    ]);
+    expect(await t.db.$count(messageTemplates, eq(messageTemplates.clinicId, clinic.id))).toBe(1);
+
+    const rename = await put(key, created.id, { name: 'Renamed' });
+    expect(rename.status).toBe(400);
+    expect((await rename.json()).errors).toEqual([{ field: 'body.body', message: expect.stringContaining('<style> element') }]);
+    const fixed = await put(key, created.id, { name: 'Renamed', body: '<p>Hi</p>' });
+    expect(fixed.status).toBe(200);
+    expect((await t.request(`${BASE}/${created.id}/duplicate`, { key, method: 'POST' })).status).toBe(201);
   });
 });
 

@@ -353,6 +353,40 @@ describe('the sequence runner', () => {
     expect(run).toMatchObject({ outcome: 'failed', reason: 'template_deleted', messageId: null });
   });
 
+  it('sends email bodies as HTML, and never sends one stored before the markup rule (failed unsafe_markup)', async () => {
+    freeze();
+    const { key, clinic } = await makeTenant(t.db);
+    const mail = await emailTemplate(key);
+    const old = await emailTemplate(key, { name: 'Old' });
+    const seqId = await sequenceWith(key, [
+      { type: 'email', templateId: mail.id },
+      { type: 'email', templateId: old.id },
+      { type: 'email', useCustomText: true, customSubject: 'Custom', customText: '<p>Custom {{firstName}}</p>' },
+    ]);
+    const a = await patient(clinic.id, { firstName: '<b>Al</b>' });
+    await api(key, '/api/v1/sequence-triggers/manual', { sequenceId: seqId, userId: a.id });
+    // A body saved before the rule (written behind the API's back, as such a row was).
+    await t.db
+      .update(messageTemplates)
+      .set({ body: '<p>Hi {{firstName}}</p><img src=x onerror=alert(1)>' })
+      .where(eq(messageTemplates.id, old.id));
+    await sweep();
+    expect((await messagesOf(clinic.id)).map((m) => [m.format, m.body])).toEqual([
+      ['html', '<p>Hi &lt;b&gt;Al&lt;/b&gt;</p>'],
+      ['html', '<p>Custom &lt;b&gt;Al&lt;/b&gt;</p>'],
+    ]);
+    const runs = await t.db
+      .select()
+      .from(sequenceStepRuns)
+      .where(eq(sequenceStepRuns.sequenceId, seqId))
+      .orderBy(sequenceStepRuns.stepPosition);
+    expect(runs.map((r) => [r.outcome, r.reason])).toEqual([
+      ['sent', null],
+      ['failed', 'unsafe_markup'],
+      ['sent', null],
+    ]);
+  });
+
   it('keeps going when one enrollment cannot be sent: the others advance, that one waits for the next sweep', async () => {
     freeze();
     const { key, clinic } = await makeTenant(t.db);

@@ -1,7 +1,5 @@
 // Merge fields: {{name}} tokens in a template's subject and body (docs/crm-sequences.md, "Merge fields").
-
-/** A merge-field token: {{firstName}}, also written {{ firstName }}. Names are identifiers. */
-const TOKEN = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+import { MERGE_FIELD as TOKEN } from '../../../platform/http/markup';
 
 /** Every distinct merge-field name in the texts, in order of first appearance (subject before body). */
 export function extractMergeFields(...texts: (string | null | undefined)[]): string[] {

@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { MESSAGE_TEMPLATE_TYPES } from '../../../../drizzle/schema';
+import { htmlProblem, plainTextProblem } from '../../../platform/http/markup';
 import { pageQuery } from '../../../platform/http/pagination';
-import { safeString, text } from '../../../platform/http/strings';
+import { findRefusedCharacter, plainLine, plainText, text } from '../../../platform/http/strings';
 import { storedImage } from '../../catalog';
 
 /** Limits (docs/crm-sequences.md). */
@@ -15,26 +16,26 @@ export const MAX_TEMPLATE_CATEGORY = 100;
 export const COPY_SUFFIX = ' (copy)';
 
 const fields = {
-  name: safeString().trim().min(1).max(MAX_TEMPLATE_NAME).openapi({ example: 'Welcome email' }),
+  name: plainLine().trim().min(1).max(MAX_TEMPLATE_NAME).openapi({ description: 'Plain text (no HTML markup).', example: 'Welcome email' }),
   type: z.enum(MESSAGE_TEMPLATE_TYPES).openapi({ description: 'email or sms.', example: 'email' }),
-  subject: safeString()
+  subject: plainLine({ mergeFields: true })
     .trim()
     .min(1)
     .max(MAX_TEMPLATE_SUBJECT)
     .nullable()
     .openapi({
-      description: `Email templates: required, at most ${MAX_TEMPLATE_SUBJECT} characters, may hold merge fields. SMS templates have none (null or absent).`,
+      description: `Email templates: required, at most ${MAX_TEMPLATE_SUBJECT} characters of plain text (no HTML markup), may hold merge fields. SMS templates have none (null or absent).`,
       example: 'Welcome to {{clinicName}}, {{firstName}}',
     }),
   body: text()
     .min(1)
     .max(MAX_EMAIL_BODY)
     .openapi({
-      description: `Email: HTML, at most ${MAX_EMAIL_BODY} characters. SMS: plain text, at most ${MAX_SMS_BODY}. Merge fields in double braces ({{firstName}}, {{lastName}}, {{email}}, {{clinicName}}).`,
+      description: `Email: HTML, at most ${MAX_EMAIL_BODY} characters, with only the allowed elements and attributes (no script, style, event handlers or javascript: URLs; docs/api-conventions.md, "Markup in stored fields"). SMS: plain text (no HTML markup), at most ${MAX_SMS_BODY}. Merge fields in double braces ({{firstName}}, {{lastName}}, {{email}}, {{clinicName}}); no other template expressions.`,
       example: '<p>Hi {{firstName}}, welcome to {{clinicName}}.</p>',
     }),
-  description: text().trim().max(MAX_TEMPLATE_DESCRIPTION).nullable().openapi({ example: 'Sent right after sign-up' }),
-  category: safeString().trim().max(MAX_TEMPLATE_CATEGORY).nullable().openapi({ example: 'onboarding' }),
+  description: plainText().trim().max(MAX_TEMPLATE_DESCRIPTION).nullable().openapi({ example: 'Sent right after sign-up' }),
+  category: plainLine().trim().max(MAX_TEMPLATE_CATEGORY).nullable().openapi({ example: 'onboarding' }),
   isActive: z.boolean().openapi({
     description: "The clinic's own flag (e.g. to hide a template in its tools); sequences using an inactive template keep sending it.",
   }),
@@ -42,9 +43,21 @@ const fields = {
 
 type Shape = { type?: 'email' | 'sms'; subject?: string | null; body?: string };
 
+/**
+ * The markup rule of a message body (docs/api-conventions.md, "Markup in stored fields"): an email body
+ * is rich HTML (the allow-list), an SMS body plain text; both may hold merge fields and nothing else in
+ * braces. Checked on create, on the merged template of an update, on duplicate and again when sent.
+ */
+export function bodyMarkupProblem(type: 'email' | 'sms', body: string): string | null {
+  return type === 'email' ? htmlProblem(body, { mergeFields: true }) : plainTextProblem(body, { mergeFields: true });
+}
+
 /** The rules between fields, for create and for the merged template of an update. */
 export function templateProblems(t: Required<Shape>): { path: string; message: string }[] {
   const problems: { path: string; message: string }[] = [];
+  // (A refused character is the body field's own 400 already.)
+  const markup = findRefusedCharacter(t.body, true) ? null : bodyMarkupProblem(t.type, t.body);
+  if (markup) problems.push({ path: 'body', message: markup });
   if (t.type === 'email' && !t.subject) problems.push({ path: 'subject', message: 'is required for an email template' });
   if (t.type === 'sms' && t.subject)
     problems.push({ path: 'subject', message: 'must be null or absent for an sms template (SMS has no subject)' });

@@ -8,6 +8,7 @@ import { pageOffset, paginate, totalCount } from '../../../platform/http/paginat
 import { type CheckedImage, storeImage, type UploadDeps } from '../../catalog';
 import { extractMergeFields } from './merge-fields';
 import {
+  bodyMarkupProblem,
   COPY_SUFFIX,
   type CreateMessageTemplateBody,
   type ListMessageTemplatesQuery,
@@ -211,6 +212,9 @@ export async function duplicateMessageTemplate(db: Database, clinicId: string, i
     .where(liveTemplates(db, clinicId, eq(messageTemplates.id, id)))
     .limit(1);
   if (!source) throw notFound(RESOURCE);
+  // Bodies are checked when saved; this catches one saved before the markup rule, so no new row holds it.
+  const markup = bodyMarkupProblem(source.type, source.body);
+  if (markup) throw invalidFields([{ field: 'body', message: `${markup}; update the template before duplicating it` }], 'template');
   const copy = await forClinic(db, clinicId).insert(messageTemplates, {
     name: copyName(source.name),
     description: source.description,

@@ -19,6 +19,7 @@ import type { MessageSender } from '../../../platform/providers/messaging';
 import type { Sweep } from '../../../platform/sweep';
 import { contactReachColumns } from '../contacts/service';
 import { type MergeValues, renderMergeFields } from '../message-templates/merge-fields';
+import { bodyMarkupProblem } from '../message-templates/schemas';
 
 /** Enrollments loaded and advanced per transaction. */
 export const SEQUENCE_BATCH_SIZE = 100;
@@ -148,7 +149,7 @@ interface PlannedRun {
   item: DueEnrollment;
   outcome: SequenceRunOutcome;
   reason: string | null;
-  message: { channel: 'email' | 'sms'; to: string; subject: string | null; body: string } | null;
+  message: { channel: 'email' | 'sms'; to: string; subject: string | null; body: string; format: 'text' | 'html' } | null;
 }
 
 /** What the message step of this enrollment does: send (rendered), or skip / fail with a reason. */
@@ -170,6 +171,10 @@ function planMessage(item: DueEnrollment, type: Exclude<SequenceStepType, 'delay
   if (type === 'email') {
     if (item.emailOptedOut) return skip('email_opted_out');
     if (!item.email) return skip('no_email');
+    // The email renderer: the body is HTML within the allow-list (checked when saved, and here again so a
+    // body saved before the rule is never sent), merge values are HTML-escaped into it, and it goes to
+    // the provider as the HTML part (docs/api-conventions.md, "Markup in stored fields").
+    if (bodyMarkupProblem('email', body)) return fail('unsafe_markup');
     return {
       item,
       outcome: 'sent',
@@ -179,6 +184,7 @@ function planMessage(item: DueEnrollment, type: Exclude<SequenceStepType, 'delay
         to: item.email,
         subject: renderMergeFields(subject ?? '', values),
         body: renderMergeFields(body, values, { html: true }),
+        format: 'html',
       },
     };
   }
@@ -188,7 +194,7 @@ function planMessage(item: DueEnrollment, type: Exclude<SequenceStepType, 'delay
     item,
     outcome: 'sent',
     reason: null,
-    message: { channel: 'sms', to: item.phoneNumber, subject: null, body: renderMergeFields(body, values) },
+    message: { channel: 'sms', to: item.phoneNumber, subject: null, body: renderMergeFields(body, values), format: 'text' },
   };
 }
 
@@ -265,6 +271,7 @@ async function advance(tx: Transaction, items: DueEnrollment[], now: Date, sende
           to: p.message.to,
           subject: p.message.subject,
           body: p.message.body,
+          format: p.message.format,
           patientId: p.item.patientId,
         },
         now,

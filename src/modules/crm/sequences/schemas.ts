@@ -2,8 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { SEQUENCE_STATUSES, SEQUENCE_STEP_TYPES } from '../../../../drizzle/schema';
 import { isUuid } from '../../../platform/http/ids';
 import { pageQuery } from '../../../platform/http/pagination';
-import { safeString, text } from '../../../platform/http/strings';
-import { MAX_EMAIL_BODY, MAX_SMS_BODY, MAX_TEMPLATE_SUBJECT } from '../message-templates/schemas';
+import { findRefusedCharacter, plainLine, plainText, safeString, text } from '../../../platform/http/strings';
+import { bodyMarkupProblem, MAX_EMAIL_BODY, MAX_SMS_BODY, MAX_TEMPLATE_SUBJECT } from '../message-templates/schemas';
 
 /** What enrolls contacts (docs/crm-sequences.md, "Triggers"). */
 export const SEQUENCE_TRIGGER_EVENTS = ['manual', 'contact_created', 'tag_added'] as const;
@@ -23,8 +23,8 @@ const uuidString = (description: string) =>
     .transform((id) => id.toLowerCase())
     .openapi({ format: 'uuid', description, example: '0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10' });
 
-const name = safeString().trim().min(1).max(MAX_SEQUENCE_NAME).openapi({ example: 'New patient welcome' });
-const description = text().trim().max(MAX_SEQUENCE_DESCRIPTION).nullable().openapi({ example: 'Three touches in the first week' });
+const name = plainLine().trim().min(1).max(MAX_SEQUENCE_NAME).openapi({ example: 'New patient welcome' });
+const description = plainText().trim().max(MAX_SEQUENCE_DESCRIPTION).nullable().openapi({ example: 'Three touches in the first week' });
 const triggerEvent = z.enum(SEQUENCE_TRIGGER_EVENTS).openapi({
   description:
     'manual: contacts are enrolled with POST /sequence-triggers/manual only. contact_created: every contact (patient) created while the sequence is active or paused is enrolled. ' +
@@ -99,14 +99,14 @@ export const stepInput = z
       .nullable()
       .optional()
       .openapi({
-        description: `useCustomText only: the message (email: HTML, at most ${MAX_EMAIL_BODY} characters; sms: at most ${MAX_SMS_BODY}). Merge fields work as in templates.`,
+        description: `useCustomText only: the message (email: HTML with only the allowed markup, at most ${MAX_EMAIL_BODY} characters; sms: plain text, at most ${MAX_SMS_BODY}). Merge fields work as in templates; no other template expressions.`,
       }),
-    customSubject: safeString()
+    customSubject: plainLine({ mergeFields: true })
       .trim()
       .max(MAX_TEMPLATE_SUBJECT)
       .nullable()
       .optional()
-      .openapi({ description: 'useCustomText email steps only (and required there).' }),
+      .openapi({ description: 'useCustomText email steps only (and required there): plain text (no HTML markup), may hold merge fields.' }),
   })
   .strict()
   .superRefine((step, ctx) => {
@@ -127,6 +127,10 @@ export const stepInput = z
       if (!step.customText?.trim()) problem('customText', 'is required when useCustomText is true');
       else if (step.type === 'sms' && step.customText.length > MAX_SMS_BODY)
         problem('customText', `must be at most ${MAX_SMS_BODY} characters for an sms step`);
+      else if (!findRefusedCharacter(step.customText, true)) {
+        const markup = bodyMarkupProblem(step.type, step.customText);
+        if (markup) problem('customText', markup);
+      }
       if (step.type === 'email' && !step.customSubject) problem('customSubject', 'is required for an email step with custom text');
       if (step.type === 'sms' && present(step.customSubject)) problem('customSubject', 'is only for email steps (SMS has no subject)');
     } else {

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { safeString, text } from '../../../platform/http/strings';
+import { plainLine, plainText, safeString } from '../../../platform/http/strings';
 import { imageFileField, storedImage } from '../../catalog';
 import { isHttpsUrl, MAX_URL_LENGTH } from '../page-builder/links';
 
@@ -73,19 +73,23 @@ export const socialMediaLinksInput = z
 export const saveWebsiteBody = z
   .object({
     isActive: z.boolean().openapi({ description: 'Whether the website is live.' }),
-    heroTitle: safeString()
+    heroTitle: plainLine()
       .trim()
       .max(120)
       .nullable()
-      .openapi({ description: 'Up to 120 characters; null: none.', example: 'Feel like yourself again' }),
-    heroSubtitle: text().trim().max(300).nullable().openapi({ description: 'Up to 300 characters; null: none.' }),
-    heroPrimaryButtonText: safeString().trim().min(1).max(40).nullable().openapi({
-      description: 'The hero\'s button, 1-40 characters; null: no button (default "Get started").',
+      .openapi({ description: 'Up to 120 characters of plain text (no HTML markup); null: none.', example: 'Feel like yourself again' }),
+    heroSubtitle: plainText().trim().max(300).nullable().openapi({ description: 'Up to 300 characters of plain text; null: none.' }),
+    heroPrimaryButtonText: plainLine().trim().min(1).max(40).nullable().openapi({
+      description: 'The hero\'s button, 1-40 characters of plain text; null: no button (default "Get started").',
       example: 'Start your visit',
     }),
     primaryColor: color('Buttons and links', WEBSITE_DEFAULTS.primaryColor),
     footerColor: color('Footer background', WEBSITE_DEFAULTS.footerColor),
-    footerText: text().trim().max(500).nullable().openapi({ description: 'Up to 500 characters; null: none (default).' }),
+    footerText: plainText()
+      .trim()
+      .max(500)
+      .nullable()
+      .openapi({ description: 'Up to 500 characters of plain text; null: none (default).' }),
     socialMediaLinks: socialMediaLinksInput,
   })
   .partial()

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { PAGE_STATUSES } from '../../../../drizzle/schema';
-import { safeString } from '../../../platform/http/strings';
+import { plainLine, safeString } from '../../../platform/http/strings';
 import { imageFileField, storedImage } from '../../catalog';
 import { contentProblem, MAX_CONTENT_BYTES, MAX_CONTENT_DEPTH } from './content';
 import { httpsUrl, linkUrl } from './links';
@@ -42,19 +42,24 @@ const draftContent = z
   .openapi({
     description:
       `The page's document as the page builder edits it: any JSON object, at most ${MAX_CONTENT_BYTES} bytes (256 KiB) as JSON (413 above) and ` +
-      `${MAX_CONTENT_DEPTH} levels deep; strings without control characters other than tab, LF and CR, and without active content ` +
-      '(script, iframe, object, embed and similar elements, on...= event handlers, javascript:/vbscript: URLs, data: URLs other than raster images): ' +
-      'refused with 400 naming the path inside the document, never rewritten. docs/page-builder.md.',
+      `${MAX_CONTENT_DEPTH} levels deep; strings without control characters other than tab, LF and CR; every string and key is checked as rich HTML: ` +
+      'only the documented elements and attributes (no script, style, link, iframe, form or similar elements, no on...= event handlers), ' +
+      'https:/mailto:/tel: links and site paths, no javascript:/vbscript: URLs, data: URLs other than raster images or template expressions ({{...}}, {%...%} and the like): ' +
+      'refused with 400 naming the path inside the document, never rewritten. docs/page-builder.md and docs/api-conventions.md ("Markup in stored fields").',
     example: { sections: [{ type: 'hero', title: 'Feel like yourself again' }] },
   });
 
 const seoFields = {
-  seoTitle: safeString()
+  seoTitle: plainLine()
     .trim()
     .max(200)
     .nullable()
-    .openapi({ description: 'Up to 200 characters; null clears it.', example: 'About Demo Clinic' }),
-  seoDescription: safeString().trim().max(500).nullable().openapi({ description: 'Up to 500 characters, one line; null clears it.' }),
+    .openapi({ description: 'Up to 200 characters of plain text (no HTML markup); null clears it.', example: 'About Demo Clinic' }),
+  seoDescription: plainLine()
+    .trim()
+    .max(500)
+    .nullable()
+    .openapi({ description: 'Up to 500 characters of plain text (no HTML markup), one line; null clears it.' }),
   seoOgImage: linkUrl().nullable().openapi({
     description: "Open Graph image: an https URL or a path on the site ('/...'), e.g. an upload-image url; null clears it.",
     example: 'https://cdn.example.com/og/about.png',
@@ -173,7 +178,11 @@ export const pageImageResult = z
 
 export const MAX_MENU_ITEMS = 20;
 export const MAX_MENU_CHILDREN = 20;
-const label = safeString().trim().min(1).max(100).openapi({ description: 'The text shown, 1-100 characters.', example: 'About us' });
+const label = plainLine()
+  .trim()
+  .min(1)
+  .max(100)
+  .openapi({ description: 'The text shown, 1-100 characters of plain text (no HTML markup).', example: 'About us' });
 const pageId = z
   .string()
   .uuid()

@@ -1,18 +1,21 @@
 import { z } from '@hono/zod-openapi';
 import { amount } from '../../../platform/http/money';
-import { safeString, text } from '../../../platform/http/strings';
+import { plainLine, plainText, safeString } from '../../../platform/http/strings';
 import { storedImage } from '../../catalog';
 
 /** #rgb or #rrggbb (docs/treatments.md). */
 export const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
 const treatmentFields = {
-  name: safeString().trim().min(1).max(120).openapi({ description: '1-120 characters.', example: 'Medical Weight Loss' }),
-  description: text()
+  name: plainLine()
     .trim()
-    .max(2000)
-    .nullable()
-    .openapi({ description: 'At most 2000 characters; null: none.', example: 'GLP-1 programs with monthly check-ins' }),
+    .min(1)
+    .max(120)
+    .openapi({ description: '1-120 characters of plain text (no HTML markup or template expressions).', example: 'Medical Weight Loss' }),
+  description: plainText().trim().max(2000).nullable().openapi({
+    description: 'At most 2000 characters of plain text (no HTML markup or template expressions); null: none.',
+    example: 'GLP-1 programs with monthly check-ins',
+  }),
   brandColor: safeString()
     .trim()
     .regex(HEX_COLOR, 'must be a hex color (#rgb or #rrggbb)')

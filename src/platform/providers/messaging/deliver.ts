@@ -76,6 +76,7 @@ export async function deliverQueuedMessages(
           to: messages.toAddress,
           subject: messages.subject,
           body: messages.body,
+          format: messages.format,
           error: messages.error,
           createdAt: messages.createdAt,
           clinicMode: clinics.mode,
@@ -104,7 +105,7 @@ export async function deliverQueuedMessages(
       }
       const provider = transport[row.channel]!;
       const result = await provider
-        .deliver({ id: row.id, channel: row.channel, to: row.to, subject: row.subject, body: row.body })
+        .deliver({ id: row.id, channel: row.channel, to: row.to, subject: row.subject, body: row.body, format: row.format })
         .catch((error: unknown) => ({
           ok: false as const,
           retry: true,

@@ -19,6 +19,7 @@ export async function insertMessage(
       toAddress: message.to,
       subject: message.subject ?? null,
       body: message.body,
+      format: message.channel === 'email' ? (message.format ?? 'text') : 'text',
       patientId: message.patientId ?? null,
       createdAt: now,
       ...outcome,

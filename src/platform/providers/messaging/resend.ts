@@ -1,4 +1,5 @@
 import type { ResendConfig } from '../../../config/messaging';
+import { htmlToText } from '../../http/markup';
 import {
   type ChannelTransport,
   type DeliverableMessage,
@@ -18,7 +19,8 @@ const RETRYABLE_NAMES = new Set(['concurrent_idempotent_requests', 'rate_limit_e
 
 /**
  * Email through Resend's HTTP API: POST https://api.resend.com/emails with the API key as a Bearer
- * token, JSON { from, to: [address], subject, text }, and Idempotency-Key message-<messages.id>, so a
+ * token, JSON { from, to: [address], subject, text } (an html row: { html, text } with the text part
+ * made from the HTML), and Idempotency-Key message-<messages.id>, so a
  * row sent again after a crash between the provider's answer and the commit is not delivered twice
  * (Resend keeps keys 24 hours, as long as a row may stay queued). 200 { id } is success.
  */
@@ -46,7 +48,7 @@ export class ResendEmailTransport implements ChannelTransport {
           from: this.config.from,
           to: [message.to],
           subject: message.subject ?? '',
-          text: message.body,
+          ...(message.format === 'html' ? { html: message.body, text: htmlToText(message.body) } : { text: message.body }),
         }),
         redirect: 'manual',
         signal: AbortSignal.timeout(this.timeoutMs),

@@ -1,4 +1,4 @@
-import type { MessageChannel } from '../../../../drizzle/schema';
+import type { MessageChannel, MessageFormat } from '../../../../drizzle/schema';
 
 /** A queued messages row, as a provider adapter needs it. */
 export interface DeliverableMessage {
@@ -8,6 +8,8 @@ export interface DeliverableMessage {
   to: string;
   subject: string | null;
   body: string;
+  /** html: an HTML email body (the allow-list's markup); absent or text: plain text. */
+  format?: MessageFormat;
 }
 
 /** What a provider answered: accepted (with its message id), or refused; retry says whether trying again later may work. */

@@ -1,4 +1,4 @@
-import type { MessageChannel } from '../../../../drizzle/schema';
+import type { MessageChannel, MessageFormat } from '../../../../drizzle/schema';
 import type { Queryable } from '../../db/client';
 
 /** One email or SMS to send. */
@@ -11,6 +11,11 @@ export interface OutgoingMessage {
   to: string;
   subject?: string | null;
   body: string;
+  /**
+   * Email only: `html` when body is HTML within the markup allow-list (checked by the caller, e.g. the
+   * sequence runner, before it renders), sent as the HTML part; default `text`, sent as it is.
+   */
+  format?: MessageFormat;
   patientId?: string | null;
 }
 

@@ -1,0 +1,2 @@
+ALTER TABLE "messages" ADD COLUMN "format" text DEFAULT 'text' NOT NULL;--> statement-breakpoint
+ALTER TABLE "messages" ADD CONSTRAINT "messages_format_check" CHECK ("messages"."format" in ('text', 'html'));
