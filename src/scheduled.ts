@@ -16,8 +16,11 @@ import { deliverQueuedMessagesSweep } from './platform/providers/messaging';
 import { requestLogRetention } from './platform/request-log';
 import type { Sweep } from './platform/sweep';
 
-/** Every periodic job, in the order they run (each area's sweeps are listed in its index.ts). */
-export const SWEEPS: Sweep[] = [
+/**
+ * Every periodic job by name (the name its failures are logged under: a function's own name does not
+ * survive minification), in the order they run (each area's sweeps are listed in its index.ts).
+ */
+export const SWEEPS: Record<string, Sweep> = {
   requestLogRetention, // request logs older than 90 days
   idempotencyKeyRetention, // Idempotency-Key answers older than 24 hours
   ...access.sweeps,
@@ -31,7 +34,7 @@ export const SWEEPS: Sweep[] = [
   // Last, so events recorded by the sweeps above go out in the same run: with QStash, fan out and publish
   // what is due or overdue (the safety net); without it, the local dispatcher attempts what is due.
   ...webhooksCheckout.sweeps,
-];
+};
 
 /** The Worker's `scheduled` handler: one database for the run, every sweep, failures logged apart. */
 export async function runScheduled(env: Env): Promise<void> {
@@ -41,9 +44,9 @@ export async function runScheduled(env: Env): Promise<void> {
   try {
     // Object.assign keeps the providers lazy: a run builds only what its sweeps use.
     const services = Object.assign(providersFor(config, env, database.db), { config });
-    for (const sweep of SWEEPS) {
+    for (const [name, sweep] of Object.entries(SWEEPS)) {
       await sweep(database.db, new Date(), services).catch((error) =>
-        logLine('error', 'scheduled sweep failed', { sweep: sweep.name, error: describeError(error) }),
+        logLine('error', 'scheduled sweep failed', { sweep: name, error: describeError(error) }),
       );
     }
   } finally {

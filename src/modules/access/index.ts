@@ -14,4 +14,4 @@ export const routes = new OpenAPIHono<AppEnv>()
   .route('/', apiKeyRoutes)
   .route('/', meRoutes);
 
-export const sweeps: Sweep[] = [];
+export const sweeps: Record<string, Sweep> = {};

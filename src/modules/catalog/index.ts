@@ -31,7 +31,7 @@ export const routes = new OpenAPIHono<AppEnv>()
   .route('/', programCopilotRoutes)
   .route('/', programRoutes);
 
-export const sweeps: Sweep[] = [];
+export const sweeps: Record<string, Sweep> = {};
 
 export { nextSlug } from './products/slugs';
 // Pricing: one function decides a program product's price (checkout, affiliates and the seed use it).

@@ -21,7 +21,7 @@ export const routes = new OpenAPIHono<AppEnv>()
   .route('/', crmConnectionRoutes);
 
 /** CRM sequences: enroll by trigger, run due steps (docs/crm-sequences.md). They queue messages. */
-export const sweeps: Sweep[] = [sequenceSweep];
+export const sweeps: Record<string, Sweep> = { sequenceSweep };
 
 // What the demo data (scripts/seed) builds its rows with.
 export { generatePayouts } from './affiliate-program/payouts';

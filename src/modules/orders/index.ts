@@ -23,7 +23,7 @@ export const routes = new OpenAPIHono<AppEnv>()
   .route('/', refundRequestRoutes)
   .route('/', dashboardRoutes);
 
-export const sweeps: Sweep[] = [];
+export const sweeps: Record<string, Sweep> = {};
 
 export { listCustomers } from './customers/service';
 export { dashboardMetrics, dashboardOverview, revenueChart } from './dashboard/service';

@@ -32,10 +32,10 @@ export const routes = new OpenAPIHono<AppEnv>()
   .route('/', teamRoutes)
   .route('/', supportRoutes);
 
-export const sweeps: Sweep[] = [
+export const sweeps: Record<string, Sweep> = {
   platformSubscriptionsSweep, // renew development subscriptions, flag lapsed processor ones (docs/billing.md)
   expireTeamInvitations, // pending invitations past expiresAt become expired (docs/team.md)
-];
+};
 
 export { toStoredDnsRecords } from './clinic/email-domain/views';
 // What the demo data (scripts/seed) builds its rows with.

@@ -23,7 +23,7 @@ export const routes = new OpenAPIHono<AppEnv>()
   .route('/', teleformRemovalRoutes)
   .route('/', analyticsRoutes);
 
-export const sweeps: Sweep[] = [
+export const sweeps: Record<string, Sweep> = {
   teleformRemovalSweep, // due scheduled removals complete and deactivate their form (docs/forms-and-intake.md)
   abandonStaleFormSessionsSweep, // intake sessions idle 24 h: abandoned + intake.abandoned (docs/analytics.md)
-];
+};

@@ -11,7 +11,7 @@ import { webhookRoutes } from './webhooks/routes';
 export const routes = new OpenAPIHono<AppEnv>().route('/', webhookRoutes).route('/', webhookDeliveryRoutes).route('/', checkoutRoutes);
 
 /** Webhook deliveries (docs/webhooks.md, "Who sends"); src/scheduled.ts runs them last. */
-export const sweeps: Sweep[] = [runScheduledDeliveries];
+export const sweeps: Record<string, Sweep> = { runScheduledDeliveries };
 
 // The platform's entry point when a patient's payment for a checkout succeeded (not an API operation).
 export { completeSession } from './checkout/complete-session';

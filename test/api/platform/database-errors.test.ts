@@ -221,11 +221,11 @@ describe('error logs name the cause and never carry query parameters', () => {
     const failing: Sweep = async function failingSweep(db) {
       await db.execute(sql`select ${secret}::int`);
     };
-    SWEEPS.push(failing);
+    SWEEPS.failingSweep = failing;
     try {
       await runScheduled({ ENVIRONMENT: 'test', DATABASE_URL: t.databaseUrl });
     } finally {
-      SWEEPS.splice(SWEEPS.indexOf(failing), 1);
+      delete SWEEPS.failingSweep;
     }
     const sweep = lines(logged).find((l) => l.includes('scheduled sweep failed'))!;
     expect(sweep).toContain('failingSweep');

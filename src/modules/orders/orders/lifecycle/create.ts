@@ -79,7 +79,9 @@ export function orderAmountColumns(fees: FeeBreakdownCents) {
 }
 
 /** 404-free checks: the caller passes ids of its own clinic; a foreign one is a programming error. */
-class ForeignRowError extends Error {}
+class ForeignRowError extends Error {
+  override name = 'ForeignRowError';
+}
 
 /**
  * The clinic's next order number, under a per-clinic transaction lock so two concurrent checkouts
