@@ -26,14 +26,42 @@ export interface Services extends Providers {
   now(): Date;
 }
 
-/** A request's services with the calling key's clinic (every query of a clinic area is scoped to it) and its sandbox flag. */
-export type ClinicServices = Services & { clinicId: string; sandbox: boolean };
+/** Who is acting: a key, a signed-in brand admin, or the platform itself (a sweep, a script, a callback). */
+export type Actor =
+  | { kind: 'key'; keyId: string; keyPrefix: string }
+  | { kind: 'user'; userId: string; role: UserRole }
+  | { kind: 'system'; name: string };
 
-/** The services of a request made with an API key, with the key's clinic. */
-export function clinicServices(c: Context<AppEnv>): ClinicServices {
+/**
+ * The handler context: everything a service of a clinic area takes from its request, in one object:
+ * the clinic (every query of clinic data is scoped to it), its sandbox flag, the database, the
+ * providers, the configuration, the clock (`now()`) and the actor. The one convention
+ * (docs/architecture.md, "The handler context"): a service that reads or writes a clinic's data takes
+ * the context first, then the request's own values (ids, the parsed body); a helper that needs none of
+ * it takes explicit values only.
+ */
+export type HandlerContext = Services & { clinicId: string; sandbox: boolean; actor: Actor; requestId?: string };
+
+/** The handler context of a request, for the calling key's clinic or the signed-in brand admin's. */
+export function handlerContext(c: Context<AppEnv>): HandlerContext {
   const key = c.get('apiKey');
+  const user = key ? undefined : c.get('user');
+  if (!key && !user) throw new Error('handlerContext: the route has no authenticated caller');
+  const actor: Actor = key
+    ? { kind: 'key', keyId: key.keyId, keyPrefix: key.keyPrefix }
+    : { kind: 'user', userId: user!.userId, role: user!.role };
   // On top of the request's services (not a copy): the providers stay lazy, made on first use.
-  return Object.assign(Object.create(c.get('services')) as Services, { clinicId: key.clinicId, sandbox: key.isSandbox });
+  return Object.assign(Object.create(c.get('services')) as Services, {
+    clinicId: key ? key.clinicId : user!.clinicId,
+    sandbox: key ? key.isSandbox : false,
+    actor,
+    requestId: c.get('requestId'),
+  });
+}
+
+/** The context of work the platform does for a clinic outside a request: a sweep, a script, a callback. */
+export function systemContext(services: Services, clinicId: string, name: string, sandbox = false): HandlerContext {
+  return Object.assign(Object.create(services) as Services, { clinicId, sandbox, actor: { kind: 'system', name } as const });
 }
 
 /** The caller behind a valid API key. */

@@ -11,7 +11,7 @@ import {
 } from '../../src/config';
 import { KeyCache } from '../../src/platform/auth/key-cache';
 import { BackgroundTasks } from '../../src/platform/background';
-import type { Services } from '../../src/platform/context';
+import { type HandlerContext, type Services, systemContext } from '../../src/platform/context';
 import type { Database } from '../../src/platform/db/client';
 import { type Providers, providersFor } from '../../src/platform/providers';
 import type { AiProvider } from '../../src/platform/providers/ai/types';
@@ -131,6 +131,26 @@ export function testServices(
     requestLog,
     keyCache,
   });
+}
+
+/**
+ * The handler context a route of `clinicId` would hand its service (src/platform/context.ts), for
+ * tests that call a service directly: the test configuration, in-memory storage, the given stand-ins
+ * and clock; the actor is the test itself.
+ */
+export function testContext(
+  db: Database,
+  clinicId: string,
+  options: { now?: () => Date; sandbox?: boolean; providers?: Partial<Providers>; databaseUrl?: string } = {},
+): HandlerContext {
+  const base = {
+    config: testConfig(options.databaseUrl ?? ''),
+    db,
+    rateLimiter: new MemoryRateLimiter(),
+    background: () => {},
+    now: options.now ?? (() => new Date()),
+  };
+  return systemContext(testServices(base, options.providers), clinicId, 'test', options.sandbox ?? false);
 }
 
 /**

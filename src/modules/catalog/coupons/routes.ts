@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
@@ -98,30 +98,27 @@ const validate = defineRoute(
 
 export const couponRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { data, pagination } = await listCoupons(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listCoupons(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(create, async (c) => {
-    const created = await createCoupon(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('json'));
+    const created = await createCoupon(handlerContext(c), c.req.valid('json'));
     return c.json(ok(created, 'Coupon created'), 201);
   })
   .openapi(get, async (c) => {
-    return c.json(ok(await getCoupon(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200);
+    return c.json(ok(await getCoupon(handlerContext(c), c.req.valid('param').id)), 200);
   })
   .openapi(update, async (c) => {
-    const { db, now } = c.get('services');
-    const updated = await updateCoupon(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now());
+    const updated = await updateCoupon(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
     return c.json(ok(updated, 'Coupon updated'), 200);
   })
   .openapi(remove, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await deleteCoupon(db, c.get('apiKey').clinicId, c.req.valid('param').id, now()), 'Coupon deleted'), 200);
+    return c.json(ok(await deleteCoupon(handlerContext(c), c.req.valid('param').id), 'Coupon deleted'), 200);
   })
   .openapi(performance, async (c) => {
-    return c.json(ok(await couponPerformance(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200);
+    return c.json(ok(await couponPerformance(handlerContext(c), c.req.valid('param').id)), 200);
   })
   .openapi(validate, async (c) => {
-    const { db, now } = c.get('services');
-    const result = await validateCoupon(db, c.get('apiKey').clinicId, c.req.valid('query').code, now());
+    const result = await validateCoupon(handlerContext(c), c.req.valid('query').code);
     return c.json(ok(result, result.message), 200);
   });

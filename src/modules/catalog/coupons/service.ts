@@ -1,5 +1,6 @@
 import { and, desc, eq, getTableColumns, isNull, type SQL, sql } from 'drizzle-orm';
 import { coupons } from '../../../../drizzle/schema';
+import type { HandlerContext } from '../../../platform/context';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
@@ -70,7 +71,7 @@ const isDuplicateCode = (error: unknown) => isUniqueViolation(error, UNIQUE_CODE
 
 const codeTaken = (code: string) => conflict('CONFLICT', `A coupon with code "${code}" already exists`);
 
-export async function listCoupons(db: Database, clinicId: string, query: PageQuery) {
+export async function listCoupons({ db, clinicId }: HandlerContext, query: PageQuery) {
   const rows = await db
     .select({ ...withCount, total: totalCount() })
     .from(coupons)
@@ -82,7 +83,7 @@ export async function listCoupons(db: Database, clinicId: string, query: PageQue
   return { data: page.rows.map(toCoupon), pagination: page.pagination };
 }
 
-export async function getCoupon(db: Database, clinicId: string, id: string): Promise<Coupon> {
+export async function getCoupon({ db, clinicId }: HandlerContext, id: string): Promise<Coupon> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [found] = await db
     .select(withCount)
@@ -93,7 +94,7 @@ export async function getCoupon(db: Database, clinicId: string, id: string): Pro
   return toCoupon(found);
 }
 
-export async function createCoupon(db: Database, clinicId: string, body: CreateCouponBody): Promise<Coupon> {
+export async function createCoupon({ db, clinicId }: HandlerContext, body: CreateCouponBody): Promise<Coupon> {
   const values = {
     code: body.code,
     description: body.description ?? null,
@@ -124,7 +125,9 @@ export async function createCoupon(db: Database, clinicId: string, body: CreateC
  * stored startsAt). The row is locked while it is merged so concurrent updates cannot combine into
  * terms neither of them checked.
  */
-export async function updateCoupon(db: Database, clinicId: string, id: string, body: UpdateCouponBody, now: Date): Promise<Coupon> {
+export async function updateCoupon(ctx: HandlerContext, id: string, body: UpdateCouponBody): Promise<Coupon> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   try {
     return await db.transaction(async (tx) => {
@@ -168,7 +171,9 @@ export async function updateCoupon(db: Database, clinicId: string, id: string, b
 }
 
 /** Soft delete: the redemptions stay for reporting, the coupon answers 404 from now on and its code is free. */
-export async function deleteCoupon(db: Database, clinicId: string, id: string, now: Date) {
+export async function deleteCoupon(ctx: HandlerContext, id: string) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [deleted] = await db
     .update(coupons)
@@ -194,7 +199,7 @@ const totalsOf = (t: Totals) => ({
 });
 
 /** Redemption totals and a month-by-month breakdown (UTC months), from coupon_redemptions, in one query. */
-export async function couponPerformance(db: Database, clinicId: string, id: string): Promise<CouponPerformance> {
+export async function couponPerformance({ db, clinicId }: HandlerContext, id: string): Promise<CouponPerformance> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   // Qualified by hand, for the reason given at redemptionCount().
   const ofThisCoupon = sql.raw(`r."clinic_id" = "coupons"."clinic_id" and r."coupon_id" = "coupons"."id"`);
@@ -240,7 +245,9 @@ export async function couponPerformance(db: Database, clinicId: string, id: stri
  * Whether the clinic's coupon with this code (ignoring case; deleted coupons do not exist) can be
  * redeemed now, and if not why. One query on the unique (clinic_id, lower(code)) index.
  */
-export async function validateCoupon(db: Database, clinicId: string, code: string, now: Date): Promise<CouponValidation> {
+export async function validateCoupon(ctx: HandlerContext, code: string): Promise<CouponValidation> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const [row] = await db
     .select(withCount)
     .from(coupons)

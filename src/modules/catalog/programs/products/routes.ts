@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import { type AppEnv, clinicServices as services } from '../../../../platform/context';
+import { type AppEnv, handlerContext as services } from '../../../../platform/context';
 import { jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { idParam } from '../../../../platform/http/ids';
 import { defineRoute } from '../../../../platform/http/route';
