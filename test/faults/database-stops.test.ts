@@ -28,8 +28,9 @@ import { ok } from '../../src/platform/http/envelope';
 import { defineRoute } from '../../src/platform/http/route';
 import { buildTestApp, type TestApp, type TestResponse, useTestApp } from '../helpers/app';
 import { makeCoupon, makeKey, makeTenant, makeUser } from '../helpers/factories';
-import { addLedgerEntry, makeOrder, makeRefundRequest } from '../helpers/money-fixtures';
+import { addLedgerEntry, deliveredOrder, recordCharge } from '../helpers/money-fixtures';
 import { sample } from '../helpers/openapi-inputs';
+import { makeOrder, makeRefundRequest } from '../helpers/order-fixtures';
 import { makeGlobalProduct, makePatient, makeProgram, makeTemplate } from '../helpers/program-fixtures';
 import { documentOf, findOperation } from '../helpers/strict-response';
 import { type NeonWsProxy, startNeonWsProxy, useNeonWsProxy } from '../tooling/neon-ws-proxy';
@@ -246,11 +247,8 @@ const FIXTURES: Record<string, { prepare: Prepare; sandbox?: boolean }> = {
   'POST /api/v1/refunds': {
     // Refund row, order, payment, ledger entry and order event.
     prepare: async ({ key, clinicId }) => {
-      const { order } = await makeOrder(t.db, clinicId, {
-        totalCents: 12_000,
-        brandAmountCents: 7_000,
-        createdAt: new Date(Date.now() - 3 * DAY),
-      });
+      const order = await makeOrder(t.db, clinicId, deliveredOrder(12_000, 7_000, new Date(Date.now() - 3 * DAY)));
+      await recordCharge(t.db, order);
       return { path: '/api/v1/refunds', request: { key, body: { orderId: order.id, reason: 'Shipment lost' } } };
     },
   },
@@ -258,7 +256,11 @@ const FIXTURES: Record<string, { prepare: Prepare; sandbox?: boolean }> = {
     prepare: async ({ key, clinicId }) => {
       await addLedgerEntry(t.db, clinicId, 'charge', 100_000);
       const patient = await makePatient(t.db, clinicId);
-      const { order } = await makeOrder(t.db, clinicId, { patientId: patient.id, createdAt: new Date(Date.now() - 2 * DAY) });
+      const order = await makeOrder(t.db, clinicId, {
+        ...deliveredOrder(10_000, 6_000, new Date(Date.now() - 2 * DAY)),
+        patientId: patient.id,
+      });
+      await recordCharge(t.db, order);
       const request = await makeRefundRequest(t.db, clinicId, order.id, { patientId: patient.id, reason: 'Side effects' });
       return { path: `/api/v1/refund-requests/${request.id}/approve`, request: { key, body: { reviewNotes: 'Approved' } } };
     },

@@ -1,22 +1,18 @@
-// Orders, payments and ledger entries inserted directly (not through the order lifecycle), for the
-// payouts and refunds tests. Every order gets a consistent fee waterfall; a paid order gets a
-// succeeded payment and its ledger entries (charge +total, each fee negative: net = brand amount).
+// Money rows inserted directly (not through the order lifecycle), for the payouts, refunds and
+// dashboard tests: order values with a waterfall ending at a brand amount, the charge of a paid order
+// (payment and ledger entries), ledger entries, disputes and payouts. Orders themselves: order-fixtures.ts.
 import { randomUUID } from 'node:crypto';
 import {
   disputes,
   type FeeBreakdownCents,
   type LedgerEntryType,
   ledgerEntries,
-  type OrderStatus,
-  orders,
+  type orders,
   payments,
   payouts,
-  refundRequests,
 } from '../../drizzle/schema';
+import { orderAmountColumns } from '../../src/modules/orders/orders/lifecycle/create';
 import type { Database } from '../../src/platform/db/client';
-import { makePatient } from './program-fixtures';
-
-export { makePatient };
 
 const unique = () => randomUUID().slice(0, 8);
 
@@ -44,63 +40,58 @@ export function feeBreakdown(totalCents: number, brandAmountCents: number): FeeB
   };
 }
 
-export interface OrderOptions {
-  totalCents?: number;
-  brandAmountCents?: number;
-  createdAt?: Date;
-  status?: OrderStatus;
-  /** A succeeded payment and the ledger entries of the payment (default true). */
-  paid?: boolean;
-  processorPaymentId?: string | null;
-  patientId?: string;
+/**
+ * Values for `makeOrder` (order-fixtures.ts) the money tests start from: a delivered order created and paid
+ * at `at`, its waterfall ending at the brand amount, no shipping state. Spread and override (an unpaid
+ * order: `status: 'pending_payment', paidAt: null`).
+ */
+export function deliveredOrder(totalCents: number, brandAmountCents: number, at = new Date()) {
+  return {
+    ...orderAmountColumns(feeBreakdown(totalCents, brandAmountCents)),
+    status: 'delivered' as const,
+    shippingState: null,
+    createdAt: at,
+    updatedAt: at,
+    paidAt: at,
+  };
 }
 
-export async function makeOrder(db: Database, clinicId: string, options: OrderOptions = {}) {
-  const totalCents = options.totalCents ?? 10_000;
-  const brandAmountCents = options.brandAmountCents ?? 6_000;
-  const createdAt = options.createdAt ?? new Date();
-  const paid = options.paid ?? true;
-  const patientId = options.patientId ?? (await makePatient(db, clinicId)).id;
-  const fees = feeBreakdown(totalCents, brandAmountCents);
-  const [order] = await db
-    .insert(orders)
+/**
+ * What the payment webhook records for a paid order: a succeeded payment of the total and the charge's
+ * ledger entries (charge +total, each fee negative: net = brand amount), at the order's payment time.
+ */
+export async function recordCharge(db: Database, order: typeof orders.$inferSelect) {
+  const at = order.paidAt ?? order.createdAt;
+  const fees = order.feeBreakdown;
+  const [payment] = await db
+    .insert(payments)
     .values({
-      clinicId,
-      orderNumber: `TST-${unique()}`,
-      patientId,
-      status: options.status ?? (paid ? 'delivered' : 'pending_payment'),
-      subtotalCents: totalCents,
-      totalCents,
-      brandAmountCents,
-      feeBreakdown: fees,
-      paidAt: paid ? createdAt : null,
-      createdAt,
-      updatedAt: createdAt,
+      clinicId: order.clinicId,
+      orderId: order.id,
+      status: 'succeeded',
+      amountCents: order.totalCents,
+      processorPaymentId: `pi_test_${unique()}`,
+      succeededAt: at,
+      createdAt: at,
     })
     .returning();
-  let payment: typeof payments.$inferSelect | undefined;
-  if (paid) {
-    [payment] = await db
-      .insert(payments)
-      .values({
-        clinicId,
-        orderId: order!.id,
-        status: 'succeeded',
-        amountCents: totalCents,
-        processorPaymentId: options.processorPaymentId === undefined ? `pi_test_${unique()}` : options.processorPaymentId,
-        succeededAt: createdAt,
-        createdAt,
-      })
-      .returning();
-    await db.insert(ledgerEntries).values([
-      { clinicId, orderId: order!.id, type: 'charge', amountCents: totalCents, createdAt },
-      { clinicId, orderId: order!.id, type: 'pharmacy_cost', amountCents: -fees.pharmacyCost, createdAt },
-      { clinicId, orderId: order!.id, type: 'doctor_fee', amountCents: -fees.doctorFee, createdAt },
-      { clinicId, orderId: order!.id, type: 'processor_fee', amountCents: -fees.processorFee, createdAt },
-      { clinicId, orderId: order!.id, type: 'platform_fee', amountCents: -fees.platformFee, createdAt },
+  const entry = (type: LedgerEntryType, amountCents: number) => ({
+    clinicId: order.clinicId,
+    orderId: order.id,
+    type,
+    amountCents,
+    createdAt: at,
+  });
+  await db
+    .insert(ledgerEntries)
+    .values([
+      entry('charge', order.totalCents),
+      entry('pharmacy_cost', -fees.pharmacyCost),
+      entry('doctor_fee', -fees.doctorFee),
+      entry('processor_fee', -fees.processorFee),
+      entry('platform_fee', -fees.platformFee),
     ]);
-  }
-  return { order: order!, payment, patientId };
+  return payment!;
 }
 
 /** One ledger entry (signed cents from the clinic's point of view). */
@@ -114,19 +105,6 @@ export async function addLedgerEntry(
   const [row] = await db
     .insert(ledgerEntries)
     .values({ ...values, clinicId, type, amountCents })
-    .returning();
-  return row!;
-}
-
-export async function makeRefundRequest(
-  db: Database,
-  clinicId: string,
-  orderId: string,
-  values: Partial<typeof refundRequests.$inferInsert> = {},
-) {
-  const [row] = await db
-    .insert(refundRequests)
-    .values({ reason: 'Changed my mind', ...values, clinicId, orderId })
     .returning();
   return row!;
 }

@@ -1,5 +1,6 @@
 // Orders and their parts, inserted directly (the platform's lifecycle is not needed to read them).
-// Each call makes new rows; money is integer cents as stored.
+// Each call makes new rows; money is integer cents as stored. The one makeOrder and makeRefundRequest:
+// the money tests start from money-fixtures.ts' deliveredOrder values and add the charge with recordCharge.
 import { randomUUID } from 'node:crypto';
 import {
   type FeeBreakdownCents,

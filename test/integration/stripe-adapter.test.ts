@@ -18,7 +18,8 @@ import {
 } from '../../src/platform/providers/payments';
 import { buildTestApp, testConfig, useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
-import { addLedgerEntry, makeOrder } from '../helpers/money-fixtures';
+import { addLedgerEntry, deliveredOrder, recordCharge } from '../helpers/money-fixtures';
+import { makeOrder } from '../helpers/order-fixtures';
 import { type StripeStandIn, startStripeStandIn } from '../tooling/stripe-stand-in';
 
 const t = useTestApp();
@@ -296,7 +297,8 @@ describe('StripePaymentProcessor refunds and transfers against the stand-in', ()
   it('POST /api/v1/refunds and /api/v1/payouts/withdraw on the Stripe adapter store what Stripe created', async () => {
     const { clinic, key } = await makeTenant(t.db);
     await addLedgerEntry(t.db, clinic.id, 'charge', 50_000);
-    const { order, payment } = await makeOrder(t.db, clinic.id, { totalCents: 8_800, brandAmountCents: 5_000 });
+    const order = await makeOrder(t.db, clinic.id, deliveredOrder(8_800, 5_000));
+    const payment = await recordCharge(t.db, order);
     stand.addCharge(payment!.processorPaymentId!, 8_800);
     const app = buildTestApp(t.db, t.databaseUrl, { payments: adapter({ transferDestination: 'acct_1TestClinic' }) });
 

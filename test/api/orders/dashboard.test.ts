@@ -6,8 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { patients } from '../../../drizzle/schema';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makePriceChangeAlert, makeTenant } from '../../helpers/factories';
-import { addLedgerEntry, makeDispute, makeOrder, makePayout, makeRefundRequest } from '../../helpers/money-fixtures';
-import { makeOrderEvent, makePayment, makeRefund } from '../../helpers/order-fixtures';
+import { addLedgerEntry, deliveredOrder, makeDispute, makePayout, recordCharge } from '../../helpers/money-fixtures';
+import { makeOrder, makeOrderEvent, makePayment, makeRefund, makeRefundRequest } from '../../helpers/order-fixtures';
 import { makeEnrollment, makeProgram } from '../../helpers/program-fixtures';
 import { countStatements } from '../../helpers/statements';
 
@@ -40,7 +40,7 @@ interface World {
   otherKey: string;
   otherClinicId: string;
   patients: Awaited<ReturnType<typeof patient>>[];
-  orders: Record<string, Awaited<ReturnType<typeof makeOrder>>['order']>;
+  orders: Record<string, Awaited<ReturnType<typeof makeOrder>>>;
 }
 
 /**
@@ -55,24 +55,20 @@ async function world(): Promise<World> {
   const p1 = await patient(clinicId, ago(3));
   const p2 = await patient(clinicId, ago(45));
   const p3 = await patient(clinicId, ago(200));
-  const o1 = (
-    await makeOrder(t.db, clinicId, { totalCents: 10_000, brandAmountCents: 6_000, createdAt: ago(2), status: 'shipped', patientId: p1.id })
-  ).order;
-  const o2 = (
-    await makeOrder(t.db, clinicId, {
-      totalCents: 25_000,
-      brandAmountCents: 6_000,
-      createdAt: ago(10),
-      status: 'refunded',
-      patientId: p2.id,
-    })
-  ).order;
-  const o3 = (
-    await makeOrder(t.db, clinicId, { totalCents: 8_000, createdAt: ago(5), paid: false, status: 'payment_failed', patientId: p1.id })
-  ).order;
-  const o4 = (await makeOrder(t.db, clinicId, { totalCents: 12_000, brandAmountCents: 5_000, createdAt: ago(40), patientId: p2.id })).order;
-  const o5 = (await makeOrder(t.db, clinicId, { totalCents: 30_000, brandAmountCents: 9_000, createdAt: ago(100), patientId: p3.id }))
-    .order;
+  const o1 = await makeOrder(t.db, clinicId, { ...deliveredOrder(10_000, 6_000, ago(2)), status: 'shipped', patientId: p1.id });
+  await recordCharge(t.db, o1);
+  const o2 = await makeOrder(t.db, clinicId, { ...deliveredOrder(25_000, 6_000, ago(10)), status: 'refunded', patientId: p2.id });
+  await recordCharge(t.db, o2);
+  const o3 = await makeOrder(t.db, clinicId, {
+    ...deliveredOrder(8_000, 6_000, ago(5)),
+    status: 'payment_failed',
+    paidAt: null,
+    patientId: p1.id,
+  });
+  const o4 = await makeOrder(t.db, clinicId, { ...deliveredOrder(12_000, 5_000, ago(40)), patientId: p2.id });
+  await recordCharge(t.db, o4);
+  const o5 = await makeOrder(t.db, clinicId, { ...deliveredOrder(30_000, 9_000, ago(100)), patientId: p3.id });
+  await recordCharge(t.db, o5);
   const refund = await makeRefund(t.db, clinicId, o2.id, { amountCents: 25_000, createdAt: ago(1, 2) });
   await addLedgerEntry(t.db, clinicId, 'refund', -6_000, { orderId: o2.id, refundId: refund.id, createdAt: ago(1, 2) });
   await makePayment(t.db, clinicId, o3.id, {
@@ -87,7 +83,7 @@ async function world(): Promise<World> {
   const dispute = await makeDispute(t.db, clinicId, o1.id, { amountCents: 4_000, status: 'needs_response', createdAt: ago(4) });
   await addLedgerEntry(t.db, clinicId, 'dispute', -4_000, { orderId: o1.id, disputeId: dispute.id, createdAt: ago(4) });
   await addLedgerEntry(t.db, clinicId, 'reserve_hold', -1_000, { orderId: o1.id, createdAt: ago(6) });
-  await makeRefundRequest(t.db, clinicId, o1.id, { status: 'pending', createdAt: ago(1) });
+  await makeRefundRequest(t.db, clinicId, o1.id, { reason: 'Changed my mind', status: 'pending', createdAt: ago(1) });
   await makePriceChangeAlert(t.db, clinicId);
   await makeOrderEvent(t.db, clinicId, o1.id, {
     eventType: 'order.created',
@@ -102,7 +98,8 @@ async function world(): Promise<World> {
   });
   await makeOrderEvent(t.db, clinicId, o1.id, { eventType: 'payment.succeeded', actorType: 'processor', createdAt: ago(2) });
   // The other clinic: an order now, one refunded, a payout, enrollments; none of it may show up in A's figures.
-  const b1 = (await makeOrder(t.db, b.clinic.id, { totalCents: 99_900, brandAmountCents: 50_000, createdAt: ago(1) })).order;
+  const b1 = await makeOrder(t.db, b.clinic.id, deliveredOrder(99_900, 50_000, ago(1)));
+  await recordCharge(t.db, b1);
   await makeRefund(t.db, b.clinic.id, b1.id, { amountCents: 99_900, createdAt: ago(0, 1) });
   await makeOrderEvent(t.db, b.clinic.id, b1.id, { eventType: 'order.delivered', createdAt: ago(0, 1) });
   await makePayout(t.db, b.clinic.id, { createdAt: ago(0, 1) });

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { orders, refundRequests, refunds } from '../../../drizzle/schema';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
-import { addLedgerEntry, makeOrder, makePatient, makeRefundRequest } from '../../helpers/money-fixtures';
+import { addLedgerEntry, deliveredOrder, recordCharge } from '../../helpers/money-fixtures';
+import { makeOrder, makeRefundRequest } from '../../helpers/order-fixtures';
+import { makePatient } from '../../helpers/program-fixtures';
 
 const t = useTestApp();
 const DAY = 86_400_000;
@@ -14,10 +16,11 @@ async function tenantWithRequest(options: { orderAgeDays?: number } = {}) {
   const tenant = await makeTenant(t.db);
   await addLedgerEntry(t.db, tenant.clinic.id, 'charge', 100_000);
   const patient = await makePatient(t.db, tenant.clinic.id);
-  const { order } = await makeOrder(t.db, tenant.clinic.id, {
+  const order = await makeOrder(t.db, tenant.clinic.id, {
+    ...deliveredOrder(10_000, 6_000, new Date(Date.now() - (options.orderAgeDays ?? 2) * DAY)),
     patientId: patient.id,
-    createdAt: new Date(Date.now() - (options.orderAgeDays ?? 2) * DAY),
   });
+  await recordCharge(t.db, order);
   const request = await makeRefundRequest(t.db, tenant.clinic.id, order.id, { patientId: patient.id, reason: 'Side effects' });
   return { ...tenant, patient, order, request };
 }
@@ -26,8 +29,13 @@ describe('GET /api/v1/refund-requests', () => {
   it('pending first, then decided ones, newest first; the order, patient and refund window with each', async () => {
     const { clinic, key, patient, order, request } = await tenantWithRequest();
     const now = Date.now();
-    const older = await makeRefundRequest(t.db, clinic.id, order.id, { patientId: patient.id, createdAt: new Date(now - 3 * DAY) });
+    const older = await makeRefundRequest(t.db, clinic.id, order.id, {
+      patientId: patient.id,
+      reason: 'Changed my mind',
+      createdAt: new Date(now - 3 * DAY),
+    });
     const denied = await makeRefundRequest(t.db, clinic.id, order.id, {
+      reason: 'Changed my mind',
       status: 'denied',
       reviewNotes: 'No',
       decidedAt: new Date(now - DAY),

@@ -5,7 +5,8 @@ import { DevelopmentPaymentProcessor } from '../../../src/platform/providers/pay
 import { processorRefused, processorUnavailable, type RefundInput } from '../../../src/platform/providers/payments/types';
 import { buildTestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
-import { addLedgerEntry, makeOrder } from '../../helpers/money-fixtures';
+import { addLedgerEntry, deliveredOrder, recordCharge } from '../../helpers/money-fixtures';
+import { makeOrder } from '../../helpers/order-fixtures';
 
 const t = useTestApp();
 const DAY = 86_400_000;
@@ -19,11 +20,8 @@ async function available(clinicId: string) {
 describe('POST /api/v1/refunds', () => {
   it('refunds the whole order in one go: refund row, order, payment, ledger, event', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const { order, payment } = await makeOrder(t.db, clinic.id, {
-      totalCents: 12_000,
-      brandAmountCents: 7_000,
-      createdAt: new Date(Date.now() - 3 * DAY),
-    });
+    const order = await makeOrder(t.db, clinic.id, deliveredOrder(12_000, 7_000, new Date(Date.now() - 3 * DAY)));
+    const payment = await recordCharge(t.db, order);
     expect(await available(clinic.id)).toBe(7_000);
 
     const res = await refund(key, { orderId: order.id, reason: 'Shipment lost' });
@@ -67,7 +65,8 @@ describe('POST /api/v1/refunds', () => {
   it("another clinic's order, an unknown id and a malformed id answer the same 404", async () => {
     const { key } = await makeTenant(t.db);
     const other = await makeTenant(t.db);
-    const { order } = await makeOrder(t.db, other.clinic.id);
+    const order = await makeOrder(t.db, other.clinic.id, deliveredOrder(10_000, 6_000));
+    await recordCharge(t.db, order);
     const bodies = [];
     for (const orderId of [order.id, crypto.randomUUID(), 'not-a-uuid', "1' or '1'='1"]) {
       const res = await refund(key, { orderId, reason: 'x' });
@@ -84,23 +83,27 @@ describe('POST /api/v1/refunds', () => {
     const { clinic, key } = await makeTenant(t.db);
     const now = Math.floor(Date.now() / 1000) * 1000;
     t.clock.freezeAt(now);
-    const day30 = await makeOrder(t.db, clinic.id, { createdAt: new Date(now - 30 * DAY) });
-    const late = await makeOrder(t.db, clinic.id, { createdAt: new Date(now - 30 * DAY - 1_000) });
-    const day31 = await makeOrder(t.db, clinic.id, { createdAt: new Date(now - 31 * DAY) });
-    for (const { order } of [late, day31]) {
+    const day30 = await makeOrder(t.db, clinic.id, deliveredOrder(10_000, 6_000, new Date(now - 30 * DAY)));
+    await recordCharge(t.db, day30);
+    const late = await makeOrder(t.db, clinic.id, deliveredOrder(10_000, 6_000, new Date(now - 30 * DAY - 1_000)));
+    await recordCharge(t.db, late);
+    const day31 = await makeOrder(t.db, clinic.id, deliveredOrder(10_000, 6_000, new Date(now - 31 * DAY)));
+    await recordCharge(t.db, day31);
+    for (const order of [late, day31]) {
       const res = await refund(key, { orderId: order.id, reason: 'too late' });
       expect(res.status).toBe(400);
       const body = await res.json();
       expect(body.code).toBe('REFUND_WINDOW_CLOSED');
       expect(body.message).toContain(new Date(order.createdAt.getTime() + 30 * DAY).toISOString());
     }
-    expect((await refund(key, { orderId: day30.order.id, reason: 'just in time' })).status).toBe(201);
+    expect((await refund(key, { orderId: day30.id, reason: 'just in time' })).status).toBe(201);
     expect(await t.db.$count(refunds, eq(refunds.clinicId, clinic.id))).toBe(1);
   });
 
   it("only when the clinic's available balance covers the brand amount: one cent short is 400 INSUFFICIENT_BALANCE", async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const { order } = await makeOrder(t.db, clinic.id, { totalCents: 10_000, brandAmountCents: 6_000 });
+    const order = await makeOrder(t.db, clinic.id, deliveredOrder(10_000, 6_000));
+    await recordCharge(t.db, order);
     await addLedgerEntry(t.db, clinic.id, 'payout', -1);
     const short = await refund(key, { orderId: order.id, reason: 'x' });
     expect(short.status).toBe(400);
@@ -119,7 +122,7 @@ describe('POST /api/v1/refunds', () => {
   it('an order without a succeeded payment is 409 ORDER_NOT_PAID', async () => {
     const { clinic, key } = await makeTenant(t.db);
     await addLedgerEntry(t.db, clinic.id, 'charge', 100_000);
-    const { order } = await makeOrder(t.db, clinic.id, { paid: false });
+    const order = await makeOrder(t.db, clinic.id, { ...deliveredOrder(10_000, 6_000), status: 'pending_payment', paidAt: null });
     const res = await refund(key, { orderId: order.id, reason: 'x' });
     expect(res.status).toBe(409);
     expect((await res.json()).code).toBe('ORDER_NOT_PAID');
@@ -128,26 +131,29 @@ describe('POST /api/v1/refunds', () => {
   it('once per order: a second attempt is 409 ALREADY_REFUNDED, and so is the loser of two concurrent ones', async () => {
     const { clinic, key } = await makeTenant(t.db);
     await addLedgerEntry(t.db, clinic.id, 'charge', 100_000);
-    const first = await makeOrder(t.db, clinic.id);
-    expect((await refund(key, { orderId: first.order.id, reason: 'x' })).status).toBe(201);
-    const again = await refund(key, { orderId: first.order.id, reason: 'x' });
+    const first = await makeOrder(t.db, clinic.id, deliveredOrder(10_000, 6_000));
+    await recordCharge(t.db, first);
+    expect((await refund(key, { orderId: first.id, reason: 'x' })).status).toBe(201);
+    const again = await refund(key, { orderId: first.id, reason: 'x' });
     expect(again.status).toBe(409);
     expect((await again.json()).code).toBe('ALREADY_REFUNDED');
 
-    const second = await makeOrder(t.db, clinic.id);
-    const racing = await Promise.all([1, 2, 3].map(() => refund(key, { orderId: second.order.id, reason: 'race' })));
+    const second = await makeOrder(t.db, clinic.id, deliveredOrder(10_000, 6_000));
+    await recordCharge(t.db, second);
+    const racing = await Promise.all([1, 2, 3].map(() => refund(key, { orderId: second.id, reason: 'race' })));
     expect(racing.map((r) => r.status).sort()).toEqual([201, 409, 409]);
-    expect(await t.db.$count(refunds, eq(refunds.orderId, second.order.id))).toBe(1);
+    expect(await t.db.$count(refunds, eq(refunds.orderId, second.id))).toBe(1);
     const entries = await t.db
       .select()
       .from(ledgerEntries)
-      .where(and(eq(ledgerEntries.orderId, second.order.id), eq(ledgerEntries.type, 'refund')));
+      .where(and(eq(ledgerEntries.orderId, second.id), eq(ledgerEntries.type, 'refund')));
     expect(entries).toHaveLength(1);
   });
 
   it('400 naming the field for missing or bad orderId and reason, and unknown fields', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const { order } = await makeOrder(t.db, clinic.id);
+    const order = await makeOrder(t.db, clinic.id, deliveredOrder(10_000, 6_000));
+    await recordCharge(t.db, order);
     const cases: [unknown, string][] = [
       [{ reason: 'x' }, 'body.orderId'],
       [{ orderId: order.id }, 'body.reason'],
@@ -167,7 +173,8 @@ describe('POST /api/v1/refunds', () => {
 
   it('a read-only key gets 403 INSUFFICIENT_SCOPE', async () => {
     const { clinic } = await makeTenant(t.db);
-    const { order } = await makeOrder(t.db, clinic.id);
+    const order = await makeOrder(t.db, clinic.id, deliveredOrder(10_000, 6_000));
+    await recordCharge(t.db, order);
     const { raw } = await makeKey(t.db, clinic.id, { scopes: ['read'] });
     const res = await refund(raw, { orderId: order.id, reason: 'x' });
     expect(res.status).toBe(403);
@@ -176,7 +183,8 @@ describe('POST /api/v1/refunds', () => {
 
   it('goes through the processor with the order total, its payment id and refund:<order id>; processor errors store nothing', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const { order, payment } = await makeOrder(t.db, clinic.id, { totalCents: 9_900, brandAmountCents: 5_000 });
+    const order = await makeOrder(t.db, clinic.id, deliveredOrder(9_900, 5_000));
+    const payment = await recordCharge(t.db, order);
     const calls: RefundInput[] = [];
     class Recording extends DevelopmentPaymentProcessor {
       constructor(private readonly how: 'ok' | 'down' | 'refused') {

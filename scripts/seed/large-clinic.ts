@@ -12,8 +12,8 @@
 // unless --force. Development only.
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
-import { createApp } from '../src/app';
-import { isLoopbackHost } from '../src/config';
+import { createApp } from '../../src/app';
+import { isLoopbackHost } from '../../src/config';
 import {
   dashboardMetrics,
   dashboardOverview,
@@ -23,11 +23,11 @@ import {
   orderStats,
   orderSummary,
   revenueChart,
-} from '../src/modules/orders';
-import { generateApiKey } from '../src/platform/auth/api-key-format';
-import type { Database } from '../src/platform/db/client';
-import { workerServices } from '../src/platform/services';
-import { connect } from './lib/database';
+} from '../../src/modules/orders';
+import { generateApiKey } from '../../src/platform/auth/api-key-format';
+import type { Database } from '../../src/platform/db/client';
+import { workerServices } from '../../src/platform/services';
+import { connect } from '../lib/database';
 
 const BATCH = 50_000;
 const DEFAULT_URL = 'postgres://postgres:postgres@127.0.0.1:54329/brand_admin';

@@ -1,7 +1,7 @@
 // npm run db:seed — loads the demo data into DATABASE_URL. Development only.
 
-import { connect } from './lib/database';
-import { seedDemoData } from './seed';
+import { connect } from '../lib/database';
+import { seedDemoData } from './index';
 
 const url = process.env.DATABASE_URL;
 if (!url) {

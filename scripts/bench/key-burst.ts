@@ -3,7 +3,7 @@
 // Without --key it signs in as the demo owner and creates a key first. Loopback only: it refuses any
 // other host, so it can never load someone else's server.
 import { parseArgs } from 'node:util';
-import { DEMO_LOGINS, DEMO_PASSWORD } from './seed';
+import { DEMO_LOGINS, DEMO_PASSWORD } from '../seed';
 
 const { values } = parseArgs({
   options: {
