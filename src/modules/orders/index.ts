@@ -58,5 +58,5 @@ export {
   roundHalfUpRatio,
 } from './orders/lifecycle/fees';
 export { needsAttention, orderStats, orderSummary } from './orders/reports';
-// Reads the large-clinic measurements call directly (scripts/seed-large.ts).
+// Reads the large-clinic measurements call directly (scripts/seed/large-clinic.ts).
 export { listOrders } from './orders/service';
