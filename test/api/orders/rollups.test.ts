@@ -20,7 +20,7 @@ import {
   orderSummary,
   revenueChart,
 } from '../../../src/modules/orders';
-import type { PlatformEvent } from '../../../src/modules/orders/orders/lifecycle/events';
+import type { PlatformEvent } from '../../../src/modules/orders/orders/lifecycle/platform-events';
 import { toRange } from '../../../src/modules/orders/orders/schemas';
 import { rowsOf } from '../../../src/platform/db/sql';
 import { useTestApp } from '../../helpers/app';

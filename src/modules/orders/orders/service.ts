@@ -7,7 +7,7 @@ import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
 import { type PageQuery, pageOffset, pagination } from '../../../platform/http/pagination';
 import { feeBreakdownToAmounts } from './fee-breakdown';
-import type { ActorType } from './lifecycle/events';
+import type { ActorType } from './lifecycle/platform-events';
 import { totalRollup } from './rollups';
 import type { OrderDetail, OrderListItem } from './schemas';
 

@@ -11,7 +11,7 @@ import { validationError } from '../../../../platform/http/error-handler';
 import { notFound } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
 import { applyPlatformEvent } from './apply';
-import { PLATFORM_EVENT } from './events';
+import { PLATFORM_EVENT } from './platform-events';
 import { readLifecycleState } from './state';
 
 export const devSimulatorRoutes = new Hono<AppEnv>().post('/_dev/orders/:id/events', async (c) => {
