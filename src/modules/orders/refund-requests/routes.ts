@@ -4,7 +4,7 @@ import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../plat
 import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { moneyMovements } from '../../../platform/providers/payments';
-import { processorErrors } from '../refunds/routes';
+import { processorErrors } from '../refunds/schemas';
 import { decideBody, decideParams, decideResult, refundRequestQuery, refundRequestRow } from './schemas';
 import { decideRefundRequest, listRefundRequests } from './service';
 

@@ -3,15 +3,10 @@ import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { moneyMovements } from '../../../platform/providers/payments';
-import { createRefundBody, refundBody } from './schemas';
+import { createRefundBody, processorErrors, refundBody } from './schemas';
 import { refundOrder } from './service';
 
 const tags = ['Payouts and refunds'];
-
-export const processorErrors = {
-  502: jsonContent(errorBody, 'PAYMENT_PROCESSOR_ERROR: the processor refused the refund; nothing was stored'),
-  503: jsonContent(errorBody, 'PAYMENT_PROCESSOR_UNAVAILABLE (Retry-After) or the database is unavailable; nothing was stored'),
-};
 
 const create = defineRoute(
   { auth: 'key', scope: 'write' },
