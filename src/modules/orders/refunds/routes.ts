@@ -1,8 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
-import { moneyMovements } from '../../../platform/providers/payments';
 import { createRefundBody, processorErrors, refundBody } from './schemas';
 import { refundOrder } from './service';
 
@@ -29,7 +28,6 @@ const create = defineRoute(
 );
 
 export const refundRoutes = new OpenAPIHono<AppEnv>().openapi(create, async (c) => {
-  const { db, payments, now } = c.get('services');
-  const refund = await refundOrder(db, moneyMovements(payments), c.get('apiKey').clinicId, c.req.valid('json'), now());
+  const refund = await refundOrder(handlerContext(c), c.req.valid('json'));
   return c.json(ok(refund, 'Order refunded'), 201);
 });
