@@ -25,6 +25,7 @@ import {
   revenueChart,
 } from '../../src/modules/orders';
 import { generateApiKey } from '../../src/platform/auth/api-key-format';
+import type { HandlerContext } from '../../src/platform/context';
 import type { Database } from '../../src/platform/db/client';
 import { workerServices } from '../../src/platform/services';
 import { connect } from '../lib/database';
@@ -382,14 +383,16 @@ async function measure(clinicId: string) {
   // The same reads as service calls on one warm connection: the statement's own time, without the
   // per-request connect and key lookup.
   const warm = connect(url, 1);
+  // The reads take a handler context; of it they use only the database, the clinic and the clock.
+  const on = (db: Database) => ({ db, clinicId, now: () => new Date() }) as HandlerContext;
   const calls: [string, () => Promise<unknown>][] = [
-    ['listOrders page 1', () => listOrders(warm.db, clinicId, { page: 1, limit: 25 })],
-    [`listOrders page ${deepPage}`, () => listOrders(warm.db, clinicId, { page: deepPage, limit: 25 })],
-    ['orderSummary', () => orderSummary(warm.db, clinicId, {})],
-    ['orderStats', () => orderStats(warm.db, clinicId, {})],
-    ['listCustomers page 1', () => listCustomers(warm.db, clinicId, { page: 1, limit: 25 })],
-    ['needsAttention', () => needsAttention(warm.db, clinicId)],
-    ['dashboardOverview', () => dashboardOverview(warm.db, clinicId, new Date())],
+    ['listOrders page 1', () => listOrders(on(warm.db), { page: 1, limit: 25 })],
+    [`listOrders page ${deepPage}`, () => listOrders(on(warm.db), { page: deepPage, limit: 25 })],
+    ['orderSummary', () => orderSummary(on(warm.db), {})],
+    ['orderStats', () => orderStats(on(warm.db), {})],
+    ['listCustomers page 1', () => listCustomers(on(warm.db), { page: 1, limit: 25 })],
+    ['needsAttention', () => needsAttention(on(warm.db))],
+    ['dashboardOverview', () => dashboardOverview(on(warm.db))],
   ];
   console.log(`\nThe service's one statement on a warm connection, median of 21 after 2 warm-ups:`);
   for (const [label, call] of calls) {
@@ -415,17 +418,17 @@ async function measure(clinicId: string) {
     },
   }) as unknown as Database;
   const explained: [string, (db: Database) => Promise<unknown>][] = [
-    ['listOrders page 1', (db) => listOrders(db, clinicId, { page: 1, limit: 25 })],
-    [`listOrders page ${deepPage}`, (db) => listOrders(db, clinicId, { page: deepPage, limit: 25 })],
-    ['orderSummary', (db) => orderSummary(db, clinicId, {})],
-    ['orderStats', (db) => orderStats(db, clinicId, {})],
-    ['listCustomers page 1', (db) => listCustomers(db, clinicId, { page: 1, limit: 25 })],
-    ['needsAttention', (db) => needsAttention(db, clinicId)],
-    ['dashboardOverview', (db) => dashboardOverview(db, clinicId, new Date())],
-    ['orderSummary (a year of days)', (db) => orderSummary(db, clinicId, { startDate: day(400), endDate: day(36) })],
-    ['orderSummary (90 days, instants)', (db) => orderSummary(db, clinicId, { startDate: instant(120), endDate: instant(30) })],
-    ['dashboardMetrics 30d', (db) => dashboardMetrics(db, clinicId, { period: '30d', clinicId: undefined }, new Date())],
-    ['revenueChart 90d', (db) => revenueChart(db, clinicId, { period: '90d', clinicId: undefined }, new Date())],
+    ['listOrders page 1', (db) => listOrders(on(db), { page: 1, limit: 25 })],
+    [`listOrders page ${deepPage}`, (db) => listOrders(on(db), { page: deepPage, limit: 25 })],
+    ['orderSummary', (db) => orderSummary(on(db), {})],
+    ['orderStats', (db) => orderStats(on(db), {})],
+    ['listCustomers page 1', (db) => listCustomers(on(db), { page: 1, limit: 25 })],
+    ['needsAttention', (db) => needsAttention(on(db))],
+    ['dashboardOverview', (db) => dashboardOverview(on(db))],
+    ['orderSummary (a year of days)', (db) => orderSummary(on(db), { startDate: day(400), endDate: day(36) })],
+    ['orderSummary (90 days, instants)', (db) => orderSummary(on(db), { startDate: instant(120), endDate: instant(30) })],
+    ['dashboardMetrics 30d', (db) => dashboardMetrics(on(db), { period: '30d', clinicId: undefined })],
+    ['revenueChart 90d', (db) => revenueChart(on(db), { period: '90d', clinicId: undefined })],
   ];
   for (const [label, call] of explained) {
     captured = null;

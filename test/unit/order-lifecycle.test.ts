@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest';
 import { ORDER_STATUSES } from '../../drizzle/schema';
 import { orderNumberPrefix } from '../../src/modules/orders/orders/lifecycle/create';
-import { PLATFORM_EVENT, PLATFORM_EVENT_NAMES } from '../../src/modules/orders/orders/lifecycle/events';
 import {
   chargeLedgerMovements,
   computeFeeBreakdown,
@@ -12,6 +11,7 @@ import {
   roundHalfUpRatio,
 } from '../../src/modules/orders/orders/lifecycle/fees';
 import { nextLabStage, nextOrderStatus, nextVisitStatus, ORDER_TRANSITIONS } from '../../src/modules/orders/orders/lifecycle/machine';
+import { PLATFORM_EVENT, PLATFORM_EVENT_NAMES } from '../../src/modules/orders/orders/lifecycle/platform-events';
 
 const item = (unitPriceCents: number, quantity = 1, pharmacyCostCents = 0, facilitationFeeCents = 0) => ({
   unitPriceCents,

@@ -49,7 +49,6 @@ export { appendLedgerEntries } from './ledger/entries';
 // The order lifecycle: how the platform creates and moves an order (checkout and the demo seed use it).
 export { applyPlatformEvent } from './orders/lifecycle/apply';
 export { type CreateOrderItem, createOrder } from './orders/lifecycle/create';
-export type { PlatformEvent } from './orders/lifecycle/events';
 export {
   computeFeeBreakdown,
   DEFAULT_DOCTOR_FEE_CENTS,
@@ -57,6 +56,7 @@ export {
   PROCESSOR_FEE_RATE_PER_MILLE,
   roundHalfUpRatio,
 } from './orders/lifecycle/fees';
+export type { PlatformEvent } from './orders/lifecycle/platform-events';
 export { needsAttention, orderStats, orderSummary } from './orders/reports';
 // Reads the large-clinic measurements call directly (scripts/seed/large-clinic.ts).
 export { listOrders } from './orders/service';

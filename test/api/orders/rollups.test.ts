@@ -20,10 +20,10 @@ import {
   orderSummary,
   revenueChart,
 } from '../../../src/modules/orders';
-import type { PlatformEvent } from '../../../src/modules/orders/orders/lifecycle/events';
+import type { PlatformEvent } from '../../../src/modules/orders/orders/lifecycle/platform-events';
 import { toRange } from '../../../src/modules/orders/orders/schemas';
 import { rowsOf } from '../../../src/platform/db/sql';
-import { useTestApp } from '../../helpers/app';
+import { testContext, useTestApp } from '../../helpers/app';
 import { makeClinic } from '../../helpers/factories';
 import { makeProgram } from '../../helpers/program-fixtures';
 import { signal } from '../../helpers/signal';
@@ -434,7 +434,7 @@ describe('clinic rollups', () => {
             [from, null],
             [null, to],
           ] as [Date | null, Date | null][]) {
-            const stats = await orderStats(t.db, clinicId, {
+            const stats = await orderStats(testContext(t.db, clinicId), {
               ...(a ? { startDate: a.toISOString() } : {}),
               ...(b ? { endDate: b.toISOString() } : {}),
             });
@@ -449,8 +449,8 @@ describe('clinic rollups', () => {
               fees: expected.tax,
             });
           }
-          const { window: _w1, ...summary } = await orderSummary(t.db, clinicId, {});
-          const { window: _w2, ...everything } = await orderSummary(t.db, clinicId, { startDate: '1970-01-01' });
+          const { window: _w1, ...summary } = await orderSummary(testContext(t.db, clinicId), {});
+          const { window: _w2, ...everything } = await orderSummary(testContext(t.db, clinicId), { startDate: '1970-01-01' });
           expect(summary).toEqual(everything);
           expect(summary).toEqual(await summaryFromRows(clinicId, new Date(0), new Date(Date.UTC(9999, 11, 31, 23, 59, 59, 999))));
           // Windows between instants (partial days at both ends) and of whole dates.
@@ -460,17 +460,16 @@ describe('clinic rollups', () => {
             [dateOf(from), dateOf(new Date(now - (offset % (3 * DAY))))],
             [new Date(now - 40 * DAY).toISOString(), dateOf(from)],
           ] as [string, string][]) {
-            const { window: _w, ...windowed } = await orderSummary(t.db, clinicId, { startDate: a, endDate: b });
+            const { window: _w, ...windowed } = await orderSummary(testContext(t.db, clinicId), { startDate: a, endDate: b });
             const range = toRange({ startDate: a, endDate: b });
             if (range.from! <= range.to!) expect(windowed).toEqual(await summaryFromRows(clinicId, range.from!, range.to!));
           }
           // The dashboard's metrics (this window and the one just before it) and revenue chart by day.
-          const metrics = await dashboardMetrics(
-            t.db,
-            clinicId,
-            { startDate: from.toISOString(), endDate: to.toISOString(), clinicId: undefined },
-            new Date(now),
-          );
+          const metrics = await dashboardMetrics(testContext(t.db, clinicId, { now: () => new Date(now) }), {
+            startDate: from.toISOString(),
+            endDate: to.toISOString(),
+            clinicId: undefined,
+          });
           const prevFrom = new Date(from.getTime() - 1 - (to.getTime() - from.getTime()));
           for (const [got, expected] of [
             [metrics, await periodFromRows(clinicId, from, to, true)],
@@ -495,26 +494,30 @@ describe('clinic rollups', () => {
               newPatients: expected.new_patients,
             });
           }
-          const chart = await revenueChart(t.db, clinicId, { period: '90d', granularity: 'day', clinicId: undefined }, new Date(now));
+          const chart = await revenueChart(testContext(t.db, clinicId, { now: () => new Date(now) }), {
+            period: '90d',
+            granularity: 'day',
+            clinicId: undefined,
+          });
           expect(
             chart.series
               .filter((p) => p.orders > 0)
               .map((p) => [p.bucket, p.orders, p.paidOrders, Math.round(p.revenue * 100), Math.round(p.refundedAmount * 100)]),
           ).toEqual(await chartFromRows(clinicId, new Date(now - 90 * DAY), new Date(now)));
           const rows = await countsFromRows(clinicId, new Date(now - 30 * DAY), new Date(now));
-          expect((await needsAttention(t.db, clinicId)).count).toBe(rows.attention);
-          expect((await listOrders(t.db, clinicId, { page: 1, limit: 1 })).pagination.total).toBe(rows.orders);
+          expect((await needsAttention(testContext(t.db, clinicId))).count).toBe(rows.attention);
+          expect((await listOrders(testContext(t.db, clinicId), { page: 1, limit: 1 })).pagination.total).toBe(rows.orders);
           // Pages start from the day rollups: the same pages as an offset over every order.
           const newestFirst = await rowsOf<{ id: string }>(
             t.db,
             sql`select id from orders where clinic_id = ${clinicId} order by created_at desc, id desc`,
           );
           for (const page of [1, 2, 3, 5, 9, 40]) {
-            const listed = await listOrders(t.db, clinicId, { page, limit: 3 });
+            const listed = await listOrders(testContext(t.db, clinicId), { page, limit: 3 });
             expect(listed.data.map((o) => o.id)).toEqual(newestFirst.slice((page - 1) * 3, page * 3).map((r) => r.id));
           }
-          expect((await listCustomers(t.db, clinicId, { page: 1, limit: 1 })).pagination.total).toBe(rows.patients);
-          const overview = await dashboardOverview(t.db, clinicId, new Date(now));
+          expect((await listCustomers(testContext(t.db, clinicId), { page: 1, limit: 1 })).pagination.total).toBe(rows.patients);
+          const overview = await dashboardOverview(testContext(t.db, clinicId, { now: () => new Date(now) }));
           expect(overview.orders.total).toBe(rows.orders);
           expect(overview.patients).toEqual({ total: rows.patients, active: rows.active, newLast30Days: rows.new_patients });
           expect(overview.pendingActions.failedPayments).toBe(rows.attention);
@@ -565,10 +568,10 @@ describe('clinic rollups', () => {
     );
     expect(slots.map((r) => r.slot)).toEqual([0, 1]);
     // The list's day walk sums a day's slots: page 2 of 1 is the older order.
-    expect((await listOrders(t.db, clinic.id, { page: 2, limit: 1 })).data.map((o) => o.id)).toEqual([first.id]);
+    expect((await listOrders(testContext(t.db, clinic.id), { page: 2, limit: 1 })).data.map((o) => o.id)).toEqual([first.id]);
     const kept = await snapshot(clinic.id);
     await t.db.execute(sql`select recount_clinic_rollups(${clinic.id})`);
     expect(kept).toEqual(await snapshot(clinic.id));
-    expect((await orderStats(t.db, clinic.id, {})).paidOrders).toBe(2);
+    expect((await orderStats(testContext(t.db, clinic.id), {})).paidOrders).toBe(2);
   });
 });

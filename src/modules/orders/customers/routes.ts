@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonContent, ok } from '../../../platform/http/envelope';
 import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
@@ -20,6 +20,6 @@ const list = defineRoute(
 );
 
 export const customerRoutes = new OpenAPIHono<AppEnv>().openapi(list, async (c) => {
-  const { data, pagination } = await listCustomers(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+  const { data, pagination } = await listCustomers(handlerContext(c), c.req.valid('query'));
   return c.json({ ...ok(data), pagination }, 200);
 });

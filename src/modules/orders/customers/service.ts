@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
 import { pageOffset, pagination } from '../../../platform/http/pagination';
@@ -31,7 +31,8 @@ interface Row {
  * index, the items of those orders and the active-enrollment index) — never a query per row. Without
  * a search the total is the clinic's patient count from its rollup row (exact); a search counts its matches.
  */
-export async function listCustomers(db: Queryable, clinicId: string, query: ListCustomersQuery) {
+export async function listCustomers(ctx: HandlerContext, query: ListCustomersQuery) {
+  const { db, clinicId } = ctx;
   const search = query.search ? likePattern(query.search) : null;
   const match = search
     ? sql`and (p.first_name ilike ${search} or p.last_name ilike ${search} or (p.first_name || ' ' || p.last_name) ilike ${search} or p.email ilike ${search})`

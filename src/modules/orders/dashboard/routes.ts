@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import {
@@ -86,26 +86,20 @@ const projected = defineRoute(aggregate, {
 
 export const dashboardRoutes = new OpenAPIHono<AppEnv>()
   .openapi(overview, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await dashboardOverview(db, c.get('apiKey').clinicId, now())), 200);
+    return c.json(ok(await dashboardOverview(handlerContext(c))), 200);
   })
   .openapi(metrics, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await dashboardMetrics(db, c.get('apiKey').clinicId, c.req.valid('query'), now())), 200);
+    return c.json(ok(await dashboardMetrics(handlerContext(c), c.req.valid('query'))), 200);
   })
   .openapi(earnings, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await earningsReport(db, c.get('apiKey').clinicId, c.req.valid('query'), now())), 200);
+    return c.json(ok(await earningsReport(handlerContext(c), c.req.valid('query'))), 200);
   })
   .openapi(activity, async (c) => {
-    const { db } = c.get('services');
-    return c.json(ok(await recentActivity(db, c.get('apiKey').clinicId, c.req.valid('query').limit)), 200);
+    return c.json(ok(await recentActivity(handlerContext(c), c.req.valid('query').limit)), 200);
   })
   .openapi(chart, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await revenueChart(db, c.get('apiKey').clinicId, c.req.valid('query'), now())), 200);
+    return c.json(ok(await revenueChart(handlerContext(c), c.req.valid('query'))), 200);
   })
   .openapi(projected, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await projectedRevenue(db, c.get('apiKey').clinicId, c.req.valid('query').months, now())), 200);
+    return c.json(ok(await projectedRevenue(handlerContext(c), c.req.valid('query').months)), 200);
   });

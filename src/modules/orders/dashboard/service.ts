@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { isoTimestamp, num, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
 import { totalRow, windowParts, windowSums } from '../orders/rollups';
@@ -35,7 +35,9 @@ export const OVERVIEW_RECENT_DAYS = 30;
  * hours at its ends), so the overview reads a few dozen rows whatever the clinic's size; ledger,
  * disputes and price alerts as before.
  */
-export async function dashboardOverview(db: Queryable, clinicId: string, now: Date): Promise<Overview> {
+export async function dashboardOverview(ctx: HandlerContext): Promise<Overview> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const from = new Date(now.getTime() - OVERVIEW_RECENT_DAYS * DAY_MS);
   const [row] = await rowsOf<Record<string, unknown>>(
     db,
@@ -128,7 +130,9 @@ interface PeriodFigures {
   newPatients: number;
 }
 
-export async function dashboardMetrics(db: Queryable, clinicId: string, query: WindowQuery, now: Date): Promise<Metrics> {
+export async function dashboardMetrics(ctx: HandlerContext, query: WindowQuery): Promise<Metrics> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const w = resolveWindow(query, now, '30d');
   const prev = previousWindow(w);
   // Both windows from the rollups (whole days and hours from the buckets, the partial hours at the
@@ -197,7 +201,9 @@ function earningsFigures(t: ByType | null) {
   };
 }
 
-export async function earningsReport(db: Queryable, clinicId: string, query: WindowQuery, now: Date): Promise<EarningsReport> {
+export async function earningsReport(ctx: HandlerContext, query: WindowQuery): Promise<EarningsReport> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const w = resolveWindow(query, now, '30d');
   // Sums per (month, type) in one pass over the window's entries (index clinic_id, created_at); the
   // window's totals and the months are built from those sums in the same statement.
@@ -245,7 +251,8 @@ interface ActivityRow {
 /** Order events that the payment and refund rows already report (with their amounts). */
 const EVENTS_REPORTED_ELSEWHERE = sql`('payment.succeeded', 'payment.failed', 'order.refunded')`;
 
-export async function recentActivity(db: Queryable, clinicId: string, limit: number): Promise<{ items: ActivityItem[] }> {
+export async function recentActivity(ctx: HandlerContext, limit: number): Promise<{ items: ActivityItem[] }> {
+  const { db, clinicId } = ctx;
   // The newest `limit` rows of each source, then the newest `limit` of those together. Only ids,
   // types, statuses, amounts and times are selected: no patient, address or event metadata.
   const [row] = await rowsOf<{ items: ActivityRow[] }>(
@@ -307,7 +314,9 @@ interface ChartPoint {
   refunded: number;
 }
 
-export async function revenueChart(db: Queryable, clinicId: string, query: SeriesQuery, now: Date): Promise<RevenueChart> {
+export async function revenueChart(ctx: HandlerContext, query: SeriesQuery): Promise<RevenueChart> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const w = resolveWindow(query, now, '30d');
   const granularity = checkBuckets(w, query.granularity);
   const g = GRANULARITY_SQL[granularity];
@@ -349,7 +358,9 @@ interface ProjectionFigures {
   net: number;
 }
 
-export async function projectedRevenue(db: Queryable, clinicId: string, months: number, now: Date): Promise<ProjectedRevenue> {
+export async function projectedRevenue(ctx: HandlerContext, months: number): Promise<ProjectedRevenue> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + months - 1, 1));
   const horizonEnd = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + months, 1)); // exclusive

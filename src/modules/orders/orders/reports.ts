@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { OrderStatus, RefundRequestStatus } from '../../../../drizzle/schema';
+import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
@@ -19,7 +20,8 @@ export const NEEDS_ATTENTION_MAX_ITEMS = 200;
  * day/hour buckets plus the facts of its partial-hour ends. The same figures as counting the window's
  * orders joined to their succeeded refund (each order has at most one: refunds_order_id_key).
  */
-export async function orderStats(db: Queryable, clinicId: string, query: WindowQuery): Promise<OrderStats> {
+export async function orderStats(ctx: HandlerContext, query: WindowQuery): Promise<OrderStats> {
+  const { db, clinicId } = ctx;
   const { from, to } = toRange(query);
   const window = { startDate: query.startDate ?? null, endDate: query.endDate ?? null };
   const source = from || to ? windowSums(clinicId, from, to) : totalRow(clinicId);
@@ -152,7 +154,8 @@ async function windowedSummary(db: Queryable, clinicId: string, query: WindowQue
   return row!;
 }
 
-export async function orderSummary(db: Queryable, clinicId: string, query: WindowQuery): Promise<OrderSummary> {
+export async function orderSummary(ctx: HandlerContext, query: WindowQuery): Promise<OrderSummary> {
+  const { db, clinicId } = ctx;
   const { from, to } = toRange(query);
   const row = from || to ? await windowedSummary(db, clinicId, query) : await clinicSummary(db, clinicId);
   const window = { startDate: query.startDate ?? null, endDate: query.endDate ?? null };
@@ -197,7 +200,8 @@ interface AttentionItem {
  * of the facts' `attention_at` (a partial index on the orders that need attention, newest failure
  * first), so neither grows with the clinic's orders or payments.
  */
-export async function needsAttention(db: Queryable, clinicId: string): Promise<NeedsAttention> {
+export async function needsAttention(ctx: HandlerContext): Promise<NeedsAttention> {
+  const { db, clinicId } = ctx;
   const [row] = await rowsOf<{ count: string | number; items: AttentionItem[] }>(
     db,
     sql`

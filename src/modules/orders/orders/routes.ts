@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
@@ -120,17 +120,13 @@ const visit = defineRoute(read, {
 
 export const orderRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { data, pagination } = await listOrders(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listOrders(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
-  .openapi(stats, async (c) => c.json(ok(await orderStats(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'))), 200))
-  .openapi(summary, async (c) => c.json(ok(await orderSummary(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'))), 200))
-  .openapi(attention, async (c) => c.json(ok(await needsAttention(c.get('services').db, c.get('apiKey').clinicId)), 200))
-  .openapi(detail, async (c) => c.json(ok(await getOrder(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200))
-  .openapi(events, async (c) =>
-    c.json(ok(await getOrderEvents(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200),
-  )
-  .openapi(lab, async (c) => c.json(ok(await getLabStatus(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200))
-  .openapi(visit, async (c) =>
-    c.json(ok(await getVisitStatus(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200),
-  );
+  .openapi(stats, async (c) => c.json(ok(await orderStats(handlerContext(c), c.req.valid('query'))), 200))
+  .openapi(summary, async (c) => c.json(ok(await orderSummary(handlerContext(c), c.req.valid('query'))), 200))
+  .openapi(attention, async (c) => c.json(ok(await needsAttention(handlerContext(c))), 200))
+  .openapi(detail, async (c) => c.json(ok(await getOrder(handlerContext(c), c.req.valid('param').id)), 200))
+  .openapi(events, async (c) => c.json(ok(await getOrderEvents(handlerContext(c), c.req.valid('param').id)), 200))
+  .openapi(lab, async (c) => c.json(ok(await getLabStatus(handlerContext(c), c.req.valid('param').id)), 200))
+  .openapi(visit, async (c) => c.json(ok(await getVisitStatus(handlerContext(c), c.req.valid('param').id)), 200));

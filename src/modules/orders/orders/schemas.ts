@@ -9,7 +9,7 @@ import {
 } from '../../../../drizzle/schema';
 import { parseDateTime } from '../../../platform/http/dates';
 import { safeString } from '../../../platform/http/strings';
-import { ACTOR_TYPES, SHIPMENT_STATUSES } from './lifecycle/events';
+import { ACTOR_TYPES, SHIPMENT_STATUSES } from './lifecycle/platform-events';
 
 // Orders: the list row, the detail (the spec's field list), events, lab and visit status,
 // needs-attention, stats and the anonymous summary. Money fields are dollars (49.99) unless named

@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
 import type { FeeBreakdownCents, FulfillmentType, OrderStatus } from '../../../../drizzle/schema';
-import type { Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
 import { type PageQuery, pageOffset, pagination } from '../../../platform/http/pagination';
 import { feeBreakdownToAmounts } from './fee-breakdown';
-import type { ActorType } from './lifecycle/events';
+import type { ActorType } from './lifecycle/platform-events';
 import { totalRollup } from './rollups';
 import type { OrderDetail, OrderListItem } from './schemas';
 
@@ -77,7 +77,8 @@ type ListRow = OrderJson & {
  * join). The total is the clinic's order count from its rollup row (exact, kept in the same transaction
  * as every order write: ./rollups.ts), read in the same statement, so a page past the end still has it.
  */
-export async function listOrders(db: Queryable, clinicId: string, query: PageQuery) {
+export async function listOrders(ctx: HandlerContext, query: PageQuery) {
+  const { db, clinicId } = ctx;
   const [row] = await rowsOf<{ total: number | string; items: ListRow[] }>(
     db,
     sql`
@@ -129,7 +130,8 @@ type DetailRow = OrderJson & {
   shippingOrders: OrderDetail['shippingOrders'];
 };
 
-export async function getOrder(db: Queryable, clinicId: string, id: string): Promise<OrderDetail> {
+export async function getOrder(ctx: HandlerContext, id: string): Promise<OrderDetail> {
+  const { db, clinicId } = ctx;
   if (!isUuid(id)) throw notFound('Order');
   const [row] = await rowsOf<{ order: DetailRow }>(
     db,
@@ -175,7 +177,8 @@ export async function getOrder(db: Queryable, clinicId: string, id: string): Pro
 }
 
 /** The order's events, oldest first (created_at, then insertion order for events of one transaction). */
-export async function getOrderEvents(db: Queryable, clinicId: string, id: string) {
+export async function getOrderEvents(ctx: HandlerContext, id: string) {
+  const { db, clinicId } = ctx;
   if (!isUuid(id)) throw notFound('Order');
   const [row] = await rowsOf<{
     hasPdf: boolean;

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { LAB_STAGES, type LabStage, type OrderStatus, VISIT_STATUSES, type VisitStatus } from '../../../../drizzle/schema';
-import type { Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
 import { notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
@@ -69,7 +69,8 @@ export function buildLabStatus(orderId: string, orderStatus: OrderStatus | null,
   };
 }
 
-export async function getLabStatus(db: Queryable, clinicId: string, id: string): Promise<LabStatus> {
+export async function getLabStatus(ctx: HandlerContext, id: string): Promise<LabStatus> {
+  const { db, clinicId } = ctx;
   if (!isUuid(id)) throw notFound('Order');
   const [row] = await rowsOf<{ orderStatus: OrderStatus | null; leg: LabLegRow | null }>(
     db,
@@ -118,7 +119,8 @@ export function buildVisitStatus(orderId: string, visit: VisitRow | null): Visit
   };
 }
 
-export async function getVisitStatus(db: Queryable, clinicId: string, id: string): Promise<VisitStatusBody> {
+export async function getVisitStatus(ctx: HandlerContext, id: string): Promise<VisitStatusBody> {
+  const { db, clinicId } = ctx;
   if (!isUuid(id)) throw notFound('Order');
   const [row] = await rowsOf<{ visit: VisitRow | null }>(
     db,

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { DisputeStatus, LedgerEntryType } from '../../../../drizzle/schema';
-import type { Database } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
 import { centsToAmount } from '../../../platform/http/money';
-import type { MoneyMovements } from '../../../platform/providers/payments';
+import { moneyMovements } from '../../../platform/providers/payments';
 import { availableSum, ORDER_INCOME_TYPES } from '../ledger/sums';
 import type { BalanceData, DisputesData } from './schemas';
 
@@ -35,7 +35,9 @@ interface BalanceRow {
 }
 
 /** Every figure of GET /payouts/balance in one statement over the clinic's ledger. */
-export async function getBalance(db: Database, payments: MoneyMovements, clinicId: string): Promise<BalanceData> {
+export async function getBalance(ctx: HandlerContext): Promise<BalanceData> {
+  const { db, clinicId } = ctx;
+  const payments = moneyMovements(ctx.payments);
   const [row] = await rowsOf<BalanceRow>(
     db,
     sql`
@@ -121,7 +123,8 @@ interface DisputesRow {
 }
 
 /** Counts and sums of the clinic's disputes and the latest 100 of them, in one statement. */
-export async function getDisputes(db: Database, clinicId: string): Promise<DisputesData> {
+export async function getDisputes(ctx: HandlerContext): Promise<DisputesData> {
+  const { db, clinicId } = ctx;
   const [row] = await rowsOf<DisputesRow>(
     db,
     sql`

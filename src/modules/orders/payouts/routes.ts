@@ -1,9 +1,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
-import { moneyMovements } from '../../../platform/providers/payments';
 import { getBalance, getDisputes } from './balance';
 import { balanceBody, disputesBody, payoutRow, withdrawBody, withdrawResult } from './schemas';
 import { listPayouts, withdraw } from './service';
@@ -60,18 +59,16 @@ const withdrawRoute = defineRoute(write, {
 
 export const payoutRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { data, pagination } = await listPayouts(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listPayouts(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(balance, async (c) => {
-    const { db, payments } = c.get('services');
-    return c.json(ok(await getBalance(db, moneyMovements(payments), c.get('apiKey').clinicId)), 200);
+    return c.json(ok(await getBalance(handlerContext(c))), 200);
   })
   .openapi(disputes, async (c) => {
-    return c.json(ok(await getDisputes(c.get('services').db, c.get('apiKey').clinicId)), 200);
+    return c.json(ok(await getDisputes(handlerContext(c))), 200);
   })
   .openapi(withdrawRoute, async (c) => {
-    const { db, payments, now } = c.get('services');
-    const result = await withdraw(db, moneyMovements(payments), c.get('apiKey').clinicId, c.req.valid('json').amount, now());
+    const result = await withdraw(handlerContext(c), c.req.valid('json').amount);
     return c.json(ok(result, 'Withdrawal sent'), 201);
   });

@@ -1,12 +1,12 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { orders, type PayoutStatus, type PayoutType, patients, payouts } from '../../../../drizzle/schema';
-import type { Database } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
 import { ApiError, conflict } from '../../../platform/http/errors';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
-import type { MoneyMovements } from '../../../platform/providers/payments';
+import { moneyMovements } from '../../../platform/providers/payments';
 import { appendLedgerEntries } from '../ledger/entries';
 import { availableCents } from '../ledger/sums';
 import type { PayoutRowData } from './schemas';
@@ -57,7 +57,8 @@ export function toPayoutRow(row: PayoutJoined): PayoutRowData {
 }
 
 /** Newest first, one query (payout, its order and the order's patient joined; the total alongside). */
-export async function listPayouts(db: Database, clinicId: string, query: PageQuery) {
+export async function listPayouts(ctx: HandlerContext, query: PageQuery) {
+  const { db, clinicId } = ctx;
   const scoped = forClinic(db, clinicId);
   const rows = await db
     .select({ ...payoutColumns, total: totalCount() })
@@ -85,7 +86,10 @@ export const insufficientBalance = (neededCents: number, availableCentsValue: nu
  * cannot overdraw), the balance is summed from the ledger, the processor transfers the money, and the
  * payouts row and its negative 'payout' ledger entry are written. A processor failure stores nothing.
  */
-export async function withdraw(db: Database, payments: MoneyMovements, clinicId: string, amountCents: number, now: Date) {
+export async function withdraw(ctx: HandlerContext, amountCents: number) {
+  const { db, clinicId } = ctx;
+  const payments = moneyMovements(ctx.payments);
+  const now = ctx.now();
   if (!payments.payoutsConnected(clinicId)) {
     throw conflict('PAYOUT_ACCOUNT_NOT_CONNECTED', 'The clinic has no connected payout account to withdraw to');
   }

@@ -1,10 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
-import { moneyMovements } from '../../../platform/providers/payments';
-import { processorErrors } from '../refunds/routes';
+import { processorErrors } from '../refunds/schemas';
 import { decideBody, decideParams, decideResult, refundRequestQuery, refundRequestRow } from './schemas';
 import { decideRefundRequest, listRefundRequests } from './service';
 
@@ -44,20 +43,11 @@ const decide = defineRoute(
 
 export const refundRequestRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { data, pagination } = await listRefundRequests(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listRefundRequests(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(decide, async (c) => {
-    const { db, payments, now } = c.get('services');
     const { id, action } = c.req.valid('param');
-    const result = await decideRefundRequest(
-      db,
-      moneyMovements(payments),
-      c.get('apiKey').clinicId,
-      id,
-      action,
-      c.req.valid('json').reviewNotes,
-      now(),
-    );
+    const result = await decideRefundRequest(handlerContext(c), id, action, c.req.valid('json').reviewNotes);
     return c.json(ok(result, action === 'approve' ? 'Refund request approved; the order was refunded' : 'Refund request denied'), 200);
   });

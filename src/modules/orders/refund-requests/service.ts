@@ -1,13 +1,14 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type OrderStatus, refundRequests } from '../../../../drizzle/schema';
-import type { Database, Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
 import { pageOffset, paginate } from '../../../platform/http/pagination';
-import type { MoneyMovements } from '../../../platform/providers/payments';
+import { moneyMovements } from '../../../platform/providers/payments';
 import type { RefundData } from '../refunds/schemas';
 import { inRefundTransaction, issueRefund, REFUND_WINDOW_MS } from '../refunds/service';
 import { REFUND_REQUEST_STATUSES, type RefundRequestData, type RefundRequestQuery } from './schemas';
@@ -76,7 +77,8 @@ function toRequest(row: Omit<RequestRow, 'total'>): RefundRequestData {
 }
 
 /** Paged, one statement. With a status filter: newest first. Without: pending ones first, then decided ones, newest first within each. */
-export async function listRefundRequests(db: Database, clinicId: string, query: RefundRequestQuery) {
+export async function listRefundRequests(ctx: HandlerContext, query: RefundRequestQuery) {
+  const { db, clinicId } = ctx;
   const where = query.status ? sql`rr.status = ${query.status}` : sql`true`;
   const rows = await rowsOf<RequestRow>(
     db,
@@ -106,14 +108,15 @@ async function readRequest(db: Queryable, clinicId: string, id: string): Promise
  * When the refund is refused (window closed, balance, already refunded...), the request stays pending.
  */
 export async function decideRefundRequest(
-  db: Database,
-  processor: MoneyMovements,
-  clinicId: string,
+  ctx: HandlerContext,
   id: string,
   action: 'approve' | 'deny',
   reviewNotes: string,
-  now: Date,
 ): Promise<{ request: RefundRequestData; refund: RefundData | null }> {
+  const { db, clinicId } = ctx;
+  // Checked first, as before any other rule: a processor that cannot move money is 502 for deny too.
+  const processor = moneyMovements(ctx.payments);
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound('Refund request');
   return inRefundTransaction(db, async (tx) => {
     await lockClinic(tx, clinicId);

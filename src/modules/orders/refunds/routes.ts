@@ -1,17 +1,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
-import { moneyMovements } from '../../../platform/providers/payments';
-import { createRefundBody, refundBody } from './schemas';
+import { createRefundBody, processorErrors, refundBody } from './schemas';
 import { refundOrder } from './service';
 
 const tags = ['Payouts and refunds'];
-
-export const processorErrors = {
-  502: jsonContent(errorBody, 'PAYMENT_PROCESSOR_ERROR: the processor refused the refund; nothing was stored'),
-  503: jsonContent(errorBody, 'PAYMENT_PROCESSOR_UNAVAILABLE (Retry-After) or the database is unavailable; nothing was stored'),
-};
 
 const create = defineRoute(
   { auth: 'key', scope: 'write' },
@@ -34,7 +28,6 @@ const create = defineRoute(
 );
 
 export const refundRoutes = new OpenAPIHono<AppEnv>().openapi(create, async (c) => {
-  const { db, payments, now } = c.get('services');
-  const refund = await refundOrder(db, moneyMovements(payments), c.get('apiKey').clinicId, c.req.valid('json'), now());
+  const refund = await refundOrder(handlerContext(c), c.req.valid('json'));
   return c.json(ok(refund, 'Order refunded'), 201);
 });

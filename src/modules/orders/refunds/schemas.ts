@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { REFUND_STATUSES } from '../../../../drizzle/schema';
+import { errorBody, jsonContent } from '../../../platform/http/envelope';
 import { timestamp } from '../../../platform/http/fields';
 import { safeString, text } from '../../../platform/http/strings';
 
@@ -38,3 +39,9 @@ export const refundBody = z
   })
   .openapi('Refund');
 export type RefundData = z.infer<typeof refundBody>;
+
+/** The processor's refusals of a refund, answered by POST /refunds and by approving a refund request. */
+export const processorErrors = {
+  502: jsonContent(errorBody, 'PAYMENT_PROCESSOR_ERROR: the processor refused the refund; nothing was stored'),
+  503: jsonContent(errorBody, 'PAYMENT_PROCESSOR_UNAVAILABLE (Retry-After) or the database is unavailable; nothing was stored'),
+};

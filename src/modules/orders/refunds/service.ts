@@ -1,12 +1,13 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { orderEvents, orders, payments, refunds } from '../../../../drizzle/schema';
+import type { HandlerContext } from '../../../platform/context';
 import type { Database, Transaction } from '../../../platform/db/client';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { ApiError, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
-import type { MoneyMovements } from '../../../platform/providers/payments';
+import { type MoneyMovements, moneyMovements } from '../../../platform/providers/payments';
 import { appendLedgerEntries } from '../ledger/entries';
 import { availableCents } from '../ledger/sums';
 import { insufficientBalance } from '../payouts/service';
@@ -162,6 +163,8 @@ export async function inRefundTransaction<T>(db: Database, work: (tx: Transactio
 }
 
 /** POST /refunds: one transaction around issueRefund. */
-export function refundOrder(db: Database, processor: MoneyMovements, clinicId: string, input: RefundInput, now: Date) {
-  return inRefundTransaction(db, (tx) => issueRefund(tx, processor, clinicId, input, now));
+export function refundOrder(ctx: HandlerContext, input: RefundInput) {
+  const processor = moneyMovements(ctx.payments);
+  const now = ctx.now();
+  return inRefundTransaction(ctx.db, (tx) => issueRefund(tx, processor, ctx.clinicId, input, now));
 }

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonContent, ok } from '../../../platform/http/envelope';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
@@ -20,7 +20,6 @@ const listHeld = defineRoute(
 );
 
 export const titrationScheduleRoutes = new OpenAPIHono<AppEnv>().openapi(listHeld, async (c) => {
-  const { db, now } = c.get('services');
-  const { data, pagination } = await listHeldSchedules(db, c.get('apiKey').clinicId, c.req.valid('query'), now());
+  const { data, pagination } = await listHeldSchedules(handlerContext(c), c.req.valid('query'));
   return c.json({ ...ok(data), pagination }, 200);
 });

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { type PageQuery, pageOffset, pagination } from '../../../platform/http/pagination';
 import type { HeldSchedule } from './schemas';
@@ -18,7 +18,9 @@ type Row = Omit<HeldSchedule, 'daysOverdue'>;
  * The clinic's held schedules (they name patients, so only the key's clinic's), longest held first
  * (held_since, then id; index (clinic_id, status, held_since, id)). One statement with its total.
  */
-export async function listHeldSchedules(db: Queryable, clinicId: string, query: PageQuery, now: Date) {
+export async function listHeldSchedules(ctx: HandlerContext, query: PageQuery) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const [row] = await rowsOf<{ total: number | string; items: Row[] }>(
     db,
     sql`

@@ -15,7 +15,6 @@ import type { Queryable } from '../../../../platform/db/client';
 import { notFound } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
 import { appendLedgerEntries } from '../../ledger/entries';
-import type { ActorType, PlatformEvent } from './events';
 import { chargeLedgerMovements } from './fees';
 import {
   illegalTransition,
@@ -28,6 +27,7 @@ import {
   VISIT_TRANSITIONS,
 } from './machine';
 import { writeLifecycleOutboxEvent } from './outbox';
+import type { ActorType, PlatformEvent } from './platform-events';
 
 export interface ApplyOptions {
   /** When the event happened (default: now); the seeder back-dates its demo histories with it. */

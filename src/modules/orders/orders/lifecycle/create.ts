@@ -12,9 +12,9 @@ import {
 } from '../../../../../drizzle/schema';
 import type { Queryable } from '../../../../platform/db/client';
 import { rowsOf } from '../../../../platform/db/sql';
-import type { ActorType } from './events';
 import { computeFeeBreakdown, type FeeInput, type FeeItem } from './fees';
 import { writeLifecycleOutboxEvent } from './outbox';
+import type { ActorType } from './platform-events';
 
 export interface CreateOrderItem extends FeeItem {
   globalProductId?: string | null;

@@ -4,36 +4,20 @@
 // src/app.ts, answers exactly the generic 404 of an unknown route, so the route does not exist. Registered with plain Hono
 // methods: it is not an API operation and is not in the OpenAPI document.
 import { Hono } from 'hono';
-import type { AppEnv } from '../../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { devSimulatorBody, devSimulatorKey } from '../../../../platform/http/dev-simulator';
 import { ok } from '../../../../platform/http/envelope';
 import { validationError } from '../../../../platform/http/error-handler';
-import { notFound } from '../../../../platform/http/errors';
-import { isUuid } from '../../../../platform/http/ids';
-import { applyPlatformEvent } from './apply';
-import { PLATFORM_EVENT } from './events';
-import { readLifecycleState } from './state';
+import { PLATFORM_EVENT } from './platform-events';
+import { simulatePlatformEvent } from './simulate';
 
 export const devSimulatorRoutes = new Hono<AppEnv>().post('/_dev/orders/:id/events', async (c) => {
-  const { db, now } = c.get('services');
   // A secret key of the order's clinic with the write scope; sandbox keys are refused as on /orders.
   const key = await devSimulatorKey(c, { sandbox: false });
   const parsed = PLATFORM_EVENT.safeParse(await devSimulatorBody(c));
   if (!parsed.success) throw validationError(parsed.error, 'json');
-
-  const orderId = c.req.param('id');
-  if (!isUuid(orderId)) throw notFound('Order');
-  const at = now();
-  const result = await db.transaction(async (tx) => {
-    const applied = await applyPlatformEvent(tx, key.clinicId, orderId, parsed.data, { now: at });
-    return { applied, state: await readLifecycleState(tx, key.clinicId, orderId) };
-  });
-  const event = {
-    id: result.applied.orderEventId,
-    eventType: result.applied.eventType,
-    fromStatus: result.applied.fromStatus,
-    toStatus: result.applied.toStatus,
-    occurredAt: at.toISOString(),
-  };
-  return c.json(ok({ ...result.state!, event }, `Applied ${parsed.data.event}`), 200);
+  // Not behind the key gateway: the key the simulator checked is the caller the handler context is built for.
+  c.set('apiKey', key);
+  const state = await simulatePlatformEvent(handlerContext(c), c.req.param('id'), parsed.data);
+  return c.json(ok(state, `Applied ${parsed.data.event}`), 200);
 });

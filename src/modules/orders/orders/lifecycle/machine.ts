@@ -3,7 +3,7 @@
 // (docs/order-lifecycle.md, "Transitions"); applyPlatformEvent (apply.ts) enforces them.
 import type { LabStage, OrderStatus, VisitStatus } from '../../../../../drizzle/schema';
 import { ApiError } from '../../../../platform/http/errors';
-import type { ActorType, PlatformEventName } from './events';
+import type { ActorType, PlatformEventName } from './platform-events';
 
 /** Orders whose visit may still be booked, moved or missed. */
 export const VISIT_OPEN_STATUSES = [

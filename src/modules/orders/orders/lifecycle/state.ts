@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../../../platform/db/client';
 import { rowsOf } from '../../../../platform/db/sql';
 import { centsToAmount } from '../../../../platform/http/money';
+import type { LabLegRow } from '../status';
 
 const iso = (value: string | Date | null) => (value === null ? null : new Date(value).toISOString());
 
@@ -35,18 +36,7 @@ interface Row {
     shippedAt: string | null;
     deliveredAt: string | null;
   } | null;
-  labLeg: {
-    stage: string;
-    isLabGated: boolean;
-    requisitionCreatedAt: string | null;
-    deliveredToPatientAt: string | null;
-    receivedByLabAt: string | null;
-    resultsAvailableAt: string | null;
-    kitToPatientCarrier: string | null;
-    kitToPatientTrackingNumber: string | null;
-    kitToLabCarrier: string | null;
-    kitToLabTrackingNumber: string | null;
-  } | null;
+  labLeg: LabLegRow | null;
   visit: { status: string; bookingRequired: boolean | null; scheduledAt: string | null; lastSyncedAt: string | null } | null;
 }
 
