@@ -1,7 +1,7 @@
 import { and, desc, eq, getTableColumns, isNull, type SQL, sql } from 'drizzle-orm';
 import { coupons } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
-import type { Database, Queryable } from '../../../platform/db/client';
+import type { Queryable } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoOrNull } from '../../../platform/http/dates';
