@@ -1,6 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { announceKeyChanges } from '../../../platform/auth/key-cache';
-import type { AppEnv, Services } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
@@ -83,45 +82,19 @@ const rollKey = defineRoute(
   },
 );
 
-/**
- * The markers were set before the change committed (inside the service's transaction); set again
- * after it, best effort, so they outlive every cache entry loaded while it was committing.
- */
-function announceAgain(services: Services, keyIds: string[]) {
-  if (keyIds.length > 0) services.background(announceKeyChanges(services, keyIds).catch(() => {}));
-}
-
 export const apiKeyRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createKey, async (c) => {
-    const { db, now } = c.get('services');
-    const user = c.get('user');
-    const key = await createApiKey(db, user.clinicId, user.userId, c.req.valid('json'), now);
+    const key = await createApiKey(handlerContext(c), c.req.valid('json'));
     return c.json(ok(key, 'API key created; store it now, it is not shown again'), 201, NO_STORE_HEADERS);
   })
   .openapi(listKeys, async (c) => {
-    const { data, pagination } = await listApiKeys(c.get('services').db, c.get('user').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listApiKeys(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(rollKey, async (c) => {
-    const services = c.get('services');
-    const user = c.get('user');
-    const { key, ended } = await rollApiKey(
-      services.db,
-      user.clinicId,
-      user.userId,
-      c.req.valid('param').id,
-      c.req.valid('json'),
-      services.now,
-      (keyIds) => announceKeyChanges(services, keyIds),
-    );
-    announceAgain(services, ended);
+    const key = await rollApiKey(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
     return c.json(ok(key, 'API key rolled; store the new key now, it is not shown again'), 201, NO_STORE_HEADERS);
   })
   .openapi(revokeKey, async (c) => {
-    const services = c.get('services');
-    const { key, ended } = await revokeApiKey(services.db, c.get('user').clinicId, c.req.valid('param').id, services.now, (keyIds) =>
-      announceKeyChanges(services, keyIds),
-    );
-    announceAgain(services, ended);
-    return c.json(ok(key, 'API key revoked'), 200);
+    return c.json(ok(await revokeApiKey(handlerContext(c), c.req.valid('param').id), 'API key revoked'), 200);
   });

@@ -1,7 +1,9 @@
 import { and, desc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import { apiKeys, type KeyKind, type KeyScope } from '../../../../drizzle/schema';
 import { generateApiKey } from '../../../platform/auth/api-key-format';
-import type { Database, Queryable } from '../../../platform/db/client';
+import { announceKeyChanges } from '../../../platform/auth/key-cache';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoOrNull } from '../../../platform/http/dates';
@@ -73,28 +75,29 @@ const activeKeyCondition = (now: Date) => and(isNull(apiKeys.revokedAt), or(isNu
  */
 const countedKeyCondition = (now: Date) => activeKeyCondition(now);
 
-/** The clock of key writes (Services.now). */
-export type Clock = () => Date;
-
 /**
  * Locks the clinic row (serialising key creations, rolls and revocations), says whether it is a
- * sandbox, and reads the time the write works with: only now, once the lock is held. A write that
- * waited for the lock must see the keys the holder ended "now" as ended; with a time read before the
- * wait, a creation still counted them (409 at four slots).
+ * sandbox, and reads the time the write works with: only now, once the lock is held (the one read of
+ * ctx.now() of a key write). A write that waited for the lock must see the keys the holder ended
+ * "now" as ended; with a time read before the wait, a creation still counted them (409 at four slots).
  */
-async function lockKeysOf(tx: Queryable, clinicId: string, clock: Clock): Promise<{ isSandbox: boolean; now: Date }> {
-  const clinic = await lockClinic(tx, clinicId);
+async function lockKeysOf(tx: Queryable, ctx: HandlerContext): Promise<{ isSandbox: boolean; now: Date }> {
+  const clinic = await lockClinic(tx, ctx.clinicId);
   if (!clinic) throw unauthorized('Invalid or missing bearer token');
-  return { isSandbox: clinic.mode === 'sandbox', now: clock() };
+  return { isSandbox: clinic.mode === 'sandbox', now: ctx.now() };
 }
+
+/** The signed-in brand admin making the key (key routes take a sign-in token); none for other actors. */
+const creatorOf = ({ actor }: HandlerContext) => (actor.kind === 'user' ? actor.userId : null);
 
 /**
  * Creates a key. The clinic row is locked first so two concurrent creations cannot both pass the
  * five-active-keys check.
  */
-export async function createApiKey(db: Database, clinicId: string, userId: string, input: CreateKeyBody, clock: Clock) {
+export async function createApiKey(ctx: HandlerContext, input: CreateKeyBody) {
+  const { db, clinicId } = ctx;
   return db.transaction(async (tx) => {
-    const { isSandbox, now } = await lockKeysOf(tx, clinicId, clock);
+    const { isSandbox, now } = await lockKeysOf(tx, ctx);
     const expiresAt = expiryFor(input.expiresAt, now);
     if (isSandbox && input.rateLimitPerMin && input.rateLimitPerMin > SANDBOX_MINUTE_LIMIT) {
       throw badRequest(`body.rateLimitPerMin: sandbox keys allow at most ${SANDBOX_MINUTE_LIMIT} per minute`);
@@ -112,7 +115,7 @@ export async function createApiKey(db: Database, clinicId: string, userId: strin
       scopes: scopesFor(input.kind, input.scopes),
       isSandbox,
       rateLimitPerMin: input.rateLimitPerMin ?? null,
-      createdByUserId: userId,
+      createdByUserId: creatorOf(ctx),
       expiresAt,
     });
     return { ...toMetadata(row), apiKey: key.raw };
@@ -120,7 +123,7 @@ export async function createApiKey(db: Database, clinicId: string, userId: strin
 }
 
 /** Newest first; revoked and expired keys included so their history stays visible. */
-export async function listApiKeys(db: Database, clinicId: string, query: PageQuery) {
+export async function listApiKeys({ db, clinicId }: HandlerContext, query: PageQuery) {
   const scoped = forClinic(db, clinicId);
   const rows = await db
     .select({ ...metadataColumns, total: totalCount() })
@@ -133,8 +136,14 @@ export async function listApiKeys(db: Database, clinicId: string, query: PageQue
   return { data: page.rows.map(toMetadata), pagination: page.pagination };
 }
 
-/** Sets the key caches' markers of these keys (src/platform/auth/key-cache.ts); throws when it cannot. */
-export type AnnounceKeys = (keyIds: string[]) => Promise<void>;
+/**
+ * The key caches' markers (src/platform/auth/key-cache.ts) of the keys a write ended were set before
+ * the change committed (inside its transaction); set again after it, best effort, so they outlive
+ * every cache entry loaded while it was committing.
+ */
+function announceAgain(ctx: HandlerContext, keyIds: string[]) {
+  if (keyIds.length > 0) ctx.background(announceKeyChanges(ctx, keyIds).catch(() => {}));
+}
 
 const isActive = (key: Pick<KeyRow, 'revokedAt' | 'expiresAt'>, now: Date) =>
   !key.revokedAt && (!key.expiresAt || key.expiresAt.getTime() > now.getTime());
@@ -168,17 +177,18 @@ async function lockChain(tx: Queryable, clinicId: string, id: string, now: Date)
  * Revokes at once, with every predecessor of the key still in grace (a rolled key whose successor is
  * revoked must not work on as a slot of its own). The clinic lock orders it with rolls; a key already
  * revoked keeps its first revokedAt, so of concurrent revocations every caller is answered that one.
- * The markers of the keys it ends are set before the change commits (`announce`); `ended` lists them,
- * for the announcement after. Another clinic's or an unknown id answers 404.
+ * The markers of the keys it ends are set before the change commits and again after it. Another
+ * clinic's or an unknown id answers 404.
  */
-export async function revokeApiKey(db: Database, clinicId: string, id: string, clock: Clock, announce: AnnounceKeys) {
+export async function revokeApiKey(ctx: HandlerContext, id: string): Promise<KeyMetadata> {
+  const { db, clinicId } = ctx;
   if (!isUuid(id)) throw notFound('API key');
-  return db.transaction(async (tx) => {
-    const { now } = await lockKeysOf(tx, clinicId, clock);
+  const { key, ended } = await db.transaction(async (tx) => {
+    const { now } = await lockKeysOf(tx, ctx);
     const { key, predecessorsInGrace } = await lockChain(tx, clinicId, id, now);
     const ended = key.revokedAt ? predecessorsInGrace : [key.id, ...predecessorsInGrace];
     if (ended.length === 0) return { key: toMetadata(key), ended };
-    await announce(ended);
+    await announceKeyChanges(ctx, ended);
     const rows = await tx
       .update(apiKeys)
       .set({ revokedAt: now })
@@ -186,6 +196,8 @@ export async function revokeApiKey(db: Database, clinicId: string, id: string, c
       .returning(metadataColumns);
     return { key: toMetadata(rows.find((row) => row.id === id) ?? key), ended };
   });
+  announceAgain(ctx, ended);
+  return key;
 }
 
 /**
@@ -199,18 +211,11 @@ export async function revokeApiKey(db: Database, clinicId: string, id: string, c
  * otherwise: roll its successor instead); another clinic's or an unknown id answers 404. Markers as
  * in revokeApiKey.
  */
-export async function rollApiKey(
-  db: Database,
-  clinicId: string,
-  userId: string,
-  id: string,
-  input: RollKeyBody,
-  clock: Clock,
-  announce: AnnounceKeys,
-) {
+export async function rollApiKey(ctx: HandlerContext, id: string, input: RollKeyBody) {
+  const { db, clinicId } = ctx;
   if (!isUuid(id)) throw notFound('API key');
-  return db.transaction(async (tx) => {
-    const { now } = await lockKeysOf(tx, clinicId, clock);
+  const { key, ended } = await db.transaction(async (tx) => {
+    const { now } = await lockKeysOf(tx, ctx);
     const scoped = forClinic(tx, clinicId);
     const { key: old, predecessorsInGrace } = await lockChain(tx, clinicId, id, now);
     if (!isActive(old, now)) throw conflict('CONFLICT', 'Only an active key can be rolled; this one is revoked or expired');
@@ -230,7 +235,7 @@ export async function rollApiKey(
       }
     }
     const ended = [old.id, ...predecessorsInGrace];
-    await announce(ended);
+    await announceKeyChanges(ctx, ended);
     const lifetimeMs = old.expiresAt ? old.expiresAt.getTime() - old.createdAt.getTime() : null;
     const key = await generateApiKey(old.kind, old.isSandbox);
     const successor = await scoped.insert(apiKeys, {
@@ -241,7 +246,7 @@ export async function rollApiKey(
       scopes: old.scopes,
       isSandbox: old.isSandbox,
       rateLimitPerMin: old.rateLimitPerMin,
-      createdByUserId: userId,
+      createdByUserId: creatorOf(ctx),
       createdAt: now,
       // Never before the old key ends (a clock skew between createdAt and now could make it so): a
       // predecessor in grace must not outlive its successor, or it would be a slot of its own.
@@ -260,4 +265,6 @@ export async function rollApiKey(
     }
     return { key: { ...toMetadata(successor), apiKey: key.raw, previousKey: toMetadata(previous!) }, ended };
   });
+  announceAgain(ctx, ended);
+  return key;
 }

@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { sharedCatalogueAccess } from '../program-templates/routes';
@@ -16,5 +16,5 @@ const listForms = defineRoute(sharedCatalogueAccess, {
 });
 
 export const globalFormStructureRoutes = new OpenAPIHono<AppEnv>().openapi(listForms, async (c) =>
-  c.json(ok(await listFormStructures(c.get('services').db)), 200),
+  c.json(ok(await listFormStructures(handlerContext(c))), 200),
 );

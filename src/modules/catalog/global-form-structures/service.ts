@@ -1,10 +1,10 @@
 import { asc } from 'drizzle-orm';
 import { formStructures } from '../../../../drizzle/schema';
-import type { Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import type { FormStructure } from './schemas';
 
 /** All shared form structures, by category then name. */
-export async function listFormStructures(db: Queryable): Promise<FormStructure[]> {
+export async function listFormStructures({ db }: HandlerContext): Promise<FormStructure[]> {
   const rows = await db
     .select({
       id: formStructures.id,

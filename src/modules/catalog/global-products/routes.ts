@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { discontinuedInUse } from './schemas';
@@ -20,5 +20,5 @@ const discontinued = defineRoute(
 );
 
 export const globalProductRoutes = new OpenAPIHono<AppEnv>().openapi(discontinued, async (c) =>
-  c.json(ok(await listDiscontinuedInUse(c.get('services').db, c.get('apiKey').clinicId)), 200),
+  c.json(ok(await listDiscontinuedInUse(handlerContext(c))), 200),
 );

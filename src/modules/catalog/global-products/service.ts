@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { ProgramState } from '../../../../drizzle/schema';
-import type { Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { rowsOf } from '../../../platform/db/sql';
 import type { DiscontinuedInUse } from './schemas';
 
@@ -8,7 +8,7 @@ import type { DiscontinuedInUse } from './schemas';
  * GET /global-products/discontinued-in-use: discontinued global products linked (program_products,
  * active or not) to a program of the clinic that is not retired, each with those programs.
  */
-export async function listDiscontinuedInUse(db: Queryable, clinicId: string): Promise<DiscontinuedInUse[]> {
+export async function listDiscontinuedInUse({ db, clinicId }: HandlerContext): Promise<DiscontinuedInUse[]> {
   const rows = await rowsOf<{ id: string; name: string; slug: string; programs: { id: string; name: string; state: ProgramState }[] }>(
     db,
     sql`

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { acknowledgedAlert, alertIdParam, alertList, listAlertsQuery } from './schemas';
@@ -35,10 +35,9 @@ const acknowledge = defineRoute(
 
 export const priceAlertRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    return c.json(ok(await listAlerts(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'))), 200);
+    return c.json(ok(await listAlerts(handlerContext(c), c.req.valid('query'))), 200);
   })
   .openapi(acknowledge, async (c) => {
-    const { db, now } = c.get('services');
-    const result = await acknowledgeAlert(db, c.get('apiKey').clinicId, c.req.valid('param').alertId, now());
+    const result = await acknowledgeAlert(handlerContext(c), c.req.valid('param').alertId);
     return c.json(ok(result, 'Alert acknowledged'), 200);
   });

@@ -1,6 +1,6 @@
 import { desc, eq } from 'drizzle-orm';
 import { priceChangeAlerts } from '../../../../drizzle/schema';
-import type { Database } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { forClinic } from '../../../platform/db/scoped';
 import { notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
@@ -31,7 +31,7 @@ export function toAlert(row: AlertRow): PriceChangeAlert {
 }
 
 /** Newest first; `count` (the whole filtered set) comes with the rows in the same query. */
-export async function listAlerts(db: Database, clinicId: string, query: ListAlertsQuery) {
+export async function listAlerts({ db, clinicId }: HandlerContext, query: ListAlertsQuery) {
   const scoped = forClinic(db, clinicId);
   const rows = await db
     .select({ alert: priceChangeAlerts, total: totalCount() })
@@ -46,13 +46,10 @@ export async function listAlerts(db: Database, clinicId: string, query: ListAler
  * Acknowledges an open alert. Idempotent: an acknowledged alert stays as it was (its first
  * acknowledgedAt kept) and answers the same. Unknown, malformed and other clinics' ids: 404.
  */
-export async function acknowledgeAlert(
-  db: Database,
-  clinicId: string,
-  id: string,
-  now: Date,
-): Promise<{ id: string; status: AlertStatus }> {
+export async function acknowledgeAlert(ctx: HandlerContext, id: string): Promise<{ id: string; status: AlertStatus }> {
+  const { db, clinicId } = ctx;
   if (!isUuid(id)) throw notFound(RESOURCE);
+  const now = ctx.now();
   const scoped = forClinic(db, clinicId);
   const [updated] = await db
     .update(priceChangeAlerts)

@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { catalogItem } from './schemas';
@@ -31,7 +31,7 @@ const getBrandCatalog = defineRoute(catalogAccess, {
 
 /** One handler for the catalog and its alias, so the bodies cannot drift apart. */
 async function catalogHandler(c: Context<AppEnv>) {
-  return c.json(ok(await listCatalog(c.get('services').db, c.get('apiKey').clinicId)), 200);
+  return c.json(ok(await listCatalog(handlerContext(c))), 200);
 }
 
 export const productCatalogRoutes = new OpenAPIHono<AppEnv>().openapi(getCatalog, catalogHandler).openapi(getBrandCatalog, catalogHandler);

@@ -1,7 +1,7 @@
 // The clinic's catalog (its offerings of global products), pharmacy coverages, tenant products and
 // discontinued products still in use. One query per call.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { rowsOf } from '../../../platform/db/sql';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
 import type { CatalogItem } from './schemas';
@@ -26,7 +26,7 @@ interface CatalogRow {
  * GET /catalog and GET /brand/product-catalog: the global products the clinic offers through an
  * active tenant product, discontinued ones left out, by name.
  */
-export async function listCatalog(db: Queryable, clinicId: string): Promise<CatalogItem[]> {
+export async function listCatalog({ db, clinicId }: HandlerContext): Promise<CatalogItem[]> {
   const rows = await rowsOf<CatalogRow>(
     db,
     sql`

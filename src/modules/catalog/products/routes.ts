@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pageQuery } from '../../../platform/http/pagination';
@@ -89,24 +89,23 @@ const managementUpdate = defineRoute(write, {
 
 /** One handler per operation pair, shared by the path and its alias. */
 async function readOne(c: Context<AppEnv>, id: string) {
-  return c.json(ok(await getProduct(c.get('services').db, c.get('apiKey').clinicId, id)), 200);
+  return c.json(ok(await getProduct(handlerContext(c), id)), 200);
 }
 
 async function writeOne(c: Context<AppEnv>, id: string, body: UpdateProductBody) {
-  const { db, now } = c.get('services');
-  return c.json(ok(await updateProduct(db, c.get('apiKey').clinicId, id, body, now()), 'Product updated'), 200);
+  return c.json(ok(await updateProduct(handlerContext(c), id, body), 'Product updated'), 200);
 }
 
 const crudRoutes = new OpenAPIHono<AppEnv>()
-  .openapi(list, async (c) => c.json(ok(await listProducts(c.get('services').db, c.get('apiKey').clinicId)), 200))
+  .openapi(list, async (c) => c.json(ok(await listProducts(handlerContext(c))), 200))
   .openapi(create, async (c) => {
-    const created = await createProduct(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('json'));
+    const created = await createProduct(handlerContext(c), c.req.valid('json'));
     return c.json(ok(created, 'Product created'), 201);
   })
   .openapi(get, (c) => readOne(c, c.req.valid('param').id))
   .openapi(update, (c) => writeOne(c, c.req.valid('param').id, c.req.valid('json')))
   .openapi(managementList, async (c) => {
-    const page = await listProductsPage(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const page = await listProductsPage(handlerContext(c), c.req.valid('query'));
     return c.json(ok(page), 200);
   })
   .openapi(managementGet, (c) => readOne(c, c.req.valid('param').id))

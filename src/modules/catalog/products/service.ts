@@ -2,7 +2,7 @@
 // same Product shape. Every read is one query (a union with the coverages as json).
 import { and, eq, like, or, type SQL, sql } from 'drizzle-orm';
 import { products } from '../../../../drizzle/schema';
-import type { Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
 import { rowsOf } from '../../../platform/db/sql';
@@ -93,13 +93,13 @@ function productUnion(clinicId: string, id?: string): SQL {
 const ORDER = sql.raw(`order by u.rank, case when u.rank = 0 then u."createdAt" end desc, u.name, u.id`);
 
 /** GET /products: the whole list (own plus platform), not paged (GET /products-management pages it). */
-export async function listProducts(db: Queryable, clinicId: string): Promise<Product[]> {
+export async function listProducts({ db, clinicId }: HandlerContext): Promise<Product[]> {
   const rows = await rowsOf<ProductRow>(db, sql`select u.* from (${productUnion(clinicId)}) u ${ORDER}`);
   return rows.map(toProduct);
 }
 
 /** GET /products-management: the same list, paged, with its total in the same query. */
-export async function listProductsPage(db: Queryable, clinicId: string, query: PageQuery) {
+export async function listProductsPage({ db, clinicId }: HandlerContext, query: PageQuery) {
   const rows = await rowsOf<ProductRow & { total: number }>(
     db,
     sql`
@@ -114,7 +114,7 @@ export async function listProductsPage(db: Queryable, clinicId: string, query: P
 }
 
 /** A product id of the clinic or a global product id; anything else is the same 404. */
-export async function getProduct(db: Queryable, clinicId: string, id: string): Promise<Product> {
+export async function getProduct({ db, clinicId }: HandlerContext, id: string): Promise<Product> {
   if (!isUuid(id)) throw notFound('Product');
   const [row] = await rowsOf<ProductRow>(db, sql`select u.* from (${productUnion(clinicId, id)}) u ${ORDER} limit 1`);
   if (!row) throw notFound('Product');
@@ -124,7 +124,7 @@ export async function getProduct(db: Queryable, clinicId: string, id: string): P
 const MAX_SLUG_ATTEMPTS = 5;
 
 /** Creates a product with a slug unique within the clinic (name-based; -2, -3... when taken). */
-export async function createProduct(db: Queryable, clinicId: string, input: CreateProductBody): Promise<Product> {
+export async function createProduct({ db, clinicId }: HandlerContext, input: CreateProductBody): Promise<Product> {
   const base = slugify(input.name);
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
     const taken = await db
@@ -156,9 +156,10 @@ export async function createProduct(db: Queryable, clinicId: string, input: Crea
 }
 
 /** Partial update of the clinic's own product; a platform product id or another clinic's id is a 404. */
-export async function updateProduct(db: Queryable, clinicId: string, id: string, input: UpdateProductBody, now: Date): Promise<Product> {
+export async function updateProduct(ctx: HandlerContext, id: string, input: UpdateProductBody): Promise<Product> {
+  const { db, clinicId } = ctx;
   if (!isUuid(id)) throw notFound('Product');
-  const values: Partial<typeof products.$inferInsert> = { updatedAt: now };
+  const values: Partial<typeof products.$inferInsert> = { updatedAt: ctx.now() };
   if (input.name !== undefined) values.name = input.name;
   if (input.slug !== undefined) values.slug = input.slug;
   if (input.description !== undefined) values.description = input.description;
@@ -180,5 +181,5 @@ export async function updateProduct(db: Queryable, clinicId: string, id: string,
     if (isUniqueViolation(error)) throw conflict('CONFLICT', 'body.slug: another product of this clinic has this slug');
     throw error;
   }
-  return getProduct(db, clinicId, id);
+  return getProduct(ctx, id);
 }

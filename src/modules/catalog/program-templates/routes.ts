@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { defineRoute, type RouteAccess } from '../../../platform/http/route';
@@ -40,6 +40,6 @@ const templateProducts = defineRoute(sharedCatalogueAccess, {
 });
 
 export const programTemplateRoutes = new OpenAPIHono<AppEnv>()
-  .openapi(listTemplates, async (c) => c.json(ok(await listProgramTemplates(c.get('services').db)), 200))
-  .openapi(getTemplate, async (c) => c.json(ok(await getProgramTemplate(c.get('services').db, c.req.valid('param').id)), 200))
-  .openapi(templateProducts, async (c) => c.json(ok(await listTemplateGlobalProducts(c.get('services').db, c.req.valid('param').id)), 200));
+  .openapi(listTemplates, async (c) => c.json(ok(await listProgramTemplates(handlerContext(c))), 200))
+  .openapi(getTemplate, async (c) => c.json(ok(await getProgramTemplate(handlerContext(c), c.req.valid('param').id)), 200))
+  .openapi(templateProducts, async (c) => c.json(ok(await listTemplateGlobalProducts(handlerContext(c), c.req.valid('param').id)), 200));

@@ -1,6 +1,7 @@
 // The shared program templates: platform-wide rows (no clinic_id), read by every clinic. One query per call.
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { programTemplates } from '../../../../drizzle/schema';
+import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
@@ -47,7 +48,7 @@ function toTemplate(row: TemplateRow): ProgramTemplate {
 }
 
 /** Active templates, by name. Inactive templates are hidden everywhere (list, get, global-products). */
-export async function listProgramTemplates(db: Queryable): Promise<ProgramTemplate[]> {
+export async function listProgramTemplates({ db }: HandlerContext): Promise<ProgramTemplate[]> {
   const rows = await db
     .select(templateColumns)
     .from(programTemplates)
@@ -83,7 +84,7 @@ async function findTemplateWithProducts(db: Queryable, id: string) {
   return row;
 }
 
-export async function getProgramTemplate(db: Queryable, id: string): Promise<ProgramTemplateDetail> {
+export async function getProgramTemplate({ db }: HandlerContext, id: string): Promise<ProgramTemplateDetail> {
   const row = await findTemplateWithProducts(db, id);
   return {
     ...toTemplate(row),
@@ -97,7 +98,7 @@ export async function getProgramTemplate(db: Queryable, id: string): Promise<Pro
   };
 }
 
-export async function listTemplateGlobalProducts(db: Queryable, id: string): Promise<TemplateGlobalProduct[]> {
+export async function listTemplateGlobalProducts({ db }: HandlerContext, id: string): Promise<TemplateGlobalProduct[]> {
   const row = await findTemplateWithProducts(db, id);
   return row.products.map((p) => ({
     ...toGlobalProduct(p),

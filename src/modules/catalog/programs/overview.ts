@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { rowsOf } from '../../../platform/db/sql';
 import { priceProduct } from './pricing';
 import { type ProductRow, pricingInput, programProductJoins, programProductJson } from './queries';
@@ -29,7 +29,7 @@ interface OverviewRow {
 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
-export async function programsOverview(db: Database, clinicId: string): Promise<Overview> {
+export async function programsOverview({ db, clinicId }: HandlerContext): Promise<Overview> {
   const [row] = await rowsOf<OverviewRow>(
     db,
     sql`

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { type AppEnv, handlerContext as services } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody } from '../../../platform/http/pagination';
@@ -139,48 +139,40 @@ const getSyncStatus = defineRoute(read, {
 /** Static paths (overview, sync-all) are registered before /programs/{id}. */
 export const programRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { db, clinicId } = services(c);
-    const { data, pagination } = await listPrograms(db, clinicId, c.req.valid('query'));
+    const ctx = handlerContext(c);
+    const { data, pagination } = await listPrograms(ctx, c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(create, async (c) => {
-    const { db, clinicId, now } = services(c);
-    return c.json(ok(await createProgram(db, clinicId, c.req.valid('json'), now()), 'Program created'), 201);
+    return c.json(ok(await createProgram(handlerContext(c), c.req.valid('json')), 'Program created'), 201);
   })
   .openapi(getOverview, async (c) => {
-    const { db, clinicId } = services(c);
-    return c.json(ok(await programsOverview(db, clinicId)), 200);
+    return c.json(ok(await programsOverview(handlerContext(c))), 200);
   })
   .openapi(syncAll, async (c) => {
-    const { db, clinicId, now } = services(c);
-    return c.json(ok(await syncAllPrograms(db, clinicId, now()), 'Programs synced'), 200);
+    return c.json(ok(await syncAllPrograms(handlerContext(c)), 'Programs synced'), 200);
   })
   .openapi(get, async (c) => {
-    const { db, clinicId } = services(c);
-    return c.json(ok(await getProgram(db, clinicId, c.req.valid('param').id)), 200);
+    return c.json(ok(await getProgram(handlerContext(c), c.req.valid('param').id)), 200);
   })
   .openapi(update, async (c) => {
-    const { db, clinicId, now } = services(c);
-    return c.json(ok(await updateProgram(db, clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Program updated'), 200);
+    return c.json(ok(await updateProgram(handlerContext(c), c.req.valid('param').id, c.req.valid('json')), 'Program updated'), 200);
   })
   .openapi(remove, async (c) => {
-    const { db, clinicId, now } = services(c);
-    const { outcome, program: answered } = await deleteProgram(db, clinicId, c.req.valid('param').id, now());
+    const ctx = handlerContext(c);
+    const { outcome, program: answered } = await deleteProgram(ctx, c.req.valid('param').id);
     const message =
       outcome === 'deleted' ? 'Program deleted' : 'Program retired: no longer offered to new patients; work in flight continues';
     return c.json(ok(answered, message), 200);
   })
   .openapi(duplicate, async (c) => {
-    const { db, clinicId, now } = services(c);
-    return c.json(ok(await duplicateProgram(db, clinicId, c.req.valid('param').id, now()), 'Program duplicated'), 201);
+    return c.json(ok(await duplicateProgram(handlerContext(c), c.req.valid('param').id), 'Program duplicated'), 201);
   })
   .openapi(sync, async (c) => {
-    const { db, clinicId, now } = services(c);
-    return c.json(ok(await syncProgram(db, clinicId, c.req.valid('param').id, now()), 'Program synced'), 200);
+    return c.json(ok(await syncProgram(handlerContext(c), c.req.valid('param').id), 'Program synced'), 200);
   })
   .openapi(getSyncStatus, async (c) => {
-    const { db, clinicId } = services(c);
-    return c.json(ok(await syncStatus(db, clinicId, c.req.valid('param').id)), 200);
+    return c.json(ok(await syncStatus(handlerContext(c), c.req.valid('param').id)), 200);
   })
   .route('/', programProductRoutes)
   .route('/', programTitrationProtocolRoutes);

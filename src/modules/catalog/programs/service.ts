@@ -1,6 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
-import type { Database, Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { databaseErrorState, isUniqueViolation } from '../../../platform/db/errors';
 import { rowsOf } from '../../../platform/db/sql';
 import { ApiError, badRequest, conflict, notFound } from '../../../platform/http/errors';
@@ -43,12 +44,12 @@ export async function lockProgram(tx: Queryable, clinicId: string, id: string) {
   return row;
 }
 
-export async function getProgram(db: Database, clinicId: string, id: string): Promise<Program> {
+export async function getProgram({ db, clinicId }: HandlerContext, id: string): Promise<Program> {
   return toProgram(await requireProgram(db, clinicId, id));
 }
 
 /** Newest first; retired programs only when asked for with state=retired. One statement. */
-export async function listPrograms(db: Database, clinicId: string, query: z.infer<typeof listProgramsQuery>) {
+export async function listPrograms({ db, clinicId }: HandlerContext, query: z.infer<typeof listProgramsQuery>) {
   const stateFilter = query.state ? sql`p.state = ${query.state}` : sql`p.state <> 'retired'`;
   const rows = await rowsOf<ProgramRow & { total: number }>(
     db,
@@ -69,7 +70,9 @@ export async function listPrograms(db: Database, clinicId: string, query: z.infe
   return { data: page.rows.map(toProgram), pagination: page.pagination };
 }
 
-export async function createProgram(db: Database, clinicId: string, body: CreateProgramBody, now: Date): Promise<Program> {
+export async function createProgram(ctx: HandlerContext, body: CreateProgramBody): Promise<Program> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return withSlugCheck(() =>
     db.transaction(async (tx) => {
       let template: { id: string; version: number; feeCents: number } | undefined;
@@ -123,7 +126,9 @@ function assignments(body: UpdateProgramBody, now: Date) {
  * one). Every key of productPricing must be a global product of this program, else nothing changes
  * and the answer is a 400 naming the unknown ids.
  */
-export async function updateProgram(db: Database, clinicId: string, id: string, body: UpdateProgramBody, now: Date): Promise<Program> {
+export async function updateProgram(ctx: HandlerContext, id: string, body: UpdateProgramBody): Promise<Program> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return withSlugCheck(() =>
     db.transaction(async (tx) => {
       const current = await lockProgram(tx, clinicId, id);
@@ -177,7 +182,9 @@ export type DeleteOutcome = { outcome: 'deleted' | 'retired'; program: Program }
  * completed: history the database keeps), any order, or any other row that still refers to the program -> retired;
  * nothing at all -> removed. The program row is locked for the decision.
  */
-export async function deleteProgram(db: Database, clinicId: string, id: string, now: Date): Promise<DeleteOutcome> {
+export async function deleteProgram(ctx: HandlerContext, id: string): Promise<DeleteOutcome> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     await lockProgram(tx, clinicId, id);
     // Orders count as in-flight work (or history) too: their program_id would otherwise be cleared.
@@ -218,7 +225,9 @@ export async function deleteProgram(db: Database, clinicId: string, id: string, 
 }
 
 /** A deep copy (program, products with their fees, titration attachments) as a new draft, in one transaction. */
-export async function duplicateProgram(db: Database, clinicId: string, id: string, now: Date): Promise<Program> {
+export async function duplicateProgram(ctx: HandlerContext, id: string): Promise<Program> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     await lockProgram(tx, clinicId, id);
     const [copy] = await rowsOf<{ id: string }>(

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Database, Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { rowsOf } from '../../../platform/db/sql';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
@@ -13,7 +14,7 @@ import { lockProgram } from './service';
 const isBehind = (templateVersion: number | null, latest: number | null) =>
   latest !== null && (templateVersion === null || templateVersion < latest);
 
-export async function syncStatus(db: Database, clinicId: string, id: string) {
+export async function syncStatus({ db, clinicId }: HandlerContext, id: string) {
   if (!isUuid(id)) throw notFound('Program');
   const [row] = await rowsOf<{ programId: string; templateId: string | null; templateVersion: number | null; latest: number | null }>(
     db,
@@ -69,7 +70,9 @@ async function applyTemplate(tx: Queryable, clinicId: string, programId: string,
   };
 }
 
-export async function syncProgram(db: Database, clinicId: string, id: string, now: Date): Promise<SyncResult> {
+export async function syncProgram(ctx: HandlerContext, id: string): Promise<SyncResult> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     const program = await lockProgram(tx, clinicId, id);
     if (!program.templateId) throw conflict('CONFLICT', 'This program is not derived from a program template');
@@ -79,7 +82,9 @@ export async function syncProgram(db: Database, clinicId: string, id: string, no
 }
 
 /** Every template-derived program of the clinic that is not retired, in one transaction. */
-export async function syncAllPrograms(db: Database, clinicId: string, now: Date) {
+export async function syncAllPrograms(ctx: HandlerContext) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     const programs = await rowsOf<{ id: string; templateId: string }>(
       tx,

@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { planLimitError, selectionResult, tenantProduct, updatePriceBody, updateSelectionBody } from './schemas';
@@ -65,16 +65,12 @@ const updateSelection = defineRoute(
 );
 
 export const tenantProductRoutes = new OpenAPIHono<AppEnv>()
-  .openapi(tenantProducts, async (c) => c.json(ok(await listTenantProducts(c.get('services').db, c.get('apiKey').clinicId)), 200))
+  .openapi(tenantProducts, async (c) => c.json(ok(await listTenantProducts(handlerContext(c))), 200))
   .openapi(updatePrice, async (c) => {
-    const { db, paymentsFor, now } = c.get('services');
-    const key = c.get('apiKey');
-    // Sandbox clinics never reach the real processor: their prices are recorded like development ones.
-    const product = await updateTenantProductPrice(db, paymentsFor({ sandbox: key.isSandbox }), key.clinicId, c.req.valid('json'), now());
+    const product = await updateTenantProductPrice(handlerContext(c), c.req.valid('json'));
     return c.json(ok(product, 'Price updated'), 200);
   })
   .openapi(updateSelection, async (c) => {
-    const { db } = c.get('services');
-    const result = await replaceSelection(db, c.get('apiKey').clinicId, c.req.valid('json'));
+    const result = await replaceSelection(handlerContext(c), c.req.valid('json'));
     return c.json(ok(result, 'Selection updated'), 200);
   });

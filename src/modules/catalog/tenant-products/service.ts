@@ -1,12 +1,12 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { clinics, globalProducts, plans, questionnaires, tenantProductSelections, tenantProducts } from '../../../../drizzle/schema';
-import type { Database, Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
 import { ApiError, badRequest, invalidFields, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
-import type { PaymentProcessor } from '../../../platform/providers/payments';
 import type { SelectionResult, TenantProduct, UpdatePriceBody, UpdateSelectionBody } from './schemas';
 
 export const PRICE_CURRENCY = 'usd';
@@ -27,13 +27,11 @@ function priceCapExceeded(maxPriceCents: number, tenantProductIds: string[], wha
  * its cost and the plan's cap, creates the price through the payment processor and stores it. The
  * same price again (already backed by a processor price) changes nothing and creates no price.
  */
-export async function updateTenantProductPrice(
-  db: Database,
-  payments: PaymentProcessor,
-  clinicId: string,
-  input: UpdatePriceBody,
-  now: Date,
-): Promise<TenantProduct> {
+export async function updateTenantProductPrice(ctx: HandlerContext, input: UpdatePriceBody): Promise<TenantProduct> {
+  const { db, clinicId } = ctx;
+  // Sandbox clinics never reach the real processor: their prices are recorded like development ones.
+  const payments = ctx.paymentsFor({ sandbox: ctx.sandbox });
+  const now = ctx.now();
   if (!isUuid(input.tenantProductId)) throw notFound('Tenant product');
   const scoped = forClinic(db, clinicId);
   return db.transaction(async (tx) => {
@@ -96,7 +94,7 @@ export async function updateTenantProductPrice(
  * each refused field); the distinct tenant products must fit the plan's maxSelectedProducts (403
  * PLAN_LIMIT_REACHED) and their prices its maxProductPriceCents (403 PLAN_PRICE_CAP_EXCEEDED).
  */
-export async function replaceSelection(db: Database, clinicId: string, input: UpdateSelectionBody): Promise<SelectionResult> {
+export async function replaceSelection({ db, clinicId }: HandlerContext, input: UpdateSelectionBody): Promise<SelectionResult> {
   return db.transaction(async (tx) => {
     const [plan] = await tx
       .select(PLAN_LIMITS)
@@ -246,7 +244,7 @@ async function queryTenantProducts(db: Queryable, clinicId: string, id?: string)
 }
 
 /** GET /tenant-products: every offering of the clinic (active or not), by product name. */
-export const listTenantProducts = (db: Queryable, clinicId: string): Promise<TenantProduct[]> => queryTenantProducts(db, clinicId);
+export const listTenantProducts = ({ db, clinicId }: HandlerContext): Promise<TenantProduct[]> => queryTenantProducts(db, clinicId);
 
 /** One offering of the clinic in the same shape; the same 404 for unknown, malformed and foreign ids. */
 export async function findTenantProduct(db: Queryable, clinicId: string, id: string): Promise<TenantProduct> {

@@ -1,10 +1,10 @@
 import { asc } from 'drizzle-orm';
 import { type TitrationLevel, titrationProtocols } from '../../../../drizzle/schema';
-import type { Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import type { TitrationProtocol } from './schemas';
 
 /** All shared protocols, by name. */
-export async function listTitrationProtocols(db: Queryable): Promise<TitrationProtocol[]> {
+export async function listTitrationProtocols({ db }: HandlerContext): Promise<TitrationProtocol[]> {
   const rows = await db
     .select({
       id: titrationProtocols.id,

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { badRequest } from '../../../platform/http/errors';
 import { idParam } from '../../../platform/http/ids';
@@ -84,30 +84,27 @@ const uploadGlobalProductImage = withDeclaredSizeCheck(
 
 export const uploadRoutes = new OpenAPIHono<AppEnv>()
   .openapi(uploadProgramImage, async (c) => {
-    const { db, storage, now } = c.get('services');
     const image = await checkImage(c.req.valid('form').image);
-    const result = await setProgramImage({ db, storage, now }, c.get('apiKey').clinicId, c.req.valid('param').id, image);
+    const result = await setProgramImage(handlerContext(c), c.req.valid('param').id, image);
     return c.json(ok(result, 'Program image stored'), 200);
   })
   .openapi(uploadProductImage, async (c) => {
-    const { db, storage, now } = c.get('services');
-    const clinicId = c.get('apiKey').clinicId;
+    const ctx = handlerContext(c);
     const { id } = c.req.valid('param');
     const contentType = c.req.header('content-type');
     // The body is optional in the declaration (either content type): a part that did not come is {}.
     if (isMultipart(contentType)) {
       const image = await checkImage((c.req.valid('form') as { image: File }).image);
-      return c.json(ok(await setProductImage({ db, storage, now }, clinicId, id, image), 'Product image stored'), 200);
+      return c.json(ok(await setProductImage(ctx, id, image), 'Product image stored'), 200);
     }
     // Only a JSON body reaches here with a validated { removeImage: true }; no body at all is neither.
     if (contentType && (c.req.valid('json') as { removeImage?: true }).removeImage === true) {
-      return c.json(ok(await removeProductImage({ db, storage, now }, clinicId, id), 'Product image removed'), 200);
+      return c.json(ok(await removeProductImage(ctx, id), 'Product image removed'), 200);
     }
     throw badRequest('Invalid body: send multipart/form-data with the file field image, or JSON { "removeImage": true }');
   })
   .openapi(uploadGlobalProductImage, async (c) => {
-    const { db, storage, now } = c.get('services');
     const image = await checkImage(c.req.valid('form').image);
-    const result = await setGlobalProductImage({ db, storage, now }, c.get('apiKey').clinicId, c.req.valid('param').id, image);
+    const result = await setGlobalProductImage(handlerContext(c), c.req.valid('param').id, image);
     return c.json(ok(result, 'Global product image override stored'), 200);
   });

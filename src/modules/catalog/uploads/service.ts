@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { globalProductImageOverrides, globalProducts, products, programs, uploads } from '../../../../drizzle/schema';
+import type { HandlerContext } from '../../../platform/context';
 import type { Database, Transaction } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { ApiError, invalidField, notFound } from '../../../platform/http/errors';
@@ -84,8 +85,13 @@ export async function storeImage<T>(
   }
 }
 
+/** What storeImage takes from a request's context, its clock read once for the whole operation. */
+const uploadDeps = (ctx: HandlerContext, now: Date): UploadDeps => ({ db: ctx.db, storage: ctx.storage, now: () => now });
+
 /** POST /programs/{id}/upload-image: stores the image and sets programs.hero_image_url. */
-export async function setProgramImage(deps: UploadDeps, clinicId: string, programId: string, image: CheckedImage) {
+export async function setProgramImage(ctx: HandlerContext, programId: string, image: CheckedImage) {
+  const { clinicId } = ctx;
+  const deps = uploadDeps(ctx, ctx.now());
   const scoped = forClinic(deps.db, clinicId);
   if (!isUuid(programId)) throw notFound('Program');
   // Checked before storing, so an unknown id never writes to the bucket.
@@ -97,7 +103,9 @@ export async function setProgramImage(deps: UploadDeps, clinicId: string, progra
 }
 
 /** POST /products/{id}/upload-image with an image: only the clinic's own products. */
-export async function setProductImage(deps: UploadDeps, clinicId: string, productId: string, image: CheckedImage) {
+export async function setProductImage(ctx: HandlerContext, productId: string, image: CheckedImage) {
+  const { clinicId } = ctx;
+  const deps = uploadDeps(ctx, ctx.now());
   const scoped = forClinic(deps.db, clinicId);
   if (!isUuid(productId)) throw notFound('Product');
   if ((await scoped.count(products, eq(products.id, productId))) === 0) throw notFound('Product');
@@ -111,8 +119,8 @@ export async function setProductImage(deps: UploadDeps, clinicId: string, produc
  * POST /products/{id}/upload-image with { removeImage: true }: clears the image. The stored object
  * and its uploads row are kept (a duplicated program or product may point at the same url).
  */
-export async function removeProductImage(deps: UploadDeps, clinicId: string, productId: string) {
-  await forClinic(deps.db, clinicId).updateById(products, productId, { imageUrl: null, updatedAt: deps.now() }, 'Product');
+export async function removeProductImage(ctx: HandlerContext, productId: string) {
+  await forClinic(ctx.db, ctx.clinicId).updateById(products, productId, { imageUrl: null, updatedAt: ctx.now() }, 'Product');
   return { productId, imageUrl: null, upload: null };
 }
 
@@ -121,7 +129,9 @@ export async function removeProductImage(deps: UploadDeps, clinicId: string, pro
  * in global_product_image_overrides (one row per clinic and product, replaced on each upload). The
  * global_products row is never written.
  */
-export async function setGlobalProductImage(deps: UploadDeps, clinicId: string, globalProductId: string, image: CheckedImage) {
+export async function setGlobalProductImage(ctx: HandlerContext, globalProductId: string, image: CheckedImage) {
+  const { clinicId } = ctx;
+  const deps = uploadDeps(ctx, ctx.now());
   if (!isUuid(globalProductId)) throw notFound('Global product');
   const [exists] = await deps.db
     .select({ id: globalProducts.id })

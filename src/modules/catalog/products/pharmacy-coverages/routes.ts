@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { pathId } from '../../../../platform/http/ids';
 import { defineRoute } from '../../../../platform/http/route';
@@ -22,6 +22,6 @@ const coverages = defineRoute(
 );
 
 export const pharmacyCoverageRoutes = new OpenAPIHono<AppEnv>().openapi(coverages, async (c) => {
-  const data = await listPharmacyCoverages(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').productId);
+  const data = await listPharmacyCoverages(handlerContext(c), c.req.valid('param').productId);
   return c.json(ok(data), 200);
 });

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { CoverageRole } from '../../../../../drizzle/schema';
-import type { Queryable } from '../../../../platform/db/client';
+import type { HandlerContext } from '../../../../platform/context';
 import { rowsOf } from '../../../../platform/db/sql';
 import { notFound } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
@@ -23,7 +23,7 @@ const coverageObject = (alias: string) =>
  * The pharmacies filling a product: a product of the clinic (product_pharmacy_coverages) or a global
  * product (pharmacy_coverages). Primary first. Unknown, another clinic's or a malformed id: 404.
  */
-export async function listPharmacyCoverages(db: Queryable, clinicId: string, productId: string): Promise<PharmacyCoverage[]> {
+export async function listPharmacyCoverages({ db, clinicId }: HandlerContext, productId: string): Promise<PharmacyCoverage[]> {
   if (!isUuid(productId)) throw notFound('Product');
   const [row] = await rowsOf<{ coverages: CoverageJson[] }>(
     db,

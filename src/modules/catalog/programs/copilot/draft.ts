@@ -1,6 +1,6 @@
 import { and, arrayContains, asc, eq } from 'drizzle-orm';
 import { globalProducts } from '../../../../../drizzle/schema';
-import type { Queryable } from '../../../../platform/db/client';
+import type { HandlerContext } from '../../../../platform/context';
 import { ApiError, badRequest } from '../../../../platform/http/errors';
 import { centsToAmount } from '../../../../platform/http/money';
 import { logLine } from '../../../../platform/log';
@@ -68,7 +68,8 @@ const unusableAnswer = (ai: Pick<AiProvider, 'name'>, detail: string) => new Pro
  * one query and given to the model with the goal; the answer is checked (products only from that
  * catalogue, texts cleaned and capped) and returned. Nothing is written.
  */
-export async function draftProgram(db: Queryable, ai: AiProvider | null, input: DraftBody): Promise<ProgramDraft> {
+export async function draftProgram(ctx: HandlerContext, input: DraftBody): Promise<ProgramDraft> {
+  const { db, ai } = ctx;
   if (!ai) throw copilotUnavailable();
   const catalogue: CatalogueItem[] = await db
     .select({

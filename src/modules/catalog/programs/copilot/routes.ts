@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { defineRoute } from '../../../../platform/http/route';
 import { draftProgram } from './draft';
@@ -44,12 +44,12 @@ const createDraft = defineRoute(
 
 export const programCopilotRoutes = new OpenAPIHono<AppEnv>()
   .openapi(getSuggestions, async (c) => {
-    const { db, ai, now } = c.get('services');
-    const suggestions = await listSuggestions(db, c.get('apiKey').clinicId, now());
-    return c.json(ok({ generatedBy: 'rules' as const, copilotAvailable: ai !== null, suggestions }), 200);
+    const ctx = handlerContext(c);
+    const copilotAvailable = ctx.ai !== null;
+    const suggestions = await listSuggestions(ctx);
+    return c.json(ok({ generatedBy: 'rules' as const, copilotAvailable, suggestions }), 200);
   })
   .openapi(createDraft, async (c) => {
-    const { db, ai } = c.get('services');
-    const draft = await draftProgram(db, ai, c.req.valid('json'));
+    const draft = await draftProgram(handlerContext(c), c.req.valid('json'));
     return c.json(ok(draft, 'Draft ready; nothing was created'), 200);
   });

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../../../../platform/db/client';
+import type { HandlerContext } from '../../../../platform/context';
 import { rowsOf } from '../../../../platform/db/sql';
 import { priceProduct } from '../pricing';
 import type { Suggestion, SuggestionType } from './schemas';
@@ -52,7 +52,9 @@ const RANK: Record<SuggestionType, number> = {
  * 4. a draft created more than STALE_DRAFT_DAYS days ago (count = days);
  * 5. a live program with no active or paused enrollment.
  */
-export async function listSuggestions(db: Queryable, clinicId: string, now: Date): Promise<Suggestion[]> {
+export async function listSuggestions(ctx: HandlerContext): Promise<Suggestion[]> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const staleBefore = new Date(now.getTime() - STALE_DRAFT_DAYS * 86_400_000);
   const rows = await rowsOf<{ row: PricedProductRow | (Partial<SuggestionRow> & { type: SuggestionType }) }>(
     db,

@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import { type AppEnv, handlerContext as services } from '../../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { idParam } from '../../../../platform/http/ids';
 import { defineRoute } from '../../../../platform/http/route';
@@ -102,35 +102,27 @@ const setVisibility = defineRoute(write, {
 /** Static sub-paths (activation-status, visibility-status) are distinct from /products/{productId}/... by depth. */
 export const programProductRoutes = new OpenAPIHono<AppEnv>()
   .openapi(globalProducts, async (c) => {
-    const { db, clinicId } = services(c);
-    return c.json(ok(await globalProductPool(db, clinicId, c.req.valid('param').id)), 200);
+    return c.json(ok(await globalProductPool(handlerContext(c), c.req.valid('param').id)), 200);
   })
   .openapi(pricing, async (c) => {
-    const { db, clinicId } = services(c);
-    return c.json(ok(await getPricing(db, clinicId, c.req.valid('param').id)), 200);
+    return c.json(ok(await getPricing(handlerContext(c), c.req.valid('param').id)), 200);
   })
   .openapi(replace, async (c) => {
-    const { db, clinicId, now } = services(c);
-    return c.json(ok(await replaceProducts(db, clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Products replaced'), 200);
+    return c.json(ok(await replaceProducts(handlerContext(c), c.req.valid('param').id, c.req.valid('json')), 'Products replaced'), 200);
   })
   .openapi(activation, async (c) => {
-    const { db, clinicId } = services(c);
-    return c.json(ok(await activationStatus(db, clinicId, c.req.valid('param').id)), 200);
+    return c.json(ok(await activationStatus(handlerContext(c), c.req.valid('param').id)), 200);
   })
   .openapi(visibility, async (c) => {
-    const { db, clinicId } = services(c);
-    return c.json(ok(await visibilityStatus(db, clinicId, c.req.valid('param').id)), 200);
+    return c.json(ok(await visibilityStatus(handlerContext(c), c.req.valid('param').id)), 200);
   })
   .openapi(activate, async (c) => {
-    const { db, clinicId, now } = services(c);
+    const ctx = handlerContext(c);
     const { id, productId } = c.req.valid('param');
-    return c.json(ok(await activateProduct(db, clinicId, id, productId, c.req.valid('json').isActive, now()), 'Product updated'), 200);
+    return c.json(ok(await activateProduct(ctx, id, productId, c.req.valid('json').isActive), 'Product updated'), 200);
   })
   .openapi(setVisibility, async (c) => {
-    const { db, clinicId, now } = services(c);
+    const ctx = handlerContext(c);
     const { id, productId } = c.req.valid('param');
-    return c.json(
-      ok(await setProductVisibility(db, clinicId, id, productId, c.req.valid('json').isPatientVisible, now()), 'Product updated'),
-      200,
-    );
+    return c.json(ok(await setProductVisibility(ctx, id, productId, c.req.valid('json').isPatientVisible), 'Product updated'), 200);
   });

@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
-import type { Database } from '../../../../platform/db/client';
+import type { HandlerContext } from '../../../../platform/context';
 import { rowsOf } from '../../../../platform/db/sql';
 import { badRequest, notFound } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
@@ -31,7 +31,7 @@ export function toPricingRead(program: ProgramRow): PricingRead {
   };
 }
 
-export async function getPricing(db: Database, clinicId: string, id: string): Promise<PricingRead> {
+export async function getPricing({ db, clinicId }: HandlerContext, id: string): Promise<PricingRead> {
   return toPricingRead(await requireProgram(db, clinicId, id));
 }
 
@@ -40,13 +40,9 @@ export async function getPricing(db: Database, clinicId: string, id: string): Pr
  * stay keep their row (fees, overrides, activation, visibility); new ones take the template's base
  * fee when the program's template has them (linkSource template), else none (linkSource program).
  */
-export async function replaceProducts(
-  db: Database,
-  clinicId: string,
-  id: string,
-  body: z.infer<typeof replaceProductsBody>,
-  now: Date,
-): Promise<PricingRead> {
+export async function replaceProducts(ctx: HandlerContext, id: string, body: z.infer<typeof replaceProductsBody>): Promise<PricingRead> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     const program = await lockProgram(tx, clinicId, id);
     const ids = body.products.map((p) => p.productId.toLowerCase());
@@ -94,7 +90,7 @@ type PoolProduct = z.infer<typeof poolProduct>;
  * when already in it), with the fee it has in the program, or would have if added now (the tenant
  * placeholder), and the displayPrice that fee gives. One statement.
  */
-export async function globalProductPool(db: Database, clinicId: string, id: string): Promise<PoolProduct[]> {
+export async function globalProductPool({ db, clinicId }: HandlerContext, id: string): Promise<PoolProduct[]> {
   if (!isUuid(id)) throw notFound('Program');
   const [row] = await rowsOf<{ pool: (ProductRow & { inProgram: boolean })[] }>(
     db,
@@ -146,12 +142,12 @@ const toVisibility = (product: ProductRow) => ({
   isPatientVisible: product.isPatientVisible,
 });
 
-export async function activationStatus(db: Database, clinicId: string, id: string) {
+export async function activationStatus({ db, clinicId }: HandlerContext, id: string) {
   const program = await requireProgram(db, clinicId, id);
   return { programId: program.id, products: program.products.map(toActivation) };
 }
 
-export async function visibilityStatus(db: Database, clinicId: string, id: string) {
+export async function visibilityStatus({ db, clinicId }: HandlerContext, id: string) {
   const program = await requireProgram(db, clinicId, id);
   return { programId: program.id, products: program.products.map(toVisibility) };
 }
@@ -163,15 +159,15 @@ const PROGRAM_PRODUCT = 'Program product';
  * malformed or other clinic's program, and a product not in the program, all answer the same 404.
  */
 async function setProductFlag(
-  db: Database,
-  clinicId: string,
+  ctx: HandlerContext,
   id: string,
   productId: string,
   column: 'is_active' | 'is_patient_visible',
   value: boolean,
-  now: Date,
 ) {
+  const { db, clinicId } = ctx;
   if (!isUuid(id) || !isUuid(productId)) throw notFound(PROGRAM_PRODUCT);
+  const now = ctx.now();
   // The updated row comes back from the same statement: nothing is read again.
   const [row] = await rowsOf<{ product: ProductRow }>(
     db,
@@ -187,17 +183,10 @@ async function setProductFlag(
   return row.product;
 }
 
-export async function activateProduct(db: Database, clinicId: string, id: string, productId: string, isActive: boolean, now: Date) {
-  return toActivation(await setProductFlag(db, clinicId, id, productId, 'is_active', isActive, now));
+export async function activateProduct(ctx: HandlerContext, id: string, productId: string, isActive: boolean) {
+  return toActivation(await setProductFlag(ctx, id, productId, 'is_active', isActive));
 }
 
-export async function setProductVisibility(
-  db: Database,
-  clinicId: string,
-  id: string,
-  productId: string,
-  isPatientVisible: boolean,
-  now: Date,
-) {
-  return toVisibility(await setProductFlag(db, clinicId, id, productId, 'is_patient_visible', isPatientVisible, now));
+export async function setProductVisibility(ctx: HandlerContext, id: string, productId: string, isPatientVisible: boolean) {
+  return toVisibility(await setProductFlag(ctx, id, productId, 'is_patient_visible', isPatientVisible));
 }

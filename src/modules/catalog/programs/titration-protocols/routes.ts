@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import { type AppEnv, handlerContext as services } from '../../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { idParam } from '../../../../platform/http/ids';
 import { defineRoute } from '../../../../platform/http/route';
@@ -53,23 +53,19 @@ const detach = defineRoute(write, {
 
 export const programTitrationProtocolRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listTitration, async (c) => {
-    const { db, clinicId } = services(c);
-    return c.json(ok(await listAttachments(db, clinicId, c.req.valid('param').id)), 200);
+    return c.json(ok(await listAttachments(handlerContext(c), c.req.valid('param').id)), 200);
   })
   .openapi(attach, async (c) => {
-    const { db, clinicId, now } = services(c);
-    return c.json(
-      ok(await attachProtocol(db, clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Titration protocol attached'),
-      201,
-    );
+    const ctx = handlerContext(c);
+    return c.json(ok(await attachProtocol(ctx, c.req.valid('param').id, c.req.valid('json')), 'Titration protocol attached'), 201);
   })
   .openapi(updateTitration, async (c) => {
-    const { db, clinicId } = services(c);
+    const ctx = handlerContext(c);
     const { id, attachmentId } = c.req.valid('param');
-    return c.json(ok(await updateAttachment(db, clinicId, id, attachmentId, c.req.valid('json')), 'Attachment updated'), 200);
+    return c.json(ok(await updateAttachment(ctx, id, attachmentId, c.req.valid('json')), 'Attachment updated'), 200);
   })
   .openapi(detach, async (c) => {
-    const { db, clinicId } = services(c);
+    const ctx = handlerContext(c);
     const { id, attachmentId } = c.req.valid('param');
-    return c.json(ok(await detachProtocol(db, clinicId, id, attachmentId), 'Titration protocol detached'), 200);
+    return c.json(ok(await detachProtocol(ctx, id, attachmentId), 'Titration protocol detached'), 200);
   });

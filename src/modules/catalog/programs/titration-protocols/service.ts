@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { Database } from '../../../../platform/db/client';
+import type { HandlerContext } from '../../../../platform/context';
 import { isoTimestamp as iso, rowsOf } from '../../../../platform/db/sql';
 import { badRequest, notFound } from '../../../../platform/http/errors';
 import { isUuid } from '../../../../platform/http/ids';
@@ -45,7 +45,7 @@ function toAttachment(row: AttachmentRow): TitrationAttachment {
 const sortedMonths = (months: number[]) => `{${[...months].sort((a, b) => a - b).join(',')}}`;
 
 /** In position order; one statement. */
-export async function listAttachments(db: Database, clinicId: string, id: string): Promise<TitrationAttachment[]> {
+export async function listAttachments({ db, clinicId }: HandlerContext, id: string): Promise<TitrationAttachment[]> {
   if (!isUuid(id)) throw notFound('Program');
   const [row] = await rowsOf<{ attachments: AttachmentRow[] }>(
     db,
@@ -65,13 +65,9 @@ export async function listAttachments(db: Database, clinicId: string, id: string
   return row.attachments.map(toAttachment);
 }
 
-export async function attachProtocol(
-  db: Database,
-  clinicId: string,
-  id: string,
-  body: AttachTitrationBody,
-  now: Date,
-): Promise<TitrationAttachment> {
+export async function attachProtocol(ctx: HandlerContext, id: string, body: AttachTitrationBody): Promise<TitrationAttachment> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     await lockProgram(tx, clinicId, id);
     const [protocol] = await rowsOf<{ id: string }>(tx, sql`select id from titration_protocols where id = ${body.titrationProtocolId}`);
@@ -96,8 +92,7 @@ export async function attachProtocol(
 
 /** The fields sent; an attachment of another program (or clinic), unknown or malformed ids: 404. */
 export async function updateAttachment(
-  db: Database,
-  clinicId: string,
+  { db, clinicId }: HandlerContext,
   id: string,
   attachmentId: string,
   body: UpdateTitrationBody,
@@ -123,7 +118,7 @@ export async function updateAttachment(
 }
 
 /** Detaches and answers the attachment as it was. */
-export async function detachProtocol(db: Database, clinicId: string, id: string, attachmentId: string): Promise<TitrationAttachment> {
+export async function detachProtocol({ db, clinicId }: HandlerContext, id: string, attachmentId: string): Promise<TitrationAttachment> {
   if (!isUuid(id) || !isUuid(attachmentId)) throw notFound(ATTACHMENT);
   const [row] = await rowsOf<AttachmentRow>(
     db,
