@@ -14,7 +14,7 @@ export const routes = new OpenAPIHono<AppEnv>().route('/', webhookRoutes).route(
 export const sweeps: Record<string, Sweep> = { runScheduledDeliveries };
 
 // The platform's entry point when a patient's payment for a checkout succeeded (not an API operation).
-export { completeSession } from './checkout/complete-session';
+export { completePaidSession } from './checkout/complete-session';
 // What the app attaches around every request.
 export { applyCheckoutCors } from './checkout/cors';
 export { kickDeliveries } from './webhooks/deliveries/dispatchers';
