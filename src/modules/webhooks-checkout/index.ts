@@ -4,7 +4,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../platform/context';
 import type { Sweep } from '../../platform/sweep';
 import { checkoutRoutes } from './checkout/routes';
-import { runScheduledDeliveries } from './webhooks/deliveries/dispatchers';
+import { runScheduledDeliveries } from './webhooks/deliveries/dispatcher-runs';
 import { webhookDeliveryRoutes } from './webhooks/deliveries/routes';
 import { webhookRoutes } from './webhooks/routes';
 
@@ -17,5 +17,5 @@ export const sweeps: Record<string, Sweep> = { runScheduledDeliveries };
 export { completePaidSession } from './checkout/complete-session';
 // What the app attaches around every request.
 export { applyCheckoutCors } from './checkout/cors';
-export { kickDeliveries } from './webhooks/deliveries/dispatchers';
+export { kickDeliveries } from './webhooks/deliveries/dispatcher-runs';
 export { registerWebhookEvents } from './webhooks/openapi';

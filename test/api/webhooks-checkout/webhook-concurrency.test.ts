@@ -19,12 +19,12 @@ import {
   ENDPOINT_FAILURE_CUTOFF,
   flushClinicDeliveries,
 } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
-import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatch';
 import {
   deliveryOptions,
   runLocalDispatcher,
   runScheduledDeliveries,
-} from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatchers';
+} from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
+import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/outbox-fan-out';
 import { handleDeliveryCallback } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/qstash-callback';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';

@@ -2,6 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { verifyServiceSignature as verifyWebhook } from '../../../clients/typescript/src/webhook-signature';
 import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../drizzle/schema';
 import {
   attemptDelivery,
@@ -10,10 +11,9 @@ import {
   flushClinicDeliveries,
   runDueDeliveries,
 } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
-import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatch';
-import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatchers';
+import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
+import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/outbox-fan-out';
 import { RETRY_SCHEDULE_MS } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/schedule';
-import { verifyWebhook } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/verify';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import type { WebhookEvent } from '../../../src/platform/events/names';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';

@@ -8,9 +8,9 @@ import { rowsOf } from '../../../../platform/db/sql';
 import { logLine } from '../../../../platform/log';
 import { ProviderError } from '../../../../platform/providers/errors';
 import type { DestinationCheck } from '../destination';
-import { dispatchOutbox } from './dispatch';
+import { deliveryHeaders } from './delivery-headers';
+import { dispatchOutbox } from './outbox-fan-out';
 import { nextAttemptAt, parseRetryAfter } from './schedule';
-import { deliveryHeaders } from './signing';
 
 /** A receiver must answer 2xx within this long. */
 export const DELIVERY_TIMEOUT_MS = 5_000;

@@ -7,7 +7,7 @@ import { type AppEnv, systemContext } from '../../../../platform/context';
 import { devSimulatorKey } from '../../../../platform/http/dev-simulator';
 import { ok } from '../../../../platform/http/envelope';
 import { flushClinicDeliveries } from './deliver';
-import { deliveryOptions } from './dispatchers';
+import { deliveryOptions } from './dispatcher-runs';
 
 export const devWebhookRoutes = new Hono<AppEnv>().post('/_dev/webhooks/flush', async (c) => {
   const key = await devSimulatorKey(c);

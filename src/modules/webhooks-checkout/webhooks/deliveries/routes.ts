@@ -5,7 +5,7 @@ import { idParam } from '../../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../../platform/http/pagination';
 import { defineRoute } from '../../../../platform/http/route';
 import { devWebhookRoutes } from './dev-routes';
-import { kickDeliveries } from './dispatchers';
+import { kickDeliveries } from './dispatcher-runs';
 import { qstashCallbackRoutes } from './qstash-callback';
 import { deliveryParams, webhookDelivery } from './schemas';
 import { listDeliveries, replayDelivery } from './service';
