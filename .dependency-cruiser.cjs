@@ -84,6 +84,14 @@ module.exports = {
       to: { path: '^(scripts|test)/' },
     },
     {
+      name: 'src-clients-only-webhook-signature',
+      comment:
+        'The Worker uses the client package for one thing: webhook-signature.ts, the one implementation of the webhook signatures (the API signs, receivers verify; issue 27). It imports nothing, so the Worker bundles nothing else of the client',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(clients/|node_modules/@brand-admin/)', pathNot: '^clients/typescript/src/webhook-signature\\.ts$' },
+    },
+    {
       name: 'scripts-through-index',
       comment: 'Scripts (the dev server, seeds, measurements) use an area only through its index.ts',
       severity: 'error',

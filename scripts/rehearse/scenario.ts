@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { clinics, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../drizzle/schema';
 import { applyPlatformEvent, type PlatformEvent } from '../../src/modules/orders';
-import { completeSession } from '../../src/modules/webhooks-checkout';
+import { completePaidSession } from '../../src/modules/webhooks-checkout';
 import { makeClinic, makeUser, TEST_PASSWORD } from '../../test/helpers/factories';
 import { IMAGES, imageForm } from '../../test/helpers/images';
 import { makeGlobalProduct, makeTemplate, makeTenantProduct } from '../../test/helpers/program-fixtures';
@@ -224,7 +224,7 @@ export async function runScenario(stack: Stack, log: (line: string) => void = ()
 
   // --- The platform: payment taken at Stripe, session completed, the order moved ---
   const paymentIntent = `pi_rehearsal_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
-  const { orderId } = await completeSession(
+  const { orderId } = await completePaidSession(
     db,
     clinicId,
     sessionId,
@@ -507,7 +507,7 @@ async function secondOrder(
 ): Promise<string> {
   const session = await api.call('POST', '/api/v1/checkout/sessions', { key: publishable, body: { programId }, expect: 201 });
   const paymentIntent = `pi_rehearsal_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
-  const { orderId } = await completeSession(
+  const { orderId } = await completePaidSession(
     db,
     clinicId,
     session.body.data.sessionId,

@@ -2,20 +2,21 @@ import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import {
+  serviceSignature,
+  serviceSignatureHeader,
+  standardSignature,
+  standardSignatureHeader,
+  verifyStandardSignature as verifyStandardWebhook,
+  verifyServiceSignature as verifyWebhook,
+} from '../../clients/typescript/src/webhook-signature';
+import { deliveryHeaders } from '../../src/modules/webhooks-checkout/webhooks/deliveries/delivery-headers';
+import {
   MAX_ATTEMPTS,
   MAX_RETRY_AFTER_MS,
   nextAttemptAt,
   parseRetryAfter,
   RETRY_SCHEDULE_MS,
 } from '../../src/modules/webhooks-checkout/webhooks/deliveries/schedule';
-import {
-  deliveryHeaders,
-  serviceSignature,
-  serviceSignatureHeader,
-  standardSignature,
-  standardSignatureHeader,
-} from '../../src/modules/webhooks-checkout/webhooks/deliveries/signing';
-import { verifyStandardWebhook, verifyWebhook } from '../../src/modules/webhooks-checkout/webhooks/deliveries/verify';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'; // Standard Webhooks' documented example secret
 const OTHER = `whsec_${Buffer.from('b'.repeat(32)).toString('base64')}`;

@@ -1,9 +1,9 @@
-// The client's verifyWebhook against deliveries signed by the server's own signing code
-// (src/modules/webhooks-checkout/webhooks/deliveries/signing.ts): both schemes, secret rotation, and
+// The client's verifyWebhook against deliveries signed by the server's own delivery code
+// (src/modules/webhooks-checkout/webhooks/deliveries/delivery-headers.ts): both schemes, secret rotation, and
 // every way a delivery must be refused.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { deliveryHeaders } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/signing';
+import { deliveryHeaders } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/delivery-headers';
 import { verifyWebhook, WebhookVerificationError } from '../src/index';
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;

@@ -4,7 +4,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../platform/context';
 import type { Sweep } from '../../platform/sweep';
 import { checkoutRoutes } from './checkout/routes';
-import { runScheduledDeliveries } from './webhooks/deliveries/dispatchers';
+import { runScheduledDeliveries } from './webhooks/deliveries/dispatcher-runs';
 import { webhookDeliveryRoutes } from './webhooks/deliveries/routes';
 import { webhookRoutes } from './webhooks/routes';
 
@@ -14,8 +14,8 @@ export const routes = new OpenAPIHono<AppEnv>().route('/', webhookRoutes).route(
 export const sweeps: Record<string, Sweep> = { runScheduledDeliveries };
 
 // The platform's entry point when a patient's payment for a checkout succeeded (not an API operation).
-export { completeSession } from './checkout/complete-session';
+export { completePaidSession } from './checkout/complete-session';
 // What the app attaches around every request.
 export { applyCheckoutCors } from './checkout/cors';
-export { kickDeliveries } from './webhooks/deliveries/dispatchers';
+export { kickDeliveries } from './webhooks/deliveries/dispatcher-runs';
 export { registerWebhookEvents } from './webhooks/openapi';

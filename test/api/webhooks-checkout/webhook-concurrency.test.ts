@@ -19,17 +19,17 @@ import {
   ENDPOINT_FAILURE_CUTOFF,
   flushClinicDeliveries,
 } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
-import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatch';
 import {
   deliveryOptions,
   runLocalDispatcher,
   runScheduledDeliveries,
-} from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatchers';
+} from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
+import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/outbox-fan-out';
 import { handleDeliveryCallback } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/qstash-callback';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';
 import type { QueuedAttempt } from '../../../src/platform/providers/queue/types';
-import { useTestApp } from '../../helpers/app';
+import { testContext, useTestApp } from '../../helpers/app';
 import { makeTenant } from '../../helpers/factories';
 import { startWebhookReceiver, type WebhookReceiver } from '../../tooling/webhook-receiver';
 
@@ -98,7 +98,7 @@ async function dispatch(kind: Dispatcher, w: World, now: Date): Promise<void> {
       await runLocalDispatcher(t.db, now, t.services);
       return;
     case 'flush':
-      await flushClinicDeliveries(t.db, w.clinicId, now, options());
+      await flushClinicDeliveries(testContext(t.db, w.clinicId, { now: () => now }), options());
       return;
     case 'callback': {
       // QStash calling back for every message due now, after the publisher (the kick or the cron) fanned the outbox out.

@@ -2,6 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { verifyServiceSignature as verifyWebhook } from '../../../clients/typescript/src/webhook-signature';
 import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../drizzle/schema';
 import {
   attemptDelivery,
@@ -10,14 +11,13 @@ import {
   flushClinicDeliveries,
   runDueDeliveries,
 } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
-import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatch';
-import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatchers';
+import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
+import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/outbox-fan-out';
 import { RETRY_SCHEDULE_MS } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/schedule';
-import { verifyWebhook } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/verify';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import type { WebhookEvent } from '../../../src/platform/events/names';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';
-import { buildTestApp, type TestApp, useTestApp } from '../../helpers/app';
+import { buildTestApp, type TestApp, testContext, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { startWebhookReceiver, type WebhookReceiver } from '../../tooling/webhook-receiver';
 
@@ -273,7 +273,7 @@ describe('an attempt', () => {
       .update(webhookEndpoints)
       .set({ isActive: true, consecutiveFailures: 0, disabledAt: null })
       .where(eq(webhookEndpoints.id, endpoint.id));
-    const summary = await flushClinicDeliveries(t.db, clinic.id, later, options());
+    const summary = await flushClinicDeliveries(testContext(t.db, clinic.id, { now: () => later }), options());
     expect(summary).toMatchObject({ attempted: 10, succeeded: 10, failed: 0 });
     expect((await deliveriesOf(endpoint.id)).every((d) => d.status === 'succeeded')).toBe(true);
     expect((await endpointRow(endpoint.id)).consecutiveFailures).toBe(0);
@@ -396,7 +396,7 @@ describe('POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/replay', () => {
     });
     expect(data.id).not.toBe(original!.id);
 
-    const summary = await flushClinicDeliveries(t.db, clinic.id, new Date(), options());
+    const summary = await flushClinicDeliveries(testContext(t.db, clinic.id), options());
     expect(summary).toMatchObject({ attempted: 1, succeeded: 1 });
     const sent = receiver.received.filter((r) => r.headers['x-service-idempotency-key'] === original!.idempotencyKey);
     expect(sent).toHaveLength(2);
@@ -498,7 +498,7 @@ describe('throughput', () => {
     await t.db.insert(outboxEvents).values(values);
     await dispatchOutbox(t.db, new Date());
     const started = performance.now();
-    const summary = await flushClinicDeliveries(t.db, clinic.id, new Date(), options());
+    const summary = await flushClinicDeliveries(testContext(t.db, clinic.id), options());
     const seconds = (performance.now() - started) / 1000;
     expect(summary).toMatchObject({ attempted: 200, succeeded: 200, failed: 0 });
     const done = await t.db.$count(

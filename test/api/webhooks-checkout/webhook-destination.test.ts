@@ -14,8 +14,8 @@ import {
   type DeliveryOptions,
   runDueDeliveries,
 } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
-import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatch';
-import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatchers';
+import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
+import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/outbox-fan-out';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';
 import { DohHostResolver } from '../../../src/platform/providers/dns/doh';

@@ -6,12 +6,12 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookEndpoints } from '../../../drizzle/schema';
 import { QSTASH_CALLBACK_PATH, type QStashConfig, readConfig } from '../../../src/config';
-import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatch';
 import {
   kickDeliveries,
   publishDueDeliveries,
   QSTASH_OVERDUE_MS,
-} from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatchers';
+} from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
+import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/outbox-fan-out';
 import { BUSY_RETRY_MS } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/qstash-callback';
 import { RETRY_SCHEDULE_MS } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/schedule';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';

@@ -2,6 +2,7 @@
 // transaction (docs/checkout.md, "Development simulator").
 import { and, eq } from 'drizzle-orm';
 import { checkoutSessions, patients } from '../../../../drizzle/schema';
+import type { HandlerContext } from '../../../platform/context';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { recordOutboxEvent } from '../../../platform/events/outbox';
 import { conflict, notFound } from '../../../platform/http/errors';
@@ -73,7 +74,16 @@ async function findOrCreatePatient(
  * (applyPlatformEvent: payment, ledger entries, payment.succeeded), the session completed with its
  * order, and the session.completed event.
  */
-export async function completeSession(
+export function completeSession(ctx: HandlerContext, sessionId: string, body: CompleteSessionBody): Promise<{ orderId: string }> {
+  return completePaidSession(ctx.db, ctx.clinicId, sessionId, body, ctx.now());
+}
+
+/**
+ * completeSession with explicit values: the platform's entry point when a patient's payment for a
+ * checkout succeeded, for callers outside a request that hold a database and no services (the
+ * rehearsal script).
+ */
+export async function completePaidSession(
   db: Database,
   clinicId: string,
   sessionId: string,

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext, systemContext } from '../../../platform/context';
 import { devSimulatorBody, devSimulatorKey } from '../../../platform/http/dev-simulator';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
 import { validationError } from '../../../platform/http/error-handler';
@@ -62,11 +62,12 @@ const getCheckoutSession = defineRoute(
  * not an API operation and not in the OpenAPI document.
  */
 const checkoutDevRoutes = new Hono<AppEnv>().post('/_dev/checkout/sessions/:id/complete', async (c) => {
-  const { db, now } = c.get('services');
   const key = await devSimulatorKey(c, { sandbox: false });
   const parsed = completeSessionBody.safeParse(await devSimulatorBody(c, { optional: true }));
   if (!parsed.success) throw validationError(parsed.error, 'json');
-  const result = await completeSession(db, key.clinicId, c.req.param('id'), parsed.data, now());
+  // The simulator plays the platform taking the patient's payment for the key's clinic.
+  const ctx = systemContext(c.get('services'), key.clinicId, 'dev-simulator');
+  const result = await completeSession(ctx, c.req.param('id'), parsed.data);
   return c.json(ok(result, 'Checkout session completed'), 200);
 });
 
@@ -76,15 +77,10 @@ export const checkoutRoutes = new OpenAPIHono<AppEnv>();
 checkoutRoutes.use(CHECKOUT_SESSIONS_PATH, checkoutPreflight);
 checkoutRoutes
   .openapi(createCheckoutSession, async (c) => {
-    const { db, now, config } = c.get('services');
-    const session = await createSession(db, c.get('apiKey').clinicId, c.req.valid('json'), {
-      now: now(),
-      embedBaseUrl: config.checkoutEmbedBaseUrl,
-    });
+    const session = await createSession(handlerContext(c), c.req.valid('json'));
     return c.json(ok(session, 'Checkout session created; the token is not shown again'), 201, NO_STORE_HEADERS);
   })
   .openapi(getCheckoutSession, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await getSession(db, c.get('apiKey').clinicId, c.req.valid('param').id, now())), 200);
+    return c.json(ok(await getSession(handlerContext(c), c.req.valid('param').id)), 200);
   });
 checkoutRoutes.route('/', checkoutDevRoutes);

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type CheckoutSessionStatus, checkoutSessions } from '../../../../drizzle/schema';
 import { randomBytes, sha256Hex, toBase64Url } from '../../../platform/auth/crypto';
-import type { Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { forClinic } from '../../../platform/db/scoped';
 import { rowsOf } from '../../../platform/db/sql';
 import { notFound } from '../../../platform/http/errors';
@@ -41,22 +41,19 @@ export const offeredProgram = (clinicId: string, programId: string) =>
  * Creates a session in one statement: the insert selects from the clinic's offered program, so an
  * unknown, foreign, malformed or not-offered program inserts nothing and answers 404.
  */
-export async function createSession(
-  db: Queryable,
-  clinicId: string,
-  input: CreateSessionBody,
-  options: { now: Date; embedBaseUrl?: string },
-): Promise<CreatedSession> {
+export async function createSession(ctx: HandlerContext, input: CreateSessionBody): Promise<CreatedSession> {
+  const { db, clinicId, config } = ctx;
+  const now = ctx.now();
   if (!isUuid(input.programId)) throw notFound('Program');
   const token = generateSessionToken();
   const tokenHash = await sha256Hex(token);
-  const expiresAt = new Date(options.now.getTime() + SESSION_LIFETIME_MS);
+  const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
   const metadata = JSON.stringify(input.metadata ?? {});
   const [row] = await rowsOf<{ id: string }>(
     db,
     sql`
     insert into checkout_sessions (clinic_id, program_id, token_hash, status, metadata, success_url, expires_at, created_at)
-    select ${clinicId}, ${input.programId}, ${tokenHash}, 'created', ${metadata}::jsonb, ${input.successUrl ?? null}, ${expiresAt.toISOString()}::timestamptz, ${options.now.toISOString()}::timestamptz
+    select ${clinicId}, ${input.programId}, ${tokenHash}, 'created', ${metadata}::jsonb, ${input.successUrl ?? null}, ${expiresAt.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
     where exists (${offeredProgram(clinicId, input.programId)})
     returning id`,
   );
@@ -64,14 +61,15 @@ export async function createSession(
   return {
     sessionId: row.id,
     sessionToken: token,
-    embedUrl: embedUrlFor(options.embedBaseUrl, row.id, token),
+    embedUrl: embedUrlFor(config.checkoutEmbedBaseUrl, row.id, token),
     expiresAt: expiresAt.toISOString(),
   };
 }
 
 /** One session of the clinic (one query); 404 for unknown, malformed and other-clinic ids. */
-export async function getSession(db: Queryable, clinicId: string, id: string, now: Date): Promise<SessionRead> {
-  const row = await forClinic(db, clinicId).findById(checkoutSessions, id, 'Checkout session');
+export async function getSession(ctx: HandlerContext, id: string): Promise<SessionRead> {
+  const now = ctx.now();
+  const row = await forClinic(ctx.db, ctx.clinicId).findById(checkoutSessions, id, 'Checkout session');
   return {
     sessionId: row.id,
     status: effectiveStatus(row.status, row.expiresAt, now),

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv, Services } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
@@ -14,25 +14,11 @@ import {
   updateWebhookBody,
   webhookEndpoint,
 } from './schemas';
-import {
-  createWebhook,
-  deleteWebhook,
-  getWebhook,
-  listWebhooks,
-  rotateWebhookSecret,
-  updateWebhook,
-  type WebhookSettings,
-} from './service';
+import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './service';
 
 const tags = ['Webhooks'];
 const read = { auth: 'key', scope: 'read' } as const;
 const write = { auth: 'key', scope: 'write' } as const;
-
-const settingsOf = ({ config, hostResolver }: Services): WebhookSettings => ({
-  secretKey: config.webhookSecretKey,
-  allowInsecureLocalhost: config.webhookAllowInsecureLocalhost,
-  resolver: hostResolver,
-});
 
 /** Create and update resolve the URL's name (docs/webhooks.md, "What stops a webhook URL reaching our network"). */
 const resolverUnavailable = jsonContent(
@@ -112,45 +98,27 @@ const rotate = defineRoute(write, {
 
 export const webhookRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { data, pagination } = await listWebhooks(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listWebhooks(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(create, async (c) => {
-    const services = c.get('services');
-    const created = await createWebhook(services.db, c.get('apiKey').clinicId, c.req.valid('json'), settingsOf(services), services.now());
+    const created = await createWebhook(handlerContext(c), c.req.valid('json'));
     return c.json(ok(created, 'Webhook endpoint created; store the secret now, it is not shown again'), 201, NO_STORE_HEADERS);
   })
   .openapi(get, async (c) => {
-    const endpoint = await getWebhook(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id);
+    const endpoint = await getWebhook(handlerContext(c), c.req.valid('param').id);
     return c.json(ok(endpoint), 200);
   })
   .openapi(update, async (c) => {
-    const services = c.get('services');
-    const endpoint = await updateWebhook(
-      services.db,
-      c.get('apiKey').clinicId,
-      c.req.valid('param').id,
-      c.req.valid('json'),
-      settingsOf(services),
-      services.now(),
-    );
+    const endpoint = await updateWebhook(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
     return c.json(ok(endpoint, 'Webhook endpoint updated'), 200);
   })
   .openapi(remove, async (c) => {
-    const { db, now } = c.get('services');
-    const deleted = await deleteWebhook(db, c.get('apiKey').clinicId, c.req.valid('param').id, now());
+    const deleted = await deleteWebhook(handlerContext(c), c.req.valid('param').id);
     return c.json(ok(deleted, 'Webhook endpoint deleted'), 200);
   })
   .openapi(rotate, async (c) => {
-    const services = c.get('services');
     const grace = c.req.valid('json').gracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
-    const rotated = await rotateWebhookSecret(
-      services.db,
-      c.get('apiKey').clinicId,
-      c.req.valid('param').id,
-      grace,
-      settingsOf(services),
-      services.now(),
-    );
+    const rotated = await rotateWebhookSecret(handlerContext(c), c.req.valid('param').id, grace);
     return c.json(ok(rotated, 'Signing secret rotated; store the new secret now, it is not shown again'), 200, NO_STORE_HEADERS);
   });

@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints, webhookSecrets } from '../../../../drizzle/schema';
-import type { Database } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
 import type { WebhookEvent } from '../../../platform/events/names';
@@ -23,6 +23,13 @@ export interface WebhookSettings {
   /** services.hostResolver: what the URL's name resolves to (production: DNS over HTTPS). */
   resolver: HostResolver;
 }
+
+/** The deployment's webhook settings, from the context's configuration and resolver. */
+const settingsOf = ({ config, hostResolver }: HandlerContext): WebhookSettings => ({
+  secretKey: config.webhookSecretKey,
+  allowInsecureLocalhost: config.webhookAllowInsecureLocalhost,
+  resolver: hostResolver,
+});
 
 const RESOURCE = 'Webhook endpoint';
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -66,7 +73,8 @@ const uniqueEvents = (events: string[]) => [...new Set(events)];
 const notDeleted = (id: string) => and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.deletedAt));
 
 /** The clinic's endpoints that are not deleted, newest first, paged; one query. */
-export async function listWebhooks(db: Database, clinicId: string, query: PageQuery) {
+export async function listWebhooks(ctx: HandlerContext, query: PageQuery) {
+  const { db, clinicId } = ctx;
   const scoped = forClinic(db, clinicId);
   const rows = await db
     .select({ ...endpointColumns, total: totalCount() })
@@ -79,7 +87,8 @@ export async function listWebhooks(db: Database, clinicId: string, query: PageQu
   return { data: page.rows.map(toEndpoint), pagination: page.pagination };
 }
 
-export async function getWebhook(db: Database, clinicId: string, id: string): Promise<WebhookEndpoint> {
+export async function getWebhook(ctx: HandlerContext, id: string): Promise<WebhookEndpoint> {
+  const { db, clinicId } = ctx;
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [row] = await db
     .select(endpointColumns)
@@ -94,7 +103,10 @@ export async function getWebhook(db: Database, clinicId: string, id: string): Pr
  * Creates the endpoint and its first signing secret in one transaction. The clinic row is locked
  * first so concurrent creations cannot pass the per-clinic limit together.
  */
-export async function createWebhook(db: Database, clinicId: string, input: CreateWebhookBody, settings: WebhookSettings, now: Date) {
+export async function createWebhook(ctx: HandlerContext, input: CreateWebhookBody) {
+  const { db, clinicId } = ctx;
+  const settings = settingsOf(ctx);
+  const now = ctx.now();
   const url = await checkedUrl(input.url, settings);
   return db.transaction(async (tx) => {
     await lockClinic(tx, clinicId);
@@ -116,16 +128,11 @@ export async function createWebhook(db: Database, clinicId: string, input: Creat
  * disabledAt and makes its pending deliveries due now, so they go out on the next dispatch.
  * Turning it off keeps every pending delivery (nothing is sent until it is on again).
  */
-export async function updateWebhook(
-  db: Database,
-  clinicId: string,
-  id: string,
-  input: UpdateWebhookBody,
-  settings: WebhookSettings,
-  now: Date,
-) {
+export async function updateWebhook(ctx: HandlerContext, id: string, input: UpdateWebhookBody) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
-  const url = input.url === undefined ? undefined : await checkedUrl(input.url, settings);
+  const url = input.url === undefined ? undefined : await checkedUrl(input.url, settingsOf(ctx));
   return db.transaction(async (tx) => {
     const scoped = forClinic(tx, clinicId);
     const [current] = await tx
@@ -164,7 +171,9 @@ export async function updateWebhook(
  * Soft delete (deleted_at): the endpoint disappears from the API and its pending deliveries end as
  * failed ("endpoint deleted"); its secrets are deleted. Deleting it again answers 404.
  */
-export async function deleteWebhook(db: Database, clinicId: string, id: string, now: Date): Promise<{ id: string }> {
+export async function deleteWebhook(ctx: HandlerContext, id: string): Promise<{ id: string }> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const [row] = await tx
@@ -186,14 +195,9 @@ export async function deleteWebhook(db: Database, clinicId: string, id: string, 
  * A new current secret, returned once. The previous current secret keeps signing until now + grace
  * (0: it is expired at once); older ones still in a grace period end no later than that.
  */
-export async function rotateWebhookSecret(
-  db: Database,
-  clinicId: string,
-  id: string,
-  graceSeconds: number,
-  settings: WebhookSettings,
-  now: Date,
-) {
+export async function rotateWebhookSecret(ctx: HandlerContext, id: string, graceSeconds: number) {
+  const { db, clinicId, config } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const [row] = await tx
@@ -203,7 +207,7 @@ export async function rotateWebhookSecret(
       .for('update');
     if (!row) throw notFound(RESOURCE);
     const previousUntil = await retireCurrentSecrets(tx, clinicId, id, now, new Date(now.getTime() + graceSeconds * 1000));
-    const secret = await insertSigningSecret(tx, clinicId, id, settings.secretKey, now);
+    const secret = await insertSigningSecret(tx, clinicId, id, config.webhookSecretKey, now);
     return { ...toEndpoint(row), secret, previousSecretExpiresAt: previousUntil ? previousUntil.toISOString() : null };
   });
 }

@@ -2,14 +2,15 @@
 // callback): load, sign fresh, POST, record the attempt, schedule the next one (docs/webhooks.md).
 import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
+import type { HandlerContext } from '../../../../platform/context';
 import type { Database, Queryable } from '../../../../platform/db/client';
 import { rowsOf } from '../../../../platform/db/sql';
 import { logLine } from '../../../../platform/log';
 import { ProviderError } from '../../../../platform/providers/errors';
 import type { DestinationCheck } from '../destination';
-import { dispatchOutbox } from './dispatch';
+import { deliveryHeaders } from './delivery-headers';
+import { dispatchOutbox } from './outbox-fan-out';
 import { nextAttemptAt, parseRetryAfter } from './schedule';
-import { deliveryHeaders } from './signing';
 
 /** A receiver must answer 2xx within this long. */
 export const DELIVERY_TIMEOUT_MS = 5_000;
@@ -411,7 +412,9 @@ export async function runDueDeliveries(db: Database, now: Date, limit: number, o
 export const FLUSH_LIMIT = 1_000;
 
 /** The dev flush: every pending delivery of the clinic's active endpoints, now, ignoring the schedule. */
-export async function flushClinicDeliveries(db: Database, clinicId: string, now: Date, options: DeliveryOptions): Promise<RunSummary> {
+export async function flushClinicDeliveries(ctx: HandlerContext, options: DeliveryOptions): Promise<RunSummary> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const dispatched = await dispatchOutbox(db, now);
   const pending = await db
     .select({ id: webhookDeliveries.id })

@@ -10,7 +10,7 @@ import { isUuid } from '../../../../platform/http/ids';
 import { verifyQStashSignature } from '../../../../platform/providers/queue/qstash';
 import type { DeliveryQueue } from '../../../../platform/providers/queue/types';
 import { attemptDeliveryDetailed, type DeliveryOptions } from './deliver';
-import { deliveryOptions } from './dispatchers';
+import { deliveryOptions } from './dispatcher-runs';
 
 /** A callback that found the endpoint's attempts in flight at its budget publishes itself again this much later. */
 export const BUSY_RETRY_MS = 10_000;

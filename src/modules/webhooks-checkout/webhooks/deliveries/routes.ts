@@ -1,11 +1,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { idParam } from '../../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../../platform/http/pagination';
 import { defineRoute } from '../../../../platform/http/route';
 import { devWebhookRoutes } from './dev-routes';
-import { kickDeliveries } from './dispatchers';
+import { kickDeliveries } from './dispatcher-runs';
 import { qstashCallbackRoutes } from './qstash-callback';
 import { deliveryParams, webhookDelivery } from './schemas';
 import { listDeliveries, replayDelivery } from './service';
@@ -40,19 +40,14 @@ const replayWebhookDelivery = defineRoute(
 
 export const webhookDeliveryRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listWebhookDeliveries, async (c) => {
-    const { data, pagination } = await listDeliveries(
-      c.get('services').db,
-      c.get('apiKey').clinicId,
-      c.req.valid('param').id,
-      c.req.valid('query'),
-    );
+    const { data, pagination } = await listDeliveries(handlerContext(c), c.req.valid('param').id, c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(replayWebhookDelivery, async (c) => {
-    const services = c.get('services');
+    const ctx = handlerContext(c);
     const { id, deliveryId } = c.req.valid('param');
-    const delivery = await replayDelivery(services.db, c.get('apiKey').clinicId, id, deliveryId, services.now());
-    kickDeliveries(services);
+    const delivery = await replayDelivery(ctx, id, deliveryId);
+    kickDeliveries(ctx);
     return c.json(ok(delivery, 'Replay queued'), 202);
   })
   // POST /_dev/webhooks/flush (development simulator only; not an API operation).

@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
-import type { Database } from '../../../../platform/db/client';
+import type { HandlerContext } from '../../../../platform/context';
 import type { WebhookEvent } from '../../../../platform/events/names';
 import { isoOrNull } from '../../../../platform/http/dates';
 import { notFound } from '../../../../platform/http/errors';
@@ -51,7 +51,8 @@ const endpointOf = (clinicId: string, endpointId: string) =>
  * deliveries, so "no such endpoint" (no row) and "no deliveries" (one row of nulls) differ. Only a
  * page past the end needs a second query, to tell those apart.
  */
-export async function listDeliveries(db: Database, clinicId: string, endpointId: string, query: PageQuery) {
+export async function listDeliveries(ctx: HandlerContext, endpointId: string, query: PageQuery) {
+  const { db, clinicId } = ctx;
   if (!isUuid(endpointId)) throw notFound(ENDPOINT);
   const rows = await db
     .select({
@@ -97,13 +98,9 @@ export async function listDeliveries(db: Database, clinicId: string, endpointId:
  * idempotency key, replay_of pointing at the original. Any status may be replayed; the endpoint must
  * be the clinic's and not deleted (an endpoint that is off keeps the replay pending until it is on).
  */
-export async function replayDelivery(
-  db: Database,
-  clinicId: string,
-  endpointId: string,
-  deliveryId: string,
-  now: Date,
-): Promise<WebhookDeliveryView> {
+export async function replayDelivery(ctx: HandlerContext, endpointId: string, deliveryId: string): Promise<WebhookDeliveryView> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(endpointId) || !isUuid(deliveryId)) throw notFound('Webhook delivery');
   const [original] = await db
     .select({ delivery: webhookDeliveries })

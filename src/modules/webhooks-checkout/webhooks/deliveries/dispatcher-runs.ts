@@ -7,7 +7,7 @@ import type { Sweep, SweepServices } from '../../../../platform/sweep';
 import { checkWebhookDestination } from '../destination';
 import { signingSecretsFor } from '../secrets';
 import { type DeliveryOptions, deliverable, endpointOfDelivery, runDueDeliveries } from './deliver';
-import { dispatchOutbox } from './dispatch';
+import { dispatchOutbox } from './outbox-fan-out';
 
 /** Deliveries one dispatcher run (cron sweep, post-request kick) attempts or publishes at most. */
 export const DISPATCH_LIMIT = 200;
