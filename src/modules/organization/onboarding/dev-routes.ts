@@ -15,7 +15,7 @@ import { validationError } from '../../../platform/http/error-handler';
 import { checkKeyAccess } from '../../../platform/http/route';
 import { safeString } from '../../../platform/http/strings';
 import { developmentBillingId } from '../../../platform/providers/billing';
-import { addMonthUtc } from '../billing/service';
+import { addMonthUtc } from '../billing/sweeps';
 import { recordIdentityVerified, recordPlanPaid } from './service';
 
 const planPaidBody = z.object({ planId: safeString().trim().min(1).max(100) }).strict();
