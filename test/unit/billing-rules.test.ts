@@ -2,7 +2,7 @@
 // phone numbers and typed names.
 import { describe, expect, it } from 'vitest';
 import { divideRoundHalfUp, prorate } from '../../src/modules/organization/billing/proration';
-import { addMonthUtc } from '../../src/modules/organization/billing/service';
+import { addMonthUtc } from '../../src/modules/organization/billing/sweeps';
 import { comparableName, toE164 } from '../../src/modules/organization/onboarding/validation';
 import { accountStateFromStripe, subscriptionStatusFromStripe } from '../../src/platform/providers/billing';
 

@@ -481,7 +481,7 @@ describe('tenant isolation', () => {
 
 describe('the subscriptions sweep', () => {
   it('renews a development subscription period by period; flags a processor one lapsed over 3 days expired and needsSync', async () => {
-    const { sweepPlatformSubscriptions } = await import('../../../src/modules/organization/billing/service');
+    const { sweepPlatformSubscriptions } = await import('../../../src/modules/organization/billing/sweeps');
     const now = new Date(today() + 3_600_000);
     const dev = await subscribedTenant({ start: new Date(today() - 70 * DAY), end: new Date(today() - 40 * DAY) });
     const lapsed = await subscribedTenant({ start: new Date(today() - 34 * DAY), end: new Date(today() - 4 * DAY) });

@@ -6,7 +6,7 @@ import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import type { Hono } from 'hono';
 import { PAYOUT_ACCOUNT_STATUSES, type PayoutAccountStatus, payoutAccounts } from '../../../../drizzle/schema';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { devSimulatorBody } from '../../../platform/http/dev-simulator';
 import { ok } from '../../../platform/http/envelope';
 import { validationError } from '../../../platform/http/error-handler';
@@ -43,17 +43,17 @@ const STATES: Record<PayoutAccountStatus, PayoutAccountState> = {
 
 export function registerPayoutAccountSimulator(app: Hono<AppEnv>) {
   app.post('/api/v1/_dev/payout-account', async (c) => {
-    const key = c.get('apiKey');
-    checkKeyAccess(key, { auth: 'key', scope: 'write' }, c.req.path);
+    // Plain Hono: the access check defineRoute would make, on the raw key.
+    checkKeyAccess(c.get('apiKey'), { auth: 'key', scope: 'write' }, c.req.path);
     const parsed = body.safeParse(await devSimulatorBody(c));
     if (!parsed.success) throw validationError(parsed.error, 'json');
-    const { db, now } = c.get('services');
+    const ctx = handlerContext(c);
     const state = { ...STATES[parsed.data.status] };
     if (parsed.data.requirementsDue) state.requirementsDue = parsed.data.requirementsDue;
-    const at = now();
-    const [row] = await db
+    const at = ctx.now();
+    const [row] = await ctx.db
       .insert(payoutAccounts)
-      .values({ clinicId: key.clinicId, processorAccountId: developmentBillingId('acct'), ...state, statusCheckedAt: null })
+      .values({ clinicId: ctx.clinicId, processorAccountId: developmentBillingId('acct'), ...state, statusCheckedAt: null })
       .onConflictDoUpdate({
         target: payoutAccounts.clinicId,
         set: { ...state, updatedAt: at, processorAccountId: sql`${payoutAccounts.processorAccountId}` },

@@ -1,10 +1,13 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { announceKeyChanges } from '../../../platform/auth/key-cache';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
+import { basicInfo } from './basic-info';
 import { registerPayoutAccountSimulator } from './dev-routes';
+import { payoutAccountStatus } from './payout-account';
+import { cancelSubscription, changePlan, previewPlanChange } from './plan-change';
+import { listPlans } from './plans';
 import {
   basicInfo as basicInfoSchema,
   cancellationResult,
@@ -15,7 +18,6 @@ import {
   plansResponse,
   prorationPreview,
 } from './schemas';
-import { basicInfo, cancelSubscription, changePlan, listPlans, type ProcessorFor, payoutAccountStatus, previewPlanChange } from './service';
 
 const tags = ['Billing and payout account'];
 const read = { auth: 'key', scope: 'read' } as const;
@@ -34,12 +36,6 @@ const processorErrors = {
     'PAYMENT_PROCESSOR_UNAVAILABLE: the payment processor did not answer (Retry-After: 5); or SERVICE_UNAVAILABLE: the change could not be announced to the key caches (docs/api-keys.md); nothing was changed',
   ),
 };
-
-/** The billing processor that holds a record (docs/billing.md, "The billing processor"). */
-const processorsOf =
-  (c: Context<AppEnv>): ProcessorFor =>
-  (recordId) =>
-    c.get('services').billing({ recordId });
 
 const connectStatus = defineRoute(read, {
   method: 'get',
@@ -128,40 +124,33 @@ const cancel = defineRoute(write, {
 
 export const billingRoutes = new OpenAPIHono<AppEnv>()
   .openapi(connectStatus, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await payoutAccountStatus(db, processorsOf(c), c.get('apiKey').clinicId, now())), 200);
+    return c.json(ok(await payoutAccountStatus(handlerContext(c))), 200);
   })
   .openapi(listPlansRoute, async (c) => {
-    const plans = await listPlans(c.get('services').db, c.get('apiKey').clinicId);
+    const plans = await listPlans(handlerContext(c));
     return c.json({ success: true as const, message: 'OK', plans }, 200);
   })
   .openapi(current, (c) => c.json({ success: true as const, message: 'OK', subscription: null }, 200))
   .openapi(basicInfoRoute, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await basicInfo(db, c.get('apiKey').clinicId, now())), 200);
+    return c.json(ok(await basicInfo(handlerContext(c))), 200);
   })
   .openapi(preview, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await previewPlanChange(db, c.get('apiKey').clinicId, c.req.valid('json').newPlanId, now())), 200);
+    return c.json(ok(await previewPlanChange(handlerContext(c), c.req.valid('json').newPlanId)), 200);
   })
   .openapi(change, async (c) => {
-    const services = c.get('services');
-    const { db, now } = services;
-    const { clinicId } = c.get('apiKey');
+    const ctx = handlerContext(c);
     // The plan brings the entitlements cached keys carry: announced before (refused if it cannot be) and after.
-    await announceKeyChanges(services, [], [clinicId]);
-    const result = await changePlan(db, processorsOf(c), clinicId, c.req.valid('json').newPlanId, now());
-    services.background(announceKeyChanges(services, [], [clinicId]).catch(() => {}));
+    await announceKeyChanges(ctx, [], [ctx.clinicId]);
+    const result = await changePlan(ctx, c.req.valid('json').newPlanId);
+    ctx.background(announceKeyChanges(ctx, [], [ctx.clinicId]).catch(() => {}));
     return c.json(ok(result, `Plan changed to ${result.plan.name}`), 200);
   })
   .openapi(cancel, async (c) => {
-    const services = c.get('services');
-    const { db, now } = services;
-    const { clinicId } = c.get('apiKey');
+    const ctx = handlerContext(c);
     // Every key of the clinic stops: cached keys learn it from the clinic's marker.
-    await announceKeyChanges(services, [], [clinicId]);
-    const result = await cancelSubscription(db, processorsOf(c), clinicId, now());
-    services.background(announceKeyChanges(services, [], [clinicId]).catch(() => {}));
+    await announceKeyChanges(ctx, [], [ctx.clinicId]);
+    const result = await cancelSubscription(ctx);
+    ctx.background(announceKeyChanges(ctx, [], [ctx.clinicId]).catch(() => {}));
     return c.json(ok(result, 'Subscription cancelled; the clinic is deactivated'), 200);
   });
 

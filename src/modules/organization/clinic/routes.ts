@@ -1,6 +1,6 @@
 // The clinic profile, its slug and its logo (docs/organization.md, "Clinic").
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { defineRoute } from '../../../platform/http/route';
@@ -93,22 +93,21 @@ const upload = withDeclaredSizeCheck(
 
 export const clinicRoutes = new OpenAPIHono<AppEnv>()
   .openapi(get, async (c) => {
-    return c.json(ok(await getClinic(c.get('services').db, c.get('apiKey').clinicId)), 200);
+    return c.json(ok(await getClinic(handlerContext(c))), 200);
   })
   .openapi(checkSlug, async (c) => {
-    const available = await isSlugAvailable(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').slug);
+    const available = await isSlugAvailable(handlerContext(c), c.req.valid('param').slug);
     return c.json({ success: true as const, message: available ? 'The slug is available' : 'The slug is taken', available }, 200);
   })
   .openapi(update, async (c) => {
-    const { db, now } = c.get('services');
-    const clinic = await updateClinic(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now());
+    const clinic = await updateClinic(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
     return c.json(ok(clinic, 'Clinic updated'), 200);
   })
   .openapi(uploadForClinic, async (c) => {
     const image = await checkLogo(c.req.valid('form').logo);
-    return c.json(ok(await setClinicLogo(c.get('services'), c.get('apiKey').clinicId, image), 'Clinic logo stored'), 200);
+    return c.json(ok(await setClinicLogo(handlerContext(c), image), 'Clinic logo stored'), 200);
   })
   .openapi(upload, async (c) => {
     const image = await checkLogo(c.req.valid('form').logo);
-    return c.json(ok(await setClinicLogo(c.get('services'), c.get('apiKey').clinicId, image), 'Clinic logo stored'), 200);
+    return c.json(ok(await setClinicLogo(handlerContext(c), image), 'Clinic logo stored'), 200);
   });

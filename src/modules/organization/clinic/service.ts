@@ -1,12 +1,13 @@
 // The clinic's profile (GET /clinic, PUT /clinic/{id}), its slug and its logo (docs/organization.md, "Clinic").
 import { and, eq } from 'drizzle-orm';
 import { clinics, customDomains } from '../../../../drizzle/schema';
-import type { Database } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { isoOrNull } from '../../../platform/http/dates';
 import { ApiError, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import { type CheckedImage, storeImage, type UploadDeps } from '../../catalog';
+import { type CheckedImage, storeImage } from '../../catalog';
 import { isReservedSlug } from '../organization/validation';
 import type { ClinicProfileView, UpdateClinicBody } from './schemas';
 
@@ -14,7 +15,11 @@ const RESOURCE = 'Clinic';
 const SLUG_INDEX = 'clinics_slug_key';
 
 /** GET /clinic: one query (the clinic and its active custom hostname). */
-export async function getClinic(db: Database, clinicId: string): Promise<ClinicProfileView> {
+export async function getClinic(ctx: HandlerContext): Promise<ClinicProfileView> {
+  return readClinic(ctx.db, ctx.clinicId);
+}
+
+async function readClinic(db: Queryable, clinicId: string): Promise<ClinicProfileView> {
   const [row] = await db
     .select({ clinic: clinics, hostname: customDomains.hostname })
     .from(clinics)
@@ -44,13 +49,9 @@ export async function getClinic(db: Database, clinicId: string): Promise<ClinicP
 const slugTaken = (slug: string) => new ApiError(409, 'CONFLICT', `The slug "${slug}" is already taken`);
 
 /** PUT /clinic/{id}: `id` must be the key's clinic (anything else, malformed included, is the same 404). */
-export async function updateClinic(
-  db: Database,
-  clinicId: string,
-  id: string,
-  body: UpdateClinicBody,
-  now: Date,
-): Promise<ClinicProfileView> {
+export async function updateClinic(ctx: HandlerContext, id: string, body: UpdateClinicBody): Promise<ClinicProfileView> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id) || id.toLowerCase() !== clinicId.toLowerCase()) throw notFound(RESOURCE);
   if (body.slug !== undefined && isReservedSlug(body.slug))
     throw new ApiError(409, 'CONFLICT', `The slug "${body.slug}" is reserved by the platform`);
@@ -68,25 +69,27 @@ export async function updateClinic(
     if (isUniqueViolation(error, SLUG_INDEX)) throw slugTaken(body.slug ?? '');
     throw error;
   }
-  return getClinic(db, clinicId);
+  return readClinic(db, clinicId);
 }
 
 /**
  * GET /clinic/check-slug/{slug}: available unless another clinic has it or the platform reserves it.
  * The clinic's own current slug is available (setting it again changes nothing).
  */
-export async function isSlugAvailable(db: Database, clinicId: string, slug: string): Promise<boolean> {
+export async function isSlugAvailable(ctx: HandlerContext, slug: string): Promise<boolean> {
+  const { db, clinicId } = ctx;
   if (isReservedSlug(slug)) return false;
   const [holder] = await db.select({ id: clinics.id }).from(clinics).where(eq(clinics.slug, slug)).limit(1);
   return !holder || holder.id === clinicId;
 }
 
 /** POST /clinic/{id}/upload-logo and POST /upload/logo: stores the image and sets clinics.logo_url. */
-export async function setClinicLogo(deps: UploadDeps, clinicId: string, image: CheckedImage) {
-  const { upload } = await storeImage(deps, clinicId, 'clinic_logo', image, async (tx, url) => {
+export async function setClinicLogo(ctx: HandlerContext, image: CheckedImage) {
+  const { clinicId } = ctx;
+  const { upload } = await storeImage(ctx, clinicId, 'clinic_logo', image, async (tx, url) => {
     const [updated] = await tx
       .update(clinics)
-      .set({ logoUrl: url, updatedAt: deps.now() })
+      .set({ logoUrl: url, updatedAt: ctx.now() })
       .where(eq(clinics.id, clinicId))
       .returning({ id: clinics.id });
     if (!updated) throw notFound(RESOURCE);

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { listNotificationsQuery, markReadBody, markReadResult, notificationList } from './schemas';
@@ -38,10 +38,9 @@ const markRead = defineRoute(
 
 export const notificationRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    return c.json(ok(await listNotifications(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'))), 200);
+    return c.json(ok(await listNotifications(handlerContext(c), c.req.valid('query'))), 200);
   })
   .openapi(markRead, async (c) => {
-    const { db, now } = c.get('services');
-    const result = await markNotificationsRead(db, c.get('apiKey').clinicId, c.req.valid('json').ids, now());
+    const result = await markNotificationsRead(handlerContext(c), c.req.valid('json').ids);
     return c.json(ok(result, `${result.updated} notification(s) marked read`), 200);
   });

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { notifications } from '../../../../drizzle/schema';
-import type { Database } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
 import { pageOffset } from '../../../platform/http/pagination';
 import type { ListNotificationsQuery, Notification, NotificationList } from './schemas';
@@ -22,7 +22,8 @@ interface ListRow {
  * statement: the counts come from a CTE over the clinic's rows, the page is joined to it laterally,
  * so a page past the end still answers the real counts (one row with null notification columns).
  */
-export async function listNotifications(db: Database, clinicId: string, query: ListNotificationsQuery): Promise<NotificationList> {
+export async function listNotifications(ctx: HandlerContext, query: ListNotificationsQuery): Promise<NotificationList> {
+  const { db, clinicId } = ctx;
   const unreadOnly = query.unreadOnly === 'true';
   const rows = await rowsOf<ListRow>(
     db,
@@ -58,7 +59,9 @@ export async function listNotifications(db: Database, clinicId: string, query: L
 }
 
 /** Marks the given notifications read; only the clinic's own unread ones change and are counted. */
-export async function markNotificationsRead(db: Database, clinicId: string, ids: string[], now: Date) {
+export async function markNotificationsRead(ctx: HandlerContext, ids: string[]) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const updated = await db
     .update(notifications)
     .set({ readAt: now })

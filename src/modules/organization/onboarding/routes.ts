@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { registerOnboardingSimulator } from './dev-routes';
@@ -66,24 +66,18 @@ const business = defineRoute(write, {
 });
 
 export const onboardingRoutes = new OpenAPIHono<AppEnv>()
-  .openapi(status, async (c) => c.json(ok(await getOnboardingStatus(c.get('services').db, c.get('apiKey').clinicId)), 200))
+  .openapi(status, async (c) => c.json(ok(await getOnboardingStatus(handlerContext(c))), 200))
   .openapi(nameChange, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await requestNameChange(db, c.get('apiKey').clinicId, c.req.valid('json'), now()), "Signer's name changed"), 200);
+    return c.json(ok(await requestNameChange(handlerContext(c), c.req.valid('json')), "Signer's name changed"), 200);
   })
   .openapi(signature, async (c) => {
-    const { db, now } = c.get('services');
     return c.json(
-      ok(
-        await confirmSignatureDeclaration(db, c.get('apiKey').clinicId, c.req.valid('json').typedName, now()),
-        'Signature declaration confirmed',
-      ),
+      ok(await confirmSignatureDeclaration(handlerContext(c), c.req.valid('json').typedName), 'Signature declaration confirmed'),
       200,
     );
   })
   .openapi(business, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await saveBusinessDetails(db, c.get('apiKey').clinicId, c.req.valid('json'), now()), 'Business details saved'), 200);
+    return c.json(ok(await saveBusinessDetails(handlerContext(c), c.req.valid('json')), 'Business details saved'), 200);
   });
 
 registerOnboardingSimulator(onboardingRoutes);

@@ -8,7 +8,8 @@ import {
   plans,
   platformSubscriptions,
 } from '../../../../drizzle/schema';
-import type { Database, Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { ApiError, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { type BusinessDetailsBody, ONBOARDING_WORK_STEPS, type OnboardingStatusView, type OnboardingWorkStep } from './schemas';
@@ -83,7 +84,11 @@ function toStatus(row: OnboardingRow, clinicMode: 'live' | 'sandbox', org: Organ
 }
 
 /** GET /onboarding/status: one query (the onboarding row, the clinic's mode, the saved business details). */
-export async function getOnboardingStatus(db: Queryable, clinicId: string): Promise<OnboardingStatusView> {
+export async function getOnboardingStatus(ctx: HandlerContext): Promise<OnboardingStatusView> {
+  return readOnboardingStatus(ctx.db, ctx.clinicId);
+}
+
+async function readOnboardingStatus(db: Queryable, clinicId: string): Promise<OnboardingStatusView> {
   const [row] = await db
     .select({
       onboarding,
@@ -124,7 +129,9 @@ const wrongStep = (row: OnboardingRow, action: string, allowed: OnboardingStep[]
  * (409 NAME_CHANGE_ALREADY_USED / IDENTITY_ALREADY_VERIFIED otherwise); the same name is a 400
  * NAME_UNCHANGED, so a no-op does not use up the one change.
  */
-export async function requestNameChange(db: Database, clinicId: string, body: { firstName: string; lastName: string }, now: Date) {
+export async function requestNameChange(ctx: HandlerContext, body: { firstName: string; lastName: string }) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     const row = await lockOnboarding(tx, clinicId);
     if (row.identityVerifiedAt || stepIndex(row.currentStep) > stepIndex('identity_verification')) {
@@ -143,7 +150,7 @@ export async function requestNameChange(db: Database, clinicId: string, body: { 
       .update(onboarding)
       .set({ signerFirstName: body.firstName, signerLastName: body.lastName, nameChangeRequestedAt: now, updatedAt: now })
       .where(eq(onboarding.clinicId, clinicId));
-    return getOnboardingStatus(tx, clinicId);
+    return readOnboardingStatus(tx, clinicId);
   });
 }
 
@@ -151,7 +158,9 @@ export async function requestNameChange(db: Database, clinicId: string, body: { 
  * POST /onboarding/confirm-signature-declaration: at the agreement step only (409 WRONG_ONBOARDING_STEP);
  * typedName must be the signer's "first last" (400 SIGNATURE_NAME_MISMATCH); advances to plan_payment.
  */
-export async function confirmSignatureDeclaration(db: Database, clinicId: string, typedName: string, now: Date) {
+export async function confirmSignatureDeclaration(ctx: HandlerContext, typedName: string) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     const row = await lockOnboarding(tx, clinicId);
     if (row.currentStep !== 'agreement') throw wrongStep(row, 'The signature declaration', ['agreement']);
@@ -169,7 +178,7 @@ export async function confirmSignatureDeclaration(db: Database, clinicId: string
       .update(onboarding)
       .set({ signatureTypedName: typedName.trim(), signatureDeclaredAt: now, currentStep: 'plan_payment', updatedAt: now })
       .where(eq(onboarding.clinicId, clinicId));
-    return getOnboardingStatus(tx, clinicId);
+    return readOnboardingStatus(tx, clinicId);
   });
 }
 
@@ -178,7 +187,9 @@ export async function confirmSignatureDeclaration(db: Database, clinicId: string
  * them, at identity_verification (the step stays); 409 WRONG_ONBOARDING_STEP once identity is verified.
  * The details go to the clinic's organizations row.
  */
-export async function saveBusinessDetails(db: Database, clinicId: string, body: BusinessDetailsBody, now: Date) {
+export async function saveBusinessDetails(ctx: HandlerContext, body: BusinessDetailsBody) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     const row = await lockOnboarding(tx, clinicId);
     if (row.currentStep !== 'business_details' && row.currentStep !== 'identity_verification') {
@@ -208,7 +219,7 @@ export async function saveBusinessDetails(db: Database, clinicId: string, body: 
         updatedAt: now,
       })
       .where(eq(onboarding.clinicId, clinicId));
-    return getOnboardingStatus(tx, clinicId);
+    return readOnboardingStatus(tx, clinicId);
   });
 }
 
@@ -223,7 +234,7 @@ export async function recordIdentityVerified(tx: Queryable, clinicId: string, no
     .update(onboarding)
     .set({ identityVerifiedAt: now, currentStep: 'agreement', updatedAt: now })
     .where(eq(onboarding.clinicId, clinicId));
-  return getOnboardingStatus(tx, clinicId);
+  return readOnboardingStatus(tx, clinicId);
 }
 
 export interface PlanPayment {
@@ -248,7 +259,7 @@ export async function recordPlanPaid(tx: Queryable, clinicId: string, payment: P
   if (plan.isInviteOnly) throw new ApiError(400, 'PLAN_INVITE_ONLY', `The plan ${plan.code} is by invitation only`);
   await tx.update(onboarding).set({ planPaidAt: now, updatedAt: now }).where(eq(onboarding.clinicId, clinicId));
   await completeOnboarding(tx, clinicId, { ...payment, planId: plan.id }, now);
-  return getOnboardingStatus(tx, clinicId);
+  return readOnboardingStatus(tx, clinicId);
 }
 
 /**

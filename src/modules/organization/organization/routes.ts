@@ -1,9 +1,8 @@
 // The organization profile and notification settings, and the fee configuration (docs/organization.md).
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
-import { depsOf } from '../context';
 import { feeConfig, organizationSettings, updateOrganizationBody } from './schemas';
 import { getFeeConfig, getOrganization, updateOrganization } from './service';
 
@@ -54,11 +53,11 @@ const fees = defineRoute(read, {
 
 export const organizationSettingsRoutes = new OpenAPIHono<AppEnv>()
   .openapi(get, async (c) => {
-    return c.json(ok(await getOrganization(c.get('services').db, c.get('apiKey').clinicId)), 200);
+    return c.json(ok(await getOrganization(handlerContext(c))), 200);
   })
   .openapi(update, async (c) => {
-    return c.json(ok(await updateOrganization(depsOf(c), c.get('apiKey').clinicId, c.req.valid('json')), 'Organization updated'), 200);
+    return c.json(ok(await updateOrganization(handlerContext(c), c.req.valid('json')), 'Organization updated'), 200);
   })
   .openapi(fees, async (c) => {
-    return c.json(ok(await getFeeConfig(c.get('services').db, c.get('apiKey').clinicId)), 200);
+    return c.json(ok(await getFeeConfig(handlerContext(c))), 200);
   });

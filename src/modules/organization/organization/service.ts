@@ -2,7 +2,8 @@
 // and the fee configuration (GET /config/fees). docs/organization.md.
 import { and, eq, ne } from 'drizzle-orm';
 import { clinicFeeConfigs, clinics, customDomains, emailDomains, organizations, smsConfigs } from '../../../../drizzle/schema';
-import type { Database, Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { isoOrNull } from '../../../platform/http/dates';
 import { notFound } from '../../../platform/http/errors';
 import type { SmsProviderName } from '../../../platform/providers/sms';
@@ -10,7 +11,6 @@ import { DEFAULT_DOCTOR_FEE_CENTS, PROCESSOR_FEE_FIXED_CENTS, PROCESSOR_FEE_RATE
 import { currentCustomDomain, startCustomDomain } from '../clinic/custom-domain/service';
 import { toCustomDomain } from '../clinic/custom-domain/views';
 import { toEmailSender } from '../clinic/email-domain/views';
-import type { OrganizationDeps } from '../context';
 import type { FeeConfigView, OrganizationSettingsView, UpdateOrganizationBody } from './schemas';
 
 /** The timezone of a clinic that never set one (the column's default). */
@@ -19,7 +19,11 @@ export const DEFAULT_TIMEZONE = 'America/New_York';
 export const DEFAULT_MERCHANT_FEE_PER_MILLE = 0;
 
 /** GET /organization: one query (clinic, organization row, SMS config, current custom and email domains). */
-export async function getOrganization(db: Queryable, clinicId: string): Promise<OrganizationSettingsView> {
+export async function getOrganization(ctx: HandlerContext): Promise<OrganizationSettingsView> {
+  return readOrganization(ctx.db, ctx.clinicId);
+}
+
+async function readOrganization(db: Queryable, clinicId: string): Promise<OrganizationSettingsView> {
   const [row] = await db
     .select({
       clinic: { id: clinics.id, name: clinics.name },
@@ -114,29 +118,28 @@ async function saveProfile(db: Queryable, clinicId: string, changes: Partial<typ
  * the current hostname again is a no-op; another hostname while a domain is current is 409
  * CUSTOM_DOMAIN_EXISTS (remove it first).
  */
-export async function updateOrganization(
-  deps: OrganizationDeps,
-  clinicId: string,
-  body: UpdateOrganizationBody,
-): Promise<OrganizationSettingsView> {
+export async function updateOrganization(ctx: HandlerContext, body: UpdateOrganizationBody): Promise<OrganizationSettingsView> {
+  const { db, clinicId } = ctx;
   const changes = profileChanges(body);
   const hostname = body.customDomain;
-  const current = hostname === undefined ? null : await currentCustomDomain(deps.db, clinicId);
+  const current = hostname === undefined ? null : await currentCustomDomain(db, clinicId);
   if (hostname !== undefined && current?.hostname !== hostname) {
-    await startCustomDomain(deps, clinicId, hostname, {
+    // The profile is saved at the instant the custom-domain start reads (one time for the operation).
+    await startCustomDomain(ctx, hostname, {
       field: 'body.customDomain',
-      inTransaction: (tx) => saveProfile(tx, clinicId, changes, deps.now),
+      inTransaction: (tx, now) => saveProfile(tx, clinicId, changes, now),
     });
   } else {
-    await saveProfile(deps.db, clinicId, changes, deps.now);
+    await saveProfile(db, clinicId, changes, ctx.now());
   }
-  return getOrganization(deps.db, clinicId);
+  return readOrganization(db, clinicId);
 }
 
 const percentOf = (perMille: number) => perMille / 10;
 
 /** GET /config/fees: the clinic's fee configuration, or the platform defaults (one query). */
-export async function getFeeConfig(db: Database, clinicId: string): Promise<FeeConfigView> {
+export async function getFeeConfig(ctx: HandlerContext): Promise<FeeConfigView> {
+  const { db, clinicId } = ctx;
   const [row] = await db.select().from(clinicFeeConfigs).where(eq(clinicFeeConfigs.clinicId, clinicId)).limit(1);
   const processorPerMille = row?.processorFeePerMille ?? PROCESSOR_FEE_RATE_PER_MILLE;
   const merchantPerMille = row?.platformFeePerMille ?? DEFAULT_MERCHANT_FEE_PER_MILLE;

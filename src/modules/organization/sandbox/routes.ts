@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { goLiveBody, goLiveStatus } from './schemas';
@@ -27,8 +27,6 @@ const goLive = defineRoute(
 );
 
 export const sandboxRoutes = new OpenAPIHono<AppEnv>().openapi(goLive, async (c) => {
-  const key = c.get('apiKey');
-  const { db, messaging, now } = c.get('services');
-  const result = await requestGoLive(db, messaging, key.clinicId, c.req.valid('json'), now());
+  const result = await requestGoLive(handlerContext(c), c.req.valid('json'));
   return c.json(ok(result, 'Go-live requested'), 202);
 });

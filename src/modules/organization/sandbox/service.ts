@@ -1,6 +1,7 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { clinics, goLiveRequests, invitations, onboarding, users } from '../../../../drizzle/schema';
-import type { Database, Transaction } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Transaction } from '../../../platform/db/client';
 import { conflict } from '../../../platform/http/errors';
 import type { MessageSender } from '../../../platform/providers/messaging/types';
 import { expireStaleInvitations, issueInvitation } from '../team/invitations';
@@ -92,13 +93,9 @@ async function invitationUsable(tx: Transaction, invitationId: string | null, no
  * invitation; only if that request's invitation has expired or was cancelled is a fresh one sent.
  * A clinic that is already live is a 409.
  */
-export async function requestGoLive(
-  db: Database,
-  messaging: MessageSender,
-  clinicId: string,
-  body: GoLiveBody,
-  now: Date,
-): Promise<GoLiveStatus> {
+export async function requestGoLive(ctx: HandlerContext, body: GoLiveBody): Promise<GoLiveStatus> {
+  const { db, messaging, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     const [clinic] = await tx.select({ name: clinics.name, mode: clinics.mode }).from(clinics).where(eq(clinics.id, clinicId)).limit(1);
     if (clinic?.mode !== 'sandbox') throw conflict('CONFLICT', 'The clinic is already live');

@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { conversationMessages, conversations, patients } from '../../../../drizzle/schema';
-import type { Database, Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
@@ -14,7 +15,11 @@ const RESOURCE = 'Conversation';
  * the conversation by id and clinic, the patient joined by id and clinic, the messages as a correlated
  * json_agg on conversation_messages_conversation_id_created_at_idx.
  */
-export async function getConversation(db: Queryable, clinicId: string, id: string): Promise<Conversation> {
+export async function getConversation(ctx: HandlerContext, id: string): Promise<Conversation> {
+  return readConversation(ctx.db, ctx.clinicId, id);
+}
+
+async function readConversation(db: Queryable, clinicId: string, id: string): Promise<Conversation> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [row] = await db
     .select({
@@ -63,12 +68,12 @@ export async function getConversation(db: Queryable, clinicId: string, id: strin
  * lastMessageAt and reopens a resolved conversation; an internal note changes neither.
  */
 export async function postConversationMessage(
-  db: Database,
-  clinicId: string,
+  ctx: HandlerContext,
   id: string,
   body: PostConversationMessageBody,
-  now: Date,
 ): Promise<PostedConversationMessage> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const [current] = await tx
@@ -107,13 +112,15 @@ export async function postConversationMessage(
 }
 
 /** open -> resolved (resolvedAt set). Resolving a resolved conversation changes nothing and answers the same 200. */
-export async function resolveConversation(db: Database, clinicId: string, id: string, now: Date): Promise<Conversation> {
+export async function resolveConversation(ctx: HandlerContext, id: string): Promise<Conversation> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     await tx
       .update(conversations)
       .set({ status: 'resolved', resolvedAt: now, updatedAt: now })
       .where(forClinic(tx, clinicId).where(conversations, eq(conversations.id, id), eq(conversations.status, 'open')));
-    return getConversation(tx, clinicId, id);
+    return readConversation(tx, clinicId, id);
   });
 }

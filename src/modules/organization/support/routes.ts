@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody } from '../../../platform/http/pagination';
@@ -117,43 +117,32 @@ const assignableUsersRoute = defineRoute(read, {
 
 export const supportRoutes = new OpenAPIHono<AppEnv>()
   .openapi(getConversationRoute, async (c) => {
-    return c.json(ok(await getConversation(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200);
+    return c.json(ok(await getConversation(handlerContext(c), c.req.valid('param').id)), 200);
   })
   .openapi(postConversationMessageRoute, async (c) => {
-    const { db, now } = c.get('services');
-    const message = await postConversationMessage(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now());
+    const message = await postConversationMessage(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
     return c.json(ok(message, message.isInternalNote ? 'Internal note added' : 'Message sent'), 201);
   })
   .openapi(resolveConversationRoute, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(
-      ok(await resolveConversation(db, c.get('apiKey').clinicId, c.req.valid('param').id, now()), 'Conversation resolved'),
-      200,
-    );
+    return c.json(ok(await resolveConversation(handlerContext(c), c.req.valid('param').id), 'Conversation resolved'), 200);
   })
   .openapi(listTicketsRoute, async (c) => {
-    const { data, pagination } = await listTickets(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listTickets(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(createTicketRoute, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await createTicket(db, c.get('apiKey').clinicId, c.req.valid('json'), now()), 'Ticket created'), 201);
+    return c.json(ok(await createTicket(handlerContext(c), c.req.valid('json')), 'Ticket created'), 201);
   })
   .openapi(getTicketRoute, async (c) => {
-    return c.json(ok(await getTicket(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200);
+    return c.json(ok(await getTicket(handlerContext(c), c.req.valid('param').id)), 200);
   })
   .openapi(postTicketMessageRoute, async (c) => {
-    const { db, now } = c.get('services');
-    const message = await postTicketMessage(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now());
+    const message = await postTicketMessage(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
     return c.json(ok(message, 'Message added'), 201);
   })
   .openapi(updateTicketRoute, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(
-      ok(await updateTicket(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Ticket updated'),
-      200,
-    );
+    return c.json(ok(await updateTicket(handlerContext(c), c.req.valid('param').id, c.req.valid('json')), 'Ticket updated'), 200);
   })
   .openapi(assignableUsersRoute, async (c) => {
-    return c.json(ok(await listAssignableUsers(c.get('services').db, c.get('apiKey').clinicId)), 200);
+    return c.json(ok(await listAssignableUsers(handlerContext(c))), 200);
   });

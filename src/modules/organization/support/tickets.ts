@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { type SupportTeam, type SupportTicketStatus, supportTicketMessages, supportTickets, users } from '../../../../drizzle/schema';
-import type { Database, Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { badRequest, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
@@ -88,7 +89,8 @@ function toSummary(row: SummaryRow): TicketSummary {
 const assignedUserJoin = and(eq(users.id, supportTickets.assignedUserId), eq(users.clinicId, supportTickets.clinicId));
 
 /** The clinic's tickets, newest first (support_tickets_clinic_id_created_at_idx), with the total, in one query. */
-export async function listTickets(db: Database, clinicId: string, query: ListTicketsQuery) {
+export async function listTickets(ctx: HandlerContext, query: ListTicketsQuery) {
+  const { db, clinicId } = ctx;
   const status = query.status ? eq(supportTickets.status, query.status) : undefined;
   const rows = await db
     .select({ ...summaryColumns, total: totalCount() })
@@ -103,7 +105,11 @@ export async function listTickets(db: Database, clinicId: string, query: ListTic
 }
 
 /** One ticket with its messages, in one query. */
-export async function getTicket(db: Queryable, clinicId: string, id: string): Promise<Ticket> {
+export async function getTicket(ctx: HandlerContext, id: string): Promise<Ticket> {
+  return readTicket(ctx.db, ctx.clinicId, id);
+}
+
+async function readTicket(db: Queryable, clinicId: string, id: string): Promise<Ticket> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [row] = await db
     .select({ ...summaryColumns, messages: messagesJson })
@@ -116,7 +122,9 @@ export async function getTicket(db: Queryable, clinicId: string, id: string): Pr
 }
 
 /** Addition to the spec: the clinic opens a ticket (status open). */
-export async function createTicket(db: Database, clinicId: string, body: CreateTicketBody, now: Date): Promise<Ticket> {
+export async function createTicket(ctx: HandlerContext, body: CreateTicketBody): Promise<Ticket> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const row = await forClinic(db, clinicId).insert(supportTickets, {
     title: body.title,
     description: body.description,
@@ -158,13 +166,9 @@ const AFTER_CLINIC_MESSAGE: Partial<Record<SupportTicketStatus, SupportTicketSta
  * Adds the clinic's message (authorType api_key). A ticket waiting on the customer moves to in_progress;
  * a resolved one reopens (open); a closed one is a 409.
  */
-export async function postTicketMessage(
-  db: Database,
-  clinicId: string,
-  id: string,
-  body: PostTicketMessageBody,
-  now: Date,
-): Promise<PostedTicketMessage> {
+export async function postTicketMessage(ctx: HandlerContext, id: string, body: PostTicketMessageBody): Promise<PostedTicketMessage> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const current = await lockTicket(tx, clinicId, id);
@@ -186,7 +190,9 @@ export async function postTicketMessage(
  * of a closed ticket is a 409). resolvedAt is set when the ticket becomes resolved and cleared when it
  * leaves resolved (closing keeps it). assignedUserId must be an active staff user of the clinic.
  */
-export async function updateTicket(db: Database, clinicId: string, id: string, body: UpdateTicketBody, now: Date): Promise<Ticket> {
+export async function updateTicket(ctx: HandlerContext, id: string, body: UpdateTicketBody): Promise<Ticket> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const current = await lockTicket(tx, clinicId, id);
@@ -209,12 +215,13 @@ export async function updateTicket(db: Database, clinicId: string, id: string, b
       else if (body.status !== 'closed') changes.resolvedAt = null;
     }
     await tx.update(supportTickets).set(changes).where(eq(supportTickets.id, current.id));
-    return getTicket(tx, clinicId, id);
+    return readTicket(tx, clinicId, id);
   });
 }
 
 /** The clinic's active staff users, oldest first (users_clinic_id_created_at_idx). */
-export async function listAssignableUsers(db: Database, clinicId: string): Promise<AssignableUser[]> {
+export async function listAssignableUsers(ctx: HandlerContext): Promise<AssignableUser[]> {
+  const { db, clinicId } = ctx;
   const rows = await db
     .select({ id: users.id, firstName: users.firstName, lastName: users.lastName, email: users.email, role: users.role })
     .from(users)

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { changeRoleBody, invitationIdParam, inviteMemberBody, teamInvitation, teamMember, teamRoster, userIdParam } from './schemas';
@@ -89,26 +89,21 @@ const role = defineRoute(write, {
 
 export const teamRoutes = new OpenAPIHono<AppEnv>()
   .openapi(members, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await getRoster(db, c.get('apiKey').clinicId, now())), 200);
+    return c.json(ok(await getRoster(handlerContext(c))), 200);
   })
   .openapi(invite, async (c) => {
-    const { db, messaging, now } = c.get('services');
-    const invitation = await inviteMember(db, messaging, c.get('apiKey').clinicId, c.req.valid('json'), now());
+    const invitation = await inviteMember(handlerContext(c), c.req.valid('json'));
     return c.json(ok(invitation, 'Invitation sent'), 201);
   })
   .openapi(cancel, async (c) => {
-    const { db, now } = c.get('services');
-    const invitation = await cancelInvitation(db, c.get('apiKey').clinicId, c.req.valid('param').invitationId, now());
+    const invitation = await cancelInvitation(handlerContext(c), c.req.valid('param').invitationId);
     return c.json(ok(invitation, 'Invitation cancelled'), 200);
   })
   .openapi(remove, async (c) => {
-    const { db, now } = c.get('services');
-    const member = await removeMember(db, c.get('apiKey').clinicId, c.req.valid('param').userId, now());
+    const member = await removeMember(handlerContext(c), c.req.valid('param').userId);
     return c.json(ok(member, 'Member removed'), 200);
   })
   .openapi(role, async (c) => {
-    const { db, now } = c.get('services');
-    const member = await changeRole(db, c.get('apiKey').clinicId, c.req.valid('param').userId, c.req.valid('json'), now());
+    const member = await changeRole(handlerContext(c), c.req.valid('param').userId, c.req.valid('json'));
     return c.json(ok(member, 'Role changed'), 200);
   });

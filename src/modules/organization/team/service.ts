@@ -1,11 +1,11 @@
 import { and, eq, lte, ne, sql } from 'drizzle-orm';
 import { clinics, invitations, supportTickets, users } from '../../../../drizzle/schema';
+import type { HandlerContext } from '../../../platform/context';
 import type { Database, Transaction } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
-import type { MessageSender } from '../../../platform/providers/messaging/types';
 import { expireStaleInvitations, issueInvitation, toInvitation, UNIQUE_PENDING_INVITATION } from './invitations';
 import type { ChangeRoleBody, InviteMemberBody, TeamInvitation, TeamMember, TeamRoster } from './schemas';
 
@@ -59,7 +59,9 @@ interface InvitationJson {
  * The roster in one query: every staff user of the clinic (oldest first, on users_clinic_id_created_at_idx)
  * and the pending invitations that have not expired by the request's clock (invitations_clinic_id_created_at_idx).
  */
-export async function getRoster(db: Database, clinicId: string, now: Date): Promise<TeamRoster> {
+export async function getRoster(ctx: HandlerContext): Promise<TeamRoster> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const [row] = await db
     .select({
       members: sql<MemberJson[]>`coalesce((
@@ -91,13 +93,9 @@ const alreadyInvited = (email: string) => conflict('CONFLICT', `A pending invita
  * are marked expired; an active member with that email or a pending invitation still valid is a 409;
  * otherwise the invitation is written and its email recorded through the messaging interface.
  */
-export async function inviteMember(
-  db: Database,
-  messaging: MessageSender,
-  clinicId: string,
-  body: InviteMemberBody,
-  now: Date,
-): Promise<TeamInvitation> {
+export async function inviteMember(ctx: HandlerContext, body: InviteMemberBody): Promise<TeamInvitation> {
+  const { db, messaging, clinicId } = ctx;
+  const now = ctx.now();
   try {
     const row = await db.transaction(async (tx) => {
       await expireStaleInvitations(tx, clinicId, body.email, now);
@@ -144,7 +142,9 @@ export async function inviteMember(
  * Cancels a pending invitation that has not expired. Cancelled, accepted and expired ones are a 409
  * (one found pending but past its expiry is marked expired first, then refused the same way).
  */
-export async function cancelInvitation(db: Database, clinicId: string, invitationId: string, now: Date): Promise<TeamInvitation> {
+export async function cancelInvitation(ctx: HandlerContext, invitationId: string): Promise<TeamInvitation> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(invitationId)) throw notFound(INVITATION);
   const outcome = await db.transaction(async (tx) => {
     const [current] = await tx
@@ -186,7 +186,9 @@ async function lockMember(tx: Transaction, clinicId: string, userId: string): Pr
  * are not closed become unassigned. The owner cannot be removed (409). Removing a removed member
  * changes nothing and answers the same 200.
  */
-export async function removeMember(db: Database, clinicId: string, userId: string, now: Date): Promise<TeamMember> {
+export async function removeMember(ctx: HandlerContext, userId: string): Promise<TeamMember> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(userId)) throw notFound(MEMBER);
   const row = await db.transaction(async (tx) => {
     const user = await lockMember(tx, clinicId, userId);
@@ -205,7 +207,9 @@ export async function removeMember(db: Database, clinicId: string, userId: strin
 }
 
 /** Gives an active member the admin or member role. The owner's role cannot be changed (409), nor a removed member's (409). */
-export async function changeRole(db: Database, clinicId: string, userId: string, body: ChangeRoleBody, now: Date): Promise<TeamMember> {
+export async function changeRole(ctx: HandlerContext, userId: string, body: ChangeRoleBody): Promise<TeamMember> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(userId)) throw notFound(MEMBER);
   const row = await db.transaction(async (tx) => {
     const user = await lockMember(tx, clinicId, userId);

@@ -1,9 +1,8 @@
 // The custom-domain state machine's four operations (docs/organization.md, "Custom domain").
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { defineRoute } from '../../../../platform/http/route';
-import { depsOf } from '../../context';
 import { customDomain, customDomainVerification, startCustomDomainBody } from './schemas';
 import { finalizeCustomDomain, removeCustomDomain, startCustomDomain, verifyCustomDomain } from './service';
 
@@ -84,16 +83,16 @@ const remove = defineRoute(write, {
 
 export const customDomainRoutes = new OpenAPIHono<AppEnv>()
   .openapi(start, async (c) => {
-    const domain = await startCustomDomain(depsOf(c), c.get('apiKey').clinicId, c.req.valid('json').domain);
+    const domain = await startCustomDomain(handlerContext(c), c.req.valid('json').domain);
     return c.json(ok(domain, 'Custom domain registered; publish the DNS records, then verify'), 200);
   })
   .openapi(verify, async (c) => {
-    const result = await verifyCustomDomain(depsOf(c), c.get('apiKey').clinicId);
+    const result = await verifyCustomDomain(handlerContext(c));
     return c.json(ok(result, result.verified ? 'Custom domain verified' : 'Custom domain not verified yet'), 200);
   })
   .openapi(finalize, async (c) => {
-    return c.json(ok(await finalizeCustomDomain(depsOf(c), c.get('apiKey').clinicId), 'Custom domain active'), 200);
+    return c.json(ok(await finalizeCustomDomain(handlerContext(c)), 'Custom domain active'), 200);
   })
   .openapi(remove, async (c) => {
-    return c.json(ok(await removeCustomDomain(depsOf(c), c.get('apiKey').clinicId), 'Custom domain removed'), 200);
+    return c.json(ok(await removeCustomDomain(handlerContext(c)), 'Custom domain removed'), 200);
   });

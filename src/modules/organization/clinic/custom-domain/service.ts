@@ -6,12 +6,13 @@
 // One current (not removed) domain per clinic and one per hostname, enforced by partial unique indexes.
 import { and, eq, ne } from 'drizzle-orm';
 import { customDomains } from '../../../../../drizzle/schema';
+import type { HandlerContext } from '../../../../platform/context';
 import type { Queryable, Transaction } from '../../../../platform/db/client';
 import { isUniqueViolation } from '../../../../platform/db/errors';
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import { type CustomHostnameRecord, platformDomainOf } from '../../../../platform/providers/domains';
-import { customHostnamesOf, type OrganizationDeps } from '../../context';
 import { fieldError, viaDomainProvider, viaDomainProviderAbout } from '../../organization/errors';
+import { customHostnamesOf } from '../../providers';
 import type { CustomDomainView } from './schemas';
 import { type CustomDomainRow, toCustomDomain } from './views';
 
@@ -40,8 +41,8 @@ const recordOf = (row: CustomDomainRow): CustomHostnameRecord => ({
 });
 
 /** 400 when the name is one of the platform's own domains (configured per deployment). */
-export function assertNotPlatformDomain(deps: OrganizationDeps, name: string, field: string): void {
-  const platform = platformDomainOf(name, deps.config.domains.platformDomains);
+export function assertNotPlatformDomain(ctx: HandlerContext, name: string, field: string): void {
+  const platform = platformDomainOf(name, ctx.config.domains.platformDomains);
   if (platform) throw fieldError(field, `must not be the platform's own domain ${platform} or a name under it`);
 }
 
@@ -55,30 +56,31 @@ const hostnameTaken = (hostname: string) => new ApiError(409, 'CONFLICT', `The h
 
 /**
  * Registers `hostname` at the provider and records it (pending_verification). `inTransaction` runs in
- * the same transaction as the insert (PUT /organization/update saves the profile with it). If the
- * insert fails after the provider accepted, the provider's record is removed again.
+ * the same transaction as the insert, at the same instant (PUT /organization/update saves the profile
+ * with it). If the insert fails after the provider accepted, the provider's record is removed again.
  */
 export async function startCustomDomain(
-  deps: OrganizationDeps,
-  clinicId: string,
+  ctx: HandlerContext,
   hostname: string,
-  options: { field?: string; inTransaction?: (tx: Transaction) => Promise<void> } = {},
+  options: { field?: string; inTransaction?: (tx: Transaction, now: Date) => Promise<void> } = {},
 ): Promise<CustomDomainView> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const field = options.field ?? 'body.domain';
-  assertNotPlatformDomain(deps, hostname, field);
-  const current = await currentCustomDomain(deps.db, clinicId);
+  assertNotPlatformDomain(ctx, hostname, field);
+  const current = await currentCustomDomain(db, clinicId);
   if (current) throw domainExists(current);
-  const [taken] = await deps.db
+  const [taken] = await db
     .select({ id: customDomains.id })
     .from(customDomains)
     .where(and(eq(customDomains.hostname, hostname), ne(customDomains.status, 'removed')))
     .limit(1);
   if (taken) throw hostnameTaken(hostname);
 
-  const provider = await customHostnamesOf(deps);
-  const created = await viaDomainProvider('hostname', () => provider.create({ clinicId, hostname }, { db: deps.db, now: deps.now }), field);
+  const provider = await customHostnamesOf(ctx);
+  const created = await viaDomainProvider('hostname', () => provider.create({ clinicId, hostname }, { db, now }), field);
   try {
-    const row = await deps.db.transaction(async (tx) => {
+    const row = await db.transaction(async (tx) => {
       const [inserted] = await tx
         .insert(customDomains)
         .values({
@@ -88,21 +90,19 @@ export async function startCustomDomain(
           verificationToken: created.verificationToken,
           cnameTarget: created.cnameTarget,
           providerHostnameId: created.providerHostnameId,
-          createdAt: deps.now,
-          updatedAt: deps.now,
+          createdAt: now,
+          updatedAt: now,
         })
         .returning();
-      if (options.inTransaction) await options.inTransaction(tx);
+      if (options.inTransaction) await options.inTransaction(tx, now);
       return inserted!;
     });
     return toCustomDomain(row);
   } catch (error) {
     // Nothing of ours points at the provider's record any more: take it down again.
-    await provider
-      .remove({ providerHostnameId: created.providerHostnameId, hostname, startedAt: deps.now }, { db: deps.db, now: deps.now })
-      .catch(() => {});
+    await provider.remove({ providerHostnameId: created.providerHostnameId, hostname, startedAt: now }, { db, now }).catch(() => {});
     if (isUniqueViolation(error, CLINIC_CURRENT_INDEX)) {
-      const raced = await currentCustomDomain(deps.db, clinicId);
+      const raced = await currentCustomDomain(db, clinicId);
       throw raced ? domainExists(raced) : hostnameTaken(hostname);
     }
     if (isUniqueViolation(error)) throw hostnameTaken(hostname);
@@ -110,48 +110,50 @@ export async function startCustomDomain(
   }
 }
 
-async function requireCurrent(deps: OrganizationDeps, clinicId: string): Promise<CustomDomainRow> {
-  const row = await currentCustomDomain(deps.db, clinicId);
+async function requireCurrent(db: Queryable, clinicId: string): Promise<CustomDomainRow> {
+  const row = await currentCustomDomain(db, clinicId);
   if (!row) throw notFound(RESOURCE);
   return row;
 }
 
 /** Moves the row from `from` to the changes, only if it is still in `from`; answers the row as it is now. */
 async function transition(
-  deps: OrganizationDeps,
+  db: Queryable,
+  now: Date,
   row: CustomDomainRow,
   from: CustomDomainRow['status'],
   changes: Partial<typeof customDomains.$inferInsert>,
 ): Promise<CustomDomainRow> {
-  const [updated] = await deps.db
+  const [updated] = await db
     .update(customDomains)
-    .set({ ...changes, updatedAt: deps.now })
+    .set({ ...changes, updatedAt: now })
     .where(and(eq(customDomains.id, row.id), eq(customDomains.clinicId, row.clinicId), eq(customDomains.status, from)))
     .returning();
   if (updated) return updated;
   // Another request moved it first: answer what it is now.
-  const [now] = await deps.db
+  const [current] = await db
     .select()
     .from(customDomains)
     .where(and(eq(customDomains.id, row.id), eq(customDomains.clinicId, row.clinicId)))
     .limit(1);
-  return now ?? row;
+  return current ?? row;
 }
 
-const isStillCurrent = async (deps: OrganizationDeps, row: CustomDomainRow) =>
-  (await currentCustomDomain(deps.db, row.clinicId))?.id === row.id;
+const isStillCurrent = async (db: Queryable, row: CustomDomainRow) => (await currentCustomDomain(db, row.clinicId))?.id === row.id;
 
-export async function verifyCustomDomain(deps: OrganizationDeps, clinicId: string) {
-  const row = await requireCurrent(deps, clinicId);
+export async function verifyCustomDomain(ctx: HandlerContext) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
+  const row = await requireCurrent(db, clinicId);
   if (row.status !== 'pending_verification') return { domain: toCustomDomain(row), verified: true, problems: [] as string[] };
-  const provider = await customHostnamesOf(deps, row.providerHostnameId);
+  const provider = await customHostnamesOf(ctx, row.providerHostnameId);
   const check = await viaDomainProviderAbout(
     'hostname',
-    () => isStillCurrent(deps, row),
-    () => provider.check(recordOf(row), { db: deps.db, now: deps.now }),
+    () => isStillCurrent(db, row),
+    () => provider.check(recordOf(row), { db, now }),
   );
   if (!check.verified) return { domain: toCustomDomain(row), verified: false, problems: check.problems };
-  const updated = await transition(deps, row, 'pending_verification', { status: 'verified', verifiedAt: deps.now });
+  const updated = await transition(db, now, row, 'pending_verification', { status: 'verified', verifiedAt: now });
   return {
     domain: toCustomDomain(updated),
     verified: updated.status !== 'pending_verification' && updated.status !== 'removed',
@@ -159,8 +161,10 @@ export async function verifyCustomDomain(deps: OrganizationDeps, clinicId: strin
   };
 }
 
-export async function finalizeCustomDomain(deps: OrganizationDeps, clinicId: string): Promise<CustomDomainView> {
-  const row = await requireCurrent(deps, clinicId);
+export async function finalizeCustomDomain(ctx: HandlerContext): Promise<CustomDomainView> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
+  const row = await requireCurrent(db, clinicId);
   if (row.status === 'active') return toCustomDomain(row);
   if (row.status === 'pending_verification') {
     throw new ApiError(
@@ -169,22 +173,22 @@ export async function finalizeCustomDomain(deps: OrganizationDeps, clinicId: str
       `The custom domain ${row.hostname} is not verified yet; publish its DNS records and call POST /api/v1/clinic/custom-domain/verify until it answers verified: true`,
     );
   }
-  const provider = await customHostnamesOf(deps, row.providerHostnameId);
+  const provider = await customHostnamesOf(ctx, row.providerHostnameId);
   const check = await viaDomainProviderAbout(
     'hostname',
-    () => isStillCurrent(deps, row),
-    () => provider.attach(recordOf(row), { db: deps.db, now: deps.now }),
+    () => isStillCurrent(db, row),
+    () => provider.attach(recordOf(row), { db, now }),
   );
   if (!check.verified) {
     // It stopped validating since verify (DNS changed, certificate revoked): back to pending.
-    await transition(deps, row, 'verified', { status: 'pending_verification', verifiedAt: null });
+    await transition(db, now, row, 'verified', { status: 'pending_verification', verifiedAt: null });
     throw new ApiError(
       409,
       'CUSTOM_DOMAIN_NOT_VERIFIED',
       `The custom domain ${row.hostname} no longer validates (${check.problems.join('; ')}); verify it again`,
     );
   }
-  const updated = await transition(deps, row, 'verified', { status: 'active', activatedAt: deps.now });
+  const updated = await transition(db, now, row, 'verified', { status: 'active', activatedAt: now });
   if (updated.status !== 'active') {
     throw new ApiError(
       409,
@@ -195,13 +199,15 @@ export async function finalizeCustomDomain(deps: OrganizationDeps, clinicId: str
   return toCustomDomain(updated);
 }
 
-export async function removeCustomDomain(deps: OrganizationDeps, clinicId: string): Promise<CustomDomainView> {
-  const row = await requireCurrent(deps, clinicId);
-  const provider = await customHostnamesOf(deps, row.providerHostnameId);
-  await provider.remove(recordOf(row), { db: deps.db, now: deps.now });
-  const [updated] = await deps.db
+export async function removeCustomDomain(ctx: HandlerContext): Promise<CustomDomainView> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
+  const row = await requireCurrent(db, clinicId);
+  const provider = await customHostnamesOf(ctx, row.providerHostnameId);
+  await provider.remove(recordOf(row), { db, now });
+  const [updated] = await db
     .update(customDomains)
-    .set({ status: 'removed', removedAt: deps.now, updatedAt: deps.now })
+    .set({ status: 'removed', removedAt: now, updatedAt: now })
     .where(and(eq(customDomains.id, row.id), eq(customDomains.clinicId, clinicId), ne(customDomains.status, 'removed')))
     .returning();
   if (!updated) throw notFound(RESOURCE);

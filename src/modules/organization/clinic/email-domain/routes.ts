@@ -1,9 +1,8 @@
 // Email-domain authentication and the sender settings (docs/organization.md, "Email domain and sender").
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { defineRoute } from '../../../../platform/http/route';
-import { depsOf } from '../../context';
 import {
   emailDomain,
   emailDomainStatus,
@@ -92,19 +91,19 @@ const remove = defineRoute(write, {
 
 export const emailDomainRoutes = new OpenAPIHono<AppEnv>()
   .openapi(status, async (c) => {
-    return c.json(ok(await getEmailDomainStatus(c.get('services').db, c.get('apiKey').clinicId)), 200);
+    return c.json(ok(await getEmailDomainStatus(handlerContext(c))), 200);
   })
   .openapi(sender, async (c) => {
-    return c.json(ok(await updateEmailSender(depsOf(c), c.get('apiKey').clinicId, c.req.valid('json')), 'Sender settings saved'), 200);
+    return c.json(ok(await updateEmailSender(handlerContext(c), c.req.valid('json')), 'Sender settings saved'), 200);
   })
   .openapi(start, async (c) => {
-    const domain = await startEmailDomain(depsOf(c), c.get('apiKey').clinicId, c.req.valid('json'));
+    const domain = await startEmailDomain(handlerContext(c), c.req.valid('json'));
     return c.json(ok(domain, 'Email domain registered; publish the DNS records, then verify'), 200);
   })
   .openapi(verify, async (c) => {
-    const result = await verifyEmailDomain(depsOf(c), c.get('apiKey').clinicId);
+    const result = await verifyEmailDomain(handlerContext(c));
     return c.json(ok(result, result.verified ? 'Email domain verified' : 'Email domain not verified yet'), 200);
   })
   .openapi(remove, async (c) => {
-    return c.json(ok(await removeEmailDomain(depsOf(c), c.get('apiKey').clinicId), 'Email domain removed'), 200);
+    return c.json(ok(await removeEmailDomain(handlerContext(c)), 'Email domain removed'), 200);
   });

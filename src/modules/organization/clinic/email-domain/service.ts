@@ -6,12 +6,13 @@
 // (name, local part, reply-to) live on the organization row.
 import { and, eq, ne } from 'drizzle-orm';
 import { clinics, emailDomains, organizations } from '../../../../../drizzle/schema';
-import type { Database, Queryable } from '../../../../platform/db/client';
+import type { HandlerContext } from '../../../../platform/context';
+import type { Queryable } from '../../../../platform/db/client';
 import { isUniqueViolation } from '../../../../platform/db/errors';
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import type { EmailDomainRecord } from '../../../../platform/providers/domains';
-import { emailDomainsOf, type OrganizationDeps } from '../../context';
 import { viaDomainProvider, viaDomainProviderAbout } from '../../organization/errors';
+import { emailDomainsOf } from '../../providers';
 import { assertNotPlatformDomain } from '../custom-domain/service';
 import type { EmailDomainView, EmailSenderView } from './schemas';
 import { type EmailDomainRow, emailDomainStatusOf, toEmailDomain, toEmailSender, toStoredDnsRecords } from './views';
@@ -37,7 +38,8 @@ const recordOf = (row: EmailDomainRow): EmailDomainRecord => ({
 });
 
 /** GET /clinic/email-domain: one query (the clinic, its sender settings and its current email domain). */
-export async function getEmailDomainStatus(db: Database, clinicId: string) {
+export async function getEmailDomainStatus(ctx: HandlerContext) {
+  const { db, clinicId } = ctx;
   const [row] = await db
     .select({ clinicId: clinics.id, org: organizations, domain: emailDomains })
     .from(clinics)
@@ -58,18 +60,19 @@ export async function getEmailDomainStatus(db: Database, clinicId: string) {
  * Creates the organization row when the clinic has none.
  */
 export async function updateEmailSender(
-  deps: OrganizationDeps,
-  clinicId: string,
+  ctx: HandlerContext,
   body: { replyTo: string | null; senderName?: string | null },
 ): Promise<EmailSenderView> {
-  const set: Partial<typeof organizations.$inferInsert> = { emailReplyTo: body.replyTo, updatedAt: deps.now };
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
+  const set: Partial<typeof organizations.$inferInsert> = { emailReplyTo: body.replyTo, updatedAt: now };
   if (body.senderName !== undefined) set.emailSenderName = body.senderName;
-  const [org] = await deps.db
+  const [org] = await db
     .insert(organizations)
     .values({ clinicId, ...set })
     .onConflictDoUpdate({ target: organizations.clinicId, set })
     .returning();
-  return toEmailSender(org!, await currentEmailDomain(deps.db, clinicId));
+  return toEmailSender(org!, await currentEmailDomain(db, clinicId));
 }
 
 const domainExists = (row: EmailDomainRow) =>
@@ -80,29 +83,23 @@ const domainExists = (row: EmailDomainRow) =>
   );
 const domainTaken = (domain: string) => new ApiError(409, 'CONFLICT', `The domain ${domain} is already in use by another brand`);
 
-export async function startEmailDomain(
-  deps: OrganizationDeps,
-  clinicId: string,
-  body: { domain: string; fromLocalPart: string },
-): Promise<EmailDomainView> {
-  assertNotPlatformDomain(deps, body.domain, 'body.domain');
-  const current = await currentEmailDomain(deps.db, clinicId);
+export async function startEmailDomain(ctx: HandlerContext, body: { domain: string; fromLocalPart: string }): Promise<EmailDomainView> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
+  assertNotPlatformDomain(ctx, body.domain, 'body.domain');
+  const current = await currentEmailDomain(db, clinicId);
   if (current) throw domainExists(current);
-  const [taken] = await deps.db
+  const [taken] = await db
     .select({ id: emailDomains.id })
     .from(emailDomains)
     .where(and(eq(emailDomains.domain, body.domain), ne(emailDomains.status, 'removed')))
     .limit(1);
   if (taken) throw domainTaken(body.domain);
 
-  const provider = await emailDomainsOf(deps);
-  const created = await viaDomainProvider(
-    'domain',
-    () => provider.create({ clinicId, domain: body.domain }, { db: deps.db, now: deps.now }),
-    'body.domain',
-  );
+  const provider = await emailDomainsOf(ctx);
+  const created = await viaDomainProvider('domain', () => provider.create({ clinicId, domain: body.domain }, { db, now }), 'body.domain');
   try {
-    const row = await deps.db.transaction(async (tx) => {
+    const row = await db.transaction(async (tx) => {
       const [inserted] = await tx
         .insert(emailDomains)
         .values({
@@ -111,67 +108,69 @@ export async function startEmailDomain(
           status: 'pending',
           dnsRecords: toStoredDnsRecords(created.records),
           providerDomainId: created.providerDomainId,
-          createdAt: deps.now,
-          updatedAt: deps.now,
+          createdAt: now,
+          updatedAt: now,
         })
         .returning();
       await tx
         .insert(organizations)
-        .values({ clinicId, emailSenderLocalPart: body.fromLocalPart, updatedAt: deps.now })
-        .onConflictDoUpdate({ target: organizations.clinicId, set: { emailSenderLocalPart: body.fromLocalPart, updatedAt: deps.now } });
+        .values({ clinicId, emailSenderLocalPart: body.fromLocalPart, updatedAt: now })
+        .onConflictDoUpdate({ target: organizations.clinicId, set: { emailSenderLocalPart: body.fromLocalPart, updatedAt: now } });
       return inserted!;
     });
     return toEmailDomain(row);
   } catch (error) {
-    await provider
-      .remove({ providerDomainId: created.providerDomainId, domain: body.domain, startedAt: deps.now }, { db: deps.db, now: deps.now })
-      .catch(() => {});
+    await provider.remove({ providerDomainId: created.providerDomainId, domain: body.domain, startedAt: now }, { db, now }).catch(() => {});
     if (isUniqueViolation(error)) {
-      const raced = await currentEmailDomain(deps.db, clinicId);
+      const raced = await currentEmailDomain(db, clinicId);
       throw raced ? domainExists(raced) : domainTaken(body.domain);
     }
     throw error;
   }
 }
 
-async function requireCurrent(deps: OrganizationDeps, clinicId: string): Promise<EmailDomainRow> {
-  const row = await currentEmailDomain(deps.db, clinicId);
+async function requireCurrent(db: Queryable, clinicId: string): Promise<EmailDomainRow> {
+  const row = await currentEmailDomain(db, clinicId);
   if (!row) throw notFound(RESOURCE);
   return row;
 }
 
-export async function verifyEmailDomain(deps: OrganizationDeps, clinicId: string) {
-  const row = await requireCurrent(deps, clinicId);
+export async function verifyEmailDomain(ctx: HandlerContext) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
+  const row = await requireCurrent(db, clinicId);
   if (row.status === 'verified') return { domain: toEmailDomain(row), verified: true, problems: [] as string[] };
-  const provider = await emailDomainsOf(deps, row.providerDomainId);
-  const stillCurrent = async () => (await currentEmailDomain(deps.db, clinicId))?.id === row.id;
-  const check = await viaDomainProviderAbout('domain', stillCurrent, () => provider.verify(recordOf(row), { db: deps.db, now: deps.now }));
+  const provider = await emailDomainsOf(ctx, row.providerDomainId);
+  const stillCurrent = async () => (await currentEmailDomain(db, clinicId))?.id === row.id;
+  const check = await viaDomainProviderAbout('domain', stillCurrent, () => provider.verify(recordOf(row), { db, now }));
   if (!check.verified) return { domain: toEmailDomain(row), verified: false, problems: check.problems };
-  const [updated] = await deps.db
+  const [updated] = await db
     .update(emailDomains)
-    .set({ status: 'verified', verifiedAt: deps.now, updatedAt: deps.now })
+    .set({ status: 'verified', verifiedAt: now, updatedAt: now })
     .where(and(eq(emailDomains.id, row.id), eq(emailDomains.clinicId, clinicId), eq(emailDomains.status, 'pending')))
     .returning();
-  const now =
+  const current =
     updated ??
     (
-      await deps.db
+      await db
         .select()
         .from(emailDomains)
         .where(and(eq(emailDomains.id, row.id), eq(emailDomains.clinicId, clinicId)))
         .limit(1)
     )[0] ??
     row;
-  return { domain: toEmailDomain(now), verified: now.status === 'verified', problems: [] as string[] };
+  return { domain: toEmailDomain(current), verified: current.status === 'verified', problems: [] as string[] };
 }
 
-export async function removeEmailDomain(deps: OrganizationDeps, clinicId: string): Promise<EmailDomainView> {
-  const row = await requireCurrent(deps, clinicId);
-  const provider = await emailDomainsOf(deps, row.providerDomainId);
-  await provider.remove(recordOf(row), { db: deps.db, now: deps.now });
-  const [updated] = await deps.db
+export async function removeEmailDomain(ctx: HandlerContext): Promise<EmailDomainView> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
+  const row = await requireCurrent(db, clinicId);
+  const provider = await emailDomainsOf(ctx, row.providerDomainId);
+  await provider.remove(recordOf(row), { db, now });
+  const [updated] = await db
     .update(emailDomains)
-    .set({ status: 'removed', removedAt: deps.now, updatedAt: deps.now })
+    .set({ status: 'removed', removedAt: now, updatedAt: now })
     .where(and(eq(emailDomains.id, row.id), eq(emailDomains.clinicId, clinicId), ne(emailDomains.status, 'removed')))
     .returning();
   if (!updated) throw notFound(RESOURCE);

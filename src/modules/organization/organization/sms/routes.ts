@@ -2,12 +2,11 @@
 // GET /organization/sms/status and DELETE /organization/sms/release are registered before the
 // {provider-path} routes of the same shape, so "status" and "release" are never taken for a provider.
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
 import { notFound } from '../../../../platform/http/errors';
 import { defineRoute } from '../../../../platform/http/route';
 import { SMS_PROVIDERS, type SmsProviderName } from '../../../../platform/providers/sms';
-import { depsOf } from '../../context';
 import { smsConfig, smsProviderParam, smsStatus, updateSmsConfigBody } from './schemas';
 import { activateSmsNumber, deleteSmsConfig, getSmsConfig, getSmsStatus, putSmsConfig, releaseSmsNumber } from './service';
 
@@ -120,27 +119,23 @@ const remove = defineRoute(write, {
 
 export const smsRoutes = new OpenAPIHono<AppEnv>()
   .openapi(status, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await getSmsStatus(db, c.get('apiKey').clinicId, now())), 200);
+    return c.json(ok(await getSmsStatus(handlerContext(c))), 200);
   })
   .openapi(activate, async (c) => {
-    return c.json(ok(await activateSmsNumber(depsOf(c), c.get('apiKey').clinicId), 'Toll-free number activated'), 200);
+    return c.json(ok(await activateSmsNumber(handlerContext(c)), 'Toll-free number activated'), 200);
   })
   .openapi(release, async (c) => {
-    return c.json(ok(await releaseSmsNumber(depsOf(c), c.get('apiKey').clinicId), 'Toll-free number released'), 200);
+    return c.json(ok(await releaseSmsNumber(handlerContext(c)), 'Toll-free number released'), 200);
   })
   .openapi(get, async (c) => {
     const provider = providerOf(c.req.valid('param').provider);
-    return c.json(ok(await getSmsConfig(c.get('services').db, c.get('apiKey').clinicId, provider)), 200);
+    return c.json(ok(await getSmsConfig(handlerContext(c), provider)), 200);
   })
   .openapi(put, async (c) => {
     const provider = providerOf(c.req.valid('param').provider);
-    return c.json(
-      ok(await putSmsConfig(depsOf(c), c.get('apiKey').clinicId, provider, c.req.valid('json')), 'SMS provider config saved'),
-      200,
-    );
+    return c.json(ok(await putSmsConfig(handlerContext(c), provider, c.req.valid('json')), 'SMS provider config saved'), 200);
   })
   .openapi(remove, async (c) => {
     const provider = providerOf(c.req.valid('param').provider);
-    return c.json(ok(await deleteSmsConfig(depsOf(c), c.get('apiKey').clinicId, provider), 'SMS provider config cleared'), 200);
+    return c.json(ok(await deleteSmsConfig(handlerContext(c), provider), 'SMS provider config cleared'), 200);
   });

@@ -5,11 +5,12 @@
 //   DELETE   -> no config  (refused while a number is active: release it first)
 import { and, count, eq, gte, isNull, lt, ne, sql } from 'drizzle-orm';
 import { clinics, messages, smsConfigs } from '../../../../../drizzle/schema';
+import type { HandlerContext } from '../../../../platform/context';
 import { decrypt, encrypt, SecretBoxError } from '../../../../platform/crypto/secret-box';
-import type { Database, Queryable } from '../../../../platform/db/client';
+import type { Queryable } from '../../../../platform/db/client';
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import type { SmsProviderName } from '../../../../platform/providers/sms';
-import { type OrganizationDeps, smsNumbersOf } from '../../context';
+import { smsNumbersOf } from '../../providers';
 import type { SmsConfigView, SmsStatusView } from './schemas';
 import { monthOf, type SmsConfigRow, toSmsConfig, toSmsStatus } from './views';
 
@@ -27,8 +28,8 @@ async function configOf(db: Queryable, clinicId: string, options: { lock?: boole
   return row ?? null;
 }
 
-export async function getSmsConfig(db: Database, clinicId: string, provider: SmsProviderName): Promise<SmsConfigView> {
-  return toSmsConfig(provider, await configOf(db, clinicId));
+export async function getSmsConfig(ctx: HandlerContext, provider: SmsProviderName): Promise<SmsConfigView> {
+  return toSmsConfig(provider, await configOf(ctx.db, ctx.clinicId));
 }
 
 const numberActive = (row: SmsConfigRow, what: string) =>
@@ -39,13 +40,14 @@ const numberActive = (row: SmsConfigRow, what: string) =>
  * and the active number): another account would orphan the number bought on this one.
  */
 export async function putSmsConfig(
-  deps: OrganizationDeps,
-  clinicId: string,
+  ctx: HandlerContext,
   provider: SmsProviderName,
   body: { accountSid: string; authToken: string; phoneNumber: string },
 ): Promise<SmsConfigView> {
-  const sealed = await encryptSmsAuthToken(body.authToken, clinicId, deps.config.webhookSecretKey);
-  const row = await deps.db.transaction(async (tx) => {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
+  const sealed = await encryptSmsAuthToken(body.authToken, clinicId, ctx.config.webhookSecretKey);
+  const row = await db.transaction(async (tx) => {
     const existing = await configOf(tx, clinicId, { lock: true });
     if (existing?.status === 'active') {
       if (existing.provider !== provider || existing.accountSid !== body.accountSid || existing.phoneNumber !== body.phoneNumber) {
@@ -56,7 +58,7 @@ export async function putSmsConfig(
       }
       const [updated] = await tx
         .update(smsConfigs)
-        .set({ encryptedAuthToken: sealed, updatedAt: deps.now })
+        .set({ encryptedAuthToken: sealed, updatedAt: now })
         .where(eq(smsConfigs.clinicId, clinicId))
         .returning();
       return updated!;
@@ -68,11 +70,11 @@ export async function putSmsConfig(
       phoneNumber: body.phoneNumber,
       providerNumberId: null,
       status: 'configured' as const,
-      updatedAt: deps.now,
+      updatedAt: now,
     };
     const [saved] = await tx
       .insert(smsConfigs)
-      .values({ clinicId, ...values, createdAt: deps.now })
+      .values({ clinicId, ...values, createdAt: now })
       .onConflictDoUpdate({ target: smsConfigs.clinicId, set: values })
       .returning();
     return saved!;
@@ -80,8 +82,9 @@ export async function putSmsConfig(
   return toSmsConfig(provider, row);
 }
 
-export async function deleteSmsConfig(deps: OrganizationDeps, clinicId: string, provider: SmsProviderName): Promise<SmsConfigView> {
-  return deps.db.transaction(async (tx) => {
+export async function deleteSmsConfig(ctx: HandlerContext, provider: SmsProviderName): Promise<SmsConfigView> {
+  const { db, clinicId } = ctx;
+  return db.transaction(async (tx) => {
     const existing = await configOf(tx, clinicId, { lock: true });
     if (!existing || existing.provider !== provider) throw notFound('SMS provider config');
     if (existing.status === 'active') throw numberActive(existing, 'release it first with DELETE /api/v1/organization/sms/release');
@@ -91,7 +94,11 @@ export async function deleteSmsConfig(deps: OrganizationDeps, clinicId: string, 
 }
 
 /** GET /organization/sms/status: the config and this month's SMS count, in one query. */
-export async function getSmsStatus(db: Database, clinicId: string, now: Date): Promise<SmsStatusView> {
+export async function getSmsStatus(ctx: HandlerContext): Promise<SmsStatusView> {
+  return readSmsStatus(ctx.db, ctx.clinicId, ctx.now());
+}
+
+async function readSmsStatus(db: Queryable, clinicId: string, now: Date): Promise<SmsStatusView> {
   const period = monthOf(now);
   const sent = db
     .select({ n: count() })
@@ -114,11 +121,11 @@ export async function getSmsStatus(db: Database, clinicId: string, now: Date): P
   return toSmsStatus(row?.config ?? null, row?.sent ?? 0, period);
 }
 
-async function accountOf(deps: OrganizationDeps, row: SmsConfigRow) {
+async function accountOf(ctx: HandlerContext, row: SmsConfigRow) {
   try {
     return {
       accountSid: row.accountSid,
-      authToken: await decryptSmsAuthToken(row.encryptedAuthToken, row.clinicId, deps.config.webhookSecretKey),
+      authToken: await decryptSmsAuthToken(row.encryptedAuthToken, row.clinicId, ctx.config.webhookSecretKey),
     };
   } catch (error) {
     if (error instanceof SecretBoxError) {
@@ -132,8 +139,10 @@ async function accountOf(deps: OrganizationDeps, row: SmsConfigRow) {
   }
 }
 
-export async function activateSmsNumber(deps: OrganizationDeps, clinicId: string): Promise<SmsStatusView> {
-  const row = await configOf(deps.db, clinicId);
+export async function activateSmsNumber(ctx: HandlerContext): Promise<SmsStatusView> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
+  const row = await configOf(db, clinicId);
   if (!row)
     throw new ApiError(
       409,
@@ -141,17 +150,17 @@ export async function activateSmsNumber(deps: OrganizationDeps, clinicId: string
       'No SMS provider is configured; store the account with PUT /api/v1/organization/sms/twilio first',
     );
   if (row.status === 'active') throw numberActive(row, 'release it before activating another');
-  const account = await accountOf(deps, row);
-  const provider = smsNumbersOf(deps);
-  const bought = await provider.provisionTollFreeNumber({ clinicId, account }, { db: deps.db });
-  const [updated] = await deps.db
+  const account = await accountOf(ctx, row);
+  const provider = smsNumbersOf(ctx);
+  const bought = await provider.provisionTollFreeNumber({ clinicId, account }, { db });
+  const [updated] = await db
     .update(smsConfigs)
     .set({
       status: 'active',
       phoneNumber: bought.phoneNumber,
       providerNumberId: bought.providerNumberId,
-      activatedAt: deps.now,
-      updatedAt: deps.now,
+      activatedAt: now,
+      updatedAt: now,
     })
     .where(
       and(
@@ -164,30 +173,32 @@ export async function activateSmsNumber(deps: OrganizationDeps, clinicId: string
     .returning({ clinicId: smsConfigs.clinicId });
   if (!updated) {
     // Another request changed the config meanwhile: give the number back rather than leave it billed.
-    await provider.releaseNumber({ clinicId, account, providerNumberId: bought.providerNumberId }, { db: deps.db }).catch(() => {});
+    await provider.releaseNumber({ clinicId, account, providerNumberId: bought.providerNumberId }, { db }).catch(() => {});
     throw new ApiError(
       409,
       'SMS_NUMBER_ACTIVE',
       'The SMS config changed during activation (another activation or a new account); read it again',
     );
   }
-  return getSmsStatus(deps.db, clinicId, deps.now);
+  return readSmsStatus(db, clinicId, now);
 }
 
-export async function releaseSmsNumber(deps: OrganizationDeps, clinicId: string): Promise<SmsStatusView> {
-  const row = await configOf(deps.db, clinicId);
+export async function releaseSmsNumber(ctx: HandlerContext): Promise<SmsStatusView> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
+  const row = await configOf(db, clinicId);
   if (row?.status !== 'active' || !row.providerNumberId) {
     throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The clinic has no active toll-free number to release');
   }
-  const account = await accountOf(deps, row);
-  const provider = smsNumbersOf(deps);
-  await provider.releaseNumber({ clinicId, account, providerNumberId: row.providerNumberId! }, { db: deps.db });
-  const [released] = await deps.db
+  const account = await accountOf(ctx, row);
+  const provider = smsNumbersOf(ctx);
+  await provider.releaseNumber({ clinicId, account, providerNumberId: row.providerNumberId! }, { db });
+  const [released] = await db
     .update(smsConfigs)
-    .set({ status: 'released', phoneNumber: null, providerNumberId: null, releasedAt: deps.now, updatedAt: deps.now })
+    .set({ status: 'released', phoneNumber: null, providerNumberId: null, releasedAt: now, updatedAt: now })
     .where(and(eq(smsConfigs.clinicId, clinicId), eq(smsConfigs.status, 'active'), eq(smsConfigs.providerNumberId, row.providerNumberId)))
     .returning({ clinicId: smsConfigs.clinicId });
   // A concurrent release got there first: this one did not release anything.
   if (!released) throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The toll-free number was already released by another request');
-  return getSmsStatus(deps.db, clinicId, deps.now);
+  return readSmsStatus(db, clinicId, now);
 }
