@@ -4,7 +4,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../platform/context';
 import type { Sweep } from '../../platform/sweep';
-import { affiliateRoutes } from './affiliate-program/routes';
+import { affiliateRoutes } from './affiliate-program/affiliates/routes';
+import { payoutRoutes } from './affiliate-program/payouts/routes';
+import { affiliateProgramRoutes } from './affiliate-program/routes';
+import { taxDocumentRoutes } from './affiliate-program/tax-documents/routes';
+import { tierRoutes } from './affiliate-program/tiers/routes';
 import { crmConnectionRoutes } from './connection/routes';
 import { contactRoutes } from './contacts/routes';
 import { messageTemplateRoutes } from './message-templates/routes';
@@ -17,14 +21,18 @@ export const routes = new OpenAPIHono<AppEnv>()
   .route('/', tagRoutes)
   .route('/', messageTemplateRoutes)
   .route('/', sequenceRoutes)
+  .route('/', affiliateProgramRoutes)
   .route('/', affiliateRoutes)
+  .route('/', payoutRoutes)
+  .route('/', taxDocumentRoutes)
+  .route('/', tierRoutes)
   .route('/', crmConnectionRoutes);
 
 /** CRM sequences: enroll by trigger, run due steps (docs/crm-sequences.md). They queue messages. */
 export const sweeps: Record<string, Sweep> = { sequenceSweep };
 
 // What the demo data (scripts/seed) builds its rows with.
-export { generatePayouts } from './affiliate-program/payouts';
+export { generatePayouts } from './affiliate-program/payouts/generate';
 export { lastCompletePeriod } from './affiliate-program/rules';
 export { credentialHintFor, encryptCrmCredentials } from './connection/credentials';
 export { welcomeEmail } from './contacts/service';

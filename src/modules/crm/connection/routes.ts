@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import type { AppEnv } from '../../../platform/context';
+import type { AppConfig } from '../../../config';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
 import { ApiError } from '../../../platform/http/errors';
 import { defineRoute } from '../../../platform/http/route';
@@ -78,8 +78,7 @@ const DEVELOPMENT_REDIRECT_URI = 'http://localhost:8787/crm/oauth/callback';
  * The deployment's OAuth app for a provider: CRM_OAUTH_<PROVIDER>_CLIENT_ID and CRM_OAUTH_REDIRECT_URL
  * (config.crmOAuth, src/config/index.ts). Unset: a development placeholder outside production, null in production.
  */
-function oauthAppFor(c: Context<AppEnv>, provider: CrmProvider): OAuthApp | null {
-  const { crmOAuth, environment } = c.get('services').config;
+function oauthAppFor({ crmOAuth, environment }: AppConfig, provider: CrmProvider): OAuthApp | null {
   const clientId = crmOAuth.clientIds[provider];
   const redirectUri = crmOAuth.redirectUrl;
   if (clientId && redirectUri) return { clientId, redirectUri };
@@ -89,30 +88,26 @@ function oauthAppFor(c: Context<AppEnv>, provider: CrmProvider): OAuthApp | null
 
 export const crmConnectionRoutes = new OpenAPIHono<AppEnv>()
   .openapi(get, async (c) => {
-    const connection = await getCrmConnection(c.get('services').db, c.get('apiKey').clinicId);
+    const connection = await getCrmConnection(handlerContext(c));
     return c.json(ok(connection, connection ? 'OK' : 'No CRM connected'), 200);
   })
-  .openapi(remove, async (c) => {
-    return c.json(ok(await disconnectCrm(c.get('services').db, c.get('apiKey').clinicId), 'CRM disconnected'), 200);
-  })
+  .openapi(remove, async (c) => c.json(ok(await disconnectCrm(handlerContext(c)), 'CRM disconnected'), 200))
   .openapi(connectApiKey, async (c) => {
-    const { db, now, config } = c.get('services');
-    const connection = await connectWithApiKey(db, c.get('apiKey').clinicId, c.req.valid('json'), config.webhookSecretKey, now());
+    const ctx = handlerContext(c);
+    const connection = await connectWithApiKey(ctx, c.req.valid('json'), ctx.config.webhookSecretKey);
     return c.json(ok(connection, 'CRM connected'), 200);
   })
   .openapi(oauthStartRoute, async (c) => {
-    const { db, now, config } = c.get('services');
-    const clinicId = c.get('apiKey').clinicId;
-    const provider = c.req.valid('query').provider ?? (await defaultOAuthProvider(db, clinicId, (p) => oauthAppFor(c, p) !== null));
-    const app = oauthAppFor(c, provider);
+    const ctx = handlerContext(c);
+    const provider = c.req.valid('query').provider ?? (await defaultOAuthProvider(ctx, (p) => oauthAppFor(ctx.config, p) !== null));
+    const app = oauthAppFor(ctx.config, provider);
     if (!app)
       throw new ApiError(503, 'SERVICE_UNAVAILABLE', `OAuth with ${PROVIDERS[provider].label} is not configured on this deployment`);
-    const started = await startOAuth(clinicId, provider, app, config.webhookSecretKey, now());
+    const started = await startOAuth(ctx, provider, app, ctx.config.webhookSecretKey);
     // The state is a bearer of the clinic's intent: no cache keeps it.
     return c.json(ok(started), 200, NO_STORE_HEADERS);
   })
   .openapi(phiSync, async (c) => {
-    const { db, now } = c.get('services');
-    const updated = await setPhiSync(db, c.get('apiKey').clinicId, c.req.valid('json'), now());
+    const updated = await setPhiSync(handlerContext(c), c.req.valid('json'));
     return c.json(ok(updated, updated.phiSyncEnabled ? 'PHI sync enabled' : 'PHI sync disabled'), 200);
   });

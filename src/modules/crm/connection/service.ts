@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { type CrmAuthType, crmConnections } from '../../../../drizzle/schema';
-import type { Database } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoOrNull } from '../../../platform/http/dates';
 import { notFound } from '../../../platform/http/errors';
@@ -46,7 +46,7 @@ const toConnection = (row: SafeRow): CrmConnection => ({
 });
 
 /** The clinic's connection, or null when it has none. */
-export async function getCrmConnection(db: Database, clinicId: string): Promise<CrmConnection | null> {
+export async function getCrmConnection({ db, clinicId }: HandlerContext): Promise<CrmConnection | null> {
   const [row] = await db.select(safeColumns).from(crmConnections).where(eq(crmConnections.clinicId, clinicId)).limit(1);
   return row ? toConnection(row) : null;
 }
@@ -55,13 +55,9 @@ export async function getCrmConnection(db: Database, clinicId: string): Promise<
  * Connects (or replaces the clinic's connection) with an API key, stored encrypted. A replaced
  * connection's settings do not carry over: PHI sync starts off and the BAA must be attested again.
  */
-export async function connectWithApiKey(
-  db: Database,
-  clinicId: string,
-  body: ConnectApiKeyBody,
-  dataKey: string,
-  now: Date,
-): Promise<CrmConnection> {
+export async function connectWithApiKey(ctx: HandlerContext, body: ConnectApiKeyBody, dataKey: string): Promise<CrmConnection> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const encryptedCredentials = await encryptCrmCredentials({ apiKey: body.apiKey }, clinicId, dataKey);
   const values = {
     provider: body.provider,
@@ -84,7 +80,7 @@ export async function connectWithApiKey(
 }
 
 /** Disconnects: the row and its encrypted credentials are deleted. 404 when not connected. */
-export async function disconnectCrm(db: Database, clinicId: string) {
+export async function disconnectCrm({ db, clinicId }: HandlerContext) {
   const [removed] = await db
     .delete(crmConnections)
     .where(eq(crmConnections.clinicId, clinicId))
@@ -97,7 +93,9 @@ export async function disconnectCrm(db: Database, clinicId: string) {
  * Turns PHI sync on or off. Enabling needs baaAttested true (checked by the body schema, 400); a true
  * baaAttested records the attestation (baaAttestedAt = now), a false one keeps the previous record.
  */
-export async function setPhiSync(db: Database, clinicId: string, body: PhiSyncBody, now: Date): Promise<CrmConnection> {
+export async function setPhiSync(ctx: HandlerContext, body: PhiSyncBody): Promise<CrmConnection> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const changes: Partial<typeof crmConnections.$inferInsert> = { phiSyncEnabled: body.phiSyncEnabled, updatedAt: now };
   if (body.baaAttested) changes.baaAttestedAt = now;
   const [row] = await db.update(crmConnections).set(changes).where(forClinic(db, clinicId).where(crmConnections)).returning(safeColumns);
@@ -112,8 +110,7 @@ export async function setPhiSync(db: Database, clinicId: string, body: PhiSyncBo
  * then answers the deployment's 503). One indexed read of the clinic's connection row.
  */
 export async function defaultOAuthProvider(
-  db: Database,
-  clinicId: string,
+  { db, clinicId }: HandlerContext,
   canStart: (provider: CrmProvider) => boolean,
 ): Promise<CrmProvider> {
   const [connected] = await db
@@ -134,9 +131,9 @@ export interface OAuthApp {
  * The authorize URL of the provider's consent screen with a signed, expiring state. Reads and writes
  * nothing in the database: the connection is stored only when the callback completes.
  */
-export async function startOAuth(clinicId: string, provider: CrmProvider, app: OAuthApp, dataKey: string, now: Date) {
+export async function startOAuth(ctx: HandlerContext, provider: CrmProvider, app: OAuthApp, dataKey: string) {
   const info = PROVIDERS[provider];
-  const { state, expiresAt } = await signOAuthState(clinicId, provider, dataKey, now);
+  const { state, expiresAt } = await signOAuthState(ctx.clinicId, provider, dataKey, ctx.now());
   const url = new URL(info.authorizeEndpoint);
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('client_id', app.clientId);

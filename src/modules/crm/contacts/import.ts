@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
-import type { Database, Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { rowsOf } from '../../../platform/db/sql';
 import { ApiError, invalidField } from '../../../platform/http/errors';
 import { findRefusedCharacter } from '../../../platform/http/strings';
@@ -148,7 +149,9 @@ async function insertBatch(tx: Queryable, clinicId: string, batch: ValidRow[], n
  * or appeared on an earlier row of the file (rows are inserted in file order, so the first one wins);
  * nothing about an existing contact changes. Imports send no welcome emails.
  */
-export async function importContacts(db: Database, clinicId: string, bytes: Uint8Array, now: Date): Promise<ImportResult> {
+export async function importContacts(ctx: HandlerContext, bytes: Uint8Array): Promise<ImportResult> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (bytes.byteLength > MAX_CSV_BYTES) throw csvTooLarge();
   const [header, ...data] = parseCsv(decodeCsv(bytes)).filter((record) => !isBlankRecord(record));
   if (!header) throw csvError('the file is empty; its first line must be the header (firstname, lastname, email, optional phonenumber)');

@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
@@ -107,29 +107,23 @@ const importRoute = defineRoute(write, {
 
 export const contactRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { data, pagination } = await listContacts(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listContacts(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(create, async (c) => {
-    const services = c.get('services');
-    const { contact: created, message } = await createContact(
-      { db: services.db, messaging: services.messaging, now: services.now() },
-      c.get('apiKey').clinicId,
-      c.req.valid('json'),
-    );
-    deliverSoon(services, [message.id]);
+    const ctx = handlerContext(c);
+    const { contact: created, message } = await createContact(ctx, c.req.valid('json'));
+    deliverSoon(ctx, [message.id]);
     return c.json(ok(created, 'Contact created; welcome email sent'), 201);
   })
   .openapi(update, async (c) => {
-    const { db, now } = c.get('services');
-    const updated = await updateContact(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now());
+    const updated = await updateContact(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
     return c.json(ok(updated, 'Contact updated'), 200);
   })
   .openapi(importRoute, async (c) => {
-    const { db, now } = c.get('services');
     const { csv } = c.req.valid('form');
     if (csv instanceof Blob && csv.size > MAX_CSV_BYTES) throw csvTooLarge();
     const bytes = csv instanceof Blob ? new Uint8Array(await csv.arrayBuffer()) : new TextEncoder().encode(csv);
-    const result = await importContacts(db, c.get('apiKey').clinicId, bytes, now());
+    const result = await importContacts(handlerContext(c), bytes);
     return c.json(ok(result, `Imported ${result.imported} contact(s)`), 200);
   });

@@ -1,6 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { clinics, patients } from '../../../../drizzle/schema';
-import type { Database } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoTimestamp } from '../../../platform/db/sql';
@@ -8,7 +8,7 @@ import { recordOutboxEvent } from '../../../platform/events/outbox';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
-import type { MessageSender, RecordedMessage } from '../../../platform/providers/messaging';
+import type { RecordedMessage } from '../../../platform/providers/messaging';
 import type { Tag } from '../tags/schemas';
 import { type Contact, type CreateContactBody, normalizePhone, type UpdateContactBody } from './schemas';
 
@@ -92,7 +92,7 @@ function toContact(row: ContactRow): Contact {
 }
 
 /** Contacts (the clinic's patients), newest first, with their tags and last contact: one query. */
-export async function listContacts(db: Database, clinicId: string, query: PageQuery) {
+export async function listContacts({ db, clinicId }: HandlerContext, query: PageQuery) {
   const scope = forClinic(db, clinicId);
   const rows = await db
     .select({ ...contactColumns, total: totalCount() })
@@ -121,24 +121,15 @@ export function welcomeEmail(clinicName: string, firstName: string) {
   };
 }
 
-export interface ContactDeps {
-  db: Database;
-  messaging: MessageSender;
-  now: Date;
-}
-
 /**
  * Provisions a patient of the clinic and sends the welcome email through the clinic's sender, in one
  * transaction: a duplicate email (the unique (clinic_id, email) index, so concurrent creates are
  * safe) rolls everything back and answers 409, and no email is recorded for a contact that was not
  * created. Returns the queued/sent message too, so the caller can deliver it after the commit.
  */
-export async function createContact(
-  deps: ContactDeps,
-  clinicId: string,
-  body: CreateContactBody,
-): Promise<{ contact: Contact; message: RecordedMessage }> {
-  const { db, messaging, now } = deps;
+export async function createContact(ctx: HandlerContext, body: CreateContactBody): Promise<{ contact: Contact; message: RecordedMessage }> {
+  const { db, clinicId, messaging } = ctx;
+  const now = ctx.now();
   try {
     return await db.transaction(async (tx) => {
       const [clinic] = await tx.select({ name: clinics.name }).from(clinics).where(eq(clinics.id, clinicId));
@@ -187,7 +178,9 @@ export type OptOutChannel = 'email' | 'sms';
  * emits nothing; optOutDate stays while the other channel is still opted out and becomes null once
  * neither is. The row is locked while it is merged.
  */
-export async function updateContact(db: Database, clinicId: string, id: string, body: UpdateContactBody, now: Date): Promise<Contact> {
+export async function updateContact(ctx: HandlerContext, id: string, body: UpdateContactBody): Promise<Contact> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   try {
     return await db.transaction(async (tx) => {

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody } from '../../../platform/http/pagination';
@@ -119,41 +119,28 @@ withDeclaredSizeCheck(uploadRoute);
 
 export const messageTemplateRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { data, pagination } = await listMessageTemplates(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listMessageTemplates(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(create, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(
-      ok(await createMessageTemplate(db, c.get('apiKey').clinicId, c.req.valid('json'), now()), 'Message template created'),
-      201,
-    );
+    const created = await createMessageTemplate(handlerContext(c), c.req.valid('json'));
+    return c.json(ok(created, 'Message template created'), 201);
   })
   // Declared before /{id} routes so "upload-image" is never taken for an id.
   .openapi(uploadRoute, async (c) => {
-    const { db, storage, now } = c.get('services');
     const image = await checkImage(c.req.valid('form').image);
-    return c.json(ok(await uploadTemplateImage({ db, storage, now }, c.get('apiKey').clinicId, image), 'Image stored'), 201);
+    return c.json(ok(await uploadTemplateImage(handlerContext(c), image), 'Image stored'), 201);
   })
-  .openapi(get, async (c) => {
-    return c.json(ok(await getMessageTemplate(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200);
-  })
+  .openapi(get, async (c) => c.json(ok(await getMessageTemplate(handlerContext(c), c.req.valid('param').id)), 200))
   .openapi(update, async (c) => {
-    const { db, now } = c.get('services');
-    const updated = await updateMessageTemplate(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now());
+    const updated = await updateMessageTemplate(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
     return c.json(ok(updated, 'Message template updated'), 200);
   })
   .openapi(remove, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(
-      ok(await deleteMessageTemplate(db, c.get('apiKey').clinicId, c.req.valid('param').id, now()), 'Message template deleted'),
-      200,
-    );
+    const deleted = await deleteMessageTemplate(handlerContext(c), c.req.valid('param').id);
+    return c.json(ok(deleted, 'Message template deleted'), 200);
   })
   .openapi(duplicate, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(
-      ok(await duplicateMessageTemplate(db, c.get('apiKey').clinicId, c.req.valid('param').id, now()), 'Message template duplicated'),
-      201,
-    );
+    const copy = await duplicateMessageTemplate(handlerContext(c), c.req.valid('param').id);
+    return c.json(ok(copy, 'Message template duplicated'), 201);
   });

@@ -1,11 +1,12 @@
 import { and, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import { messageTemplates, sequenceSteps, sequences } from '../../../../drizzle/schema';
-import type { Database, Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { conflict, invalidFields, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
-import { type CheckedImage, storeImage, type UploadDeps } from '../../catalog';
+import { type CheckedImage, storeImage } from '../../catalog';
 import { extractMergeFields } from './merge-fields';
 import {
   bodyMarkupProblem,
@@ -49,7 +50,7 @@ const invalid = (problems: { path: string; message: string }[]) => {
   return invalidFields(problems.map((p) => ({ field: `body.${p.path}`, message: p.message })));
 };
 
-export async function listMessageTemplates(db: Database, clinicId: string, query: ListMessageTemplatesQuery) {
+export async function listMessageTemplates({ db, clinicId }: HandlerContext, query: ListMessageTemplatesQuery) {
   const filters = query.type ? [eq(messageTemplates.type, query.type)] : [];
   const rows = await db
     .select({ template: messageTemplates, total: totalCount() })
@@ -64,7 +65,7 @@ export async function listMessageTemplates(db: Database, clinicId: string, query
   return { data: page.rows.map((r) => toMessageTemplate(r.template)), pagination: page.pagination };
 }
 
-export async function getMessageTemplate(db: Database, clinicId: string, id: string): Promise<MessageTemplate> {
+export async function getMessageTemplate({ db, clinicId }: HandlerContext, id: string): Promise<MessageTemplate> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [row] = await db
     .select()
@@ -75,12 +76,9 @@ export async function getMessageTemplate(db: Database, clinicId: string, id: str
   return toMessageTemplate(row);
 }
 
-export async function createMessageTemplate(
-  db: Database,
-  clinicId: string,
-  body: CreateMessageTemplateBody,
-  now: Date,
-): Promise<MessageTemplate> {
+export async function createMessageTemplate(ctx: HandlerContext, body: CreateMessageTemplateBody): Promise<MessageTemplate> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const row = await forClinic(db, clinicId).insert(messageTemplates, {
     name: body.name,
     description: body.description,
@@ -115,13 +113,9 @@ async function stepsUsing(db: Queryable, clinicId: string, templateId: string, s
  * A partial update, merged and validated as a whole. Every update moves version up by one and derives
  * mergeFields again. The row is locked while merged, so concurrent updates each get their own version.
  */
-export async function updateMessageTemplate(
-  db: Database,
-  clinicId: string,
-  id: string,
-  body: UpdateMessageTemplateBody,
-  now: Date,
-): Promise<MessageTemplate> {
+export async function updateMessageTemplate(ctx: HandlerContext, id: string, body: UpdateMessageTemplateBody): Promise<MessageTemplate> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const [current] = await tx
@@ -172,7 +166,9 @@ export async function updateMessageTemplate(
  * locked first; activating a sequence and replacing steps lock the templates they check (FOR SHARE),
  * so a delete and an activation cannot pass each other.
  */
-export async function deleteMessageTemplate(db: Database, clinicId: string, id: string, now: Date) {
+export async function deleteMessageTemplate(ctx: HandlerContext, id: string) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const [current] = await tx
@@ -204,7 +200,9 @@ export function copyName(name: string): string {
 }
 
 /** A copy named "<name> (copy)" (the name cut to fit the length limit), version 1, made by the key (createdBy null). */
-export async function duplicateMessageTemplate(db: Database, clinicId: string, id: string, now: Date): Promise<MessageTemplate> {
+export async function duplicateMessageTemplate(ctx: HandlerContext, id: string): Promise<MessageTemplate> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [source] = await db
     .select()
@@ -233,7 +231,7 @@ export async function duplicateMessageTemplate(db: Database, clinicId: string, i
 }
 
 /** POST /message-templates/upload-image: stores the image (purpose template_image); the url is for embedding. */
-export async function uploadTemplateImage(deps: UploadDeps, clinicId: string, image: CheckedImage) {
-  const { upload } = await storeImage(deps, clinicId, 'template_image', image, async () => null);
+export async function uploadTemplateImage(ctx: HandlerContext, image: CheckedImage) {
+  const { upload } = await storeImage(ctx, ctx.clinicId, 'template_image', image, async () => null);
   return { url: upload.url, upload };
 }

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody } from '../../../platform/http/pagination';
@@ -120,28 +120,20 @@ const manual = defineRoute(write, {
 
 export const sequenceRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { data, pagination } = await listSequences(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listSequences(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
-  .openapi(create, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await createSequence(db, c.get('apiKey').clinicId, c.req.valid('json'), now()), 'Sequence created'), 201);
-  })
-  .openapi(get, async (c) => {
-    return c.json(ok(await getSequence(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200);
-  })
+  .openapi(create, async (c) => c.json(ok(await createSequence(handlerContext(c), c.req.valid('json')), 'Sequence created'), 201))
+  .openapi(get, async (c) => c.json(ok(await getSequence(handlerContext(c), c.req.valid('param').id)), 200))
   .openapi(update, async (c) => {
-    const { db, now } = c.get('services');
-    const updated = await updateSequence(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now());
+    const updated = await updateSequence(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
     return c.json(ok(updated, 'Sequence updated'), 200);
   })
   .openapi(replaceSteps, async (c) => {
-    const { db, now } = c.get('services');
-    const updated = await replaceSequenceSteps(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now());
+    const updated = await replaceSequenceSteps(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
     return c.json(ok(updated, 'Sequence steps replaced'), 200);
   })
   .openapi(manual, async (c) => {
-    const { db, now } = c.get('services');
-    const result = await triggerManually(db, c.get('apiKey').clinicId, c.req.valid('json'), now());
+    const result = await triggerManually(handlerContext(c), c.req.valid('json'));
     return c.json(ok(result, result.enrolled ? 'Enrolled' : 'Already enrolled'), 201);
   });

@@ -9,7 +9,8 @@ import {
   sequences,
   tags,
 } from '../../../../drizzle/schema';
-import type { Database, Queryable, Transaction } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable, Transaction } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { rowsOf } from '../../../platform/db/sql';
 import { conflict, invalidField, notFound } from '../../../platform/http/errors';
@@ -117,7 +118,7 @@ const fromDetails = (r: { sequence: SequenceRow; steps: SequenceStep[]; enrollme
 
 const invalid = invalidField;
 
-export async function listSequences(db: Database, clinicId: string, query: ListSequencesQuery) {
+export async function listSequences({ db, clinicId }: HandlerContext, query: ListSequencesQuery) {
   const filters: SQL[] = query.status ? [eq(sequences.status, query.status)] : [];
   const rows = await db
     .select({ ...withDetails, total: totalCount() })
@@ -130,8 +131,13 @@ export async function listSequences(db: Database, clinicId: string, query: ListS
   return { data: page.rows.map(fromDetails), pagination: page.pagination };
 }
 
-/** One query: the sequence, its steps and its analytics (enrollments by status, step runs by outcome). */
-export async function getSequence(db: Queryable, clinicId: string, id: string): Promise<Sequence> {
+/** The sequence, its steps and its analytics, as the request sees it. */
+export async function getSequence({ db, clinicId }: HandlerContext, id: string): Promise<Sequence> {
+  return readSequence(db, clinicId, id);
+}
+
+/** One query: the sequence, its steps and its analytics (enrollments by status, step runs by outcome); inside a transaction too. */
+async function readSequence(db: Queryable, clinicId: string, id: string): Promise<Sequence> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [row] = await db
     .select(withDetails)
@@ -147,7 +153,9 @@ async function assertOwnTag(db: Queryable, clinicId: string, tagId: string, fiel
   if ((await forClinic(db, clinicId).count(tags, eq(tags.id, tagId))) === 0) throw invalid(field, 'no tag of the clinic has this id');
 }
 
-export async function createSequence(db: Database, clinicId: string, body: CreateSequenceBody, now: Date): Promise<Sequence> {
+export async function createSequence(ctx: HandlerContext, body: CreateSequenceBody): Promise<Sequence> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (body.triggerTagId) await assertOwnTag(db, clinicId, body.triggerTagId, 'body.triggerTagId');
   const config: TriggerConfig = body.triggerTagId ? { tagId: body.triggerTagId } : {};
   const row = await forClinic(db, clinicId).insert(sequences, {
@@ -209,7 +217,9 @@ async function assertActivatable(tx: Transaction, clinicId: string, sequenceId: 
  * (409 ILLEGAL_TRANSITION otherwise). Archiving cancels the enrollments still in progress. A change of
  * trigger, or the first activation, sets the instant from which the sweep enrolls triggered contacts.
  */
-export async function updateSequence(db: Database, clinicId: string, id: string, body: UpdateSequenceBody, now: Date): Promise<Sequence> {
+export async function updateSequence(ctx: HandlerContext, id: string, body: UpdateSequenceBody): Promise<Sequence> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     const current = await lockSequence(tx, clinicId, id);
     if (current.status === 'archived') throw conflict('ILLEGAL_TRANSITION', 'An archived sequence cannot be changed');
@@ -256,7 +266,7 @@ export async function updateSequence(db: Database, clinicId: string, id: string,
         updatedAt: now,
       })
       .where(and(eq(sequences.clinicId, clinicId), eq(sequences.id, id)));
-    return getSequence(tx, clinicId, id);
+    return readSequence(tx, clinicId, id);
   });
 }
 
@@ -267,13 +277,9 @@ export async function updateSequence(db: Database, clinicId: string, id: string,
  * Message steps must name one of the clinic's own live templates of the step's type (400 naming the
  * step otherwise; another clinic's template is the same 400 as an unknown id).
  */
-export async function replaceSequenceSteps(
-  db: Database,
-  clinicId: string,
-  id: string,
-  body: ReplaceStepsBody,
-  now: Date,
-): Promise<Sequence> {
+export async function replaceSequenceSteps(ctx: HandlerContext, id: string, body: ReplaceStepsBody): Promise<Sequence> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     const current = await lockSequence(tx, clinicId, id);
     if (current.status === 'active') throw conflict('CONFLICT', 'The steps of an active sequence cannot be replaced; pause it first');
@@ -325,7 +331,7 @@ export async function replaceSequenceSteps(
       .update(sequences)
       .set({ updatedAt: now })
       .where(and(eq(sequences.clinicId, clinicId), eq(sequences.id, id)));
-    return getSequence(tx, clinicId, id);
+    return readSequence(tx, clinicId, id);
   });
 }
 
@@ -335,7 +341,9 @@ export async function replaceSequenceSteps(
  * enrolled are counted, not enrolled again. The first step runs on the next sweep. The sequence is
  * locked (FOR SHARE) so it cannot be paused or archived halfway.
  */
-export async function triggerManually(db: Database, clinicId: string, body: ManualTriggerBody, now: Date) {
+export async function triggerManually(ctx: HandlerContext, body: ManualTriggerBody) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     const current = await lockSequence(tx, clinicId, body.sequenceId, 'share');
     if (current.status !== 'active')

@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam, pathId } from '../../../platform/http/ids';
 import { pagedBody } from '../../../platform/http/pagination';
@@ -81,29 +81,20 @@ const unassign = defineRoute(write, {
 
 export const tagRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { data, pagination } = await listTags(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listTags(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
-  .openapi(create, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await createTag(db, c.get('apiKey').clinicId, c.req.valid('json'), now()), 'Tag created'), 201);
-  })
+  .openapi(create, async (c) => c.json(ok(await createTag(handlerContext(c), c.req.valid('json')), 'Tag created'), 201))
   .openapi(update, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(
-      ok(await updateTag(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now()), 'Tag updated'),
-      200,
-    );
+    const updated = await updateTag(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
+    return c.json(ok(updated, 'Tag updated'), 200);
   })
-  .openapi(remove, async (c) => {
-    return c.json(ok(await deleteTag(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id), 'Tag deleted'), 200);
-  })
+  .openapi(remove, async (c) => c.json(ok(await deleteTag(handlerContext(c), c.req.valid('param').id), 'Tag deleted'), 200))
   .openapi(assign, async (c) => {
-    const { db, now } = c.get('services');
-    const result = await assignTag(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json').userId, now());
+    const result = await assignTag(handlerContext(c), c.req.valid('param').id, c.req.valid('json').userId);
     return c.json(ok(result, result.alreadyAssigned ? 'Tag already assigned' : 'Tag assigned'), 201);
   })
   .openapi(unassign, async (c) => {
     const { id, userId } = c.req.valid('param');
-    return c.json(ok(await unassignTag(c.get('services').db, c.get('apiKey').clinicId, id, userId), 'Tag removed'), 200);
+    return c.json(ok(await unassignTag(handlerContext(c), id, userId), 'Tag removed'), 200);
   });

@@ -1,6 +1,7 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { patients, patientTags, tags } from '../../../../drizzle/schema';
-import type { Database, Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
 import { conflict, notFound } from '../../../platform/http/errors';
@@ -32,7 +33,7 @@ const nameTaken = (name: string) => conflict('CONFLICT', `A tag named "${name}" 
 const isDuplicateName = (error: unknown) => isUniqueViolation(error, UNIQUE_NAME_INDEX);
 
 /** Tags of the clinic, newest first; category and isActive filter (the (clinic_id, category) index serves the first). */
-export async function listTags(db: Database, clinicId: string, query: ListTagsQuery) {
+export async function listTags({ db, clinicId }: HandlerContext, query: ListTagsQuery) {
   const conditions: SQL[] = [];
   if (query.category !== undefined) conditions.push(eq(tags.category, query.category));
   if (query.isActive !== undefined) conditions.push(eq(tags.isActive, query.isActive === 'true'));
@@ -48,7 +49,9 @@ export async function listTags(db: Database, clinicId: string, query: ListTagsQu
   return { data: page.rows.map((r) => toTag(r.tag)), pagination: page.pagination };
 }
 
-export async function createTag(db: Database, clinicId: string, body: CreateTagBody, now: Date): Promise<Tag> {
+export async function createTag(ctx: HandlerContext, body: CreateTagBody): Promise<Tag> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   try {
     const row = await forClinic(db, clinicId).insert(tags, {
       name: body.name,
@@ -66,7 +69,9 @@ export async function createTag(db: Database, clinicId: string, body: CreateTagB
   }
 }
 
-export async function updateTag(db: Database, clinicId: string, id: string, body: UpdateTagBody, now: Date): Promise<Tag> {
+export async function updateTag(ctx: HandlerContext, id: string, body: UpdateTagBody): Promise<Tag> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const changes: Partial<typeof tags.$inferInsert> = { updatedAt: now };
   if (body.name !== undefined) changes.name = body.name;
   if (body.color !== undefined) changes.color = body.color.toLowerCase();
@@ -82,7 +87,7 @@ export async function updateTag(db: Database, clinicId: string, id: string, body
 }
 
 /** Deletes the tag; its assignments go with it (patient_tags.tag_id cascades). Answers the tag as it was. */
-export async function deleteTag(db: Database, clinicId: string, id: string): Promise<Tag> {
+export async function deleteTag({ db, clinicId }: HandlerContext, id: string): Promise<Tag> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [row] = await db
     .delete(tags)
@@ -97,7 +102,9 @@ export async function deleteTag(db: Database, clinicId: string, id: string): Pro
  * deleted between the check and the insert. Idempotent: a second assignment changes nothing and
  * answers the first one's time with alreadyAssigned true. An inactive tag cannot be newly assigned.
  */
-export async function assignTag(db: Database, clinicId: string, tagId: string, userId: string, now: Date): Promise<TagAssignment> {
+export async function assignTag(ctx: HandlerContext, tagId: string, userId: string): Promise<TagAssignment> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(tagId)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const [found] = await tx
@@ -138,7 +145,7 @@ async function lockContact(tx: Queryable, clinicId: string, userId: string) {
 }
 
 /** Takes the tag off the contact; 404 when the tag, the contact or the assignment does not exist in the clinic. */
-export async function unassignTag(db: Database, clinicId: string, tagId: string, userId: string) {
+export async function unassignTag({ db, clinicId }: HandlerContext, tagId: string, userId: string) {
   if (!isUuid(tagId) || !isUuid(userId)) throw notFound('Tag assignment');
   const [removed] = await db
     .delete(patientTags)

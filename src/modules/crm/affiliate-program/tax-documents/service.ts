@@ -1,19 +1,15 @@
-// Affiliates' tax documents (pending -> verified | rejected) and the program's referral tiers.
+// Affiliates' tax documents (pending -> verified | rejected).
 import { and, eq, type SQL, sql } from 'drizzle-orm';
-import { affiliateTaxDocuments, affiliateTiers, type TaxDocumentStatus } from '../../../../drizzle/schema';
-import type { Database, Queryable, Transaction } from '../../../platform/db/client';
-import { isUniqueViolation } from '../../../platform/db/errors';
-import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
-import { ApiError, conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
-import { type PageQuery, pageOffset, paginate } from '../../../platform/http/pagination';
-import { toHundredths } from './rules';
-import { MAX_TIERS, type TaxDocumentData, type TierData } from './schemas';
-import { toTier } from './service';
+import { affiliateTaxDocuments, type TaxDocumentStatus } from '../../../../../drizzle/schema';
+import type { HandlerContext } from '../../../../platform/context';
+import type { Queryable, Transaction } from '../../../../platform/db/client';
+import { isoTimestamp, rowsOf } from '../../../../platform/db/sql';
+import { ApiError, notFound } from '../../../../platform/http/errors';
+import { isUuid } from '../../../../platform/http/ids';
+import { type PageQuery, pageOffset, paginate } from '../../../../platform/http/pagination';
+import type { TaxDocumentData } from './schemas';
 
 const iso = (column: string) => isoTimestamp(sql.raw(column));
-
-// ---------- tax documents ----------
 
 interface TaxDocumentRow {
   id: string;
@@ -57,7 +53,7 @@ const toTaxDocument = (row: Omit<TaxDocumentRow, 'total'>): TaxDocumentData => (
   rejectionReason: row.rejectionReason,
 });
 
-export async function listTaxDocuments(db: Database, clinicId: string, query: PageQuery & { status?: TaxDocumentStatus }) {
+export async function listTaxDocuments({ db, clinicId }: HandlerContext, query: PageQuery & { status?: TaxDocumentStatus }) {
   const filter = query.status ? sql`d.status = ${query.status}` : sql`true`;
   const rows = await rowsOf<TaxDocumentRow>(db, taxDocumentSelect(clinicId, filter, query.limit, pageOffset(query)));
   const page = await paginate(query, rows, () =>
@@ -93,57 +89,12 @@ async function review(tx: Transaction, clinicId: string, id: string, to: 'verifi
   return readTaxDocument(tx, clinicId, id);
 }
 
-export const verifyTaxDocument = (db: Database, clinicId: string, id: string, now: Date): Promise<TaxDocumentData> =>
-  db.transaction((tx) => review(tx, clinicId, id, 'verified', null, now));
-
-export const rejectTaxDocument = (db: Database, clinicId: string, id: string, reason: string, now: Date): Promise<TaxDocumentData> =>
-  db.transaction((tx) => review(tx, clinicId, id, 'rejected', reason, now));
-
-// ---------- tiers ----------
-
-const UNIQUE_MIN_INDEX = 'affiliate_tiers_clinic_id_min_active_referrals_key';
-
-/**
- * A tier (201). Another tier of the clinic with the same minActiveReferrals: 409 CONFLICT (the unique
- * index decides, so concurrent creations cannot both win). At most MAX_TIERS per clinic (409 CONFLICT).
- */
-export async function createTier(
-  db: Database,
-  clinicId: string,
-  body: { minActiveReferrals: number; percentage: number; label: string },
-  now: Date,
-): Promise<TierData> {
-  try {
-    return await db.transaction(async (tx) => {
-      const count = await tx.$count(affiliateTiers, eq(affiliateTiers.clinicId, clinicId));
-      if (count >= MAX_TIERS) throw conflict('CONFLICT', `A program has at most ${MAX_TIERS} tiers`);
-      const [row] = await tx
-        .insert(affiliateTiers)
-        .values({
-          clinicId,
-          minActiveReferrals: body.minActiveReferrals,
-          percentageHundredths: toHundredths(body.percentage),
-          label: body.label,
-          createdAt: now,
-        })
-        .returning();
-      return toTier({ ...row!, createdAt: row!.createdAt.toISOString() });
-    });
-  } catch (error) {
-    if (isUniqueViolation(error, UNIQUE_MIN_INDEX)) {
-      throw conflict('CONFLICT', `A tier for ${body.minActiveReferrals} active referrals already exists`);
-    }
-    throw error;
-  }
+export function verifyTaxDocument(ctx: HandlerContext, id: string): Promise<TaxDocumentData> {
+  const now = ctx.now();
+  return ctx.db.transaction((tx) => review(tx, ctx.clinicId, id, 'verified', null, now));
 }
 
-/** Deletes a tier; affiliates on it fall back to a lower tier or the program's rates from the next generate. */
-export async function deleteTier(db: Database, clinicId: string, id: string) {
-  if (!isUuid(id)) throw notFound('Affiliate tier');
-  const [deleted] = await db
-    .delete(affiliateTiers)
-    .where(and(eq(affiliateTiers.clinicId, clinicId), eq(affiliateTiers.id, id)))
-    .returning({ id: affiliateTiers.id });
-  if (!deleted) throw notFound('Affiliate tier');
-  return { id: deleted.id, deleted: true as const };
+export function rejectTaxDocument(ctx: HandlerContext, id: string, reason: string): Promise<TaxDocumentData> {
+  const now = ctx.now();
+  return ctx.db.transaction((tx) => review(tx, ctx.clinicId, id, 'rejected', reason, now));
 }
