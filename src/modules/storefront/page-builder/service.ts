@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import { navigationMenus, pages, pageVersions } from '../../../../drizzle/schema';
-import type { Database, Queryable, Transaction } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable, Transaction } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
@@ -8,7 +9,7 @@ import { isoOrNull } from '../../../platform/http/dates';
 import { type ApiError, badRequest, conflict, invalidFields, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
-import { type CheckedImage, storeImage, type UploadDeps } from '../../catalog';
+import { type CheckedImage, storeImage } from '../../catalog';
 import { assertContentSize, contentProblem } from './content';
 import {
   type CreatePageBody,
@@ -147,7 +148,7 @@ async function clearHomepage(tx: Transaction, clinicId: string, keepId: string |
     .where(live(tx, clinicId, eq(pages.isHomepage, true), ...(keepId ? [ne(pages.id, keepId)] : [])));
 }
 
-export async function listPages(db: Database, clinicId: string, query: PageQuery) {
+export async function listPages({ db, clinicId }: HandlerContext, query: PageQuery) {
   const rows = await db
     .select({ ...summaryColumns, total: totalCount() })
     .from(pages)
@@ -159,7 +160,7 @@ export async function listPages(db: Database, clinicId: string, query: PageQuery
   return { data: page.rows.map((row) => toSummary(row as SummaryRow)), pagination: page.pagination };
 }
 
-export async function getPage(db: Database, clinicId: string, id: string): Promise<Page> {
+export async function getPage({ db, clinicId }: HandlerContext, id: string): Promise<Page> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [row] = await db
     .select(pageColumns)
@@ -170,7 +171,9 @@ export async function getPage(db: Database, clinicId: string, id: string): Promi
   return toPage(row as PageRow);
 }
 
-export async function createPage(db: Database, clinicId: string, body: CreatePageBody, now: Date): Promise<Page> {
+export async function createPage(ctx: HandlerContext, body: CreatePageBody): Promise<Page> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   assertContentSize(body.draftContent);
   try {
     return await db.transaction(async (tx) => {
@@ -198,7 +201,9 @@ export async function createPage(db: Database, clinicId: string, body: CreatePag
 }
 
 /** Saves the draft: the fields sent replace the stored ones; publishedContent is never touched here. */
-export async function updatePage(db: Database, clinicId: string, id: string, body: UpdatePageBody, now: Date): Promise<Page> {
+export async function updatePage(ctx: HandlerContext, id: string, body: UpdatePageBody): Promise<Page> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   if (body.draftContent !== undefined) assertContentSize(body.draftContent);
   try {
@@ -228,7 +233,9 @@ export async function updatePage(db: Database, clinicId: string, id: string, bod
 }
 
 /** Soft delete: the page (and its versions) stay stored, it answers 404 from now on and its slug is free. */
-export async function deletePage(db: Database, clinicId: string, id: string, now: Date) {
+export async function deletePage(ctx: HandlerContext, id: string) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [deleted] = await db
     .update(pages)
@@ -245,7 +252,9 @@ export async function deletePage(db: Database, clinicId: string, id: string, now
  * SEO fields) and the page gets the draft as publishedContent, status published and the new number.
  * An empty draft ({}) is refused with 400.
  */
-export async function publishPage(db: Database, clinicId: string, id: string, now: Date): Promise<Page> {
+export async function publishPage(ctx: HandlerContext, id: string): Promise<Page> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const [current] = await tx
@@ -306,8 +315,8 @@ export async function publishPage(db: Database, clinicId: string, id: string, no
 }
 
 /** POST /page-builder/upload-image: stores the image (uploads row with purpose page_image); nothing else changes. */
-export async function uploadPageImage(deps: UploadDeps, clinicId: string, image: CheckedImage) {
-  const { upload } = await storeImage(deps, clinicId, 'page_image', image, async () => undefined);
+export async function uploadPageImage(ctx: HandlerContext, image: CheckedImage) {
+  const { upload } = await storeImage(ctx, ctx.clinicId, 'page_image', image, async () => undefined);
   return { imageUrl: upload.url, upload };
 }
 
@@ -349,7 +358,7 @@ const toMenu = (items: unknown, slugs: Record<string, string>) =>
   (Array.isArray(items) ? (items as StoredItem[]) : []).map((item) => toItem(item, slugs, true));
 
 /** Header and footer menus, with the current slug of every linked live page, in one query. */
-export async function getNavigation(db: Database, clinicId: string): Promise<Navigation> {
+export async function getNavigation({ db, clinicId }: HandlerContext): Promise<Navigation> {
   const [row] = await rowsOf<{ headerMenu: unknown; footerMenu: unknown; updatedAt: string; slugs: Record<string, string> | null }>(
     db,
     sql`
@@ -370,7 +379,9 @@ export async function getNavigation(db: Database, clinicId: string): Promise<Nav
  * Replaces both menus. Every pageId must be one of the clinic's live pages (one query for all of
  * them); the first that is not answers 400 naming the item (body.headerMenu.2.children.0.pageId).
  */
-export async function saveNavigation(db: Database, clinicId: string, body: NavigationBody, now: Date): Promise<Navigation> {
+export async function saveNavigation(ctx: HandlerContext, body: NavigationBody): Promise<Navigation> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const references: { field: string; pageId: string }[] = [];
   for (const menu of ['headerMenu', 'footerMenu'] as const) {
     body[menu].forEach((item, i) => {
