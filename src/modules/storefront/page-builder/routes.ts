@@ -6,6 +6,7 @@ import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { checkImageField, IMAGE_RULES, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from '../../catalog';
 import { MAX_CONTENT_BYTES } from './content';
+import { getNavigation, saveNavigation } from './navigation.service';
 import {
   createPageBody,
   deletedPage,
@@ -17,17 +18,7 @@ import {
   pageSummary,
   updatePageBody,
 } from './schemas';
-import {
-  createPage,
-  deletePage,
-  getNavigation,
-  getPage,
-  listPages,
-  publishPage,
-  saveNavigation,
-  updatePage,
-  uploadPageImage,
-} from './service';
+import { createPage, deletePage, getPage, listPages, publishPage, updatePage, uploadPageImage } from './service';
 
 const tags = ['Page builder'];
 const read = { auth: 'key', scope: 'read' } as const;
