@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { formSessions, patients, programs, questionnaires } from '../../../../drizzle/schema';
+import type { HandlerContext } from '../../../platform/context';
 import type { Database } from '../../../platform/db/client';
 import { recordOutboxEvent } from '../../../platform/events/outbox';
 import { badRequest, conflict, notFound } from '../../../platform/http/errors';
@@ -66,7 +67,9 @@ export type AdvanceSessionBody = z.infer<typeof advanceSessionBody>;
  * records intake.started, in one transaction. A form, program or patient that is not the clinic's
  * answers 404 (named), and nothing is written.
  */
-export async function startFormSession(db: Database, clinicId: string, body: StartSessionBody, now: Date) {
+export async function startFormSession(ctx: HandlerContext, body: StartSessionBody) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     const [found] = await tx
       .select({
@@ -113,7 +116,9 @@ export async function startFormSession(db: Database, clinicId: string, body: Sta
  * (lastStepReached becomes totalSteps). Only a started session moves: 409 ILLEGAL_TRANSITION
  * otherwise. The specification has no event for either.
  */
-export async function advanceFormSession(db: Database, clinicId: string, id: string, body: AdvanceSessionBody, now: Date) {
+export async function advanceFormSession(ctx: HandlerContext, id: string, body: AdvanceSessionBody) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound('Form session');
   return db.transaction(async (tx) => {
     const [current] = await tx
@@ -142,7 +147,8 @@ export async function advanceFormSession(db: Database, clinicId: string, id: str
 }
 
 /**
- * Marks every session started more than `staleHours` before `now` and still started as abandoned,
+ * Marks every session started more than `staleHours` before `now` and still started as abandoned
+ * (of every clinic: the sweep's work, so it takes the database and the time, not a clinic's context),
  * recording intake.abandoned for each in the same transaction, `batchSize` sessions per transaction.
  * Rows another sweep holds are skipped (SKIP LOCKED) and the update is guarded by status = 'started',
  * so a session is abandoned, and its event recorded, exactly once. Returns how many were abandoned.

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
 import { intakeDevRoutes } from './dev-routes';
@@ -84,35 +84,21 @@ const counts = defineRoute(
 
 export const analyticsRoutes = new OpenAPIHono<AppEnv>()
   .openapi(forms, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await formsAnalytics(db, c.get('apiKey').clinicId, c.req.valid('query'), now())), 200);
+    return c.json(ok(await formsAnalytics(handlerContext(c), c.req.valid('query'))), 200);
   })
   .openapi(formSessions, async (c) => {
-    const { db, now } = c.get('services');
-    const { data, pagination } = await formFunnel(db, c.get('apiKey').clinicId, c.req.valid('param').formId, c.req.valid('query'), now());
+    const { data, pagination } = await formFunnel(handlerContext(c), c.req.valid('param').formId, c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(programSessions, async (c) => {
-    const { db, now } = c.get('services');
-    const { data, pagination } = await programFunnel(
-      db,
-      c.get('apiKey').clinicId,
-      c.req.valid('param').questionnaireId,
-      c.req.valid('query'),
-      now(),
-    );
+    const { data, pagination } = await programFunnel(handlerContext(c), c.req.valid('param').questionnaireId, c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(likesOfProduct, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(
-      ok(await likesAnalytics(db, c.get('apiKey').clinicId, c.req.valid('param').tenantProductId, c.req.valid('query'), now())),
-      200,
-    );
+    return c.json(ok(await likesAnalytics(handlerContext(c), c.req.valid('param').tenantProductId, c.req.valid('query'))), 200);
   })
   .openapi(counts, async (c) => {
-    const { db } = c.get('services');
-    return c.json(ok(await likeCounts(db, c.get('apiKey').clinicId, c.req.valid('json').tenantProductIds)), 200);
+    return c.json(ok(await likeCounts(handlerContext(c), c.req.valid('json').tenantProductIds)), 200);
   })
   // POST /_dev/intake/sessions and /_dev/intake/sessions/{id}/progress (development simulator only).
   .route('/', intakeDevRoutes);

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { ProgramState } from '../../../../drizzle/schema';
+import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
 import { notFound } from '../../../platform/http/errors';
@@ -73,8 +74,9 @@ function figures(r: SessionFiguresRow | null | undefined) {
 
 const windowOrNull = (w: ResolvedWindow | null) => (w ? windowOut(w) : null);
 
-export async function formsAnalytics(db: Queryable, clinicId: string, query: WindowQuery, now: Date): Promise<FormsAnalytics> {
-  const w = optionalWindow(query, now);
+export async function formsAnalytics(ctx: HandlerContext, query: WindowQuery): Promise<FormsAnalytics> {
+  const { db, clinicId } = ctx;
+  const w = optionalWindow(query, ctx.now());
   // One pass over the window's sessions, grouped per form and in total at once (grouping sets).
   const [row] = await rowsOf<{
     totals: SessionFiguresRow | null;
@@ -214,12 +216,11 @@ function funnelBody(row: FunnelRow, w: ResolvedWindow | null, query: SessionsQue
 }
 
 export async function formFunnel(
-  db: Queryable,
-  clinicId: string,
+  ctx: HandlerContext,
   formId: string,
   query: SessionsQuery,
-  now: Date,
 ): Promise<{ data: FormFunnel; pagination: Pagination }> {
+  const { db, clinicId } = ctx;
   if (!isUuid(formId)) throw notFound('Form');
   const { row, window } = await funnelOf(
     db,
@@ -230,7 +231,7 @@ export async function formFunnel(
       byForm: false,
     },
     query,
-    now,
+    ctx.now(),
   );
   if (!row) throw notFound('Form');
   const owner = row.owner as { id: string; name: string; isActive: boolean };
@@ -239,12 +240,11 @@ export async function formFunnel(
 }
 
 export async function programFunnel(
-  db: Queryable,
-  clinicId: string,
+  ctx: HandlerContext,
   programId: string,
   query: SessionsQuery,
-  now: Date,
 ): Promise<{ data: ProgramFunnel; pagination: Pagination }> {
+  const { db, clinicId } = ctx;
   if (!isUuid(programId)) throw notFound('Program');
   const { row, window } = await funnelOf(
     db,
@@ -255,7 +255,7 @@ export async function programFunnel(
       byForm: true,
     },
     query,
-    now,
+    ctx.now(),
   );
   if (!row) throw notFound('Program');
   const owner = row.owner as { id: string; name: string; state: ProgramState };
@@ -277,15 +277,10 @@ export async function programFunnel(
   };
 }
 
-export async function likesAnalytics(
-  db: Queryable,
-  clinicId: string,
-  tenantProductId: string,
-  query: SeriesQuery,
-  now: Date,
-): Promise<LikesAnalytics> {
+export async function likesAnalytics(ctx: HandlerContext, tenantProductId: string, query: SeriesQuery): Promise<LikesAnalytics> {
+  const { db, clinicId } = ctx;
   if (!isUuid(tenantProductId)) throw notFound('Tenant product');
-  const w = resolveWindow(query, now, '30d');
+  const w = resolveWindow(query, ctx.now(), '30d');
   const granularity = checkBuckets(w, query.granularity);
   const g = GRANULARITY_SQL[granularity];
   const windowed = sql`created_at >= ${at(w.from)} and created_at <= ${at(w.to)}`;
@@ -344,7 +339,7 @@ export async function likesAnalytics(
  * products count (joined with the clinic filter); an unknown id or another clinic's answers 0, so the
  * answer tells nothing about other clinics.
  */
-export async function likeCounts(db: Queryable, clinicId: string, tenantProductIds: string[]): Promise<LikeCounts> {
+export async function likeCounts({ db, clinicId }: HandlerContext, tenantProductIds: string[]): Promise<LikeCounts> {
   const ids = [...new Set(tenantProductIds.map((id) => id.toLowerCase()))];
   // Validated uuids, sent as one array parameter.
   const idArray = sql`${`{${ids.join(',')}}`}::uuid[]`;

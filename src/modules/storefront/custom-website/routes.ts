@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { notFound } from '../../../platform/http/errors';
 import { defineRoute } from '../../../platform/http/route';
@@ -154,40 +154,32 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
 
 export const customWebsiteRoutes = new OpenAPIHono<AppEnv>()
   .openapi(get, async (c) => {
-    const { db, storage, now } = c.get('services');
-    return c.json(ok(await getWebsite({ db, storage, now }, c.get('apiKey').clinicId)), 200);
+    return c.json(ok(await getWebsite(handlerContext(c))), 200);
   })
   .openapi(save, async (c) => {
-    const { db, storage, now } = c.get('services');
-    return c.json(ok(await saveWebsite({ db, storage, now }, c.get('apiKey').clinicId, c.req.valid('json')), 'Website saved'), 200);
+    return c.json(ok(await saveWebsite(handlerContext(c), c.req.valid('json')), 'Website saved'), 200);
   })
   .openapi(toggle, async (c) => {
-    const { db, storage, now } = c.get('services');
     const { isActive } = c.req.valid('json');
-    const website = await setWebsiteActive({ db, storage, now }, c.get('apiKey').clinicId, isActive);
+    const website = await setWebsiteActive(handlerContext(c), isActive);
     return c.json(ok(website, isActive ? 'Website is live' : 'Website is offline'), 200);
   })
   .openapi(resetFooterRoute, async (c) => {
-    const { db, storage, now } = c.get('services');
-    return c.json(ok(await resetFooter({ db, storage, now }, c.get('apiKey').clinicId), 'Footer reset'), 200);
+    return c.json(ok(await resetFooter(handlerContext(c)), 'Footer reset'), 200);
   })
   .openapi(resetSocialRoute, async (c) => {
-    const { db, storage, now } = c.get('services');
-    return c.json(ok(await resetSocialMedia({ db, storage, now }, c.get('apiKey').clinicId), 'Social media links removed'), 200);
+    return c.json(ok(await resetSocialMedia(handlerContext(c)), 'Social media links removed'), 200);
   })
   .openapi(uploadLogoRoute, async (c) => {
-    const { db, storage, now } = c.get('services');
     const image = await checkImageField(c.req.valid('form').logo, 'logo');
-    return c.json(ok(await uploadLogo({ db, storage, now }, c.get('apiKey').clinicId, image), 'Logo stored'), 200);
+    return c.json(ok(await uploadLogo(handlerContext(c), image), 'Logo stored'), 200);
   })
   .openapi(uploadHeroRoute, async (c) => {
-    const { db, storage, now } = c.get('services');
     const image = await checkImageField(c.req.valid('form').heroImage, 'heroImage');
-    return c.json(ok(await uploadHero({ db, storage, now }, c.get('apiKey').clinicId, image), 'Hero image stored'), 200);
+    return c.json(ok(await uploadHero(handlerContext(c), image), 'Hero image stored'), 200);
   })
   .openapi(logoProxy, async (c) => {
-    const { db, storage, now } = c.get('services');
-    const logo = await findLogo({ db, storage, now }, c.get('apiKey').clinicId);
+    const logo = await findLogo(handlerContext(c));
     const headers: Record<string, string> = {
       ...SERVED_UPLOAD_HEADERS,
       ETag: logo.etag,

@@ -1,10 +1,11 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { customWebsites, uploads } from '../../../../drizzle/schema';
+import type { HandlerContext } from '../../../platform/context';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { notFound } from '../../../platform/http/errors';
 import type { ObjectStorage } from '../../../platform/providers/storage/types';
-import { type CheckedImage, type StoredImage, storeImage, type UploadDeps } from '../../catalog';
+import { type CheckedImage, type StoredImage, storeImage } from '../../catalog';
 import { type CustomWebsite, type SaveWebsiteBody, SOCIAL_NETWORK_NAMES, type SocialNetwork, WEBSITE_DEFAULTS } from './schemas';
 
 type WebsiteChanges = Partial<Omit<typeof customWebsites.$inferInsert, 'clinicId' | 'createdAt'>>;
@@ -69,10 +70,10 @@ async function upsertWebsite(db: Queryable, clinicId: string, changes: WebsiteCh
     .onConflictDoUpdate({ target: customWebsites.clinicId, set: { ...changes, updatedAt: now } });
 }
 
-export const getWebsite = (deps: UploadDeps, clinicId: string) => readWebsite(deps.db, deps.storage, clinicId);
+export const getWebsite = (ctx: HandlerContext) => readWebsite(ctx.db, ctx.storage, ctx.clinicId);
 
 /** POST /custom-website: the fields sent change (socialMediaLinks is replaced as a whole). */
-export async function saveWebsite(deps: UploadDeps, clinicId: string, body: SaveWebsiteBody): Promise<CustomWebsite> {
+export async function saveWebsite(ctx: HandlerContext, body: SaveWebsiteBody): Promise<CustomWebsite> {
   const changes: WebsiteChanges = {};
   if (body.isActive !== undefined) changes.isActive = body.isActive;
   if (body.heroTitle !== undefined) changes.heroTitle = body.heroTitle;
@@ -82,31 +83,27 @@ export async function saveWebsite(deps: UploadDeps, clinicId: string, body: Save
   if (body.footerColor !== undefined) changes.footerColor = body.footerColor;
   if (body.footerText !== undefined) changes.footerText = body.footerText;
   if (body.socialMediaLinks !== undefined) changes.socialMediaLinks = links(body.socialMediaLinks);
-  await upsertWebsite(deps.db, clinicId, changes, deps.now());
-  return readWebsite(deps.db, deps.storage, clinicId);
+  await upsertWebsite(ctx.db, ctx.clinicId, changes, ctx.now());
+  return getWebsite(ctx);
 }
 
 /** Changes isActive and nothing else. */
-export async function setWebsiteActive(deps: UploadDeps, clinicId: string, isActive: boolean): Promise<CustomWebsite> {
-  await upsertWebsite(deps.db, clinicId, { isActive }, deps.now());
-  return readWebsite(deps.db, deps.storage, clinicId);
+export async function setWebsiteActive(ctx: HandlerContext, isActive: boolean): Promise<CustomWebsite> {
+  await upsertWebsite(ctx.db, ctx.clinicId, { isActive }, ctx.now());
+  return getWebsite(ctx);
 }
 
 /** footerColor and footerText back to their defaults; nothing else changes. */
-export async function resetFooter(deps: UploadDeps, clinicId: string): Promise<CustomWebsite> {
-  await upsertWebsite(
-    deps.db,
-    clinicId,
-    { footerColor: WEBSITE_DEFAULTS.footerColor, footerText: WEBSITE_DEFAULTS.footerText },
-    deps.now(),
-  );
-  return readWebsite(deps.db, deps.storage, clinicId);
+export async function resetFooter(ctx: HandlerContext): Promise<CustomWebsite> {
+  const defaults = { footerColor: WEBSITE_DEFAULTS.footerColor, footerText: WEBSITE_DEFAULTS.footerText };
+  await upsertWebsite(ctx.db, ctx.clinicId, defaults, ctx.now());
+  return getWebsite(ctx);
 }
 
 /** socialMediaLinks emptied; nothing else changes. */
-export async function resetSocialMedia(deps: UploadDeps, clinicId: string): Promise<CustomWebsite> {
-  await upsertWebsite(deps.db, clinicId, { socialMediaLinks: {} }, deps.now());
-  return readWebsite(deps.db, deps.storage, clinicId);
+export async function resetSocialMedia(ctx: HandlerContext): Promise<CustomWebsite> {
+  await upsertWebsite(ctx.db, ctx.clinicId, { socialMediaLinks: {} }, ctx.now());
+  return getWebsite(ctx);
 }
 
 /**
@@ -115,34 +112,33 @@ export async function resetSocialMedia(deps: UploadDeps, clinicId: string): Prom
  * committed together. If the outer transaction fails after the bytes were stored, they are deleted
  * again. The previous image's object and uploads row are kept (docs/uploads.md).
  */
-async function setWebsiteImage(
-  deps: UploadDeps,
-  clinicId: string,
-  purpose: 'website_logo' | 'website_hero',
-  image: CheckedImage,
-): Promise<StoredImage> {
+async function setWebsiteImage(ctx: HandlerContext, purpose: 'website_logo' | 'website_hero', image: CheckedImage): Promise<StoredImage> {
+  const { db, storage, clinicId } = ctx;
+  const now = ctx.now();
   let storedKey: string | null = null;
   try {
-    return await deps.db.transaction(async (tx) => {
-      const { upload } = await storeImage({ ...deps, db: tx as unknown as Database }, clinicId, purpose, image, async () => undefined);
+    return await db.transaction(async (tx) => {
+      // Named fields, not a spread: the context's providers live on its prototype.
+      const inTx = { db: tx as unknown as Database, storage, now: () => now };
+      const { upload } = await storeImage(inTx, clinicId, purpose, image, async () => undefined);
       storedKey = upload.key;
       const column = purpose === 'website_logo' ? { logoUploadId: upload.id } : { heroUploadId: upload.id };
-      await upsertWebsite(tx, clinicId, column, deps.now());
+      await upsertWebsite(tx, clinicId, column, now);
       return upload;
     });
   } catch (error) {
-    if (storedKey) await deps.storage.delete(storedKey).catch(() => {});
+    if (storedKey) await storage.delete(storedKey).catch(() => {});
     throw error;
   }
 }
 
-export async function uploadLogo(deps: UploadDeps, clinicId: string, image: CheckedImage) {
-  const upload = await setWebsiteImage(deps, clinicId, 'website_logo', image);
+export async function uploadLogo(ctx: HandlerContext, image: CheckedImage) {
+  const upload = await setWebsiteImage(ctx, 'website_logo', image);
   return { logoUrl: upload.url, upload };
 }
 
-export async function uploadHero(deps: UploadDeps, clinicId: string, image: CheckedImage) {
-  const upload = await setWebsiteImage(deps, clinicId, 'website_hero', image);
+export async function uploadHero(ctx: HandlerContext, image: CheckedImage) {
+  const upload = await setWebsiteImage(ctx, 'website_hero', image);
   return { heroImageUrl: upload.url, upload };
 }
 
@@ -159,8 +155,9 @@ export interface LogoFile {
  * id: an upload's object is never rewritten (every upload gets a new key), so the id names the bytes,
  * and a matching If-None-Match is answered without reading storage.
  */
-export async function findLogo(deps: UploadDeps, clinicId: string): Promise<LogoFile> {
-  const [row] = await deps.db
+export async function findLogo(ctx: HandlerContext): Promise<LogoFile> {
+  const { db, storage, clinicId } = ctx;
+  const [row] = await db
     .select({ id: logo.id, objectKey: logo.objectKey, contentType: logo.contentType, createdAt: logo.createdAt })
     .from(customWebsites)
     .innerJoin(logo, and(eq(logo.id, customWebsites.logoUploadId), eq(logo.clinicId, customWebsites.clinicId), isNull(logo.deletedAt)))
@@ -172,7 +169,7 @@ export async function findLogo(deps: UploadDeps, clinicId: string): Promise<Logo
     contentType: row.contentType,
     lastModified: row.createdAt,
     async read() {
-      const object = await deps.storage.get(row.objectKey);
+      const object = await storage.get(row.objectKey);
       return object ? object.bytes : null;
     },
   };

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
@@ -58,14 +58,13 @@ const unlink = defineRoute(
 
 export const formRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { data, pagination } = await listFormGlobalProducts(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listFormGlobalProducts(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(link, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await linkFormGlobalProduct(db, c.get('apiKey').clinicId, c.req.valid('json'), now()), 'Form linked'), 201);
+    return c.json(ok(await linkFormGlobalProduct(handlerContext(c), c.req.valid('json')), 'Form linked'), 201);
   })
   .openapi(unlink, async (c) => {
-    const removed = await unlinkFormGlobalProduct(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('json').formId);
+    const removed = await unlinkFormGlobalProduct(handlerContext(c), c.req.valid('json').formId);
     return c.json(ok(removed, 'Form unlinked'), 200);
   });

@@ -1,6 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { formGlobalProducts, globalProducts, questionnaires } from '../../../../drizzle/schema';
-import type { Database } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
 import { conflict, notFound } from '../../../platform/http/errors';
@@ -37,7 +37,7 @@ const toLink = (row: LinkRow): FormGlobalProduct => ({
 });
 
 /** The clinic's form -> global product links with both names, newest first, in one query. */
-export async function listFormGlobalProducts(db: Database, clinicId: string, query: PageQuery) {
+export async function listFormGlobalProducts({ db, clinicId }: HandlerContext, query: PageQuery) {
   const rows = await db
     .select({ ...linkColumns, total: totalCount() })
     .from(formGlobalProducts)
@@ -61,7 +61,9 @@ const alreadyLinked = () =>
  * Links one of the clinic's questionnaires to a global product. Both must exist (404 Form / Global
  * product otherwise, the form checked first); a form is linked to one product at most (409).
  */
-export async function linkFormGlobalProduct(db: Database, clinicId: string, body: { formId: string; globalProductId: string }, now: Date) {
+export async function linkFormGlobalProduct(ctx: HandlerContext, body: { formId: string; globalProductId: string }) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     const [form] = await tx
       .select({ id: questionnaires.id, name: questionnaires.name, linked: formGlobalProducts.id })
@@ -102,7 +104,7 @@ export async function linkFormGlobalProduct(db: Database, clinicId: string, body
 }
 
 /** Removes the link of one of the clinic's forms; 404 when the form is not linked (or not the clinic's). */
-export async function unlinkFormGlobalProduct(db: Database, clinicId: string, formId: string) {
+export async function unlinkFormGlobalProduct({ db, clinicId }: HandlerContext, formId: string) {
   const [removed] = await db
     .delete(formGlobalProducts)
     .where(forClinic(db, clinicId).where(formGlobalProducts, eq(formGlobalProducts.questionnaireId, formId)))

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
@@ -37,10 +37,9 @@ const create = defineRoute(
 
 export const intakeRequestRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { data, pagination } = await listIntakeRequests(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listIntakeRequests(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(create, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await createIntakeRequest(db, c.get('apiKey').clinicId, c.req.valid('json'), now()), 'Intake request created'), 201);
+    return c.json(ok(await createIntakeRequest(handlerContext(c), c.req.valid('json')), 'Intake request created'), 201);
   });

@@ -1,6 +1,6 @@
 import { desc } from 'drizzle-orm';
 import { type IntakeRequestStatus, intakeRequests } from '../../../../drizzle/schema';
-import type { Database } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
 import { forClinic } from '../../../platform/db/scoped';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type { CreateIntakeRequestBody, IntakeRequest } from './schemas';
@@ -17,7 +17,7 @@ const toIntakeRequest = (row: Omit<Row, 'clinicId'>): IntakeRequest => ({
   updatedAt: row.updatedAt.toISOString(),
 });
 
-export async function listIntakeRequests(db: Database, clinicId: string, query: PageQuery) {
+export async function listIntakeRequests({ db, clinicId }: HandlerContext, query: PageQuery) {
   const rows = await db
     .select({
       id: intakeRequests.id,
@@ -39,12 +39,9 @@ export async function listIntakeRequests(db: Database, clinicId: string, query: 
 }
 
 /** A request made with an API key: no staff user asked, so requestedByUserId is null. Status pending. */
-export async function createIntakeRequest(
-  db: Database,
-  clinicId: string,
-  body: CreateIntakeRequestBody,
-  now: Date,
-): Promise<IntakeRequest> {
+export async function createIntakeRequest(ctx: HandlerContext, body: CreateIntakeRequestBody): Promise<IntakeRequest> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const row = await forClinic(db, clinicId).insert(intakeRequests, {
     treatmentName: body.treatmentName,
     notes: body.notes,

@@ -1,11 +1,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { checkImageField, IMAGE_RULES, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from '../../catalog';
 import { MAX_CONTENT_BYTES } from './content';
+import { getNavigation, saveNavigation } from './navigation.service';
 import {
   createPageBody,
   deletedPage,
@@ -17,17 +18,7 @@ import {
   pageSummary,
   updatePageBody,
 } from './schemas';
-import {
-  createPage,
-  deletePage,
-  getNavigation,
-  getPage,
-  listPages,
-  publishPage,
-  saveNavigation,
-  updatePage,
-  uploadPageImage,
-} from './service';
+import { createPage, deletePage, getPage, listPages, publishPage, updatePage, uploadPageImage } from './service';
 
 const tags = ['Page builder'];
 const read = { auth: 'key', scope: 'read' } as const;
@@ -156,40 +147,34 @@ const putNav = defineRoute(write, {
 
 export const pageBuilderRoutes = new OpenAPIHono<AppEnv>()
   .openapi(uploadImage, async (c) => {
-    const { db, storage, now } = c.get('services');
     const image = await checkImageField(c.req.valid('form').image, 'image');
-    const result = await uploadPageImage({ db, storage, now }, c.get('apiKey').clinicId, image);
+    const result = await uploadPageImage(handlerContext(c), image);
     return c.json(ok(result, 'Image stored'), 201);
   })
   .openapi(list, async (c) => {
-    const { data, pagination } = await listPages(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listPages(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(create, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await createPage(db, c.get('apiKey').clinicId, c.req.valid('json'), now()), 'Page created'), 201);
+    return c.json(ok(await createPage(handlerContext(c), c.req.valid('json')), 'Page created'), 201);
   })
   .openapi(get, async (c) => {
-    return c.json(ok(await getPage(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200);
+    return c.json(ok(await getPage(handlerContext(c), c.req.valid('param').id)), 200);
   })
   .openapi(update, async (c) => {
-    const { db, now } = c.get('services');
-    const saved = await updatePage(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now());
+    const saved = await updatePage(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
     return c.json(ok(saved, 'Draft saved'), 200);
   })
   .openapi(remove, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await deletePage(db, c.get('apiKey').clinicId, c.req.valid('param').id, now()), 'Page deleted'), 200);
+    return c.json(ok(await deletePage(handlerContext(c), c.req.valid('param').id), 'Page deleted'), 200);
   })
   .openapi(publish, async (c) => {
-    const { db, now } = c.get('services');
-    const published = await publishPage(db, c.get('apiKey').clinicId, c.req.valid('param').id, now());
+    const published = await publishPage(handlerContext(c), c.req.valid('param').id);
     return c.json(ok(published, `Published as version ${published.publishedVersion}`), 200);
   })
   .openapi(getNav, async (c) => {
-    return c.json(ok(await getNavigation(c.get('services').db, c.get('apiKey').clinicId)), 200);
+    return c.json(ok(await getNavigation(handlerContext(c))), 200);
   })
   .openapi(putNav, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await saveNavigation(db, c.get('apiKey').clinicId, c.req.valid('json'), now()), 'Navigation saved'), 200);
+    return c.json(ok(await saveNavigation(handlerContext(c), c.req.valid('json')), 'Navigation saved'), 200);
   });

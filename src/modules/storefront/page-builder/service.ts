@@ -1,27 +1,17 @@
-import { and, desc, eq, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
-import { navigationMenus, pages, pageVersions } from '../../../../drizzle/schema';
-import type { Database, Queryable, Transaction } from '../../../platform/db/client';
+import { and, desc, eq, isNull, ne, type SQL, sql } from 'drizzle-orm';
+import { pages, pageVersions } from '../../../../drizzle/schema';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable, Transaction } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
-import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
+import { isoTimestamp } from '../../../platform/db/sql';
 import { isoOrNull } from '../../../platform/http/dates';
 import { type ApiError, badRequest, conflict, invalidFields, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
-import { type CheckedImage, storeImage, type UploadDeps } from '../../catalog';
+import { type CheckedImage, storeImage } from '../../catalog';
 import { assertContentSize, contentProblem } from './content';
-import {
-  type CreatePageBody,
-  type MenuItem,
-  type MenuItemInput,
-  type Navigation,
-  type NavigationBody,
-  PAGE_TYPES,
-  PAGE_VERSIONS_LISTED,
-  type Page,
-  type PageSummary,
-  type UpdatePageBody,
-} from './schemas';
+import { type CreatePageBody, PAGE_TYPES, PAGE_VERSIONS_LISTED, type Page, type PageSummary, type UpdatePageBody } from './schemas';
 
 const RESOURCE = 'Page';
 const SLUG_INDEX = 'pages_clinic_id_slug_key';
@@ -30,7 +20,7 @@ const HOMEPAGE_INDEX = 'pages_clinic_id_homepage_key';
 type PageType = (typeof PAGE_TYPES)[number];
 
 /** The clinic's pages that are not deleted (a deleted page answers 404 everywhere). */
-const live = (db: Queryable, clinicId: string, ...conditions: SQL[]) =>
+export const live = (db: Queryable, clinicId: string, ...conditions: SQL[]) =>
   forClinic(db, clinicId).where(pages, isNull(pages.deletedAt), ...conditions);
 
 const summaryColumns = {
@@ -147,7 +137,7 @@ async function clearHomepage(tx: Transaction, clinicId: string, keepId: string |
     .where(live(tx, clinicId, eq(pages.isHomepage, true), ...(keepId ? [ne(pages.id, keepId)] : [])));
 }
 
-export async function listPages(db: Database, clinicId: string, query: PageQuery) {
+export async function listPages({ db, clinicId }: HandlerContext, query: PageQuery) {
   const rows = await db
     .select({ ...summaryColumns, total: totalCount() })
     .from(pages)
@@ -159,7 +149,7 @@ export async function listPages(db: Database, clinicId: string, query: PageQuery
   return { data: page.rows.map((row) => toSummary(row as SummaryRow)), pagination: page.pagination };
 }
 
-export async function getPage(db: Database, clinicId: string, id: string): Promise<Page> {
+export async function getPage({ db, clinicId }: HandlerContext, id: string): Promise<Page> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [row] = await db
     .select(pageColumns)
@@ -170,7 +160,9 @@ export async function getPage(db: Database, clinicId: string, id: string): Promi
   return toPage(row as PageRow);
 }
 
-export async function createPage(db: Database, clinicId: string, body: CreatePageBody, now: Date): Promise<Page> {
+export async function createPage(ctx: HandlerContext, body: CreatePageBody): Promise<Page> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   assertContentSize(body.draftContent);
   try {
     return await db.transaction(async (tx) => {
@@ -198,7 +190,9 @@ export async function createPage(db: Database, clinicId: string, body: CreatePag
 }
 
 /** Saves the draft: the fields sent replace the stored ones; publishedContent is never touched here. */
-export async function updatePage(db: Database, clinicId: string, id: string, body: UpdatePageBody, now: Date): Promise<Page> {
+export async function updatePage(ctx: HandlerContext, id: string, body: UpdatePageBody): Promise<Page> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   if (body.draftContent !== undefined) assertContentSize(body.draftContent);
   try {
@@ -228,7 +222,9 @@ export async function updatePage(db: Database, clinicId: string, id: string, bod
 }
 
 /** Soft delete: the page (and its versions) stay stored, it answers 404 from now on and its slug is free. */
-export async function deletePage(db: Database, clinicId: string, id: string, now: Date) {
+export async function deletePage(ctx: HandlerContext, id: string) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [deleted] = await db
     .update(pages)
@@ -245,7 +241,9 @@ export async function deletePage(db: Database, clinicId: string, id: string, now
  * SEO fields) and the page gets the draft as publishedContent, status published and the new number.
  * An empty draft ({}) is refused with 400.
  */
-export async function publishPage(db: Database, clinicId: string, id: string, now: Date): Promise<Page> {
+export async function publishPage(ctx: HandlerContext, id: string): Promise<Page> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const [current] = await tx
@@ -306,100 +304,7 @@ export async function publishPage(db: Database, clinicId: string, id: string, no
 }
 
 /** POST /page-builder/upload-image: stores the image (uploads row with purpose page_image); nothing else changes. */
-export async function uploadPageImage(deps: UploadDeps, clinicId: string, image: CheckedImage) {
-  const { upload } = await storeImage(deps, clinicId, 'page_image', image, async () => undefined);
+export async function uploadPageImage(ctx: HandlerContext, image: CheckedImage) {
+  const { upload } = await storeImage(ctx, ctx.clinicId, 'page_image', image, async () => undefined);
   return { imageUrl: upload.url, upload };
-}
-
-// ---------------------------------------------------------------- navigation
-
-/** A menu item as stored in navigation_menus (jsonb): label and url or pageId, children on top-level items. */
-interface StoredItem {
-  label: string;
-  url?: string;
-  pageId?: string;
-  children?: StoredItem[];
-}
-
-const EMPTY_NAVIGATION: Navigation = { headerMenu: [], footerMenu: [], updatedAt: null };
-
-function toStored(item: MenuItemInput): StoredItem {
-  const stored: StoredItem = { label: item.label };
-  if (item.url !== undefined) stored.url = item.url;
-  if (item.pageId !== undefined) stored.pageId = item.pageId.toLowerCase();
-  if (item.children) stored.children = item.children.map((child) => toStored(child));
-  return stored;
-}
-
-/** A stored item for the API, with the linked page's current slug (null when that page is gone). */
-function toItem(item: StoredItem, slugs: Record<string, string>, withChildren: boolean): MenuItem {
-  const pageId = typeof item.pageId === 'string' ? item.pageId : null;
-  const base = {
-    label: String(item.label ?? ''),
-    url: typeof item.url === 'string' ? item.url : null,
-    pageId,
-    pageSlug: pageId ? (slugs[pageId] ?? null) : null,
-  };
-  if (!withChildren) return base as MenuItem;
-  const children = Array.isArray(item.children) ? item.children.map((child) => toItem(child, slugs, false)) : [];
-  return { ...base, children };
-}
-
-const toMenu = (items: unknown, slugs: Record<string, string>) =>
-  (Array.isArray(items) ? (items as StoredItem[]) : []).map((item) => toItem(item, slugs, true));
-
-/** Header and footer menus, with the current slug of every linked live page, in one query. */
-export async function getNavigation(db: Database, clinicId: string): Promise<Navigation> {
-  const [row] = await rowsOf<{ headerMenu: unknown; footerMenu: unknown; updatedAt: string; slugs: Record<string, string> | null }>(
-    db,
-    sql`
-    select n."header_menu" as "headerMenu", n."footer_menu" as "footerMenu", ${isoTimestamp(sql.raw('n."updated_at"'))} as "updatedAt",
-      (select jsonb_object_agg(p."id"::text, p."slug") from "pages" p
-        where p."clinic_id" = n."clinic_id" and p."deleted_at" is null
-          and p."id" in (
-            select (jsonb_path_query(n."header_menu" || n."footer_menu", 'lax $[*].pageId') #>> '{}')::uuid
-            union select (jsonb_path_query(n."header_menu" || n."footer_menu", 'lax $[*].children[*].pageId') #>> '{}')::uuid)) as "slugs"
-    from "navigation_menus" n where n."clinic_id" = ${clinicId}`,
-  );
-  if (!row) return EMPTY_NAVIGATION;
-  const slugs = row.slugs ?? {};
-  return { headerMenu: toMenu(row.headerMenu, slugs), footerMenu: toMenu(row.footerMenu, slugs), updatedAt: row.updatedAt };
-}
-
-/**
- * Replaces both menus. Every pageId must be one of the clinic's live pages (one query for all of
- * them); the first that is not answers 400 naming the item (body.headerMenu.2.children.0.pageId).
- */
-export async function saveNavigation(db: Database, clinicId: string, body: NavigationBody, now: Date): Promise<Navigation> {
-  const references: { field: string; pageId: string }[] = [];
-  for (const menu of ['headerMenu', 'footerMenu'] as const) {
-    body[menu].forEach((item, i) => {
-      if (item.pageId) references.push({ field: `body.${menu}.${i}.pageId`, pageId: item.pageId.toLowerCase() });
-      item.children?.forEach((child, j) => {
-        if (child.pageId) references.push({ field: `body.${menu}.${i}.children.${j}.pageId`, pageId: child.pageId.toLowerCase() });
-      });
-    });
-  }
-  const slugs: Record<string, string> = {};
-  if (references.length) {
-    const ids = [...new Set(references.map((r) => r.pageId))];
-    const found = await db
-      .select({ id: pages.id, slug: pages.slug })
-      .from(pages)
-      .where(live(db, clinicId, inArray(pages.id, ids)));
-    for (const row of found) slugs[row.id] = row.slug;
-    const missing = references.filter((r) => !(r.pageId in slugs));
-    if (missing.length) {
-      const detail = "is not one of the clinic's pages (unknown, deleted or another clinic's)";
-      throw invalidFields(missing.map((r) => ({ field: r.field, message: detail })));
-    }
-  }
-  const headerMenu = body.headerMenu.map(toStored);
-  const footerMenu = body.footerMenu.map(toStored);
-  const [saved] = await db
-    .insert(navigationMenus)
-    .values({ clinicId, headerMenu, footerMenu, updatedAt: now })
-    .onConflictDoUpdate({ target: navigationMenus.clinicId, set: { headerMenu, footerMenu, updatedAt: now } })
-    .returning({ updatedAt: navigationMenus.updatedAt });
-  return { headerMenu: toMenu(headerMenu, slugs), footerMenu: toMenu(footerMenu, slugs), updatedAt: saved!.updatedAt.toISOString() };
 }

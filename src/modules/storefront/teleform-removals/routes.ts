@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { idParam } from '../../../platform/http/ids';
 import { pagedBody } from '../../../platform/http/pagination';
@@ -42,11 +42,10 @@ const cancel = defineRoute(
 
 export const teleformRemovalRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { data, pagination } = await listTeleformRemovals(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listTeleformRemovals(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(cancel, async (c) => {
-    const { db, now } = c.get('services');
-    const cancelled = await cancelTeleformRemoval(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json').reason, now());
+    const cancelled = await cancelTeleformRemoval(handlerContext(c), c.req.valid('param').id, c.req.valid('json').reason);
     return c.json(ok(cancelled, 'Teleform removal cancelled'), 200);
   });

@@ -1,5 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { questionnaires, type TeleformRemovalStatus, teleformRemovals } from '../../../../drizzle/schema';
+import type { HandlerContext } from '../../../platform/context';
 import type { Database } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { rowsOf } from '../../../platform/db/sql';
@@ -54,7 +55,7 @@ const toRemoval = (row: Row): TeleformRemoval => ({
   updatedAt: row.updatedAt.toISOString(),
 });
 
-export async function listTeleformRemovals(db: Database, clinicId: string, query: ListTeleformRemovalsQuery) {
+export async function listTeleformRemovals({ db, clinicId }: HandlerContext, query: ListTeleformRemovalsQuery) {
   const filter = query.status ? eq(teleformRemovals.status, query.status) : undefined;
   const rows = await db
     .select({ ...columns, total: totalCount() })
@@ -75,13 +76,9 @@ export async function listTeleformRemovals(db: Database, clinicId: string, query
  * Cancels a scheduled removal. The row is locked while its state is checked, so a concurrent cancel
  * or the completing sweep cannot interleave: cancelled or completed ones answer 409.
  */
-export async function cancelTeleformRemoval(
-  db: Database,
-  clinicId: string,
-  id: string,
-  reason: string,
-  now: Date,
-): Promise<TeleformRemoval> {
+export async function cancelTeleformRemoval(ctx: HandlerContext, id: string, reason: string): Promise<TeleformRemoval> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(id)) throw notFound(RESOURCE);
   return db.transaction(async (tx) => {
     const [current] = await tx
@@ -106,8 +103,8 @@ export async function cancelTeleformRemoval(
 }
 
 /**
- * Completes every scheduled removal whose time has come
- * and deactivates its form (questionnaires.is_active = false), in one statement. Returns how many.
+ * Completes every scheduled removal whose time has come (of every clinic: the sweep's work, so it
+ * takes the database and the time, not a clinic's context) and deactivates its form (questionnaires.is_active = false), in one statement. Returns how many.
  */
 export async function completeDueTeleformRemovals(db: Database, now: Date): Promise<number> {
   const [row] = await rowsOf<{ completed: number }>(

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../../platform/context';
+import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { badRequest } from '../../../platform/http/errors';
 import { idParam } from '../../../platform/http/ids';
@@ -145,37 +145,33 @@ withDeclaredSizeCheck(uploadLogoRoute);
 
 export const treatmentRoutes = new OpenAPIHono<AppEnv>()
   .openapi(list, async (c) => {
-    const { data, pagination } = await listTreatments(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listTreatments(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(create, async (c) => {
-    const { db, now } = c.get('services');
-    return c.json(ok(await createTreatment(db, c.get('apiKey').clinicId, c.req.valid('json'), now()), 'Treatment created'), 201);
+    return c.json(ok(await createTreatment(handlerContext(c), c.req.valid('json')), 'Treatment created'), 201);
   })
   .openapi(get, async (c) => {
-    return c.json(ok(await getTreatment(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('param').id)), 200);
+    return c.json(ok(await getTreatment(handlerContext(c), c.req.valid('param').id)), 200);
   })
   .openapi(update, async (c) => {
-    const { db, now } = c.get('services');
-    const updated = await updateTreatment(db, c.get('apiKey').clinicId, c.req.valid('param').id, c.req.valid('json'), now());
+    const updated = await updateTreatment(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
     return c.json(ok(updated, 'Treatment updated'), 200);
   })
   .openapi(listBrand, async (c) => {
-    const { data, pagination } = await listBrandTreatments(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('query'));
+    const { data, pagination } = await listBrandTreatments(handlerContext(c), c.req.valid('query'));
     return c.json({ ...ok(data), pagination }, 200);
   })
   .openapi(addBrand, async (c) => {
-    const { db, now } = c.get('services');
-    const added = await addBrandTreatment(db, c.get('apiKey').clinicId, c.req.valid('json').treatmentId, now());
+    const added = await addBrandTreatment(handlerContext(c), c.req.valid('json').treatmentId);
     return c.json(ok(added, 'Treatment selected'), 201);
   })
   .openapi(removeBrand, async (c) => {
-    const removed = await removeBrandTreatment(c.get('services').db, c.get('apiKey').clinicId, c.req.valid('json').treatmentId);
+    const removed = await removeBrandTreatment(handlerContext(c), c.req.valid('json').treatmentId);
     return c.json(ok(removed, 'Treatment removed from the brand'), 200);
   })
   .openapi(uploadLogoRoute, async (c) => {
-    const { db, storage, now } = c.get('services');
-    const clinicId = c.get('apiKey').clinicId;
+    const ctx = handlerContext(c);
     const { id } = c.req.valid('param');
     const form = c.req.valid('form') as { logo?: File; removeLogo?: 'true' | 'false' };
     const query = c.req.valid('query');
@@ -186,8 +182,8 @@ export const treatmentRoutes = new OpenAPIHono<AppEnv>()
     if (form.logo) {
       if (remove) throw badRequest('Invalid body: send either a logo or removeLogo=true, not both');
       const image = await checkImageField(form.logo, 'logo');
-      return c.json(ok(await setTreatmentLogo({ db, storage, now }, clinicId, id, image), 'Treatment logo stored'), 200);
+      return c.json(ok(await setTreatmentLogo(ctx, id, image), 'Treatment logo stored'), 200);
     }
-    if (remove) return c.json(ok(await removeTreatmentLogo({ db, storage, now }, clinicId, id), 'Treatment logo removed'), 200);
+    if (remove) return c.json(ok(await removeTreatmentLogo(ctx, id), 'Treatment logo removed'), 200);
     throw badRequest('Invalid body: send multipart/form-data with the file field logo, or removeLogo=true');
   });

@@ -1,13 +1,14 @@
 import { and, asc, desc, eq, like, or, type SQL, sql } from 'drizzle-orm';
 import { brandTreatments, clinics, treatments } from '../../../../drizzle/schema';
-import type { Database, Queryable } from '../../../platform/db/client';
+import type { HandlerContext } from '../../../platform/context';
+import type { Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmountOrNull } from '../../../platform/http/money';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import { slugify } from '../../../platform/http/strings';
-import { type CheckedImage, nextSlug, storeImage, type UploadDeps } from '../../catalog';
+import { type CheckedImage, nextSlug, storeImage } from '../../catalog';
 import type { BrandTreatment, CreateTreatmentBody, Treatment, UpdateTreatmentBody } from './schemas';
 
 const RESOURCE = 'Treatment';
@@ -76,7 +77,7 @@ function selectTreatments(db: Queryable, clinicId: string, ...conditions: SQL[])
     .where(forClinic(db, clinicId).where(treatments, ...conditions));
 }
 
-export async function listTreatments(db: Database, clinicId: string, query: PageQuery) {
+export async function listTreatments({ db, clinicId }: HandlerContext, query: PageQuery) {
   const rows = await db
     .select({ ...treatmentColumns, total: totalCount() })
     .from(treatments)
@@ -90,7 +91,12 @@ export async function listTreatments(db: Database, clinicId: string, query: Page
   return { data: page.rows.map(toTreatment), pagination: page.pagination };
 }
 
-export async function getTreatment(db: Queryable, clinicId: string, id: string): Promise<Treatment> {
+export async function getTreatment({ db, clinicId }: HandlerContext, id: string): Promise<Treatment> {
+  return findTreatment(db, clinicId, id);
+}
+
+/** One treatment of the clinic, read with `db` (the update's transaction sees its own change). */
+async function findTreatment(db: Queryable, clinicId: string, id: string): Promise<Treatment> {
   if (!isUuid(id)) throw notFound(RESOURCE);
   const [row] = await selectTreatments(db, clinicId, eq(treatments.id, id)).limit(1);
   if (!row) throw notFound(RESOURCE);
@@ -98,7 +104,9 @@ export async function getTreatment(db: Queryable, clinicId: string, id: string):
 }
 
 /** Creates a treatment whose slug (from the name) is unique in the clinic: name, name-2, name-3... */
-export async function createTreatment(db: Database, clinicId: string, body: CreateTreatmentBody, now: Date): Promise<Treatment> {
+export async function createTreatment(ctx: HandlerContext, body: CreateTreatmentBody): Promise<Treatment> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   const base = treatmentSlug(body.name);
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
     const taken = await db
@@ -130,14 +138,9 @@ export async function createTreatment(db: Database, clinicId: string, body: Crea
   throw conflict('CONFLICT', 'Could not find a free slug for this treatment name; try again');
 }
 
-export async function updateTreatment(
-  db: Database,
-  clinicId: string,
-  id: string,
-  body: UpdateTreatmentBody,
-  now: Date,
-): Promise<Treatment> {
-  const changes: Partial<typeof treatments.$inferInsert> = { updatedAt: now };
+export async function updateTreatment(ctx: HandlerContext, id: string, body: UpdateTreatmentBody): Promise<Treatment> {
+  const { db, clinicId } = ctx;
+  const changes: Partial<typeof treatments.$inferInsert> = { updatedAt: ctx.now() };
   if (body.name !== undefined) changes.name = body.name;
   if (body.description !== undefined) changes.description = body.description;
   if (body.brandColor !== undefined) changes.brandColor = body.brandColor;
@@ -145,7 +148,7 @@ export async function updateTreatment(
   if (body.isActive !== undefined) changes.isActive = body.isActive;
   return db.transaction(async (tx) => {
     await forClinic(tx, clinicId).updateById(treatments, id, changes, RESOURCE);
-    return getTreatment(tx, clinicId, id);
+    return findTreatment(tx, clinicId, id);
   });
 }
 
@@ -198,7 +201,7 @@ function selectBrandTreatments(db: Queryable, clinicId: string, ...conditions: S
     .where(forClinic(db, clinicId).where(brandTreatments, ...conditions));
 }
 
-export async function listBrandTreatments(db: Database, clinicId: string, query: PageQuery) {
+export async function listBrandTreatments({ db, clinicId }: HandlerContext, query: PageQuery) {
   const rows = await db
     .select({ ...brandTreatmentColumns, total: totalCount() })
     .from(brandTreatments)
@@ -216,7 +219,9 @@ export async function listBrandTreatments(db: Database, clinicId: string, query:
  * Selects one of the clinic's treatments for the brand. An already active selection is 409 CONFLICT;
  * an inactive one (kept from earlier) is made active again.
  */
-export async function addBrandTreatment(db: Database, clinicId: string, treatmentId: string, now: Date): Promise<BrandTreatment> {
+export async function addBrandTreatment(ctx: HandlerContext, treatmentId: string): Promise<BrandTreatment> {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   return db.transaction(async (tx) => {
     const [owned] = await tx
       .select({ id: treatments.id })
@@ -240,7 +245,7 @@ export async function addBrandTreatment(db: Database, clinicId: string, treatmen
 }
 
 /** Removes the selection (the row is deleted). 404 when the treatment is not selected or not the clinic's. */
-export async function removeBrandTreatment(db: Database, clinicId: string, treatmentId: string) {
+export async function removeBrandTreatment({ db, clinicId }: HandlerContext, treatmentId: string) {
   const removed = await db
     .delete(brandTreatments)
     .where(forClinic(db, clinicId).where(brandTreatments, eq(brandTreatments.treatmentId, treatmentId)))
@@ -250,18 +255,20 @@ export async function removeBrandTreatment(db: Database, clinicId: string, treat
 }
 
 /** POST /treatment/{id}/upload-logo with a logo: stores it and sets treatments.logo_url. */
-export async function setTreatmentLogo(deps: UploadDeps, clinicId: string, treatmentId: string, image: CheckedImage) {
+export async function setTreatmentLogo(ctx: HandlerContext, treatmentId: string, image: CheckedImage) {
+  const { db, clinicId } = ctx;
+  const now = ctx.now();
   if (!isUuid(treatmentId)) throw notFound(RESOURCE);
   // Checked before storing, so an unknown id never writes to the bucket.
-  if ((await forClinic(deps.db, clinicId).count(treatments, eq(treatments.id, treatmentId))) === 0) throw notFound(RESOURCE);
-  const { upload } = await storeImage(deps, clinicId, 'treatment_logo', image, (tx, url) =>
-    forClinic(tx, clinicId).updateById(treatments, treatmentId, { logoUrl: url, updatedAt: deps.now() }, RESOURCE),
+  if ((await forClinic(db, clinicId).count(treatments, eq(treatments.id, treatmentId))) === 0) throw notFound(RESOURCE);
+  const { upload } = await storeImage(ctx, clinicId, 'treatment_logo', image, (tx, url) =>
+    forClinic(tx, clinicId).updateById(treatments, treatmentId, { logoUrl: url, updatedAt: now }, RESOURCE),
   );
   return { treatmentId, logoUrl: upload.url as string | null, upload: upload as typeof upload | null };
 }
 
 /** removeLogo=true: clears the logo. The stored object and its uploads row are kept (docs/uploads.md). */
-export async function removeTreatmentLogo(deps: UploadDeps, clinicId: string, treatmentId: string) {
-  await forClinic(deps.db, clinicId).updateById(treatments, treatmentId, { logoUrl: null, updatedAt: deps.now() }, RESOURCE);
+export async function removeTreatmentLogo(ctx: HandlerContext, treatmentId: string) {
+  await forClinic(ctx.db, ctx.clinicId).updateById(treatments, treatmentId, { logoUrl: null, updatedAt: ctx.now() }, RESOURCE);
   return { treatmentId, logoUrl: null, upload: null };
 }
