@@ -6,7 +6,7 @@ import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { checkImageField, IMAGE_RULES, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from '../../catalog';
 import { MAX_CONTENT_BYTES } from './content';
-import { getNavigation, saveNavigation } from './navigation.service';
+import { getNavigation, saveNavigation } from './navigation';
 import {
   createPageBody,
   deletedPage,
