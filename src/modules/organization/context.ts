@@ -12,7 +12,7 @@ import type { SmsNumberProvider } from '../../platform/providers/sms';
 export interface OrganizationDeps {
   db: Database;
   now: Date;
-  config: Pick<AppConfig, 'environment' | 'webhookSecretKey' | 'domains'>;
+  config: Pick<AppConfig, 'environment' | 'secretKeys' | 'domains'>;
   providers: Pick<Providers, 'customHostnames' | 'emailDomains' | 'smsNumbers'>;
   sandbox: boolean;
 }

@@ -13,7 +13,8 @@ import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import { idempotencyKeys } from '../../../drizzle/schema';
 import { sha256Hex, toHex } from '../auth/crypto';
 import type { AppEnv } from '../context';
-import { decrypt, encrypt } from '../crypto/secret-box';
+import { SEALED } from '../crypto/sealed-values';
+import { open, seal } from '../crypto/secret-box';
 import type { Database } from '../db/client';
 import { classifyDatabaseError } from '../db/errors';
 import type { Sweep } from '../sweep';
@@ -130,7 +131,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const body = await readCopy(c.req.raw, MAX_HASHED_BODY_BYTES);
   if (body === null) return next();
   const [keyHash, requestHash] = await Promise.all([sha256Hex(key), hashRequest(`${c.req.method} ${url.pathname}${url.search}\n`, body)]);
-  const context = `idempotency:${clinicId}:${keyHash}`;
+  const context = SEALED.idempotencyAnswer.associatedData(clinicId, keyHash);
 
   const at = now();
   const id = await claim(db, clinicId, keyHash, requestHash, at);
@@ -150,7 +151,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
         'This Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
       );
     }
-    const answer = JSON.parse(await decrypt(kept.sealedResponse!, config.webhookSecretKey, context)) as KeptAnswer;
+    const answer = JSON.parse(await open(config.secretKeys, SEALED.idempotencyAnswer.purpose, kept.sealedResponse!, context)) as KeptAnswer;
     // Through the context, so the headers this request already has (its own X-Request-Id, the
     // RateLimit-* of its check) are on the replay too: a bare Response would drop them.
     const status = kept.responseStatus!;
@@ -178,7 +179,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (value !== null) headers[name] = value;
   }
   const answer: KeptAnswer = { headers, body: await res.clone().text() };
-  const sealedResponse = await encrypt(JSON.stringify(answer), config.webhookSecretKey, context);
+  const sealedResponse = await seal(config.secretKeys, SEALED.idempotencyAnswer.purpose, JSON.stringify(answer), context);
   await bookkeeping(() =>
     db
       .update(idempotencyKeys)

@@ -97,7 +97,7 @@ export const crmConnectionRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(connectApiKey, async (c) => {
     const { db, now, config } = c.get('services');
-    const connection = await connectWithApiKey(db, c.get('apiKey').clinicId, c.req.valid('json'), config.webhookSecretKey, now());
+    const connection = await connectWithApiKey(db, c.get('apiKey').clinicId, c.req.valid('json'), config.secretKeys, now());
     return c.json(ok(connection, 'CRM connected'), 200);
   })
   .openapi(oauthStartRoute, async (c) => {
@@ -107,7 +107,7 @@ export const crmConnectionRoutes = new OpenAPIHono<AppEnv>()
     const app = oauthAppFor(c, provider);
     if (!app)
       throw new ApiError(503, 'SERVICE_UNAVAILABLE', `OAuth with ${PROVIDERS[provider].label} is not configured on this deployment`);
-    const started = await startOAuth(clinicId, provider, app, config.webhookSecretKey, now());
+    const started = await startOAuth(clinicId, provider, app, config.secretKeys, now());
     // The state is a bearer of the clinic's intent: no cache keeps it.
     return c.json(ok(started), 200, NO_STORE_HEADERS);
   })

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { type CrmAuthType, crmConnections } from '../../../../drizzle/schema';
+import type { KeyRing } from '../../../platform/crypto/secret-box';
 import type { Database } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoOrNull } from '../../../platform/http/dates';
@@ -59,7 +60,7 @@ export async function connectWithApiKey(
   db: Database,
   clinicId: string,
   body: ConnectApiKeyBody,
-  dataKey: string,
+  dataKey: KeyRing,
   now: Date,
 ): Promise<CrmConnection> {
   const encryptedCredentials = await encryptCrmCredentials({ apiKey: body.apiKey }, clinicId, dataKey);
@@ -134,7 +135,7 @@ export interface OAuthApp {
  * The authorize URL of the provider's consent screen with a signed, expiring state. Reads and writes
  * nothing in the database: the connection is stored only when the callback completes.
  */
-export async function startOAuth(clinicId: string, provider: CrmProvider, app: OAuthApp, dataKey: string, now: Date) {
+export async function startOAuth(clinicId: string, provider: CrmProvider, app: OAuthApp, dataKey: KeyRing, now: Date) {
   const info = PROVIDERS[provider];
   const { state, expiresAt } = await signOAuthState(clinicId, provider, dataKey, now);
   const url = new URL(info.authorizeEndpoint);

@@ -29,7 +29,7 @@ const read = { auth: 'key', scope: 'read' } as const;
 const write = { auth: 'key', scope: 'write' } as const;
 
 const settingsOf = ({ config, hostResolver }: Services): WebhookSettings => ({
-  secretKey: config.webhookSecretKey,
+  secretKey: config.secretKeys,
   allowInsecureLocalhost: config.webhookAllowInsecureLocalhost,
   resolver: hostResolver,
 });

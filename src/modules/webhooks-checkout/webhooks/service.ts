@@ -1,5 +1,6 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints, webhookSecrets } from '../../../../drizzle/schema';
+import type { KeyRing } from '../../../platform/crypto/secret-box';
 import type { Database } from '../../../platform/db/client';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
@@ -16,8 +17,8 @@ import { insertSigningSecret, retireCurrentSecrets } from './secrets';
 export const MAX_ENDPOINTS_PER_CLINIC = 20;
 
 export interface WebhookSettings {
-  /** config.webhookSecretKey */
-  secretKey: string;
+  /** config.secretKeys */
+  secretKey: KeyRing;
   /** config.webhookAllowInsecureLocalhost */
   allowInsecureLocalhost: boolean;
   /** services.hostResolver: what the URL's name resolves to (production: DNS over HTTPS). */

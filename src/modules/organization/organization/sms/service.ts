@@ -5,7 +5,8 @@
 //   DELETE   -> no config  (refused while a number is active: release it first)
 import { and, count, eq, gte, isNull, lt, ne, sql } from 'drizzle-orm';
 import { clinics, messages, smsConfigs } from '../../../../../drizzle/schema';
-import { decrypt, encrypt, SecretBoxError } from '../../../../platform/crypto/secret-box';
+import { SEALED } from '../../../../platform/crypto/sealed-values';
+import { type KeyRing, open, SecretBoxError, seal } from '../../../../platform/crypto/secret-box';
 import type { Database, Queryable } from '../../../../platform/db/client';
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import type { SmsProviderName } from '../../../../platform/providers/sms';
@@ -14,12 +15,12 @@ import type { SmsConfigView, SmsStatusView } from './schemas';
 import { monthOf, type SmsConfigRow, toSmsConfig, toSmsStatus } from './views';
 
 /** Associated data of the sealed token: a ciphertext copied to another clinic's row does not decrypt. */
-const tokenContext = (clinicId: string) => `sms-auth-token:${clinicId}`;
+const tokenContext = SEALED.smsAuthToken.associatedData;
 
-export const encryptSmsAuthToken = (token: string, clinicId: string, keyBase64: string) =>
-  encrypt(token, keyBase64, tokenContext(clinicId));
-export const decryptSmsAuthToken = (ciphertext: string, clinicId: string, keyBase64: string) =>
-  decrypt(ciphertext, keyBase64, tokenContext(clinicId));
+export const encryptSmsAuthToken = (token: string, clinicId: string, keys: KeyRing) =>
+  seal(keys, SEALED.smsAuthToken.purpose, token, tokenContext(clinicId));
+export const decryptSmsAuthToken = (ciphertext: string, clinicId: string, keys: KeyRing) =>
+  open(keys, SEALED.smsAuthToken.purpose, ciphertext, tokenContext(clinicId));
 
 async function configOf(db: Queryable, clinicId: string, options: { lock?: boolean } = {}): Promise<SmsConfigRow | null> {
   const query = db.select().from(smsConfigs).where(eq(smsConfigs.clinicId, clinicId)).limit(1);
@@ -44,7 +45,7 @@ export async function putSmsConfig(
   provider: SmsProviderName,
   body: { accountSid: string; authToken: string; phoneNumber: string },
 ): Promise<SmsConfigView> {
-  const sealed = await encryptSmsAuthToken(body.authToken, clinicId, deps.config.webhookSecretKey);
+  const sealed = await encryptSmsAuthToken(body.authToken, clinicId, deps.config.secretKeys);
   const row = await deps.db.transaction(async (tx) => {
     const existing = await configOf(tx, clinicId, { lock: true });
     if (existing?.status === 'active') {
@@ -118,7 +119,7 @@ async function accountOf(deps: OrganizationDeps, row: SmsConfigRow) {
   try {
     return {
       accountSid: row.accountSid,
-      authToken: await decryptSmsAuthToken(row.encryptedAuthToken, row.clinicId, deps.config.webhookSecretKey),
+      authToken: await decryptSmsAuthToken(row.encryptedAuthToken, row.clinicId, deps.config.secretKeys),
     };
   } catch (error) {
     if (error instanceof SecretBoxError) {
