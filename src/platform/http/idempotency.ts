@@ -18,6 +18,7 @@ import { open, seal } from '../crypto/secret-box';
 import type { Database } from '../db/client';
 import { classifyDatabaseError } from '../db/errors';
 import type { Sweep } from '../sweep';
+import { ERROR_MESSAGES } from './error-messages';
 import { ApiError, badRequest, conflict } from './errors';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -142,14 +143,10 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
       .where(and(eq(idempotencyKeys.clinicId, clinicId), eq(idempotencyKeys.keyHash, keyHash)));
     // Gone between the two statements (a 5xx released it): the client may simply retry.
     if (!kept || kept.state === 'running') {
-      throw conflict('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry later');
+      throw conflict('IDEMPOTENCY_KEY_IN_USE', ERROR_MESSAGES.IDEMPOTENCY_KEY_IN_USE);
     }
     if (kept.requestHash !== requestHash) {
-      throw new ApiError(
-        422,
-        'IDEMPOTENCY_KEY_REUSED',
-        'This Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
-      );
+      throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', ERROR_MESSAGES.IDEMPOTENCY_KEY_REUSED);
     }
     const answer = JSON.parse(await open(config.secretKeys, SEALED.idempotencyAnswer.purpose, kept.sealedResponse!, context)) as KeptAnswer;
     // Through the context, so the headers this request already has (its own X-Request-Id, the

@@ -12,6 +12,7 @@ import {
 import type { Database, Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoOrNull } from '../../../platform/http/dates';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { ApiError, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
@@ -256,16 +257,12 @@ function checkChange(
   now: Date,
 ): ChangeContext {
   if (!newPlan) throw notFound('Plan');
-  if (newPlan.isInviteOnly)
-    throw new ApiError(400, 'PLAN_INVITE_ONLY', `The plan ${newPlan.code} is by invitation only; ask platform support`);
+  if (newPlan.isInviteOnly) throw new ApiError(400, 'PLAN_INVITE_ONLY', ERROR_MESSAGES.PLAN_INVITE_ONLY.change(newPlan.code));
   if (!subscription || !currentPlan) throw notFound('Subscription');
   if (subscription.planId === newPlan.id)
     throw new ApiError(400, 'ALREADY_ON_PLAN', `The subscription is already on the plan ${newPlan.code}`);
   if (subscription.status === 'expired' || subscription.needsSync || subscription.currentPeriodEnd.getTime() <= now.getTime()) {
-    throw conflict(
-      'SUBSCRIPTION_SYNC_REQUIRED',
-      'The subscription is expired or out of date and must be synced with the payment processor before its plan can change; contact platform support',
-    );
+    throw conflict('SUBSCRIPTION_SYNC_REQUIRED', ERROR_MESSAGES.SUBSCRIPTION_SYNC_REQUIRED.outOfDate);
   }
   return { newPlan, subscription, currentPlan };
 }
@@ -399,7 +396,7 @@ export async function changePlan(db: Database, processorFor: ProcessorFor, clini
     const { subscription, newPlan, currentPlan } = context;
     const proration = previewOf(context, now);
     if (!subscription.processorSubscriptionId)
-      throw conflict('SUBSCRIPTION_SYNC_REQUIRED', 'The subscription has no processor record; contact platform support');
+      throw conflict('SUBSCRIPTION_SYNC_REQUIRED', ERROR_MESSAGES.SUBSCRIPTION_SYNC_REQUIRED.noProcessorRecord);
     const state = await processorFor(subscription.processorSubscriptionId).changePlan(
       {
         clinicId,

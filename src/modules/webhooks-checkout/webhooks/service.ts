@@ -5,6 +5,7 @@ import type { Database } from '../../../platform/db/client';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
 import type { WebhookEvent } from '../../../platform/events/names';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { conflict, invalidField, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
@@ -101,10 +102,7 @@ export async function createWebhook(db: Database, clinicId: string, input: Creat
     await lockClinic(tx, clinicId);
     const scoped = forClinic(tx, clinicId);
     if ((await scoped.count(webhookEndpoints, isNull(webhookEndpoints.deletedAt))) >= MAX_ENDPOINTS_PER_CLINIC) {
-      throw conflict(
-        'WEBHOOK_ENDPOINT_LIMIT_REACHED',
-        `A clinic may have at most ${MAX_ENDPOINTS_PER_CLINIC} webhook endpoints; delete one first`,
-      );
+      throw conflict('WEBHOOK_ENDPOINT_LIMIT_REACHED', ERROR_MESSAGES.WEBHOOK_ENDPOINT_LIMIT_REACHED(MAX_ENDPOINTS_PER_CLINIC));
     }
     const row = await scoped.insert(webhookEndpoints, { url, events: uniqueEvents(input.events), createdAt: now, updatedAt: now });
     const secret = await insertSigningSecret(tx, clinicId, row.id, settings.secretKey, now);

@@ -8,6 +8,7 @@ import { clinics, messages, smsConfigs } from '../../../../../drizzle/schema';
 import { SEALED } from '../../../../platform/crypto/sealed-values';
 import { type KeyRing, open, SecretBoxError, seal } from '../../../../platform/crypto/secret-box';
 import type { Database, Queryable } from '../../../../platform/db/client';
+import { ERROR_MESSAGES } from '../../../../platform/http/error-messages';
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import type { SmsProviderName } from '../../../../platform/providers/sms';
 import { type OrganizationDeps, smsNumbersOf } from '../../context';
@@ -123,11 +124,7 @@ async function accountOf(deps: OrganizationDeps, row: SmsConfigRow) {
     };
   } catch (error) {
     if (error instanceof SecretBoxError) {
-      throw new ApiError(
-        409,
-        'SMS_NOT_CONFIGURED',
-        'The stored SMS credentials cannot be read (the data key changed); store them again with PUT /api/v1/organization/sms/twilio',
-      );
+      throw new ApiError(409, 'SMS_NOT_CONFIGURED', ERROR_MESSAGES.SMS_NOT_CONFIGURED.unreadable);
     }
     throw error;
   }
@@ -135,12 +132,7 @@ async function accountOf(deps: OrganizationDeps, row: SmsConfigRow) {
 
 export async function activateSmsNumber(deps: OrganizationDeps, clinicId: string): Promise<SmsStatusView> {
   const row = await configOf(deps.db, clinicId);
-  if (!row)
-    throw new ApiError(
-      409,
-      'SMS_NOT_CONFIGURED',
-      'No SMS provider is configured; store the account with PUT /api/v1/organization/sms/twilio first',
-    );
+  if (!row) throw new ApiError(409, 'SMS_NOT_CONFIGURED', ERROR_MESSAGES.SMS_NOT_CONFIGURED.none);
   if (row.status === 'active') throw numberActive(row, 'release it before activating another');
   const account = await accountOf(deps, row);
   const provider = smsNumbersOf(deps);
@@ -178,7 +170,7 @@ export async function activateSmsNumber(deps: OrganizationDeps, clinicId: string
 export async function releaseSmsNumber(deps: OrganizationDeps, clinicId: string): Promise<SmsStatusView> {
   const row = await configOf(deps.db, clinicId);
   if (row?.status !== 'active' || !row.providerNumberId) {
-    throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The clinic has no active toll-free number to release');
+    throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', ERROR_MESSAGES.SMS_NUMBER_NOT_ACTIVE.none);
   }
   const account = await accountOf(deps, row);
   const provider = smsNumbersOf(deps);
@@ -189,6 +181,6 @@ export async function releaseSmsNumber(deps: OrganizationDeps, clinicId: string)
     .where(and(eq(smsConfigs.clinicId, clinicId), eq(smsConfigs.status, 'active'), eq(smsConfigs.providerNumberId, row.providerNumberId)))
     .returning({ clinicId: smsConfigs.clinicId });
   // A concurrent release got there first: this one did not release anything.
-  if (!released) throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The toll-free number was already released by another request');
+  if (!released) throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', ERROR_MESSAGES.SMS_NUMBER_NOT_ACTIVE.alreadyReleased);
   return getSmsStatus(deps.db, clinicId, deps.now);
 }
