@@ -25,6 +25,8 @@ export const ERROR_MESSAGES = {
     body: (maxBytes: number) => `Request body exceeds ${maxBytes} bytes`,
     image: (maxBytes: number) => `The image exceeds ${maxBytes} bytes (5 MiB)`,
     csv: (maxBytes: number) => `The CSV file exceeds ${maxBytes} bytes (5 MiB)`,
+    content: (field: string, size: number, maxBytes: number) =>
+      `${field} is ${size} bytes as JSON; at most ${maxBytes} bytes (256 KiB) are allowed`,
   },
   RATE_LIMIT_EXCEEDED: (retryAfterSeconds: number) => `Rate limit exceeded; retry in ${retryAfterSeconds} seconds`,
   KEY_KIND_NOT_ALLOWED: {
@@ -36,7 +38,11 @@ export const ERROR_MESSAGES = {
   AFFILIATES_TIER_REQUIRED: 'Your plan does not include the Affiliates program',
   CRM_TIER_REQUIRED: 'Your plan does not include CRM Connect',
   SANDBOX_KEY_REQUIRED: (path: string) => `${path} needs a sandbox key (svc_test_); live keys belong to a clinic that is already live`,
-  SERVICE_UNAVAILABLE: { database: (retryAfterSeconds: number) => `The database is unavailable; retry in ${retryAfterSeconds} seconds` },
+  SERVICE_UNAVAILABLE: {
+    database: (retryAfterSeconds: number) => `The database is unavailable; retry in ${retryAfterSeconds} seconds`,
+    keyCaches: 'The change could not be announced to the key caches; nothing was changed, retry',
+    oauthNotConfigured: (provider: string) => `OAuth with ${provider} is not configured on this deployment`,
+  },
   IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still being processed; retry later',
   IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
   DNS_RESOLVER_UNAVAILABLE: (detail: string) => `${DNS_RESOLVER_UNAVAILABLE_MESSAGE} (${detail})`,

@@ -682,8 +682,13 @@ function errorExample(
 function messageFor(code: string, status: number, description: string, path: string, access: { auth?: string }): string {
   if (code === 'NOT_FOUND') return `${notFoundResource(description, path)} not found`;
   if (code === 'PAYLOAD_TOO_LARGE' && /over the limit/.test(description)) return MESSAGES.PAYLOAD_TOO_LARGE!;
-  if (MESSAGES[code] && !['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'].includes(code))
-    return MESSAGES[code]!;
+  // The other messages of codes that have several, by what the description says the error is.
+  if (code === 'SERVICE_UNAVAILABLE' && /key caches/.test(description)) return M.SERVICE_UNAVAILABLE.keyCaches;
+  if (code === 'SERVICE_UNAVAILABLE' && /OAuth app/.test(description)) return M.SERVICE_UNAVAILABLE.oauthNotConfigured('HubSpot');
+  if (code === 'PAYLOAD_TOO_LARGE' && /draftContent/.test(description)) {
+    return M.PAYLOAD_TOO_LARGE.content('body.draftContent', 300_000, 262_144);
+  }
+  if (MESSAGES[code] && !['UNAUTHORIZED', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'].includes(code)) return MESSAGES[code]!;
   if (code === 'UNAUTHORIZED' && access.auth === 'jwt') return M.UNAUTHORIZED.bearerToken;
   if (code === 'UNAUTHORIZED' && access.auth === 'public') return M.UNAUTHORIZED.signIn;
   if (code === 'PAYLOAD_TOO_LARGE' && /5242880|5 MiB/.test(description)) {

@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { ApiError } from '../../../platform/http/errors';
 import { defineRoute } from '../../../platform/http/route';
 import { type CrmProvider, PROVIDERS } from './providers';
@@ -106,7 +107,7 @@ export const crmConnectionRoutes = new OpenAPIHono<AppEnv>()
     const provider = c.req.valid('query').provider ?? (await defaultOAuthProvider(db, clinicId, (p) => oauthAppFor(c, p) !== null));
     const app = oauthAppFor(c, provider);
     if (!app)
-      throw new ApiError(503, 'SERVICE_UNAVAILABLE', `OAuth with ${PROVIDERS[provider].label} is not configured on this deployment`);
+      throw new ApiError(503, 'SERVICE_UNAVAILABLE', ERROR_MESSAGES.SERVICE_UNAVAILABLE.oauthNotConfigured(PROVIDERS[provider].label));
     const started = await startOAuth(clinicId, provider, app, config.secretKeys, now());
     // The state is a bearer of the clinic's intent: no cache keeps it.
     return c.json(ok(started), 200, NO_STORE_HEADERS);
