@@ -237,7 +237,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // --- the Worker: production variables and generated secrets ---
     const variables: Record<string, string> = {
       JWT_SECRET: secret(48),
-      WEBHOOK_SECRET_KEY: secret(32),
+      ROOT_SECRET_KEY: secret(32),
       UPSTASH_REDIS_REST_URL: `https://${HOSTS.upstash}`,
       UPSTASH_REDIS_REST_TOKEN: upstash.token,
       STRIPE_SECRET_KEY: stripeKey,

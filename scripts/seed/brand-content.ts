@@ -13,7 +13,7 @@ import {
   teleformRemovals,
   treatments,
 } from '../../drizzle/schema';
-import { DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../src/config';
+import { DEVELOPMENT_ROOT_SECRET_KEY } from '../../src/config';
 import { credentialHintFor, encryptCrmCredentials } from '../../src/modules/crm';
 import type { Database } from '../../src/platform/db/client';
 import { seedGlobalProductId, seedQuestionnaireId } from './catalog';
@@ -372,7 +372,7 @@ export async function seedBrandContent(db: Database, now: Date): Promise<void> {
       clinicId: demo,
       provider: 'hubspot',
       authType: 'api_key',
-      encryptedCredentials: await encryptCrmCredentials({ apiKey: SEED_CRM_API_KEY }, demo, DEVELOPMENT_WEBHOOK_SECRET_KEY),
+      encryptedCredentials: await encryptCrmCredentials({ apiKey: SEED_CRM_API_KEY }, demo, DEVELOPMENT_ROOT_SECRET_KEY),
       credentialHint: credentialHintFor(SEED_CRM_API_KEY),
       accountName: 'Demo Clinic (HubSpot)',
       phiSyncEnabled: true,

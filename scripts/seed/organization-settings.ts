@@ -9,7 +9,7 @@
 // All provider ids are development ids (dev_..., and Twilio-shaped PN sids): nothing reaches a real provider.
 import { and, eq, inArray, ne, notInArray, or, sql } from 'drizzle-orm';
 import { clinics, customDomains, emailDomains, smsConfigs } from '../../drizzle/schema';
-import { DEVELOPMENT_CNAME_TARGET, DEVELOPMENT_WEBHOOK_SECRET_KEY } from '../../src/config';
+import { DEVELOPMENT_CNAME_TARGET, DEVELOPMENT_ROOT_SECRET_KEY } from '../../src/config';
 import { encryptSmsAuthToken, toStoredDnsRecords } from '../../src/modules/organization';
 import type { Database } from '../../src/platform/db/client';
 import { developmentEmailRecords } from '../../src/platform/providers/domains';
@@ -77,7 +77,7 @@ export async function seedOrganizationSettings(db: Database, now: Date): Promise
   }
 
   // SMS: Demo Clinic's account with an active toll-free number.
-  const sealed = await encryptSmsAuthToken(SEED_SMS.authToken, DEMO.clinics.demo, DEVELOPMENT_WEBHOOK_SECRET_KEY);
+  const sealed = await encryptSmsAuthToken(SEED_SMS.authToken, DEMO.clinics.demo, DEVELOPMENT_ROOT_SECRET_KEY);
   const sms = {
     provider: 'twilio',
     accountSid: SEED_SMS.accountSid,

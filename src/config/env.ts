@@ -37,7 +37,11 @@ export interface Env extends DatabaseEnv, MessagingEnv, DomainsEnv, SmsEnv, QSta
   COPILOT_MODEL?: string;
   /** Base URL of the browser checkout page; embedUrl = <base>/<sessionId>#token=<token> (docs/checkout.md). */
   CHECKOUT_EMBED_BASE_URL?: string;
-  /** base64 of 32 bytes: the AES-GCM key that encrypts webhook signing secrets; required in production (docs/webhooks.md). */
+  /** base64 of 32 bytes: the root secret every sealing key is derived from (one per purpose); required in production (docs/secrets.md). */
+  ROOT_SECRET_KEY?: string;
+  /** The previous ROOT_SECRET_KEY, only during a rotation: what was sealed under it stays readable (docs/secrets.md). */
+  ROOT_SECRET_KEY_PREVIOUS?: string;
+  /** The old name of ROOT_SECRET_KEY, accepted for one release; set together with it, both must be equal. */
   WEBHOOK_SECRET_KEY?: string;
   /** "true" (development and test only): webhook endpoints may also be http://127.0.0.1:PORT/... or http://localhost:PORT/...; production refuses it set (ConfigError). */
   WEBHOOK_ALLOW_INSECURE_LOCALHOST?: string;

@@ -8,7 +8,7 @@ import { ConfigError } from './errors';
 import { type MessagingConfig, messagingConfigFrom } from './messaging';
 import { type QStashConfig, readQStashConfig } from './qstash';
 import { readRateLimitMultiplier } from './rate-limit';
-import { readJwtSecret, readWebhookSecretKey } from './secrets';
+import { type RootSecretKeys, readJwtSecret, readRootSecretKeys } from './secrets';
 import { type SmsNumbersConfig, smsNumbersConfigFrom } from './sms';
 
 export * from './database';
@@ -41,8 +41,8 @@ export interface AppConfig {
   copilot: { model: string };
   /** CHECKOUT_EMBED_BASE_URL; unset: the default in src/modules/webhooks-checkout/checkout/service.ts (docs/checkout.md). */
   checkoutEmbedBaseUrl?: string;
-  /** base64 of the 32-byte AES-GCM key of webhook signing secrets (src/platform/crypto/secret-box.ts). */
-  webhookSecretKey: string;
+  /** The root secret (and the previous one during a rotation) every sealing key is derived from (docs/secrets.md). */
+  secretKeys: RootSecretKeys;
   /** Webhook URLs may be plain-http loopback (development and test only; readDevelopmentSwitch). */
   webhookAllowInsecureLocalhost: boolean;
   /** QStash delivery of webhooks; null: the local dispatcher (cron, waitUntil) delivers. Required in production. */
@@ -92,7 +92,7 @@ export function readConfig(env: Env): AppConfig {
     );
   }
   const copilot = { model: env.COPILOT_MODEL || DEFAULT_COPILOT_MODEL };
-  const webhookSecretKey = readWebhookSecretKey(env.WEBHOOK_SECRET_KEY, environment);
+  const secretKeys = readRootSecretKeys(env, environment);
   const webhookAllowInsecureLocalhost = readDevelopmentSwitch('WEBHOOK_ALLOW_INSECURE_LOCALHOST', env, environment);
   const devSimulator = readDevelopmentSwitch('DEV_SIMULATOR', env, environment);
   const qstash = readQStashConfig(env, environment);
@@ -119,7 +119,7 @@ export function readConfig(env: Env): AppConfig {
     stripe,
     copilot,
     checkoutEmbedBaseUrl: env.CHECKOUT_EMBED_BASE_URL || undefined,
-    webhookSecretKey,
+    secretKeys,
     webhookAllowInsecureLocalhost,
     qstash,
     crmOAuth,

@@ -97,7 +97,7 @@ export const testConfig = (databaseUrl: string): AppConfig => ({
   devSimulator: false,
   stripe: null,
   copilot: { model: DEFAULT_COPILOT_MODEL },
-  webhookSecretKey: DEVELOPMENT_WEBHOOK_SECRET_KEY,
+  secretKeys: { current: DEVELOPMENT_WEBHOOK_SECRET_KEY },
   webhookAllowInsecureLocalhost: false,
   qstash: null,
   crmOAuth: { redirectUrl: null, clientIds: {} },

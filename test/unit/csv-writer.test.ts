@@ -29,6 +29,12 @@ describe('csvField and toCsv', () => {
     expect(csvField(undefined)).toBe('');
   });
 
+  it('quotes fields that start or end with a space (papaparse keeps them from being trimmed)', () => {
+    expect(csvField(' a')).toBe('" a"');
+    expect(csvField('a ')).toBe('"a "');
+    expect(Papa.parse<string[]>(toCsv(['x'], [[' a ']]).slice(0, -2), { newline: '\r\n' }).data).toEqual([['x'], [' a ']]);
+  });
+
   it('writes RFC 4180 that a CSV reader reads back, with the formulas neutralised', () => {
     const rows = [
       ['=HYPERLINK("https://evil.example","Click")', 'Doe, Jr.', 'jane@example.com', '+15550100000'],

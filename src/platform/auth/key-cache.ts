@@ -1,4 +1,5 @@
 import type { KeyCacheStore, KeyPrincipal, KeyRecord, Services } from '../context';
+import { ERROR_MESSAGES } from '../http/error-messages';
 import { ApiError } from '../http/errors';
 import { isUuid } from '../http/ids';
 import type { GatewayStore, RateLimiter } from '../rate-limit/types';
@@ -95,6 +96,6 @@ export async function announceKeyChanges(services: Pick<Services, 'rateLimiter'>
     console.error(
       JSON.stringify({ level: 'error', msg: 'key change marker not recorded', error: error instanceof Error ? error.name : 'unknown' }),
     );
-    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The change could not be announced to the key caches; nothing was changed, retry');
+    throw new ApiError(503, 'SERVICE_UNAVAILABLE', ERROR_MESSAGES.SERVICE_UNAVAILABLE.keyCaches);
   }
 }

@@ -1,3 +1,4 @@
+import { ERROR_MESSAGES } from '../http/error-messages';
 import { ApiError } from '../http/errors';
 import { innerError } from '../log';
 
@@ -148,7 +149,7 @@ export function databaseUnavailable(): ApiError {
   return new ApiError(
     503,
     'SERVICE_UNAVAILABLE',
-    `The database is unavailable; retry in ${DATABASE_RETRY_AFTER_SECONDS} seconds`,
+    ERROR_MESSAGES.SERVICE_UNAVAILABLE.database(DATABASE_RETRY_AFTER_SECONDS),
     { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
     { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
   );

@@ -2,6 +2,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../context';
+import { ERROR_MESSAGES } from './error-messages';
 import { ApiError } from './errors';
 
 /** Bodies above these sizes answer 413. Upload routes may set tighter limits of their own. */
@@ -13,7 +14,7 @@ export const maxBodyBytes = (contentType: string | undefined): number =>
   (contentType ?? '').startsWith('multipart/form-data') ? MAX_MULTIPART_BODY_BYTES : MAX_JSON_BODY_BYTES;
 
 const tooLarge = (maxSize: number) => () => {
-  throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${maxSize} bytes`);
+  throw new ApiError(413, 'PAYLOAD_TOO_LARGE', ERROR_MESSAGES.PAYLOAD_TOO_LARGE.body(maxSize));
 };
 const limits = new Map(
   [MAX_JSON_BODY_BYTES, MAX_MULTIPART_BODY_BYTES].map((maxSize) => [maxSize, bodyLimit({ maxSize, onError: tooLarge(maxSize) })]),

@@ -4,6 +4,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { findKeyPrincipal } from '../auth/key-auth';
 import type { AppEnv, KeyPrincipal } from '../context';
 import { onNotFound } from './error-handler';
+import { ERROR_MESSAGES } from './error-messages';
 import { ApiError, unauthorized } from './errors';
 import { checkKeyAccess } from './route';
 
@@ -37,6 +38,6 @@ export async function devSimulatorBody(c: Context<AppEnv>, options: { optional?:
   try {
     return JSON.parse(text);
   } catch {
-    throw new ApiError(400, 'INVALID_JSON', 'Request body is not valid JSON');
+    throw new ApiError(400, 'INVALID_JSON', ERROR_MESSAGES.INVALID_JSON);
   }
 }

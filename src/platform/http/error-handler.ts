@@ -4,6 +4,7 @@ import type { ZodError } from 'zod';
 import type { AppEnv } from '../context';
 import { classifyDatabaseError, databaseRefusedInput, databaseUnavailable } from '../db/errors';
 import { describeError, logLine } from '../log';
+import { ERROR_MESSAGES } from './error-messages';
 import { ApiError, type ErrorCode, invalidFields } from './errors';
 import { ProviderError, providerFailure } from './provider-errors';
 
@@ -35,7 +36,7 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
     // Hono's JSON validator reports unparsable bodies this way.
     const invalidJson = error.status === 400 && /json/i.test(error.message);
     const code = invalidJson ? 'INVALID_JSON' : (HTTP_EXCEPTION_CODES[error.status] ?? 'VALIDATION_ERROR');
-    const message = invalidJson ? 'Request body is not valid JSON' : error.message || 'Bad request';
+    const message = invalidJson ? ERROR_MESSAGES.INVALID_JSON : error.message || 'Bad request';
     return render(c, new ApiError(error.status as ApiError['status'], code, message));
   }
   const request = { requestId: c.get('requestId'), method: c.req.method, path: c.req.path };

@@ -1,4 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ERROR_MESSAGES } from './error-messages';
 
 /** Machine codes the API answers with; later areas add theirs here so the set stays documented. */
 export type ErrorCode =
@@ -80,7 +81,7 @@ export class ApiError extends Error {
   }
 }
 
-export const unauthorized = (message = 'Invalid or missing API key') => new ApiError(401, 'UNAUTHORIZED', message);
+export const unauthorized = (message: string = ERROR_MESSAGES.UNAUTHORIZED.apiKey) => new ApiError(401, 'UNAUTHORIZED', message);
 export const forbidden = (code: ErrorCode, message: string) => new ApiError(403, code, message);
 /** Same body for unknown, malformed and other-clinic ids, so none can be told apart. */
 export const notFound = (resource = 'Resource') => new ApiError(404, 'NOT_FOUND', `${resource} not found`);

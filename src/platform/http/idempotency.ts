@@ -13,10 +13,12 @@ import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import { idempotencyKeys } from '../../../drizzle/schema';
 import { sha256Hex, toHex } from '../auth/crypto';
 import type { AppEnv } from '../context';
-import { decrypt, encrypt } from '../crypto/secret-box';
+import { SEALED } from '../crypto/sealed-values';
+import { open, seal } from '../crypto/secret-box';
 import type { Database } from '../db/client';
 import { classifyDatabaseError } from '../db/errors';
 import type { Sweep } from '../sweep';
+import { ERROR_MESSAGES } from './error-messages';
 import { ApiError, badRequest, conflict } from './errors';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -130,7 +132,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const body = await readCopy(c.req.raw, MAX_HASHED_BODY_BYTES);
   if (body === null) return next();
   const [keyHash, requestHash] = await Promise.all([sha256Hex(key), hashRequest(`${c.req.method} ${url.pathname}${url.search}\n`, body)]);
-  const context = `idempotency:${clinicId}:${keyHash}`;
+  const context = SEALED.idempotencyAnswer.associatedData(clinicId, keyHash);
 
   const at = now();
   const id = await claim(db, clinicId, keyHash, requestHash, at);
@@ -141,16 +143,12 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
       .where(and(eq(idempotencyKeys.clinicId, clinicId), eq(idempotencyKeys.keyHash, keyHash)));
     // Gone between the two statements (a 5xx released it): the client may simply retry.
     if (!kept || kept.state === 'running') {
-      throw conflict('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry later');
+      throw conflict('IDEMPOTENCY_KEY_IN_USE', ERROR_MESSAGES.IDEMPOTENCY_KEY_IN_USE);
     }
     if (kept.requestHash !== requestHash) {
-      throw new ApiError(
-        422,
-        'IDEMPOTENCY_KEY_REUSED',
-        'This Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
-      );
+      throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', ERROR_MESSAGES.IDEMPOTENCY_KEY_REUSED);
     }
-    const answer = JSON.parse(await decrypt(kept.sealedResponse!, config.webhookSecretKey, context)) as KeptAnswer;
+    const answer = JSON.parse(await open(config.secretKeys, SEALED.idempotencyAnswer.purpose, kept.sealedResponse!, context)) as KeptAnswer;
     // Through the context, so the headers this request already has (its own X-Request-Id, the
     // RateLimit-* of its check) are on the replay too: a bare Response would drop them.
     const status = kept.responseStatus!;
@@ -178,7 +176,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (value !== null) headers[name] = value;
   }
   const answer: KeptAnswer = { headers, body: await res.clone().text() };
-  const sealedResponse = await encrypt(JSON.stringify(answer), config.webhookSecretKey, context);
+  const sealedResponse = await seal(config.secretKeys, SEALED.idempotencyAnswer.purpose, JSON.stringify(answer), context);
   await bookkeeping(() =>
     db
       .update(idempotencyKeys)

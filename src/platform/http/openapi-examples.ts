@@ -18,7 +18,7 @@
  * and 503. test/unit/openapi-examples.test.ts validates every example against its own schema.
  */
 
-import { DNS_RESOLVER_UNAVAILABLE_MESSAGE } from './provider-errors';
+import { ERROR_MESSAGES } from './error-messages';
 
 type Schema = Record<string, unknown>;
 type Media = { schema?: Schema; example?: unknown; examples?: unknown };
@@ -568,50 +568,48 @@ const booleanFor = (key: string) =>
 // ---------------------------------------------------------------------------------------------------
 // Error envelopes
 
-/** Messages the code sends for the codes every operation can answer (src/platform/http, auth, rate limits). */
+/**
+ * The message each code's example shows: the catalogue's message (error-messages.ts, the text the code
+ * sends), with example values where it takes some.
+ */
+const M = ERROR_MESSAGES;
 const MESSAGES: Record<string, string> = {
-  UNAUTHORIZED: 'Invalid or missing API key',
-  FORBIDDEN: 'Only brand admins may manage API keys',
+  UNAUTHORIZED: M.UNAUTHORIZED.apiKey,
+  FORBIDDEN: M.FORBIDDEN.brandAdminsOnly,
   NOT_FOUND: 'Resource not found',
-  INVALID_JSON: 'Request body is not valid JSON',
-  UNSUPPORTED_MEDIA_TYPE: 'Unsupported Media Type',
-  PAYLOAD_TOO_LARGE: 'Request body exceeds 1048576 bytes',
-  RATE_LIMIT_EXCEEDED: 'Rate limit exceeded; retry in 12 seconds',
-  KEY_KIND_NOT_ALLOWED: 'Publishable keys may only call POST /api/v1/checkout/sessions',
-  SANDBOX_NOT_ALLOWED: 'This operation is not available to sandbox keys',
-  INSUFFICIENT_SCOPE: 'This operation requires an API key with the write scope',
-  AFFILIATES_TIER_REQUIRED: 'Your plan does not include the Affiliates program',
-  CRM_TIER_REQUIRED: 'Your plan does not include CRM Connect',
-  SERVICE_UNAVAILABLE: 'The database is unavailable; retry in 5 seconds',
-  IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still being processed; retry later',
-  IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
-  ALREADY_REFUNDED: 'This order has already been refunded',
-  ORDER_NOT_PAID: 'This order has no successful payment to refund',
-  REFUND_REQUEST_ALREADY_DECIDED: 'This refund request was already approved',
-  PAYOUT_ACCOUNT_NOT_CONNECTED: 'The clinic has no connected payout account to withdraw to',
-  ACTIVE_KEY_LIMIT_REACHED: 'A brand may have at most 5 active API keys; revoke one first',
-  WEBHOOK_ENDPOINT_LIMIT_REACHED: 'A clinic may have at most 20 webhook endpoints; delete one first',
-  DNS_RESOLVER_UNAVAILABLE: `${DNS_RESOLVER_UNAVAILABLE_MESSAGE} (cloudflare-doh: no answer in time (A hooks.example.com))`,
-  SUBSCRIPTION_SYNC_REQUIRED:
-    'The subscription is expired or out of date and must be synced with the payment processor before its plan can change; contact platform support',
-  SMS_NOT_CONFIGURED: 'No SMS provider is configured; store the account with PUT /api/v1/organization/sms/twilio first',
-  SMS_NUMBER_NOT_ACTIVE: 'The clinic has no active toll-free number to release',
-  NAME_UNCHANGED: 'The new name is the current one; nothing to change',
-  PLAN_INVITE_ONLY: 'The plan enterprise is by invitation only; ask platform support',
-  COPILOT_UNAVAILABLE:
-    'The program copilot is not configured on this deployment (no AI provider); GET /api/v1/programs/copilot/suggestions still works',
-  WINDDOWN_CONSENT_REQUIRED:
-    '12 patient(s) are enrolled in this program; ending it needs their consent and is not available with an API key',
-  PAYMENT_PROCESSOR_ERROR: 'The payment processor refused the request (Your card was declined.)',
-  SANDBOX_KEY_REQUIRED: '/api/v1/sandbox/go-live needs a sandbox key (svc_test_); live keys belong to a clinic that is already live',
-  PLAN_LIMIT_REACHED: 'Your plan allows 10 selected products; this selection has 12',
-  PLAN_PRICE_CAP_EXCEEDED: "1 product is above your plan's price cap of $500.00 per product",
-  CUSTOM_DOMAIN_EXISTS:
-    'The clinic already has the custom domain shop.demo-clinic.com (active); remove it first with POST /api/v1/clinic/custom-domain/remove',
-  CUSTOM_DOMAIN_NOT_VERIFIED:
-    'The custom domain shop.demo-clinic.com is not verified yet; publish its DNS records and call POST /api/v1/clinic/custom-domain/verify until it answers verified: true',
-  EMAIL_DOMAIN_EXISTS:
-    'The clinic already has the email domain mail.demo-clinic.com (verified); remove it first with POST /api/v1/clinic/email-domain/remove',
+  INVALID_JSON: M.INVALID_JSON,
+  UNSUPPORTED_MEDIA_TYPE: M.UNSUPPORTED_MEDIA_TYPE,
+  PAYLOAD_TOO_LARGE: M.PAYLOAD_TOO_LARGE.body(1_048_576),
+  RATE_LIMIT_EXCEEDED: M.RATE_LIMIT_EXCEEDED(12),
+  KEY_KIND_NOT_ALLOWED: M.KEY_KIND_NOT_ALLOWED.publishable,
+  SANDBOX_NOT_ALLOWED: M.SANDBOX_NOT_ALLOWED,
+  INSUFFICIENT_SCOPE: M.INSUFFICIENT_SCOPE,
+  AFFILIATES_TIER_REQUIRED: M.AFFILIATES_TIER_REQUIRED,
+  CRM_TIER_REQUIRED: M.CRM_TIER_REQUIRED,
+  SERVICE_UNAVAILABLE: M.SERVICE_UNAVAILABLE.database(5),
+  IDEMPOTENCY_KEY_IN_USE: M.IDEMPOTENCY_KEY_IN_USE,
+  IDEMPOTENCY_KEY_REUSED: M.IDEMPOTENCY_KEY_REUSED,
+  ALREADY_REFUNDED: M.ALREADY_REFUNDED,
+  ORDER_NOT_PAID: M.ORDER_NOT_PAID,
+  REFUND_REQUEST_ALREADY_DECIDED: M.REFUND_REQUEST_ALREADY_DECIDED('approved'),
+  PAYOUT_ACCOUNT_NOT_CONNECTED: M.PAYOUT_ACCOUNT_NOT_CONNECTED,
+  ACTIVE_KEY_LIMIT_REACHED: M.ACTIVE_KEY_LIMIT_REACHED(5),
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: M.WEBHOOK_ENDPOINT_LIMIT_REACHED(20),
+  DNS_RESOLVER_UNAVAILABLE: M.DNS_RESOLVER_UNAVAILABLE('cloudflare-doh: no answer in time (A hooks.example.com)'),
+  SUBSCRIPTION_SYNC_REQUIRED: M.SUBSCRIPTION_SYNC_REQUIRED.outOfDate,
+  SMS_NOT_CONFIGURED: M.SMS_NOT_CONFIGURED.none,
+  SMS_NUMBER_NOT_ACTIVE: M.SMS_NUMBER_NOT_ACTIVE.none,
+  NAME_UNCHANGED: M.NAME_UNCHANGED,
+  PLAN_INVITE_ONLY: M.PLAN_INVITE_ONLY.change('enterprise'),
+  COPILOT_UNAVAILABLE: M.COPILOT_UNAVAILABLE,
+  WINDDOWN_CONSENT_REQUIRED: M.WINDDOWN_CONSENT_REQUIRED(12),
+  PAYMENT_PROCESSOR_ERROR: M.PAYMENT_PROCESSOR_ERROR('Your card was declined.'),
+  SANDBOX_KEY_REQUIRED: M.SANDBOX_KEY_REQUIRED('/api/v1/sandbox/go-live'),
+  PLAN_LIMIT_REACHED: M.PLAN_LIMIT_REACHED(10, 12),
+  PLAN_PRICE_CAP_EXCEEDED: M.PLAN_PRICE_CAP_EXCEEDED('A selected product is priced', 50_000),
+  CUSTOM_DOMAIN_EXISTS: M.CUSTOM_DOMAIN_EXISTS('shop.demo-clinic.com', 'active'),
+  CUSTOM_DOMAIN_NOT_VERIFIED: M.CUSTOM_DOMAIN_NOT_VERIFIED('shop.demo-clinic.com'),
+  EMAIL_DOMAIN_EXISTS: M.EMAIL_DOMAIN_EXISTS('mail.demo-clinic.com', 'verified'),
 };
 
 /** The fields beside code and message an error sends (ApiError's extra), consistent with MESSAGES. */
@@ -684,11 +682,19 @@ function errorExample(
 function messageFor(code: string, status: number, description: string, path: string, access: { auth?: string }): string {
   if (code === 'NOT_FOUND') return `${notFoundResource(description, path)} not found`;
   if (code === 'PAYLOAD_TOO_LARGE' && /over the limit/.test(description)) return MESSAGES.PAYLOAD_TOO_LARGE!;
-  if (MESSAGES[code] && !['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'].includes(code))
-    return MESSAGES[code]!;
-  if (code === 'UNAUTHORIZED' && access.auth === 'jwt') return 'Invalid or missing bearer token';
-  if (code === 'UNAUTHORIZED' && access.auth === 'public') return 'Invalid email or password';
-  if (code === 'PAYLOAD_TOO_LARGE' && /5242880|5 MiB/.test(description)) return 'The file exceeds 5242880 bytes (5 MiB)';
+  // The other messages of codes that have several, by what the description says the error is.
+  if (code === 'SERVICE_UNAVAILABLE' && /key caches/.test(description)) return M.SERVICE_UNAVAILABLE.keyCaches;
+  if (code === 'SERVICE_UNAVAILABLE' && /OAuth app/.test(description)) return M.SERVICE_UNAVAILABLE.oauthNotConfigured('HubSpot');
+  if (code === 'PAYLOAD_TOO_LARGE' && /draftContent/.test(description)) {
+    return M.PAYLOAD_TOO_LARGE.content('body.draftContent', 300_000, 262_144);
+  }
+  if (MESSAGES[code] && !['UNAUTHORIZED', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'].includes(code)) return MESSAGES[code]!;
+  if (code === 'UNAUTHORIZED' && access.auth === 'jwt') return M.UNAUTHORIZED.bearerToken;
+  if (code === 'UNAUTHORIZED' && access.auth === 'public') return M.UNAUTHORIZED.signIn;
+  if (code === 'PAYLOAD_TOO_LARGE' && /5242880|5 MiB/.test(description)) {
+    // The contacts import refuses its CSV file; every other 5 MiB limit is an image's (uploads, logos).
+    return /the file is over/.test(description) ? M.PAYLOAD_TOO_LARGE.csv(5_242_880) : M.PAYLOAD_TOO_LARGE.image(5_242_880);
+  }
   if (
     code === 'UNSUPPORTED_MEDIA_TYPE' ||
     code === 'RATE_LIMIT_EXCEEDED' ||

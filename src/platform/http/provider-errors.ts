@@ -2,11 +2,11 @@
 // 503 with Retry-After when trying again may work; 502 when the provider refused; 409 for what the
 // brand can change (a name another brand holds, credentials the SMS provider refused).
 import { ProviderError } from '../providers/errors';
+import { ERROR_MESSAGES } from './error-messages';
 import { ApiError, type ErrorCode } from './errors';
 
 /** The answer when a webhook URL's host could not be resolved (its OpenAPI example says the same). */
-export const DNS_RESOLVER_UNAVAILABLE_MESSAGE =
-  "The DNS resolver did not answer, so the URL's addresses could not be checked; nothing was changed, retry in 5 seconds";
+export { DNS_RESOLVER_UNAVAILABLE_MESSAGE } from './error-messages';
 
 /** Seconds a caller should wait after a provider did not answer (every *_UNAVAILABLE answer). */
 export const PROVIDER_RETRY_AFTER_SECONDS = 5;
@@ -68,7 +68,7 @@ export function providerFailure(error: ProviderError): ApiError {
             'PAYMENT_PROCESSOR_UNAVAILABLE',
             `The payment processor is unavailable (${error.message}); retry in ${PROVIDER_RETRY_AFTER_SECONDS} seconds`,
           )
-        : new ApiError(502, 'PAYMENT_PROCESSOR_ERROR', `The payment processor refused the request (${error.message})`);
+        : new ApiError(502, 'PAYMENT_PROCESSOR_ERROR', ERROR_MESSAGES.PAYMENT_PROCESSOR_ERROR(error.message));
     case 'custom_hostnames':
       return domainFailure(error, 'hostname');
     case 'email_domains':
@@ -79,7 +79,7 @@ export function providerFailure(error: ProviderError): ApiError {
       return new ApiError(502, 'COPILOT_PROVIDER_ERROR', `The copilot's model gave no usable answer (${error.message}); try again`);
     case 'dns':
       // A name that cannot be checked is not accepted: the caller is asked to come back, never let through.
-      return retryLater('DNS_RESOLVER_UNAVAILABLE', `${DNS_RESOLVER_UNAVAILABLE_MESSAGE} (${error.message})`);
+      return retryLater('DNS_RESOLVER_UNAVAILABLE', ERROR_MESSAGES.DNS_RESOLVER_UNAVAILABLE(error.message));
   }
 }
 

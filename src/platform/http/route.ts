@@ -5,6 +5,7 @@ import { readToken } from '../auth/jwt';
 import { findActiveUser } from '../auth/users';
 import type { AppEnv, KeyPrincipal } from '../context';
 import { errorBody } from './envelope';
+import { ERROR_MESSAGES } from './error-messages';
 import { ApiError, type ErrorCode, forbidden, unauthorized } from './errors';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, idempotency } from './idempotency';
 
@@ -35,8 +36,8 @@ export type RouteAccess =
 export const SANDBOX_BLOCKED_PREFIXES = ['/orders', '/customers', '/payouts', '/refunds', '/refund-requests'].map((p) => `/api/v1${p}`);
 
 const GATE_CODES: Record<Entitlement, { code: ErrorCode; message: string }> = {
-  affiliates: { code: 'AFFILIATES_TIER_REQUIRED', message: 'Your plan does not include the Affiliates program' },
-  crm_connect: { code: 'CRM_TIER_REQUIRED', message: 'Your plan does not include CRM Connect' },
+  affiliates: { code: 'AFFILIATES_TIER_REQUIRED', message: ERROR_MESSAGES.AFFILIATES_TIER_REQUIRED },
+  crm_connect: { code: 'CRM_TIER_REQUIRED', message: ERROR_MESSAGES.CRM_TIER_REQUIRED },
 };
 
 export function sandboxAllowedByDefault(path: string): boolean {
@@ -46,19 +47,19 @@ export function sandboxAllowedByDefault(path: string): boolean {
 /** The checks after authentication and rate limiting, in the fixed order: kind, sandbox, scope, plan. */
 export function checkKeyAccess(key: KeyPrincipal, access: Extract<RouteAccess, { auth: 'key' }>, path: string): void {
   if (key.kind === 'publishable' && !access.publishable) {
-    throw forbidden('KEY_KIND_NOT_ALLOWED', 'Publishable keys may only call POST /api/v1/checkout/sessions');
+    throw forbidden('KEY_KIND_NOT_ALLOWED', ERROR_MESSAGES.KEY_KIND_NOT_ALLOWED.publishable);
   }
   if (key.kind === 'ai_connector' && !access.aiConnector) {
-    throw forbidden('KEY_KIND_NOT_ALLOWED', 'AI-connector keys may only call the read operations on their allowlist');
+    throw forbidden('KEY_KIND_NOT_ALLOWED', ERROR_MESSAGES.KEY_KIND_NOT_ALLOWED.aiConnector);
   }
   if (key.isSandbox && !(access.sandbox ?? sandboxAllowedByDefault(path))) {
-    throw forbidden('SANDBOX_NOT_ALLOWED', 'This operation is not available to sandbox keys');
+    throw forbidden('SANDBOX_NOT_ALLOWED', ERROR_MESSAGES.SANDBOX_NOT_ALLOWED);
   }
   if (access.scope === 'write' && !key.scopes.includes('write')) {
-    throw forbidden('INSUFFICIENT_SCOPE', 'This operation requires an API key with the write scope');
+    throw forbidden('INSUFFICIENT_SCOPE', ERROR_MESSAGES.INSUFFICIENT_SCOPE);
   }
   if (access.sandbox === 'only' && !key.isSandbox) {
-    throw forbidden('SANDBOX_KEY_REQUIRED', `${path} needs a sandbox key (svc_test_); live keys belong to a clinic that is already live`);
+    throw forbidden('SANDBOX_KEY_REQUIRED', ERROR_MESSAGES.SANDBOX_KEY_REQUIRED(path));
   }
   if (access.gate && !key.entitlements.includes(access.gate)) {
     const { code, message } = GATE_CODES[access.gate];
@@ -88,9 +89,9 @@ function guard(access: RouteAccess, path: string): MiddlewareHandler<AppEnv> {
       const token = match ? await readToken(match[1]!, services.config.jwtSecret) : null;
       // The token says who; the database says whether they still may (deactivated, demoted).
       const user = token ? await findActiveUser(services.db, token) : null;
-      if (!user) throw unauthorized('Invalid or missing bearer token');
+      if (!user) throw unauthorized(ERROR_MESSAGES.UNAUTHORIZED.bearerToken);
       if (!BRAND_ADMIN_ROLES.includes(user.role)) {
-        throw new ApiError(403, 'FORBIDDEN', 'Only brand admins may manage API keys');
+        throw new ApiError(403, 'FORBIDDEN', ERROR_MESSAGES.FORBIDDEN.brandAdminsOnly);
       }
       c.set('user', user);
     }

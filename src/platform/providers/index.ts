@@ -17,10 +17,11 @@ import { DevelopmentCustomHostnames, DevelopmentEmailDomains, isDevelopmentProvi
 import { ResendEmailDomains } from './domains/resend';
 import type { CustomHostnameProvider, EmailDomainProvider } from './domains/types';
 import { type ProviderCapability, ProviderError } from './errors';
+import type { FetchLike } from './http';
 import { DevelopmentMessageSender } from './messaging/development';
 import { QueueingMessageSender } from './messaging/queueing';
 import { ResendEmailTransport } from './messaging/resend';
-import type { FetchLike, MessageTransport } from './messaging/transport';
+import type { MessageTransport } from './messaging/transport';
 import { TwilioSmsTransport } from './messaging/twilio';
 import type { MessageSender } from './messaging/types';
 import { DevelopmentPaymentProcessor } from './payments/development';

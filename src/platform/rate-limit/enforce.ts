@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../context';
+import { ERROR_MESSAGES } from '../http/error-messages';
 import { ApiError } from '../http/errors';
 import { setResponseHeaders } from '../http/response-headers';
 import { type RuleOutcome, rateLimitHeaders, refusedOutcome, scaleRules, secondsUntil } from './policy';
@@ -56,7 +57,7 @@ export function applyRateLimitOutcomes(c: Context<AppEnv>, outcomes: RuleOutcome
     throw new ApiError(
       429,
       'RATE_LIMIT_EXCEEDED',
-      `Rate limit exceeded; retry in ${retryAfterSeconds} seconds`,
+      ERROR_MESSAGES.RATE_LIMIT_EXCEEDED(retryAfterSeconds),
       {
         retryAfterSeconds,
       },

@@ -53,9 +53,9 @@ describe('GET/PUT/DELETE /api/v1/organization/sms/{provider-path}', () => {
 
     const [row] = await t.db.select().from(smsConfigs).where(eq(smsConfigs.clinicId, clinic.id));
     expect(row!.encryptedAuthToken).not.toContain(TOKEN);
-    expect(await decryptSmsAuthToken(row!.encryptedAuthToken, clinic.id, t.config.webhookSecretKey)).toBe(TOKEN);
+    expect(await decryptSmsAuthToken(row!.encryptedAuthToken, clinic.id, t.config.secretKeys)).toBe(TOKEN);
     // Bound to the clinic: the same ciphertext does not open for another one.
-    await expect(decryptSmsAuthToken(row!.encryptedAuthToken, crypto.randomUUID(), t.config.webhookSecretKey)).rejects.toThrow();
+    await expect(decryptSmsAuthToken(row!.encryptedAuthToken, crypto.randomUUID(), t.config.secretKeys)).rejects.toThrow();
 
     for (const res of [
       await get(key),
@@ -132,7 +132,7 @@ describe('GET/PUT/DELETE /api/v1/organization/sms/{provider-path}', () => {
     expect(rotated.status).toBe(200);
     expect((await rotated.json()).data).toMatchObject({ status: 'active', phoneNumber: data.tollFreeNumber });
     const [row] = await t.db.select().from(smsConfigs).where(eq(smsConfigs.clinicId, clinic.id));
-    expect(await decryptSmsAuthToken(row!.encryptedAuthToken, clinic.id, t.config.webhookSecretKey)).toBe('a-new-token-0123456789');
+    expect(await decryptSmsAuthToken(row!.encryptedAuthToken, clinic.id, t.config.secretKeys)).toBe('a-new-token-0123456789');
   });
 });
 

@@ -78,7 +78,7 @@ async function world(): Promise<World> {
     .insert(webhookEndpoints)
     .values({ clinicId: clinic.id, url: receiver.url, events: ['order.created'] })
     .returning();
-  await insertSigningSecret(t.db, clinic.id, endpoint!.id, t.config.webhookSecretKey, new Date());
+  await insertSigningSecret(t.db, clinic.id, endpoint!.id, t.config.secretKeys, new Date());
   return { clinicId: clinic.id, key, endpointId: endpoint!.id };
 }
 

@@ -48,7 +48,7 @@ async function makeEndpoint(clinicId: string, values: Partial<typeof webhookEndp
     .insert(webhookEndpoints)
     .values({ clinicId, url: receiver.url, events: ['order.created', 'payment.succeeded'], ...values })
     .returning();
-  const secret = await insertSigningSecret(t.db, clinicId, endpoint!.id, t.config.webhookSecretKey, new Date());
+  const secret = await insertSigningSecret(t.db, clinicId, endpoint!.id, t.config.secretKeys, new Date());
   return { endpoint: endpoint!, secret };
 }
 

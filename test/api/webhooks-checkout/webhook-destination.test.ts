@@ -375,7 +375,7 @@ describe('sending (production resolver, again before every attempt)', () => {
       .insert(webhookEndpoints)
       .values({ clinicId: clinic.id, url: 'https://hooks.brand.example:8080/in', events: ['order.created'] })
       .returning();
-    await insertSigningSecret(t.db, clinic.id, endpoint!.id, app.config.webhookSecretKey, new Date());
+    await insertSigningSecret(t.db, clinic.id, endpoint!.id, app.config.secretKeys, new Date());
     const delivery = await pendingDelivery(clinic.id, endpoint!.id);
     expect(await attemptDelivery(t.db, delivery.id, new Date(), options())).toBe('retrying');
     expect(sent).toEqual([]);

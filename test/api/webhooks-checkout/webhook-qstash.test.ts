@@ -70,7 +70,7 @@ async function endpointWithEvent() {
     .insert(webhookEndpoints)
     .values({ clinicId: clinic.id, url: receiver.url, events: ['order.created'] })
     .returning();
-  await insertSigningSecret(t.db, clinic.id, endpoint!.id, t.config.webhookSecretKey, new Date());
+  await insertSigningSecret(t.db, clinic.id, endpoint!.id, t.config.secretKeys, new Date());
   await recordOutboxEvent(t.db, clinic.id, 'order.created', { orderId: randomUUID() });
   return endpoint!;
 }

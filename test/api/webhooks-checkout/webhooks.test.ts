@@ -40,7 +40,7 @@ async function pendingDelivery(clinicId: string, endpointId: string) {
 }
 
 const secretsOf = (tenant: { clinic: { id: string } }, endpointId: string, at = new Date()) =>
-  activeSigningSecrets(t.db, tenant.clinic.id, endpointId, at, t.config.webhookSecretKey);
+  activeSigningSecrets(t.db, tenant.clinic.id, endpointId, at, t.config.secretKeys);
 
 describe('POST /api/v1/webhooks', () => {
   it('creates the endpoint and returns its secret once, with no-store; the secret is stored encrypted', async () => {
@@ -70,7 +70,7 @@ describe('POST /api/v1/webhooks', () => {
     const [endpointRow] = await t.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, data.id));
     expect(JSON.stringify(endpointRow)).not.toContain(data.secret.slice(6));
     expect(await secretsOf({ clinic }, data.id)).toEqual([data.secret]);
-    expect(await signingSecretsFor(t.config.webhookSecretKey)(t.db, clinic.id, data.id, new Date())).toEqual([data.secret]);
+    expect(await signingSecretsFor(t.config.secretKeys)(t.db, clinic.id, data.id, new Date())).toEqual([data.secret]);
   });
 
   it('stores the URL as the parser normalises it', async () => {

@@ -7,6 +7,7 @@ import type { Queryable } from '../../../platform/db/client';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoOrNull } from '../../../platform/http/dates';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { badRequest, conflict, notFound, unauthorized } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
@@ -83,7 +84,7 @@ const countedKeyCondition = (now: Date) => activeKeyCondition(now);
  */
 async function lockKeysOf(tx: Queryable, ctx: HandlerContext): Promise<{ isSandbox: boolean; now: Date }> {
   const clinic = await lockClinic(tx, ctx.clinicId);
-  if (!clinic) throw unauthorized('Invalid or missing bearer token');
+  if (!clinic) throw unauthorized(ERROR_MESSAGES.UNAUTHORIZED.bearerToken);
   return { isSandbox: clinic.mode === 'sandbox', now: ctx.now() };
 }
 
@@ -104,7 +105,7 @@ export async function createApiKey(ctx: HandlerContext, input: CreateKeyBody) {
     }
     const scoped = forClinic(tx, clinicId);
     if ((await scoped.count(apiKeys, countedKeyCondition(now))) >= MAX_ACTIVE_KEYS) {
-      throw conflict('ACTIVE_KEY_LIMIT_REACHED', `A brand may have at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first`);
+      throw conflict('ACTIVE_KEY_LIMIT_REACHED', ERROR_MESSAGES.ACTIVE_KEY_LIMIT_REACHED(MAX_ACTIVE_KEYS));
     }
     const key = await generateApiKey(input.kind, isSandbox);
     const row = await scoped.insert(apiKeys, {

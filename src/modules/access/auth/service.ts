@@ -3,9 +3,10 @@ import { clinics, users } from '../../../../drizzle/schema';
 import { issueToken } from '../../../platform/auth/jwt';
 import { DECOY_PASSWORD_HASH, verifyPassword } from '../../../platform/auth/password';
 import type { Services } from '../../../platform/context';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { unauthorized } from '../../../platform/http/errors';
 
-const SIGN_IN_FAILED = 'Invalid email or password';
+const SIGN_IN_FAILED = ERROR_MESSAGES.UNAUTHORIZED.signIn;
 
 /** Checks the credentials; every failure is the same 401 and takes about as long. */
 export async function signIn(services: Services, email: string, password: string) {

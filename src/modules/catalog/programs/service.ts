@@ -4,6 +4,7 @@ import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { databaseErrorState, isUniqueViolation } from '../../../platform/db/errors';
 import { rowsOf } from '../../../platform/db/sql';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { ApiError, badRequest, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
@@ -196,12 +197,9 @@ export async function deleteProgram(ctx: HandlerContext, id: string): Promise<De
       from enrollments where program_id = ${id} and clinic_id = ${clinicId}`,
     );
     if (counts!.patients > 0) {
-      throw new ApiError(
-        409,
-        'WINDDOWN_CONSENT_REQUIRED',
-        `${counts!.patients} patient(s) are enrolled in this program; ending it needs their consent and is not available with an API key`,
-        { data: { patients: counts!.patients } },
-      );
+      throw new ApiError(409, 'WINDDOWN_CONSENT_REQUIRED', ERROR_MESSAGES.WINDDOWN_CONSENT_REQUIRED(counts!.patients), {
+        data: { patients: counts!.patients },
+      });
     }
     const before = (await readProgram(tx, clinicId, id))!;
     if (counts!.enrollments === 0 && counts!.orders === 0) {

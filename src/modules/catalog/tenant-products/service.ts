@@ -4,6 +4,7 @@ import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { ApiError, badRequest, invalidFields, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
@@ -17,7 +18,7 @@ const dollars = (cents: number) => `$${centsToAmount(cents).toFixed(2)}`;
 const PLAN_LIMITS = { maxSelectedProducts: plans.maxSelectedProducts, maxProductPriceCents: plans.maxProductPriceCents };
 
 function priceCapExceeded(maxPriceCents: number, tenantProductIds: string[], what: string) {
-  return new ApiError(403, 'PLAN_PRICE_CAP_EXCEEDED', `${what} above your plan's price cap of ${dollars(maxPriceCents)} per product`, {
+  return new ApiError(403, 'PLAN_PRICE_CAP_EXCEEDED', ERROR_MESSAGES.PLAN_PRICE_CAP_EXCEEDED(what, maxPriceCents), {
     data: { maxPriceCents, tenantProductIds },
   });
 }
@@ -145,7 +146,7 @@ export async function replaceSelection({ db, clinicId }: HandlerContext, input: 
     }
     const selected = [...new Set([...pairs.values()].map((p) => p.productId))];
     if (limit !== null && selected.length > limit) {
-      throw new ApiError(403, 'PLAN_LIMIT_REACHED', `Your plan allows ${limit} selected products; this selection has ${selected.length}`, {
+      throw new ApiError(403, 'PLAN_LIMIT_REACHED', ERROR_MESSAGES.PLAN_LIMIT_REACHED(limit, selected.length), {
         data: { limit, requested: selected.length },
       });
     }

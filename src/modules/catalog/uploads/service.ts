@@ -3,6 +3,7 @@ import { globalProductImageOverrides, globalProducts, products, programs, upload
 import type { HandlerContext } from '../../../platform/context';
 import type { Database, Transaction } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { ApiError, invalidField, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import type { ObjectStorage } from '../../../platform/providers/storage/types';
@@ -23,7 +24,7 @@ export interface CheckedImage {
   type: ImageType;
 }
 
-export const imageTooLarge = () => new ApiError(413, 'PAYLOAD_TOO_LARGE', `The image exceeds ${MAX_IMAGE_BYTES} bytes (5 MiB)`);
+export const imageTooLarge = () => new ApiError(413, 'PAYLOAD_TOO_LARGE', ERROR_MESSAGES.PAYLOAD_TOO_LARGE.image(MAX_IMAGE_BYTES));
 
 const unsupportedImage = (detail: string) => invalidField('body.image', detail);
 

@@ -3,33 +3,17 @@
 // whose connection it completes and can refuse a forged, altered, replayed-late or foreign state.
 //
 // Format: v1.<base64url(JSON payload)>.<base64url(HMAC-SHA256(key, "v1.<payload>"))>
-// Key: HMAC-SHA256(the deployment's AES-GCM data key (WEBHOOK_SECRET_KEY, raw bytes), "crm-oauth-state/v1"):
-// a key derived for this one purpose, so the data key itself never signs anything.
+// Key: the 'crm-oauth-state' key derived from the root secret (src/platform/crypto/secret-box.ts): a key
+// for this one purpose. During a rotation a state signed under the previous root still verifies.
 import { fromBase64Url, toBase64Url } from '../../../platform/auth/crypto';
-import { base64ToBytes } from '../../../platform/crypto/secret-box';
+import { hmacKeys, type KeyRing } from '../../../platform/crypto/secret-box';
 import { CRM_PROVIDERS, type CrmProvider } from './providers';
 
 export const OAUTH_STATE_TTL_SECONDS = 10 * 60;
 const VERSION = 'v1';
-const DERIVATION_LABEL = 'crm-oauth-state/v1';
 const NONCE_BYTES = 16;
 
 const encoder = new TextEncoder();
-const keys = new Map<string, Promise<CryptoKey>>();
-
-/** The HMAC key for states, derived from the configuration's base64 data key (cached per key). */
-function stateKey(dataKeyBase64: string): Promise<CryptoKey> {
-  let key = keys.get(dataKeyBase64);
-  if (!key) {
-    key = (async () => {
-      const master = await crypto.subtle.importKey('raw', base64ToBytes(dataKeyBase64), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-      const derived = await crypto.subtle.sign('HMAC', master, encoder.encode(DERIVATION_LABEL));
-      return crypto.subtle.importKey('raw', derived, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
-    })();
-    keys.set(dataKeyBase64, key);
-  }
-  return key;
-}
 
 export interface OAuthStatePayload {
   clinicId: string;
@@ -48,7 +32,7 @@ interface Wire {
   exp: number;
 }
 
-export async function signOAuthState(clinicId: string, provider: CrmProvider, dataKeyBase64: string, now: Date) {
+export async function signOAuthState(clinicId: string, provider: CrmProvider, keys: KeyRing, now: Date) {
   const issuedAt = Math.floor(now.getTime() / 1000);
   const wire: Wire = {
     c: clinicId,
@@ -58,7 +42,7 @@ export async function signOAuthState(clinicId: string, provider: CrmProvider, da
     exp: issuedAt + OAUTH_STATE_TTL_SECONDS,
   };
   const signed = `${VERSION}.${toBase64Url(encoder.encode(JSON.stringify(wire)))}`;
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await stateKey(dataKeyBase64), encoder.encode(signed)));
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', (await hmacKeys(keys, 'crm-oauth-state'))[0]!, encoder.encode(signed)));
   return { state: `${signed}.${toBase64Url(mac)}`, expiresAt: new Date(wire.exp * 1000) };
 }
 
@@ -67,7 +51,7 @@ export type OAuthStateCheck = { ok: true; payload: OAuthStatePayload } | { ok: f
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** Checks a state: well-formed, signed with this deployment's key (compared in constant time), not expired at `now`. */
-export async function verifyOAuthState(state: string, dataKeyBase64: string, now: Date): Promise<OAuthStateCheck> {
+export async function verifyOAuthState(state: string, keys: KeyRing, now: Date): Promise<OAuthStateCheck> {
   const parts = state.split('.');
   if (parts.length !== 3 || parts[0] !== VERSION || !BASE64URL.test(parts[1]!) || !BASE64URL.test(parts[2]!)) {
     return { ok: false, reason: 'malformed' };
@@ -78,7 +62,10 @@ export async function verifyOAuthState(state: string, dataKeyBase64: string, now
   } catch {
     return { ok: false, reason: 'malformed' };
   }
-  const valid = await crypto.subtle.verify('HMAC', await stateKey(dataKeyBase64), mac, encoder.encode(`${parts[0]}.${parts[1]}`));
+  let valid = false;
+  for (const key of await hmacKeys(keys, 'crm-oauth-state')) {
+    valid ||= await crypto.subtle.verify('HMAC', key, mac, encoder.encode(`${parts[0]}.${parts[1]}`));
+  }
   if (!valid) return { ok: false, reason: 'signature' };
   let wire: Wire;
   try {

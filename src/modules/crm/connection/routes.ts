@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppConfig } from '../../../config';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { ApiError } from '../../../platform/http/errors';
 import { defineRoute } from '../../../platform/http/route';
 import { type CrmProvider, PROVIDERS } from './providers';
@@ -93,8 +94,7 @@ export const crmConnectionRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(remove, async (c) => c.json(ok(await disconnectCrm(handlerContext(c)), 'CRM disconnected'), 200))
   .openapi(connectApiKey, async (c) => {
-    const ctx = handlerContext(c);
-    const connection = await connectWithApiKey(ctx, c.req.valid('json'), ctx.config.webhookSecretKey);
+    const connection = await connectWithApiKey(handlerContext(c), c.req.valid('json'));
     return c.json(ok(connection, 'CRM connected'), 200);
   })
   .openapi(oauthStartRoute, async (c) => {
@@ -102,8 +102,8 @@ export const crmConnectionRoutes = new OpenAPIHono<AppEnv>()
     const provider = c.req.valid('query').provider ?? (await defaultOAuthProvider(ctx, (p) => oauthAppFor(ctx.config, p) !== null));
     const app = oauthAppFor(ctx.config, provider);
     if (!app)
-      throw new ApiError(503, 'SERVICE_UNAVAILABLE', `OAuth with ${PROVIDERS[provider].label} is not configured on this deployment`);
-    const started = await startOAuth(ctx, provider, app, ctx.config.webhookSecretKey);
+      throw new ApiError(503, 'SERVICE_UNAVAILABLE', ERROR_MESSAGES.SERVICE_UNAVAILABLE.oauthNotConfigured(PROVIDERS[provider].label));
+    const started = await startOAuth(ctx, provider, app);
     // The state is a bearer of the clinic's intent: no cache keeps it.
     return c.json(ok(started), 200, NO_STORE_HEADERS);
   })

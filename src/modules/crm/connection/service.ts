@@ -55,8 +55,9 @@ export async function getCrmConnection({ db, clinicId }: HandlerContext): Promis
  * Connects (or replaces the clinic's connection) with an API key, stored encrypted. A replaced
  * connection's settings do not carry over: PHI sync starts off and the BAA must be attested again.
  */
-export async function connectWithApiKey(ctx: HandlerContext, body: ConnectApiKeyBody, dataKey: string): Promise<CrmConnection> {
+export async function connectWithApiKey(ctx: HandlerContext, body: ConnectApiKeyBody): Promise<CrmConnection> {
   const { db, clinicId } = ctx;
+  const dataKey = ctx.config.secretKeys;
   const now = ctx.now();
   const encryptedCredentials = await encryptCrmCredentials({ apiKey: body.apiKey }, clinicId, dataKey);
   const values = {
@@ -131,7 +132,8 @@ export interface OAuthApp {
  * The authorize URL of the provider's consent screen with a signed, expiring state. Reads and writes
  * nothing in the database: the connection is stored only when the callback completes.
  */
-export async function startOAuth(ctx: HandlerContext, provider: CrmProvider, app: OAuthApp, dataKey: string) {
+export async function startOAuth(ctx: HandlerContext, provider: CrmProvider, app: OAuthApp) {
+  const dataKey = ctx.config.secretKeys;
   const info = PROVIDERS[provider];
   const { state, expiresAt } = await signOAuthState(ctx.clinicId, provider, dataKey, ctx.now());
   const url = new URL(info.authorizeEndpoint);

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { rowsOf } from '../../../platform/db/sql';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { ApiError, invalidField } from '../../../platform/http/errors';
 import { findRefusedCharacter } from '../../../platform/http/strings';
 import { type CsvRecord, isBlankRecord, parseCsv } from './csv';
@@ -33,7 +34,7 @@ const normalizeHeader = (name: string) =>
 
 const csvError = (detail: string) => invalidField('body.csv', detail);
 
-export const csvTooLarge = () => new ApiError(413, 'PAYLOAD_TOO_LARGE', `The CSV file exceeds ${MAX_CSV_BYTES} bytes (5 MiB)`);
+export const csvTooLarge = () => new ApiError(413, 'PAYLOAD_TOO_LARGE', ERROR_MESSAGES.PAYLOAD_TOO_LARGE.csv(MAX_CSV_BYTES));
 
 const emailFormat = z.string().email();
 

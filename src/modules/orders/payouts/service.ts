@@ -3,6 +3,7 @@ import { orders, type PayoutStatus, type PayoutType, patients, payouts } from '.
 import type { HandlerContext } from '../../../platform/context';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { ApiError, conflict } from '../../../platform/http/errors';
 import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
@@ -91,7 +92,7 @@ export async function withdraw(ctx: HandlerContext, amountCents: number) {
   const payments = moneyMovements(ctx.payments);
   const now = ctx.now();
   if (!payments.payoutsConnected(clinicId)) {
-    throw conflict('PAYOUT_ACCOUNT_NOT_CONNECTED', 'The clinic has no connected payout account to withdraw to');
+    throw conflict('PAYOUT_ACCOUNT_NOT_CONNECTED', ERROR_MESSAGES.PAYOUT_ACCOUNT_NOT_CONNECTED);
   }
   return db.transaction(async (tx) => {
     await lockClinic(tx, clinicId);

@@ -4,6 +4,7 @@ import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
@@ -127,7 +128,7 @@ export async function decideRefundRequest(
       .for('update');
     if (!request) throw notFound('Refund request');
     if (request.status !== 'pending') {
-      throw conflict('REFUND_REQUEST_ALREADY_DECIDED', `This refund request was already ${request.status}`);
+      throw conflict('REFUND_REQUEST_ALREADY_DECIDED', ERROR_MESSAGES.REFUND_REQUEST_ALREADY_DECIDED(request.status));
     }
     const refund =
       action === 'approve'

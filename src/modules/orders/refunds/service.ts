@@ -4,6 +4,7 @@ import type { HandlerContext } from '../../../platform/context';
 import type { Database, Transaction } from '../../../platform/db/client';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { isUniqueViolation } from '../../../platform/db/errors';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { ApiError, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
@@ -17,7 +18,7 @@ import type { RefundData } from './schemas';
 export const REFUND_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 const REFUNDS_ORDER_KEY = 'refunds_order_id_key';
 
-const alreadyRefunded = () => conflict('ALREADY_REFUNDED', 'This order has already been refunded');
+const alreadyRefunded = () => conflict('ALREADY_REFUNDED', ERROR_MESSAGES.ALREADY_REFUNDED);
 
 export interface RefundInput {
   orderId: string;
@@ -73,7 +74,7 @@ export async function issueRefund(
     .orderBy(desc(payments.succeededAt), desc(payments.createdAt))
     .limit(1);
   if (payment?.status === 'refunded') throw alreadyRefunded();
-  if (!payment) throw conflict('ORDER_NOT_PAID', 'This order has no successful payment to refund');
+  if (!payment) throw conflict('ORDER_NOT_PAID', ERROR_MESSAGES.ORDER_NOT_PAID);
 
   if (now.getTime() - order.createdAt.getTime() > REFUND_WINDOW_MS) {
     const until = new Date(order.createdAt.getTime() + REFUND_WINDOW_MS).toISOString();

@@ -6,6 +6,7 @@ import { clinics, type Entitlement, plans, platformSubscriptions } from '../../.
 import type { HandlerContext } from '../../../platform/context';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { ApiError, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { centsToAmount } from '../../../platform/http/money';
@@ -38,16 +39,12 @@ function checkChange(
   now: Date,
 ): ChangeContext {
   if (!newPlan) throw notFound('Plan');
-  if (newPlan.isInviteOnly)
-    throw new ApiError(400, 'PLAN_INVITE_ONLY', `The plan ${newPlan.code} is by invitation only; ask platform support`);
+  if (newPlan.isInviteOnly) throw new ApiError(400, 'PLAN_INVITE_ONLY', ERROR_MESSAGES.PLAN_INVITE_ONLY.change(newPlan.code));
   if (!subscription || !currentPlan) throw notFound('Subscription');
   if (subscription.planId === newPlan.id)
     throw new ApiError(400, 'ALREADY_ON_PLAN', `The subscription is already on the plan ${newPlan.code}`);
   if (subscription.status === 'expired' || subscription.needsSync || subscription.currentPeriodEnd.getTime() <= now.getTime()) {
-    throw conflict(
-      'SUBSCRIPTION_SYNC_REQUIRED',
-      'The subscription is expired or out of date and must be synced with the payment processor before its plan can change; contact platform support',
-    );
+    throw conflict('SUBSCRIPTION_SYNC_REQUIRED', ERROR_MESSAGES.SUBSCRIPTION_SYNC_REQUIRED.outOfDate);
   }
   return { newPlan, subscription, currentPlan };
 }
@@ -185,7 +182,7 @@ export async function changePlan(ctx: HandlerContext, newPlanId: string) {
     const { subscription, newPlan, currentPlan } = context;
     const proration = previewOf(context, now);
     if (!subscription.processorSubscriptionId)
-      throw conflict('SUBSCRIPTION_SYNC_REQUIRED', 'The subscription has no processor record; contact platform support');
+      throw conflict('SUBSCRIPTION_SYNC_REQUIRED', ERROR_MESSAGES.SUBSCRIPTION_SYNC_REQUIRED.noProcessorRecord);
     const state = await processorOf(ctx, subscription.processorSubscriptionId).changePlan(
       {
         clinicId,

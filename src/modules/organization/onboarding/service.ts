@@ -10,6 +10,7 @@ import {
 } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { ApiError, conflict, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { type BusinessDetailsBody, ONBOARDING_WORK_STEPS, type OnboardingStatusView, type OnboardingWorkStep } from './schemas';
@@ -144,7 +145,7 @@ export async function requestNameChange(ctx: HandlerContext, body: { firstName: 
       );
     }
     if (row.signerFirstName === body.firstName && row.signerLastName === body.lastName) {
-      throw new ApiError(400, 'NAME_UNCHANGED', 'The new name is the current one; nothing to change');
+      throw new ApiError(400, 'NAME_UNCHANGED', ERROR_MESSAGES.NAME_UNCHANGED);
     }
     await tx
       .update(onboarding)
@@ -256,7 +257,7 @@ export async function recordPlanPaid(tx: Queryable, clinicId: string, payment: P
   if (row.currentStep !== 'plan_payment') throw wrongStep(row, 'Plan payment', ['plan_payment']);
   const [plan] = isUuid(payment.planId) ? await tx.select().from(plans).where(eq(plans.id, payment.planId)).limit(1) : [];
   if (!plan) throw notFound('Plan');
-  if (plan.isInviteOnly) throw new ApiError(400, 'PLAN_INVITE_ONLY', `The plan ${plan.code} is by invitation only`);
+  if (plan.isInviteOnly) throw new ApiError(400, 'PLAN_INVITE_ONLY', ERROR_MESSAGES.PLAN_INVITE_ONLY.onboarding(plan.code));
   await tx.update(onboarding).set({ planPaidAt: now, updatedAt: now }).where(eq(onboarding.clinicId, clinicId));
   await completeOnboarding(tx, clinicId, { ...payment, planId: plan.id }, now);
   return readOnboardingStatus(tx, clinicId);

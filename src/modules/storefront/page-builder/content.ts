@@ -1,4 +1,6 @@
 // The page builder's JSON documents (draftContent): shape limits checked before anything is stored.
+
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { ApiError } from '../../../platform/http/errors';
 import { findRefusedCharacter } from '../../../platform/http/strings';
 import { findUnsafeMarkup } from './unsafe-markup';
@@ -65,10 +67,6 @@ export const contentBytes = (value: unknown) => new TextEncoder().encode(JSON.st
 export function assertContentSize(value: unknown, field = 'body.draftContent'): void {
   const size = contentBytes(value);
   if (size > MAX_CONTENT_BYTES) {
-    throw new ApiError(
-      413,
-      'PAYLOAD_TOO_LARGE',
-      `${field} is ${size} bytes as JSON; at most ${MAX_CONTENT_BYTES} bytes (256 KiB) are allowed`,
-    );
+    throw new ApiError(413, 'PAYLOAD_TOO_LARGE', ERROR_MESSAGES.PAYLOAD_TOO_LARGE.content(field, size, MAX_CONTENT_BYTES));
   }
 }

@@ -1,11 +1,12 @@
 import { and, desc, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import { webhookSecrets } from '../../../../drizzle/schema';
-import { bytesToBase64, decrypt, encrypt } from '../../../platform/crypto/secret-box';
+import { SEALED } from '../../../platform/crypto/sealed-values';
+import { bytesToBase64, type KeyRing, open, seal } from '../../../platform/crypto/secret-box';
 import type { Queryable } from '../../../platform/db/client';
 
 /**
- * Webhook signing secrets: generated here, stored encrypted (AES-GCM, the WEBHOOK_SECRET_KEY Worker
- * secret, bound to the endpoint's id), read back to sign. The current secret has expires_at null;
+ * Webhook signing secrets: generated here, stored encrypted (AES-GCM, the key for this purpose derived
+ * from the root secret, bound to the endpoint's id), read back to sign. The current secret has expires_at null;
  * after a rotation the previous one signs too until its expires_at (the grace period).
  */
 
@@ -18,14 +19,14 @@ export function generateSigningSecret(): string {
 }
 
 /** The associated data that ties a ciphertext to its endpoint: moved to another row, it no longer decrypts. */
-const context = (endpointId: string) => `webhook-secret:${endpointId}`;
+const context = SEALED.webhookSigningSecret.associatedData;
 
-export function encryptSigningSecret(secret: string, endpointId: string, key: string): Promise<string> {
-  return encrypt(secret, key, context(endpointId));
+export function encryptSigningSecret(secret: string, endpointId: string, key: KeyRing): Promise<string> {
+  return seal(key, SEALED.webhookSigningSecret.purpose, secret, context(endpointId));
 }
 
 /** Stores a new current secret for the endpoint (call inside the transaction that creates or rotates it). */
-export async function insertSigningSecret(tx: Queryable, clinicId: string, endpointId: string, key: string, now: Date): Promise<string> {
+export async function insertSigningSecret(tx: Queryable, clinicId: string, endpointId: string, key: KeyRing, now: Date): Promise<string> {
   const secret = generateSigningSecret();
   await tx.insert(webhookSecrets).values({
     clinicId,
@@ -64,9 +65,15 @@ export async function retireCurrentSecrets(
 /**
  * The plaintext secrets that sign a delivery made at `now`, newest first: the current one, then any
  * previous one whose grace period has not ended (expires_at > now). One query. `key` is the
- * configuration's webhookSecretKey. An endpoint of another clinic yields [].
+ * configuration's secretKeys. An endpoint of another clinic yields [].
  */
-export async function activeSigningSecrets(db: Queryable, clinicId: string, endpointId: string, now: Date, key: string): Promise<string[]> {
+export async function activeSigningSecrets(
+  db: Queryable,
+  clinicId: string,
+  endpointId: string,
+  now: Date,
+  key: KeyRing,
+): Promise<string[]> {
   const rows = await db
     .select({ encryptedSecret: webhookSecrets.encryptedSecret })
     .from(webhookSecrets)
@@ -78,14 +85,14 @@ export async function activeSigningSecrets(db: Queryable, clinicId: string, endp
       ),
     )
     .orderBy(sql`${webhookSecrets.expiresAt} is null desc`, desc(webhookSecrets.createdAt), desc(webhookSecrets.id));
-  return Promise.all(rows.map((row) => decrypt(row.encryptedSecret, key, context(endpointId))));
+  return Promise.all(rows.map((row) => open(key, SEALED.webhookSigningSecret.purpose, row.encryptedSecret, context(endpointId))));
 }
 
 /**
  * activeSigningSecrets with the encryption key bound: the (db, clinicId, endpointId, now) function the
- * delivery engine takes. `signingSecretsFor(services.config.webhookSecretKey)`.
+ * delivery engine takes. `signingSecretsFor(services.config.secretKeys)`.
  */
 export const signingSecretsFor =
-  (key: string) =>
+  (key: KeyRing) =>
   (db: Queryable, clinicId: string, endpointId: string, now: Date): Promise<string[]> =>
     activeSigningSecrets(db, clinicId, endpointId, now, key);

@@ -1,9 +1,11 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints, webhookSecrets } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
+import type { KeyRing } from '../../../platform/crypto/secret-box';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
 import type { WebhookEvent } from '../../../platform/events/names';
+import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
 import { conflict, invalidField, notFound } from '../../../platform/http/errors';
 import { isUuid } from '../../../platform/http/ids';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
@@ -16,8 +18,8 @@ import { insertSigningSecret, retireCurrentSecrets } from './secrets';
 export const MAX_ENDPOINTS_PER_CLINIC = 20;
 
 export interface WebhookSettings {
-  /** config.webhookSecretKey */
-  secretKey: string;
+  /** config.secretKeys */
+  secretKey: KeyRing;
   /** config.webhookAllowInsecureLocalhost */
   allowInsecureLocalhost: boolean;
   /** services.hostResolver: what the URL's name resolves to (production: DNS over HTTPS). */
@@ -26,7 +28,7 @@ export interface WebhookSettings {
 
 /** The deployment's webhook settings, from the context's configuration and resolver. */
 const settingsOf = ({ config, hostResolver }: HandlerContext): WebhookSettings => ({
-  secretKey: config.webhookSecretKey,
+  secretKey: config.secretKeys,
   allowInsecureLocalhost: config.webhookAllowInsecureLocalhost,
   resolver: hostResolver,
 });
@@ -112,10 +114,7 @@ export async function createWebhook(ctx: HandlerContext, input: CreateWebhookBod
     await lockClinic(tx, clinicId);
     const scoped = forClinic(tx, clinicId);
     if ((await scoped.count(webhookEndpoints, isNull(webhookEndpoints.deletedAt))) >= MAX_ENDPOINTS_PER_CLINIC) {
-      throw conflict(
-        'WEBHOOK_ENDPOINT_LIMIT_REACHED',
-        `A clinic may have at most ${MAX_ENDPOINTS_PER_CLINIC} webhook endpoints; delete one first`,
-      );
+      throw conflict('WEBHOOK_ENDPOINT_LIMIT_REACHED', ERROR_MESSAGES.WEBHOOK_ENDPOINT_LIMIT_REACHED(MAX_ENDPOINTS_PER_CLINIC));
     }
     const row = await scoped.insert(webhookEndpoints, { url, events: uniqueEvents(input.events), createdAt: now, updatedAt: now });
     const secret = await insertSigningSecret(tx, clinicId, row.id, settings.secretKey, now);
@@ -207,7 +206,7 @@ export async function rotateWebhookSecret(ctx: HandlerContext, id: string, grace
       .for('update');
     if (!row) throw notFound(RESOURCE);
     const previousUntil = await retireCurrentSecrets(tx, clinicId, id, now, new Date(now.getTime() + graceSeconds * 1000));
-    const secret = await insertSigningSecret(tx, clinicId, id, config.webhookSecretKey, now);
+    const secret = await insertSigningSecret(tx, clinicId, id, config.secretKeys, now);
     return { ...toEndpoint(row), secret, previousSecretExpiresAt: previousUntil ? previousUntil.toISOString() : null };
   });
 }

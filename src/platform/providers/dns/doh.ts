@@ -8,7 +8,7 @@
 // caller refuses rather than guesses.
 import { CLOUDFLARE_DOH_URL } from '../../../config/endpoints';
 import { ProviderError } from '../errors';
-import { defaultFetch, type FetchLike, networkErrorDetail } from '../messaging/transport';
+import { defaultFetch, type FetchLike, fetchVendor, networkErrorDetail } from '../http';
 import type { HostResolver } from './types';
 
 /** A lookup gives up after this long (both record types are asked at once); a webhook registration waits for it. */
@@ -69,10 +69,9 @@ export class DohHostResolver implements HostResolver {
 
   private async query(hostname: string, type: RecordType): Promise<string[]> {
     const url = `${this.url}?name=${encodeURIComponent(hostname)}&type=${type}`;
-    const signal = AbortSignal.timeout(this.timeoutMs);
     let body: unknown;
     try {
-      const res = await this.fetchImpl(url, { headers: { Accept: 'application/dns-json' }, redirect: 'manual', signal });
+      const res = await fetchVendor(this.fetchImpl, url, { headers: { Accept: 'application/dns-json' } }, this.timeoutMs);
       if (res.status !== 200) {
         await res.body?.cancel().catch(() => undefined);
         throw this.unavailable(`HTTP ${res.status} for ${type} ${hostname}`);

@@ -1,14 +1,10 @@
 import { type ProviderCapability, ProviderError } from '../errors';
-import { defaultFetch, errorJson, type FetchLike, isRetryableStatus, PROVIDER_TIMEOUT_MS } from '../messaging/transport';
+import { callVendor, defaultFetch, type FetchLike, isRetryableStatus, PROVIDER_TIMEOUT_MS, type VendorAnswer } from '../http';
 
 export { defaultFetch, type FetchLike, isRetryableStatus, PROVIDER_TIMEOUT_MS };
 
 /** An answer of a provider: its status and its body parsed as JSON ({} when it is not JSON). */
-export interface ProviderAnswer {
-  status: number;
-  ok: boolean;
-  body: Record<string, unknown>;
-}
+export type ProviderAnswer = VendorAnswer;
 
 /**
  * One JSON call to a provider with a bearer token (`body`, when given, is sent as JSON). A network
@@ -24,29 +20,22 @@ export async function callProvider(
   timeoutMs: number,
 ): Promise<ProviderAnswer> {
   const { method, bearerToken, body } = request;
-  let res: Response;
-  try {
-    res = await fetchImpl(url, {
+  const answer = await callVendor(
+    fetchImpl,
+    url,
+    {
       method,
       headers: {
         Authorization: `Bearer ${bearerToken}`,
         Accept: 'application/json',
-        'User-Agent': 'brand-admin-api',
         ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (error) {
-    const name = error instanceof Error ? error.name : 'Error';
-    const detail =
-      name === 'TimeoutError' || name === 'AbortError'
-        ? 'no answer in time'
-        : `${name}: ${error instanceof Error ? error.message : String(error)}`;
-    throw new ProviderError(capability, provider, 'unavailable', `${provider}: ${detail}`);
-  }
-  return { status: res.status, ok: res.ok, body: await errorJson(res) };
+    },
+    timeoutMs,
+  );
+  if (!answer.reached) throw new ProviderError(capability, provider, 'unavailable', `${provider}: ${answer.detail}`);
+  return { status: answer.status, ok: answer.ok, body: answer.body };
 }
 
 export const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);

@@ -1,11 +1,11 @@
 import type { ResendConfig } from '../../../config/messaging';
 import { htmlToText } from '../../http/markup';
+import { callVendor } from '../http';
 import {
   type ChannelTransport,
   type DeliverableMessage,
   type DeliveryResult,
   defaultFetch,
-  errorJson,
   type FetchLike,
   isRetryableStatus,
   networkFailure,
@@ -34,15 +34,15 @@ export class ResendEmailTransport implements ChannelTransport {
   ) {}
 
   async deliver(message: DeliverableMessage): Promise<DeliveryResult> {
-    let res: Response;
-    try {
-      res = await this.fetchImpl(`${this.config.baseUrl.replace(/\/+$/, '')}/emails`, {
+    const res = await callVendor(
+      this.fetchImpl,
+      `${this.config.baseUrl.replace(/\/+$/, '')}/emails`,
+      {
         method: 'POST',
         headers: {
           Authorization: `Bearer ${this.config.apiKey}`,
           'Content-Type': 'application/json',
           'Idempotency-Key': `message-${message.id}`,
-          'User-Agent': 'brand-admin-api',
         },
         body: JSON.stringify({
           from: this.config.from,
@@ -50,19 +50,16 @@ export class ResendEmailTransport implements ChannelTransport {
           subject: message.subject ?? '',
           ...(message.format === 'html' ? { html: message.body, text: htmlToText(message.body) } : { text: message.body }),
         }),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (error) {
-      return networkFailure(this.provider, error);
-    }
+      },
+      this.timeoutMs,
+    );
+    if (!res.reached) return networkFailure(this.provider, res.detail);
+    const { body } = res;
     if (res.ok) {
-      const body = await errorJson(res);
       const id = stringOr(body.id);
       if (!id) return { ok: false, retry: false, error: `resend: HTTP ${res.status} without an email id` };
       return { ok: true, providerMessageId: id };
     }
-    const body = await errorJson(res);
     const name = stringOr(body.name, 'error');
     const detail = stringOr(body.message);
     return {

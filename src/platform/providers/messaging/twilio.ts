@@ -1,10 +1,10 @@
 import type { TwilioConfig } from '../../../config/messaging';
+import { callVendor } from '../http';
 import {
   type ChannelTransport,
   type DeliverableMessage,
   type DeliveryResult,
   defaultFetch,
-  errorJson,
   type FetchLike,
   isRetryableStatus,
   networkFailure,
@@ -31,24 +31,22 @@ export class TwilioSmsTransport implements ChannelTransport {
   async deliver(message: DeliverableMessage): Promise<DeliveryResult> {
     const { accountSid, authToken, fromNumber, baseUrl } = this.config;
     const url = `${baseUrl.replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}/Messages.json`;
-    let res: Response;
-    try {
-      res = await this.fetchImpl(url, {
+    const res = await callVendor(
+      this.fetchImpl,
+      url,
+      {
         method: 'POST',
         headers: {
           Authorization: `Basic ${btoa(`${accountSid}:${authToken}`)}`,
           'Content-Type': 'application/x-www-form-urlencoded',
           Accept: 'application/json',
-          'User-Agent': 'brand-admin-api',
         },
         body: new URLSearchParams({ To: message.to, From: fromNumber, Body: message.body }).toString(),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (error) {
-      return networkFailure(this.provider, error);
-    }
-    const body = await errorJson(res);
+      },
+      this.timeoutMs,
+    );
+    if (!res.reached) return networkFailure(this.provider, res.detail);
+    const { body } = res;
     if (res.ok) {
       const sid = stringOr(body.sid);
       if (!sid) return { ok: false, retry: false, error: `twilio: HTTP ${res.status} without a message sid` };

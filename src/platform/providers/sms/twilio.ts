@@ -9,17 +9,13 @@
 // the purchase (21422 and friends) is skipped for the next candidate.
 import { TWILIO_API_BASE_URL } from '../../../config';
 import { ProviderError } from '../errors';
-import { defaultFetch, errorJson, type FetchLike, PROVIDER_TIMEOUT_MS } from '../messaging/transport';
+import { callVendor, defaultFetch, type FetchLike, PROVIDER_TIMEOUT_MS, type VendorAnswer } from '../http';
 import type { ProvisionedNumber, SmsAccount, SmsNumberProvider } from './types';
 
 /** How many available numbers are asked for, and tried in order. */
 export const TWILIO_CANDIDATES = 5;
 
-interface Answer {
-  status: number;
-  ok: boolean;
-  body: Record<string, unknown>;
-}
+type Answer = VendorAnswer;
 
 const str = (value: unknown) => (typeof value === 'string' ? value : null);
 
@@ -65,29 +61,22 @@ export class TwilioSmsNumbers implements SmsNumberProvider {
 
   private async call(account: SmsAccount, method: string, path: string, form?: URLSearchParams): Promise<Answer> {
     const url = `${this.baseUrl.replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(account.accountSid)}${path}`;
-    let res: Response;
-    try {
-      res = await this.fetchImpl(url, {
+    const answer = await callVendor(
+      this.fetchImpl,
+      url,
+      {
         method,
         headers: {
           Authorization: `Basic ${btoa(`${account.accountSid}:${account.authToken}`)}`,
           Accept: 'application/json',
-          'User-Agent': 'brand-admin-api',
           ...(form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}),
         },
         body: form?.toString(),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (error) {
-      const name = error instanceof Error ? error.name : 'Error';
-      const detail =
-        name === 'TimeoutError' || name === 'AbortError'
-          ? 'no answer in time'
-          : `${name}: ${error instanceof Error ? error.message : String(error)}`;
-      throw new ProviderError('sms_numbers', this.name, 'unavailable', `twilio: ${detail}`);
-    }
-    return { status: res.status, ok: res.ok, body: res.status === 204 ? {} : await errorJson(res) };
+      },
+      this.timeoutMs,
+    );
+    if (!answer.reached) throw new ProviderError('sms_numbers', this.name, 'unavailable', `twilio: ${answer.detail}`);
+    return { status: answer.status, ok: answer.ok, body: answer.body };
   }
 
   private fail(answer: Answer, what: string): never {

@@ -1,6 +1,7 @@
 import { and, arrayContains, asc, eq } from 'drizzle-orm';
 import { globalProducts } from '../../../../../drizzle/schema';
 import type { HandlerContext } from '../../../../platform/context';
+import { ERROR_MESSAGES } from '../../../../platform/http/error-messages';
 import { ApiError, badRequest } from '../../../../platform/http/errors';
 import { centsToAmount } from '../../../../platform/http/money';
 import { logLine } from '../../../../platform/log';
@@ -53,12 +54,7 @@ export function cleanModelText(value: unknown, maxLength: number, multiLine = fa
 type CatalogueItem = { id: string; name: string; categories: string[]; pharmacyBasePriceCents: number; packDurationMonths: number };
 
 /** 503: no model is configured (no AI binding). */
-const copilotUnavailable = () =>
-  new ApiError(
-    503,
-    'COPILOT_UNAVAILABLE',
-    'The program copilot is not configured on this deployment (no AI provider); GET /api/v1/programs/copilot/suggestions still works',
-  );
+const copilotUnavailable = () => new ApiError(503, 'COPILOT_UNAVAILABLE', ERROR_MESSAGES.COPILOT_UNAVAILABLE);
 
 /** The model failed or answered something unusable (502 COPILOT_PROVIDER_ERROR, src/platform/http/provider-errors.ts). */
 const unusableAnswer = (ai: Pick<AiProvider, 'name'>, detail: string) => new ProviderError('ai', ai.name, 'refused', detail);

@@ -9,6 +9,7 @@ import { customDomains } from '../../../../../drizzle/schema';
 import type { HandlerContext } from '../../../../platform/context';
 import type { Queryable, Transaction } from '../../../../platform/db/client';
 import { isUniqueViolation } from '../../../../platform/db/errors';
+import { ERROR_MESSAGES } from '../../../../platform/http/error-messages';
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import { type CustomHostnameRecord, platformDomainOf } from '../../../../platform/providers/domains';
 import { fieldError, viaDomainProvider, viaDomainProviderAbout } from '../../organization/errors';
@@ -47,11 +48,7 @@ export function assertNotPlatformDomain(ctx: HandlerContext, name: string, field
 }
 
 const domainExists = (row: CustomDomainRow) =>
-  new ApiError(
-    409,
-    'CUSTOM_DOMAIN_EXISTS',
-    `The clinic already has the custom domain ${row.hostname} (${row.status}); remove it first with POST /api/v1/clinic/custom-domain/remove`,
-  );
+  new ApiError(409, 'CUSTOM_DOMAIN_EXISTS', ERROR_MESSAGES.CUSTOM_DOMAIN_EXISTS(row.hostname, row.status));
 const hostnameTaken = (hostname: string) => new ApiError(409, 'CONFLICT', `The hostname ${hostname} is already in use by another brand`);
 
 /**
@@ -167,11 +164,7 @@ export async function finalizeCustomDomain(ctx: HandlerContext): Promise<CustomD
   const row = await requireCurrent(db, clinicId);
   if (row.status === 'active') return toCustomDomain(row);
   if (row.status === 'pending_verification') {
-    throw new ApiError(
-      409,
-      'CUSTOM_DOMAIN_NOT_VERIFIED',
-      `The custom domain ${row.hostname} is not verified yet; publish its DNS records and call POST /api/v1/clinic/custom-domain/verify until it answers verified: true`,
-    );
+    throw new ApiError(409, 'CUSTOM_DOMAIN_NOT_VERIFIED', ERROR_MESSAGES.CUSTOM_DOMAIN_NOT_VERIFIED(row.hostname));
   }
   const provider = await customHostnamesOf(ctx, row.providerHostnameId);
   const check = await viaDomainProviderAbout(

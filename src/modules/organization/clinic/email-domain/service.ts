@@ -9,6 +9,7 @@ import { clinics, emailDomains, organizations } from '../../../../../drizzle/sch
 import type { HandlerContext } from '../../../../platform/context';
 import type { Queryable } from '../../../../platform/db/client';
 import { isUniqueViolation } from '../../../../platform/db/errors';
+import { ERROR_MESSAGES } from '../../../../platform/http/error-messages';
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import type { EmailDomainRecord } from '../../../../platform/providers/domains';
 import { viaDomainProvider, viaDomainProviderAbout } from '../../organization/errors';
@@ -76,11 +77,7 @@ export async function updateEmailSender(
 }
 
 const domainExists = (row: EmailDomainRow) =>
-  new ApiError(
-    409,
-    'EMAIL_DOMAIN_EXISTS',
-    `The clinic already has the email domain ${row.domain} (${row.status}); remove it first with POST /api/v1/clinic/email-domain/remove`,
-  );
+  new ApiError(409, 'EMAIL_DOMAIN_EXISTS', ERROR_MESSAGES.EMAIL_DOMAIN_EXISTS(row.domain, row.status));
 const domainTaken = (domain: string) => new ApiError(409, 'CONFLICT', `The domain ${domain} is already in use by another brand`);
 
 export async function startEmailDomain(ctx: HandlerContext, body: { domain: string; fromLocalPart: string }): Promise<EmailDomainView> {

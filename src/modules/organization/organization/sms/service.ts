@@ -6,8 +6,10 @@
 import { and, count, eq, gte, isNull, lt, ne, sql } from 'drizzle-orm';
 import { clinics, messages, smsConfigs } from '../../../../../drizzle/schema';
 import type { HandlerContext } from '../../../../platform/context';
-import { decrypt, encrypt, SecretBoxError } from '../../../../platform/crypto/secret-box';
+import { SEALED } from '../../../../platform/crypto/sealed-values';
+import { type KeyRing, open, SecretBoxError, seal } from '../../../../platform/crypto/secret-box';
 import type { Queryable } from '../../../../platform/db/client';
+import { ERROR_MESSAGES } from '../../../../platform/http/error-messages';
 import { ApiError, notFound } from '../../../../platform/http/errors';
 import type { SmsProviderName } from '../../../../platform/providers/sms';
 import { smsNumbersOf } from '../../providers';
@@ -15,12 +17,12 @@ import type { SmsConfigView, SmsStatusView } from './schemas';
 import { monthOf, type SmsConfigRow, toSmsConfig, toSmsStatus } from './views';
 
 /** Associated data of the sealed token: a ciphertext copied to another clinic's row does not decrypt. */
-const tokenContext = (clinicId: string) => `sms-auth-token:${clinicId}`;
+const tokenContext = SEALED.smsAuthToken.associatedData;
 
-export const encryptSmsAuthToken = (token: string, clinicId: string, keyBase64: string) =>
-  encrypt(token, keyBase64, tokenContext(clinicId));
-export const decryptSmsAuthToken = (ciphertext: string, clinicId: string, keyBase64: string) =>
-  decrypt(ciphertext, keyBase64, tokenContext(clinicId));
+export const encryptSmsAuthToken = (token: string, clinicId: string, keys: KeyRing) =>
+  seal(keys, SEALED.smsAuthToken.purpose, token, tokenContext(clinicId));
+export const decryptSmsAuthToken = (ciphertext: string, clinicId: string, keys: KeyRing) =>
+  open(keys, SEALED.smsAuthToken.purpose, ciphertext, tokenContext(clinicId));
 
 async function configOf(db: Queryable, clinicId: string, options: { lock?: boolean } = {}): Promise<SmsConfigRow | null> {
   const query = db.select().from(smsConfigs).where(eq(smsConfigs.clinicId, clinicId)).limit(1);
@@ -46,7 +48,7 @@ export async function putSmsConfig(
 ): Promise<SmsConfigView> {
   const { db, clinicId } = ctx;
   const now = ctx.now();
-  const sealed = await encryptSmsAuthToken(body.authToken, clinicId, ctx.config.webhookSecretKey);
+  const sealed = await encryptSmsAuthToken(body.authToken, clinicId, ctx.config.secretKeys);
   const row = await db.transaction(async (tx) => {
     const existing = await configOf(tx, clinicId, { lock: true });
     if (existing?.status === 'active') {
@@ -125,15 +127,11 @@ async function accountOf(ctx: HandlerContext, row: SmsConfigRow) {
   try {
     return {
       accountSid: row.accountSid,
-      authToken: await decryptSmsAuthToken(row.encryptedAuthToken, row.clinicId, ctx.config.webhookSecretKey),
+      authToken: await decryptSmsAuthToken(row.encryptedAuthToken, row.clinicId, ctx.config.secretKeys),
     };
   } catch (error) {
     if (error instanceof SecretBoxError) {
-      throw new ApiError(
-        409,
-        'SMS_NOT_CONFIGURED',
-        'The stored SMS credentials cannot be read (the data key changed); store them again with PUT /api/v1/organization/sms/twilio',
-      );
+      throw new ApiError(409, 'SMS_NOT_CONFIGURED', ERROR_MESSAGES.SMS_NOT_CONFIGURED.unreadable);
     }
     throw error;
   }
@@ -143,12 +141,7 @@ export async function activateSmsNumber(ctx: HandlerContext): Promise<SmsStatusV
   const { db, clinicId } = ctx;
   const now = ctx.now();
   const row = await configOf(db, clinicId);
-  if (!row)
-    throw new ApiError(
-      409,
-      'SMS_NOT_CONFIGURED',
-      'No SMS provider is configured; store the account with PUT /api/v1/organization/sms/twilio first',
-    );
+  if (!row) throw new ApiError(409, 'SMS_NOT_CONFIGURED', ERROR_MESSAGES.SMS_NOT_CONFIGURED.none);
   if (row.status === 'active') throw numberActive(row, 'release it before activating another');
   const account = await accountOf(ctx, row);
   const provider = smsNumbersOf(ctx);
@@ -188,7 +181,7 @@ export async function releaseSmsNumber(ctx: HandlerContext): Promise<SmsStatusVi
   const now = ctx.now();
   const row = await configOf(db, clinicId);
   if (row?.status !== 'active' || !row.providerNumberId) {
-    throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The clinic has no active toll-free number to release');
+    throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', ERROR_MESSAGES.SMS_NUMBER_NOT_ACTIVE.none);
   }
   const account = await accountOf(ctx, row);
   const provider = smsNumbersOf(ctx);
@@ -199,6 +192,6 @@ export async function releaseSmsNumber(ctx: HandlerContext): Promise<SmsStatusVi
     .where(and(eq(smsConfigs.clinicId, clinicId), eq(smsConfigs.status, 'active'), eq(smsConfigs.providerNumberId, row.providerNumberId)))
     .returning({ clinicId: smsConfigs.clinicId });
   // A concurrent release got there first: this one did not release anything.
-  if (!released) throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', 'The toll-free number was already released by another request');
+  if (!released) throw new ApiError(409, 'SMS_NUMBER_NOT_ACTIVE', ERROR_MESSAGES.SMS_NUMBER_NOT_ACTIVE.alreadyReleased);
   return readSmsStatus(db, clinicId, now);
 }

@@ -18,12 +18,12 @@ export const QSTASH_OVERDUE_MS = 2 * 60_000;
 export type DeliveryServices = Pick<SweepServices, 'config' | 'hostResolver'>;
 
 /**
- * The delivery options of this deployment: secrets decrypted with WEBHOOK_SECRET_KEY, every URL
+ * The delivery options of this deployment: secrets opened with the root secret's keys, every URL
  * checked again before its attempt (the URL policy with this deployment's settings, and its name
  * resolved by the deployment's resolver), global fetch.
  */
 export const deliveryOptions = ({ config, hostResolver }: DeliveryServices): DeliveryOptions => ({
-  secrets: signingSecretsFor(config.webhookSecretKey),
+  secrets: signingSecretsFor(config.secretKeys),
   checkDestination: (url) =>
     checkWebhookDestination(url, { allowInsecureLocalhost: config.webhookAllowInsecureLocalhost, resolver: hostResolver }),
 });
