@@ -17,8 +17,47 @@ const foundationOrder = FOUNDATION.slice(0, -1).map((name, i) => ({
   to: { path: area(FOUNDATION.slice(i + 1)) },
 }));
 
+/**
+ * Inside platform the same rule holds, floor by floor (docs/architecture.md, "Inside platform"):
+ * values (errors, ids, money, dates, strings, markup) import nothing of platform; db and crypto only
+ * values (and log.ts, which imports nothing); auth, rate-limit, providers and events nothing of the
+ * request pipeline (http) or the document (openapi); http nothing of openapi.
+ */
+const LOWER_FLOORS = '(values|db|crypto|auth|rate-limit|providers|events)';
+const platformFloors = [
+  {
+    name: 'platform-floor-values',
+    comment: 'platform/values is the ground: it imports nothing of platform outside itself',
+    severity: 'error',
+    from: { path: '^src/platform/values/' },
+    to: { path: '^src/platform/(?!values/)' },
+  },
+  {
+    name: 'platform-floor-db-crypto',
+    comment: 'platform/db and platform/crypto use only values (and log.ts) of platform',
+    severity: 'error',
+    from: { path: '^src/platform/(db|crypto)/' },
+    to: { path: '^src/platform/(auth|rate-limit|providers|events|http|openapi)/' },
+  },
+  {
+    name: 'platform-floor-pipeline',
+    comment: 'Below the request pipeline (values, db, crypto, auth, rate-limit, providers, events) nothing imports http or openapi',
+    severity: 'error',
+    from: { path: `^src/platform/${LOWER_FLOORS}/` },
+    to: { path: '^src/platform/(http|openapi)/' },
+  },
+  {
+    name: 'platform-floor-openapi',
+    comment: "The request pipeline (platform/http) never imports the document's code (platform/openapi)",
+    severity: 'error',
+    from: { path: '^src/platform/http/' },
+    to: { path: '^src/platform/openapi/' },
+  },
+];
+
 module.exports = {
   forbidden: [
+    ...platformFloors,
     {
       name: 'no-circular',
       comment: 'No import circles anywhere in the code (type-only imports count: a circle of types is still a circle)',

@@ -4,7 +4,7 @@
 //
 // 1. The OpenAPI document, generated here in Node from the route declarations exactly as GET
 //    /api/v1/openapi.json generates it in-process (openApiDocumentJson: the bytes c.json() writes) ->
-//    public<OPENAPI_ASSET_PATH>; a wrangler build answers that route with this file (src/platform/http/openapi-asset.ts).
+//    public<OPENAPI_ASSET_PATH>; a wrangler build answers that route with this file (src/platform/openapi/asset.ts).
 //
 // 2. The pinned reference renderer: node_modules/@scalar/api-reference/<file> -> public<DOCS_RENDERER_PATH>. The copy is
 // not committed (4.3 MB of minified vendor code, .gitignore): the lock file pins it, with npm's own
@@ -15,9 +15,9 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '../src/app';
-import { DOCS_RENDERER, DOCS_RENDERER_PATH } from '../src/platform/http/docs-page';
-import { openApiDocumentJson } from '../src/platform/http/openapi';
-import { OPENAPI_ASSET_PATH } from '../src/platform/http/openapi-asset';
+import { OPENAPI_ASSET_PATH } from '../src/platform/openapi/asset';
+import { DOCS_RENDERER, DOCS_RENDERER_PATH } from '../src/platform/openapi/docs-page';
+import { openApiDocumentJson } from '../src/platform/openapi/document';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const source = join(root, 'node_modules', DOCS_RENDERER.package, DOCS_RENDERER.file);
@@ -27,7 +27,7 @@ const bytes = readFileSync(source);
 const integrity = `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
 if (integrity !== DOCS_RENDERER.integrity) {
   throw new Error(
-    `${source} has ${integrity}, the page declares ${DOCS_RENDERER.integrity} (src/platform/http/docs-page.ts): ` +
+    `${source} has ${integrity}, the page declares ${DOCS_RENDERER.integrity} (src/platform/openapi/docs-page.ts): ` +
       `install ${DOCS_RENDERER.package}@${DOCS_RENDERER.version} (npm ci), or update DOCS_RENDERER for the installed version`,
   );
 }

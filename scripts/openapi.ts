@@ -2,7 +2,7 @@
 // (the server serves the same document at /api/v1/openapi.json).
 import { writeFileSync } from 'node:fs';
 import { createApp } from '../src/app';
-import { openApiDocument } from '../src/platform/http/openapi';
+import { openApiDocument } from '../src/platform/openapi/document';
 
 const app = createApp(() => Promise.reject(new Error('the document needs no services')));
 const document = openApiDocument(app);

@@ -10,12 +10,12 @@ import * as webhooksCheckout from './modules/webhooks-checkout';
 import type { AppEnv } from './platform/context';
 import { requestBodyLimit } from './platform/http/body-limit';
 import { devSimulatorOnly } from './platform/http/dev-simulator';
-import { docsPage } from './platform/http/docs-page';
 import { onError, onNotFound, validationError } from './platform/http/error-handler';
 import { apiKeyGateway, ipGateway } from './platform/http/gateway';
-import { openApiAsset } from './platform/http/openapi-asset';
-import { registerForDocument } from './platform/http/openapi-document-only';
 import { noSniff } from './platform/http/security-headers';
+import { openApiAsset } from './platform/openapi/asset';
+import { docsPage } from './platform/openapi/docs-page';
+import { registerForDocument } from './platform/openapi/document-only';
 import type { ServicesFactory } from './platform/services';
 
 /** The seven areas, foundation first (docs/architecture.md). A new resource joins its area's index. */
@@ -70,7 +70,7 @@ export function createApp(servicesFor: ServicesFactory) {
   for (const area of AREAS) app.route('/', area.routes);
   app.get('/api/v1/openapi.json', async (c) => {
     if (typeof __OPENAPI_FROM_ASSETS__ === 'undefined' || !__OPENAPI_FROM_ASSETS__) {
-      const { openApiDocument } = await import('./platform/http/openapi');
+      const { openApiDocument } = await import('./platform/openapi/document');
       return c.json(openApiDocument(app));
     }
     return openApiAsset(c);

@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createApp } from '../../src/app';
-import { openApiDocument } from '../../src/platform/http/openapi';
+import { openApiDocument } from '../../src/platform/openapi/document';
 
 export const CLIENT_SCHEMA_PATH = fileURLToPath(new URL('../../clients/typescript/src/schema.d.ts', import.meta.url));
 export const CLIENT_GENERATE_COMMAND = 'npm run client:generate';

@@ -16,8 +16,8 @@ import {
   type UserRole,
   users,
 } from '../../drizzle/schema';
-import { sha256Hex } from '../../src/platform/auth/crypto';
 import { hashPassword } from '../../src/platform/auth/password';
+import { sha256Hex } from '../../src/platform/crypto/bytes';
 import type { Database } from '../../src/platform/db/client';
 import { seedPatientId } from './catalog';
 import { ORGANIZATION_BLOCKS as B, DEMO_PASSWORD, demoId, LIVE_DEMO_CLINICS } from './ids';

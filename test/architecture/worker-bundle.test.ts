@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENAPI_ASSET_PATH } from '../../src/platform/http/openapi-asset';
+import { OPENAPI_ASSET_PATH } from '../../src/platform/openapi/asset';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /**
@@ -129,7 +129,7 @@ describe('the Worker bundle', () => {
   it('leaves the OpenAPI generator path out: the document is a static asset of the build', () => {
     const inputs = Object.keys(meta.inputs);
     expect(inputs.filter((path) => /src\/platform\/http\/openapi(-examples)?\.ts$/.test(path))).toEqual([]);
-    expect(inputs).toContain('src/platform/http/openapi-asset.ts');
+    expect(inputs).toContain('src/platform/openapi/asset.ts');
     // ... which the build wrote (scripts/docs-assets.ts; openapi-lazy.test.ts: the Worker answers it as is).
     const document = JSON.parse(readFileSync(join(root, 'public', OPENAPI_ASSET_PATH), 'utf8')) as { openapi: string; paths: object };
     expect(document.openapi).toBe('3.1.0');

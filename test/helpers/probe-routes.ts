@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import type { App } from '../../src/app';
 import { jsonBody, ok } from '../../src/platform/http/envelope';
-import { notFound } from '../../src/platform/http/errors';
-import { idParam } from '../../src/platform/http/ids';
 import { defineRoute, type RouteAccess } from '../../src/platform/http/route';
+import { notFound } from '../../src/platform/values/errors';
+import { idParam } from '../../src/platform/values/ids';
 
 /**
  * Adds a route declared exactly like a real one (defineRoute), whose handler only answers 200 or,

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { freePort } from '../../scripts/lib/embedded-postgres';
-import { DOCS_RENDERER_PATH } from '../../src/platform/http/docs-page';
+import { DOCS_RENDERER_PATH } from '../../src/platform/openapi/docs-page';
 import { createTestDatabase } from '../helpers/database';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

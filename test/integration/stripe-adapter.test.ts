@@ -6,7 +6,6 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { globalProducts, ledgerEntries, payouts, processorPrices, refunds as refundRows, tenantProducts } from '../../drizzle/schema';
 import { ConfigError, readConfig } from '../../src/config';
-import type { ApiError } from '../../src/platform/http/errors';
 import { ProviderError, providerFailure } from '../../src/platform/http/provider-errors';
 import { providersFor } from '../../src/platform/providers';
 import {
@@ -16,6 +15,7 @@ import {
   StripePaymentProcessor,
   type TransferInput,
 } from '../../src/platform/providers/payments';
+import type { ApiError } from '../../src/platform/values/errors';
 import { buildTestApp, testConfig, useTestApp } from '../helpers/app';
 import { makeTenant } from '../helpers/factories';
 import { addLedgerEntry, deliveredOrder, recordCharge } from '../helpers/money-fixtures';

@@ -7,7 +7,7 @@ import {
   fromHundredths,
   toHundredths,
 } from '../../src/modules/catalog/coupons/rules';
-import { ApiError } from '../../src/platform/http/errors';
+import { ApiError } from '../../src/platform/values/errors';
 
 const at = (iso: string) => new Date(iso);
 const terms = (over: Partial<Parameters<typeof couponTermProblems>[0]> = {}) => ({

@@ -1,10 +1,10 @@
 // The error examples of the OpenAPI document say what the code says: every example message of a code
-// in the catalogue (src/platform/http/error-messages.ts) is one of that code's catalogue messages, with
+// in the catalogue (src/platform/values/error-messages.ts) is one of that code's catalogue messages, with
 // example values filled in. A message retyped in the examples would fail here.
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
-import { ERROR_MESSAGES } from '../../src/platform/http/error-messages';
-import { openApiDocument } from '../../src/platform/http/openapi';
+import { openApiDocument } from '../../src/platform/openapi/document';
+import { ERROR_MESSAGES } from '../../src/platform/values/error-messages';
 
 type Media = { example?: { code?: string; message?: string } };
 const app = createApp(() => Promise.reject(new Error('the document needs no services')));

@@ -1,9 +1,9 @@
-// The platform's markup rules (src/platform/http/markup.ts; docs/api-conventions.md, "Markup in stored
+// The platform's markup rules (src/platform/values/markup.ts; docs/api-conventions.md, "Markup in stored
 // fields"): plain text, rich HTML on an allow-list, template expressions and merge fields, the tokenizer
 // they stand on (the HTML tokenizer's tag states, where a browser and a naive regex disagree) and the
 // plain-text part of an HTML email.
 import { describe, expect, it } from 'vitest';
-import { htmlProblem, htmlTokens, htmlToText, plainTextProblem, styleProblem, templateProblem } from '../../src/platform/http/markup';
+import { htmlProblem, htmlTokens, htmlToText, plainTextProblem, styleProblem, templateProblem } from '../../src/platform/values/markup';
 
 describe('plainTextProblem', () => {
   const refused: [string, RegExp][] = [

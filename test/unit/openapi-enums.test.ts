@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { FULFILLMENT_TYPES, LEDGER_ENTRY_TYPES, ORDER_STATUSES, PAYOUT_STATUSES } from '../../drizzle/schema';
 import { createApp } from '../../src/app';
 import { WEBHOOK_EVENTS } from '../../src/platform/events/names';
-import { openApiDocument } from '../../src/platform/http/openapi';
+import { openApiDocument } from '../../src/platform/openapi/document';
 
 const document = openApiDocument(createApp(() => Promise.reject(new Error('the document needs no services'))));
 

@@ -6,8 +6,8 @@
 import type { z } from '@hono/zod-openapi';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
-import { openApiDocument } from '../../src/platform/http/openapi';
-import { codesIn, compose, uuidFor } from '../../src/platform/http/openapi-examples';
+import { openApiDocument } from '../../src/platform/openapi/document';
+import { codesIn, compose, uuidFor } from '../../src/platform/openapi/examples';
 import { schemaProblems } from '../helpers/strict-response';
 
 type Schema = Record<string, unknown>;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { WEBHOOK_EVENTS } from '../../src/platform/events/names';
-import { openApiDocument, withoutRequestDefaults } from '../../src/platform/http/openapi';
+import { openApiDocument, withoutRequestDefaults } from '../../src/platform/openapi/document';
 
 type Node = Record<string, unknown>;
 const document = openApiDocument(createApp(() => Promise.reject(new Error('the document needs no services')))) as unknown as {

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { describe, expect, it } from 'vitest';
-import { dateTime, MAX_DATE_TIME, MIN_DATE_TIME, parseDateTime } from '../../src/platform/http/dates';
-import { findRefusedCharacter, safeString, text } from '../../src/platform/http/strings';
+import { dateTime, MAX_DATE_TIME, MIN_DATE_TIME, parseDateTime } from '../../src/platform/values/dates';
+import { findRefusedCharacter, safeString, text } from '../../src/platform/values/strings';
 
 const issues = (schema: z.ZodType, value: unknown) => schema.safeParse(value).error?.issues.map((i) => i.message) ?? [];
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { contentProblem } from '../../src/modules/storefront/page-builder/content';
 import { findUnsafeMarkup } from '../../src/modules/storefront/page-builder/unsafe-markup';
-import { decodeCharacterReferences } from '../../src/platform/http/markup';
+import { decodeCharacterReferences } from '../../src/platform/values/markup';
 
 const refused: [string, RegExp][] = [
   // Active elements.

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { deliveryBody } from '../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
 import { WEBHOOK_EVENTS } from '../../src/platform/events/names';
-import { openApiDocument } from '../../src/platform/http/openapi';
+import { openApiDocument } from '../../src/platform/openapi/document';
 
 const document = openApiDocument(createApp(() => Promise.reject(new Error('the document needs no services')))) as unknown as {
   webhooks: Record<

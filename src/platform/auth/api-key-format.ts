@@ -1,5 +1,5 @@
 import type { KeyKind } from '../../../drizzle/schema';
-import { randomBytes, sha256Hex, toBase64Url } from './crypto';
+import { randomBytes, sha256Hex, toBase64Url } from '../crypto/bytes';
 
 /** Prefixes tell a key's type at a glance; every key of a sandbox clinic is a svc_test_ key. */
 export const KEY_PREFIXES = {

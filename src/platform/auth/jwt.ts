@@ -1,7 +1,7 @@
 import { sign, verify } from 'hono/jwt';
 import { USER_ROLES, type UserRole } from '../../../drizzle/schema';
 import type { UserPrincipal } from '../context';
-import { isUuid } from '../http/ids';
+import { isUuid } from '../values/ids';
 
 /** Sign-in tokens last 12 hours (the spec leaves the lifetime open). */
 export const TOKEN_TTL_SECONDS = 12 * 60 * 60;

@@ -1,9 +1,9 @@
 import type { KeyCacheStore, KeyPrincipal, KeyRecord, Services } from '../context';
-import { ERROR_MESSAGES } from '../http/error-messages';
-import { ApiError } from '../http/errors';
-import { isUuid } from '../http/ids';
 import type { GatewayStore, RateLimiter } from '../rate-limit/types';
 import { isGatewayStore } from '../rate-limit/types';
+import { ERROR_MESSAGES } from '../values/error-messages';
+import { ApiError } from '../values/errors';
+import { isUuid } from '../values/ids';
 
 /** How long this isolate trusts a key it looked up, unless a marker says otherwise (docs/api-keys.md). */
 export const KEY_CACHE_TTL_MS = 30_000;

@@ -1,4 +1,4 @@
-import { fromBase64Url, randomBytes, timingSafeEqual, toBase64Url } from './crypto';
+import { fromBase64Url, randomBytes, timingSafeEqual, toBase64Url } from '../crypto/bytes';
 
 /** Workers' WebCrypto refuses PBKDF2 above 100,000 iterations. */
 export const PASSWORD_ITERATIONS = 100_000;

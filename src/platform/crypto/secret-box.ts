@@ -11,7 +11,7 @@
  * purpose and use the purpose's derived key (docs/secrets.md).
  */
 import type { RootSecretKeys } from '../../config';
-import { fromBase64, toBase64 } from '../auth/crypto';
+import { fromBase64, toBase64 } from './bytes';
 
 const IV_BYTES = 12;
 export const SECRET_BOX_KEY_BYTES = 32;

@@ -1,6 +1,6 @@
-import { ERROR_MESSAGES } from '../http/error-messages';
-import { ApiError } from '../http/errors';
 import { innerError } from '../log';
+import { ERROR_MESSAGES } from '../values/error-messages';
+import { ApiError } from '../values/errors';
 
 /**
  * What a database failure means for the caller:

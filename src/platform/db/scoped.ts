@@ -1,7 +1,7 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { notFound } from '../http/errors';
-import { isUuid } from '../http/ids';
+import { notFound } from '../values/errors';
+import { isUuid } from '../values/ids';
 import type { Queryable } from './client';
 
 /** A table whose rows belong to one clinic. */

@@ -2,8 +2,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../context';
-import { ERROR_MESSAGES } from './error-messages';
-import { ApiError } from './errors';
+import { ERROR_MESSAGES } from '../values/error-messages';
+import { ApiError } from '../values/errors';
 
 /** Bodies above these sizes answer 413. Upload routes may set tighter limits of their own. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;

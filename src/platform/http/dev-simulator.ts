@@ -3,9 +3,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { findKeyPrincipal } from '../auth/key-auth';
 import type { AppEnv, KeyPrincipal } from '../context';
+import { ERROR_MESSAGES } from '../values/error-messages';
+import { ApiError, unauthorized } from '../values/errors';
 import { onNotFound } from './error-handler';
-import { ERROR_MESSAGES } from './error-messages';
-import { ApiError, unauthorized } from './errors';
 import { checkKeyAccess } from './route';
 
 /**

@@ -33,7 +33,7 @@ export function successBody<T extends z.ZodType>(data: T) {
 
 /**
  * A route's own example for a body (request or response): partial, because the document composes the
- * rest from the schema (src/platform/http/openapi-examples.ts); a key set to undefined is left out.
+ * rest from the schema (src/platform/openapi/examples.ts); a key set to undefined is left out.
  * Give one only where the composed example would mislead (fields that go together, a refund's status).
  */
 export type ExampleHint<T> = T extends readonly (infer U)[]

@@ -4,8 +4,8 @@ import type { ZodError } from 'zod';
 import type { AppEnv } from '../context';
 import { classifyDatabaseError, databaseRefusedInput, databaseUnavailable } from '../db/errors';
 import { describeError, logLine } from '../log';
-import { ERROR_MESSAGES } from './error-messages';
-import { ApiError, type ErrorCode, invalidFields } from './errors';
+import { ERROR_MESSAGES } from '../values/error-messages';
+import { ApiError, type ErrorCode, invalidFields } from '../values/errors';
 import { ProviderError, providerFailure } from './provider-errors';
 
 function render(c: Context<AppEnv>, error: ApiError) {

@@ -3,11 +3,11 @@ import { hashApiKey, isWellFormedApiKey } from '../auth/api-key-format';
 import { findKeyRecord } from '../auth/key-auth';
 import { markersOf } from '../auth/key-cache';
 import type { AppEnv, KeyPrincipal, KeyRecord } from '../context';
-import { applyRateLimitOutcomes, clientIp, enforceRateLimits, requireClientIp } from '../rate-limit/enforce';
 import { IP_MINUTE, KEY_BURST, keyMinuteRule, scaleRules } from '../rate-limit/policy';
 import { type GatewayCheckResult, gatewayCheck, isGatewayStore } from '../rate-limit/types';
+import { unauthorized } from '../values/errors';
 import { statusOf } from './error-handler';
-import { unauthorized } from './errors';
+import { applyRateLimitOutcomes, clientIp, enforceRateLimits, requireClientIp } from './rate-limits';
 
 /** /api/v1 paths that need no key. */
 export const PUBLIC_API_PATHS = new Set(['/api/v1/openapi.json']);

@@ -11,15 +11,15 @@ import { and, eq, lt, or, sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import { idempotencyKeys } from '../../../drizzle/schema';
-import { sha256Hex, toHex } from '../auth/crypto';
 import type { AppEnv } from '../context';
+import { sha256Hex, toHex } from '../crypto/bytes';
 import { SEALED } from '../crypto/sealed-values';
 import { open, seal } from '../crypto/secret-box';
 import type { Database } from '../db/client';
 import { classifyDatabaseError } from '../db/errors';
 import type { Sweep } from '../sweep';
-import { ERROR_MESSAGES } from './error-messages';
-import { ApiError, badRequest, conflict } from './errors';
+import { ERROR_MESSAGES } from '../values/error-messages';
+import { ApiError, badRequest, conflict } from '../values/errors';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;

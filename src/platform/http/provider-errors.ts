@@ -2,11 +2,11 @@
 // 503 with Retry-After when trying again may work; 502 when the provider refused; 409 for what the
 // brand can change (a name another brand holds, credentials the SMS provider refused).
 import { ProviderError } from '../providers/errors';
-import { ERROR_MESSAGES } from './error-messages';
-import { ApiError, type ErrorCode } from './errors';
+import { ERROR_MESSAGES } from '../values/error-messages';
+import { ApiError, type ErrorCode } from '../values/errors';
 
 /** The answer when a webhook URL's host could not be resolved (its OpenAPI example says the same). */
-export { DNS_RESOLVER_UNAVAILABLE_MESSAGE } from './error-messages';
+export { DNS_RESOLVER_UNAVAILABLE_MESSAGE } from '../values/error-messages';
 
 /** Seconds a caller should wait after a provider did not answer (every *_UNAVAILABLE answer). */
 export const PROVIDER_RETRY_AFTER_SECONDS = 5;

@@ -4,9 +4,9 @@ import { BRAND_ADMIN_ROLES, type Entitlement, type KeyScope } from '../../../dri
 import { readToken } from '../auth/jwt';
 import { findActiveUser } from '../auth/users';
 import type { AppEnv, KeyPrincipal } from '../context';
+import { ERROR_MESSAGES } from '../values/error-messages';
+import { ApiError, type ErrorCode, forbidden, unauthorized } from '../values/errors';
 import { errorBody } from './envelope';
-import { ERROR_MESSAGES } from './error-messages';
-import { ApiError, type ErrorCode, forbidden, unauthorized } from './errors';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, idempotency } from './idempotency';
 
 /** Who may call a route. Every route declares one; the guard is built from it, never written by hand. */

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DOCS_RENDERER, DOCS_RENDERER_PATH } from '../../../src/platform/http/docs-page';
+import { DOCS_RENDERER, DOCS_RENDERER_PATH } from '../../../src/platform/openapi/docs-page';
 import { useTestApp } from '../../helpers/app';
 
 const t = useTestApp();

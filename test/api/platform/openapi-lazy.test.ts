@@ -5,8 +5,8 @@
 // Worker bundle").
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../../src/app';
-import { openApiDocumentJson } from '../../../src/platform/http/openapi';
-import { OPENAPI_ASSET_PATH } from '../../../src/platform/http/openapi-asset';
+import { OPENAPI_ASSET_PATH } from '../../../src/platform/openapi/asset';
+import { openApiDocumentJson } from '../../../src/platform/openapi/document';
 import { useTestApp } from '../../helpers/app';
 
 // Installed before this file's imports (src/app among them) are evaluated.

@@ -4,8 +4,8 @@
 import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/app';
-import { openApiDocument } from '../../../src/platform/http/openapi';
 import { defineRoute } from '../../../src/platform/http/route';
+import { openApiDocument } from '../../../src/platform/openapi/document';
 
 /** The same call GET /api/v1/openapi.json answers with; building the document needs no services. */
 const document = () => openApiDocument(createApp(() => Promise.reject(new Error('the document needs no services'))));

@@ -6,7 +6,7 @@
 // method). docs/api-conventions.md, "Overlapping paths".
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/app';
-import { openApiDocument } from '../../../src/platform/http/openapi';
+import { openApiDocument } from '../../../src/platform/openapi/document';
 import { useTestApp } from '../../helpers/app';
 import { makeTenant } from '../../helpers/factories';
 import { IMAGES, imageForm } from '../../helpers/images';

@@ -3,7 +3,7 @@
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions, ledgerEntries, orderItems, orders, outboxEvents, patients, payments } from '../../../drizzle/schema';
-import { sha256Hex } from '../../../src/platform/auth/crypto';
+import { sha256Hex } from '../../../src/platform/crypto/bytes';
 import { buildTestApp, type TestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { makeGlobalProduct, makePatient, makeProgram } from '../../helpers/program-fixtures';

@@ -1,9 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
-import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
+import { idParam } from '../../../platform/values/ids';
 import { createdKey, createKeyBody, keyMetadata, rolledKey, rollKeyBody } from './schemas';
 import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from './service';
 

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { KEY_KINDS, KEY_SCOPES } from '../../../../drizzle/schema';
-import { dateTime } from '../../../platform/http/dates';
-import { safeString } from '../../../platform/http/strings';
 import { KEY_MINUTE_LIMIT } from '../../../platform/rate-limit/policy';
+import { dateTime } from '../../../platform/values/dates';
+import { safeString } from '../../../platform/values/strings';
 
 export const createKeyBody = z
   .object({

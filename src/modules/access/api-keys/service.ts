@@ -6,12 +6,12 @@ import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
-import { isoOrNull } from '../../../platform/http/dates';
-import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
-import { badRequest, conflict, notFound, unauthorized } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import { SANDBOX_MINUTE_LIMIT } from '../../../platform/rate-limit/policy';
+import { isoOrNull } from '../../../platform/values/dates';
+import { ERROR_MESSAGES } from '../../../platform/values/error-messages';
+import { badRequest, conflict, notFound, unauthorized } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import { type CreateKeyBody, DEFAULT_ROLL_OVERLAP_SECONDS, type KeyMetadata, MAX_ROLL_OVERLAP_SECONDS, type RollKeyBody } from './schemas';
 
 export const MAX_ACTIVE_KEYS = 5;

@@ -2,10 +2,10 @@ import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { USER_ROLES } from '../../../../drizzle/schema';
 import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
+import { clientIp, enforceRateLimits } from '../../../platform/http/rate-limits';
 import { defineRoute } from '../../../platform/http/route';
-import { safeString } from '../../../platform/http/strings';
-import { clientIp, enforceRateLimits } from '../../../platform/rate-limit/enforce';
 import { SIGN_IN_ACCOUNT, SIGN_IN_ATTEMPTS } from '../../../platform/rate-limit/policy';
+import { safeString } from '../../../platform/values/strings';
 import { signIn } from './service';
 
 const signInBody = z

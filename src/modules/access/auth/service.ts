@@ -3,8 +3,8 @@ import { clinics, users } from '../../../../drizzle/schema';
 import { issueToken } from '../../../platform/auth/jwt';
 import { DECOY_PASSWORD_HASH, verifyPassword } from '../../../platform/auth/password';
 import type { Services } from '../../../platform/context';
-import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
-import { unauthorized } from '../../../platform/http/errors';
+import { ERROR_MESSAGES } from '../../../platform/values/error-messages';
+import { unauthorized } from '../../../platform/values/errors';
 
 const SIGN_IN_FAILED = ERROR_MESSAGES.UNAUTHORIZED.signIn;
 

@@ -1,5 +1,5 @@
 // The coupon rules that need more than one field, as pure functions (unit-tested rule by rule).
-import { invalidFields } from '../../../platform/http/errors';
+import { invalidFields } from '../../../platform/values/errors';
 import type { CouponDiscountType, CouponInvalidReason } from './schemas';
 
 /** discountValue x 100 as stored (discount_value_hundredths): basis points or cents. */

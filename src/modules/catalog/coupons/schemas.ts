@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { dateTime } from '../../../platform/http/dates';
-import { amount, MAX_AMOUNT } from '../../../platform/http/money';
-import { safeString, text } from '../../../platform/http/strings';
+import { dateTime } from '../../../platform/values/dates';
+import { amount, MAX_AMOUNT } from '../../../platform/values/money';
+import { safeString, text } from '../../../platform/values/strings';
 
 /** The value sets the specification leaves open (it names percent, first_charge and reject). */
 export const COUPON_DISCOUNT_TYPES = ['percent', 'fixed'] as const;

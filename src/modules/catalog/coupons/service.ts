@@ -4,11 +4,11 @@ import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
-import { isoOrNull } from '../../../platform/http/dates';
-import { conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
-import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import { isoOrNull } from '../../../platform/values/dates';
+import { conflict, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
+import { centsToAmount, centsToAmountOrNull } from '../../../platform/values/money';
 import { assertCouponTerms, couponInvalidReasons, fromHundredths, REASON_MESSAGES, toHundredths } from './rules';
 import type {
   COUPON_SCOPES,

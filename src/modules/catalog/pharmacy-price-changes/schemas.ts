@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { pathId } from '../../../platform/http/ids';
+import { pathId } from '../../../platform/values/ids';
 
 export const ALERT_DIRECTIONS = ['increase', 'decrease'] as const;
 export const ALERT_STATUSES = ['open', 'acknowledged'] as const;

@@ -2,10 +2,10 @@ import { desc, eq } from 'drizzle-orm';
 import { priceChangeAlerts } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import { forClinic } from '../../../platform/db/scoped';
-import { notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
-import { centsToAmountOrNull } from '../../../platform/http/money';
 import { totalCount } from '../../../platform/http/pagination';
+import { notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
+import { centsToAmountOrNull } from '../../../platform/values/money';
 import type { AlertStatus, ListAlertsQuery, PriceChangeAlert } from './schemas';
 
 const RESOURCE = 'Price-change alert';

@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import type { HandlerContext } from '../../../platform/context';
 import { rowsOf } from '../../../platform/db/sql';
-import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
+import { centsToAmount, centsToAmountOrNull } from '../../../platform/values/money';
 import type { CatalogItem } from './schemas';
 
 interface CatalogRow {

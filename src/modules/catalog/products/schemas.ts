@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { amount } from '../../../platform/http/money';
 import { paginationSchema } from '../../../platform/http/pagination';
-import { safeString, text } from '../../../platform/http/strings';
+import { amount } from '../../../platform/values/money';
+import { safeString, text } from '../../../platform/values/strings';
 
 // Money out is dollars (centsToAmount); money in goes through amount(), which hands the service cents.
 

@@ -6,10 +6,10 @@ import type { HandlerContext } from '../../../platform/context';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
 import { rowsOf } from '../../../platform/db/sql';
-import { conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
-import { centsToAmount } from '../../../platform/http/money';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import { conflict, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
+import { centsToAmount } from '../../../platform/values/money';
 import type { CreateProductBody, Product, UpdateProductBody } from './schemas';
 import { nextSlug, slugify } from './slugs';
 

@@ -1,7 +1,7 @@
 // Pure helpers of the products area (unit-tested in test/unit/products-util.test.ts).
-import { slugify as platformSlugify } from '../../../platform/http/strings';
+import { slugify as platformSlugify } from '../../../platform/values/strings';
 
-export { MAX_SLUG_BASE_LENGTH } from '../../../platform/http/strings';
+export { MAX_SLUG_BASE_LENGTH } from '../../../platform/values/strings';
 
 /** A URL slug from a product name ("product" if nothing is left). */
 export const slugify = (name: string): string => platformSlugify(name, 'product');

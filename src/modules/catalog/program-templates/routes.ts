@@ -1,8 +1,8 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../platform/http/envelope';
-import { idParam } from '../../../platform/http/ids';
 import { defineRoute, type RouteAccess } from '../../../platform/http/route';
+import { idParam } from '../../../platform/values/ids';
 import { programTemplate, programTemplateDetail, templateGlobalProduct } from './schemas';
 import { getProgramTemplate, listProgramTemplates, listTemplateGlobalProducts } from './service';
 

@@ -3,9 +3,9 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { programTemplates } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
-import { notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
-import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
+import { notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
+import { centsToAmount, centsToAmountOrNull } from '../../../platform/values/money';
 import { type GlobalProductPart, type ProductRow, toGlobalProduct } from '../programs/queries';
 import type { ProgramTemplate, ProgramTemplateDetail, TemplateGlobalProduct } from './schemas';
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
-import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
+import { centsToAmount, centsToAmountOrNull } from '../../../platform/values/money';
 import { countProducts, type PricingInput, priceProduct } from './pricing';
 import type { Program } from './schemas';
 

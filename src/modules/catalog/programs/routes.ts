@@ -1,9 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
-import { idParam } from '../../../platform/http/ids';
 import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
+import { idParam } from '../../../platform/values/ids';
 import { programsOverview } from './overview';
 import { programProductRoutes } from './products/routes';
 import {

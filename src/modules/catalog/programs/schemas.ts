@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { errorBody } from '../../../platform/http/envelope';
-import { pathId } from '../../../platform/http/ids';
-import { amount } from '../../../platform/http/money';
 import { pageQuery } from '../../../platform/http/pagination';
-import { safeString, text } from '../../../platform/http/strings';
+import { pathId } from '../../../platform/values/ids';
+import { amount } from '../../../platform/values/money';
+import { safeString, text } from '../../../platform/values/strings';
 import { globalProductFields } from '../program-templates/schemas';
 import { FEE_SOURCES } from './pricing';
 

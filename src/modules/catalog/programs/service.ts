@@ -4,10 +4,10 @@ import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { databaseErrorState, isUniqueViolation } from '../../../platform/db/errors';
 import { rowsOf } from '../../../platform/db/sql';
-import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
-import { ApiError, badRequest, conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import { ERROR_MESSAGES } from '../../../platform/values/error-messages';
+import { ApiError, badRequest, conflict, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import { type ProgramRow, programColumns, readProgram, toProgram } from './queries';
 import type { CreateProgramBody, listProgramsQuery, Program, UpdateProgramBody } from './schemas';
 

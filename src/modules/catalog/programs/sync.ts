@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { rowsOf } from '../../../platform/db/sql';
-import { conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
+import { conflict, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import type { SyncResult } from './schemas';
 import { lockProgram } from './service';
 

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { errorBody } from '../../../platform/http/envelope';
-import { amount } from '../../../platform/http/money';
-import { safeString } from '../../../platform/http/strings';
+import { amount } from '../../../platform/values/money';
+import { safeString } from '../../../platform/values/strings';
 
 /** Stripe's largest unit_amount (eight digits): $999,999.99. */
 export const MAX_PRICE_CENTS = 99_999_999;

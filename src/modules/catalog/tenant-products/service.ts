@@ -4,10 +4,10 @@ import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
-import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
-import { ApiError, badRequest, invalidFields, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
-import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
+import { ERROR_MESSAGES } from '../../../platform/values/error-messages';
+import { ApiError, badRequest, invalidFields, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
+import { centsToAmount, centsToAmountOrNull } from '../../../platform/values/money';
 import type { SelectionResult, TenantProduct, UpdatePriceBody, UpdateSelectionBody } from './schemas';
 
 export const PRICE_CURRENCY = 'usd';

@@ -5,7 +5,7 @@ import { z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../platform/context';
 import { errorBody, jsonContent } from '../../../platform/http/envelope';
-import { ApiError, type FieldProblem, invalidFields } from '../../../platform/http/errors';
+import { ApiError, type FieldProblem, invalidFields } from '../../../platform/values/errors';
 import { MAX_IMAGE_BYTES, MULTIPART_FRAMING_ALLOWANCE_BYTES } from './schemas';
 import { type CheckedImage, checkImage, imageTooLarge } from './service';
 

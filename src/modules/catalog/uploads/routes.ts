@@ -1,9 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
-import { badRequest } from '../../../platform/http/errors';
-import { idParam } from '../../../platform/http/ids';
 import { defineRoute } from '../../../platform/http/route';
+import { badRequest } from '../../../platform/values/errors';
+import { idParam } from '../../../platform/values/ids';
 import { imageUploadErrors, isMultipart, multipartImageBody, withDeclaredSizeCheck } from './multipart';
 import { globalProductImageResult, imageUploadForm, productImageResult, programImageResult, removeImageBody } from './schemas';
 import { checkImage, removeProductImage, setGlobalProductImage, setProductImage, setProgramImage } from './service';

@@ -3,10 +3,10 @@ import { globalProductImageOverrides, globalProducts, products, programs, upload
 import type { HandlerContext } from '../../../platform/context';
 import type { Database, Transaction } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
-import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
-import { ApiError, invalidField, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
 import type { ObjectStorage } from '../../../platform/providers/storage/types';
+import { ERROR_MESSAGES } from '../../../platform/values/error-messages';
+import { ApiError, invalidField, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import { detectImageType, type ImageType } from './image-type';
 import { MAX_IMAGE_BYTES, type StoredImage } from './schemas';
 

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { AFFILIATE_COMMISSION_MODES, AFFILIATE_PAYOUT_FREQUENCIES, PROGRAM_STATES } from '../../../../drizzle/schema';
-import { atLeastOneField } from '../../../platform/http/fields';
-import { amount, MAX_AMOUNT } from '../../../platform/http/money';
+import { atLeastOneField } from '../../../platform/values/fields';
+import { amount, MAX_AMOUNT } from '../../../platform/values/money';
 
 const hasAtMostTwoDecimals = (value: number) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-6;
 

@@ -8,8 +8,8 @@ import { type AffiliateCommissionMode, type AffiliatePayoutFrequency, affiliateP
 import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
-import { conflict, invalidFields } from '../../../platform/http/errors';
-import { centsToAmount } from '../../../platform/http/money';
+import { conflict, invalidFields } from '../../../platform/values/errors';
+import { centsToAmount } from '../../../platform/values/money';
 import { type ProductRow, priceProduct, pricingInput, programProductsJson } from '../../catalog';
 import { computeFeeBreakdown } from '../../orders';
 import { commissionCents, fromHundredths, MAX_PERCENT_HUNDREDTHS, toHundredths } from './rules';

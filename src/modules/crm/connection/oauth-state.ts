@@ -5,7 +5,7 @@
 // Format: v1.<base64url(JSON payload)>.<base64url(HMAC-SHA256(key, "v1.<payload>"))>
 // Key: the 'crm-oauth-state' key derived from the root secret (src/platform/crypto/secret-box.ts): a key
 // for this one purpose. During a rotation a state signed under the previous root still verifies.
-import { fromBase64Url, toBase64Url } from '../../../platform/auth/crypto';
+import { fromBase64Url, toBase64Url } from '../../../platform/crypto/bytes';
 import { hmacKeys, type KeyRing } from '../../../platform/crypto/secret-box';
 import { CRM_PROVIDERS, type CrmProvider } from './providers';
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CRM_AUTH_TYPES } from '../../../../drizzle/schema';
-import { safeString } from '../../../platform/http/strings';
+import { safeString } from '../../../platform/values/strings';
 import { CRM_PROVIDERS, PROVIDERS } from './providers';
 
 const providerField = z.enum(CRM_PROVIDERS).openapi({ description: 'hubspot, salesforce, pipedrive or zoho.', example: 'hubspot' });

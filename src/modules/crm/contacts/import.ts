@@ -3,9 +3,9 @@ import { sql } from 'drizzle-orm';
 import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { rowsOf } from '../../../platform/db/sql';
-import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
-import { ApiError, invalidField } from '../../../platform/http/errors';
-import { findRefusedCharacter } from '../../../platform/http/strings';
+import { ERROR_MESSAGES } from '../../../platform/values/error-messages';
+import { ApiError, invalidField } from '../../../platform/values/errors';
+import { findRefusedCharacter } from '../../../platform/values/strings';
 import { type CsvRecord, isBlankRecord, parseCsv } from './csv';
 import { redactEmail } from './redact';
 import {

@@ -3,10 +3,10 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
-import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { deliverSoon } from '../../../platform/providers/messaging';
+import { idParam } from '../../../platform/values/ids';
 import { csvTooLarge, importContacts } from './import';
 import {
   CSV_FRAMING_ALLOWANCE_BYTES,

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { safeString } from '../../../platform/http/strings';
+import { safeString } from '../../../platform/values/strings';
 import { tag } from '../tags/schemas';
 
 export const MAX_NAME_LENGTH = 100;

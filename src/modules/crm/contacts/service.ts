@@ -5,10 +5,10 @@ import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
 import { isoTimestamp } from '../../../platform/db/sql';
 import { recordOutboxEvent } from '../../../platform/events/outbox';
-import { conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type { RecordedMessage } from '../../../platform/providers/messaging';
+import { conflict, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import type { Tag } from '../tags/schemas';
 import { type Contact, type CreateContactBody, normalizePhone, type UpdateContactBody } from './schemas';
 

@@ -1,5 +1,5 @@
 // Merge fields: {{name}} tokens in a template's subject and body (docs/crm-sequences.md, "Merge fields").
-import { MERGE_FIELD as TOKEN } from '../../../platform/http/markup';
+import { MERGE_FIELD as TOKEN } from '../../../platform/values/markup';
 
 /** Every distinct merge-field name in the texts, in order of first appearance (subject before body). */
 export function extractMergeFields(...texts: (string | null | undefined)[]): string[] {

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { MESSAGE_TEMPLATE_TYPES } from '../../../../drizzle/schema';
-import { htmlProblem, plainTextProblem } from '../../../platform/http/markup';
 import { pageQuery } from '../../../platform/http/pagination';
-import { findRefusedCharacter, plainLine, plainText, text } from '../../../platform/http/strings';
+import { htmlProblem, plainTextProblem } from '../../../platform/values/markup';
+import { findRefusedCharacter, plainLine, plainText, text } from '../../../platform/values/strings';
 import { storedImage } from '../../catalog';
 
 /** Limits (docs/crm-sequences.md). */

@@ -3,9 +3,9 @@ import { messageTemplates, sequenceSteps, sequences } from '../../../../drizzle/
 import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
-import { conflict, invalidFields, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import { conflict, invalidFields, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import { type CheckedImage, storeImage } from '../../catalog';
 import { extractMergeFields } from './merge-fields';
 import {

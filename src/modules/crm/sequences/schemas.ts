@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { SEQUENCE_STATUSES, SEQUENCE_STEP_TYPES } from '../../../../drizzle/schema';
-import { isUuid } from '../../../platform/http/ids';
 import { pageQuery } from '../../../platform/http/pagination';
-import { findRefusedCharacter, plainLine, plainText, safeString, text } from '../../../platform/http/strings';
+import { isUuid } from '../../../platform/values/ids';
+import { findRefusedCharacter, plainLine, plainText, safeString, text } from '../../../platform/values/strings';
 import { bodyMarkupProblem, MAX_EMAIL_BODY, MAX_SMS_BODY, MAX_TEMPLATE_SUBJECT } from '../message-templates/schemas';
 
 /** What enrolls contacts (docs/crm-sequences.md, "Triggers"). */

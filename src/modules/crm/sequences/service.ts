@@ -13,9 +13,9 @@ import type { HandlerContext } from '../../../platform/context';
 import type { Queryable, Transaction } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { rowsOf } from '../../../platform/db/sql';
-import { conflict, invalidField, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import { conflict, invalidField, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import type {
   CreateSequenceBody,
   ListSequencesQuery,

@@ -1,9 +1,9 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
-import { idParam, pathId } from '../../../platform/http/ids';
 import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
+import { idParam, pathId } from '../../../platform/values/ids';
 import { assignTagBody, createTagBody, listTagsQuery, removedTagAssignment, tag, tagAssignment, updateTagBody } from './schemas';
 import { assignTag, createTag, deleteTag, listTags, unassignTag, updateTag } from './service';
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { pageQuery } from '../../../platform/http/pagination';
-import { safeString, text } from '../../../platform/http/strings';
+import { safeString, text } from '../../../platform/values/strings';
 
 /** #rgb or #rrggbb (stored lower-cased). */
 export const TAG_COLOR_PATTERN = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;

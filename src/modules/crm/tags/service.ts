@@ -4,9 +4,9 @@ import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
-import { conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import { conflict, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import type { CreateTagBody, ListTagsQuery, Tag, TagAssignment, UpdateTagBody } from './schemas';
 
 type TagRow = typeof tags.$inferSelect;

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { pageQuery } from '../../../platform/http/pagination';
-import { safeString } from '../../../platform/http/strings';
+import { safeString } from '../../../platform/values/strings';
 
 // A Customer is a patient of the clinic with totals over their orders (docs/orders.md).
 

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { HandlerContext } from '../../../platform/context';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
-import { centsToAmount } from '../../../platform/http/money';
 import { pageOffset, pagination } from '../../../platform/http/pagination';
+import { centsToAmount } from '../../../platform/values/money';
 import { totalRollup } from '../orders/rollups';
 import type { Customer, ListCustomersQuery } from './schemas';
 

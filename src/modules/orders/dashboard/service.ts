@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { HandlerContext } from '../../../platform/context';
 import { isoTimestamp, num, rowsOf } from '../../../platform/db/sql';
-import { centsToAmount } from '../../../platform/http/money';
+import { centsToAmount } from '../../../platform/values/money';
 import { totalRow, windowParts, windowSums } from '../orders/rollups';
 import type { ActivityItem, ActivitySource, EarningsReport, Metrics, Overview, ProjectedRevenue, RevenueChart } from './schemas';
 import {

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { type SQL, sql } from 'drizzle-orm';
-import { badRequest } from '../../../platform/http/errors';
+import { badRequest } from '../../../platform/values/errors';
 import { toRange, windowBound } from '../orders/schemas';
 
 // The reporting windows of the dashboard and the analytics (docs/dashboard.md, "Windows"). A window is

@@ -1,6 +1,6 @@
 import type { FeeBreakdownCents } from '../../../../drizzle/schema';
 import { num } from '../../../platform/db/sql';
-import { centsToAmount } from '../../../platform/http/money';
+import { centsToAmount } from '../../../platform/values/money';
 
 // An order's fee breakdown (the waterfall, stored in cents) as the API answers it, in dollars.
 

@@ -3,7 +3,7 @@ import type { OrderStatus, RefundRequestStatus } from '../../../../drizzle/schem
 import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
-import { centsToAmount } from '../../../platform/http/money';
+import { centsToAmount } from '../../../platform/values/money';
 import { dayPlan, inRanges, totalRollup, totalRow, windowSums } from './rollups';
 import { type NeedsAttention, type OrderStats, type OrderSummary, toRange, type WindowQuery } from './schemas';
 

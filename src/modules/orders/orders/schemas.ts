@@ -7,8 +7,8 @@ import {
   REFUND_REQUEST_STATUSES,
   VISIT_STATUSES,
 } from '../../../../drizzle/schema';
-import { parseDateTime } from '../../../platform/http/dates';
-import { safeString } from '../../../platform/http/strings';
+import { parseDateTime } from '../../../platform/values/dates';
+import { safeString } from '../../../platform/values/strings';
 import { ACTOR_TYPES, SHIPMENT_STATUSES } from './lifecycle/platform-events';
 
 // Orders: the list row, the detail (the spec's field list), events, lab and visit status,

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import { LAB_STAGES, type LabStage, type OrderStatus, VISIT_STATUSES, type VisitStatus } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import { isoTimestamp as iso, rowsOf } from '../../../platform/db/sql';
-import { notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
+import { notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import type { LabStatus, VisitStatusBody } from './schemas';
 
 // Lab status and visit status of an order: one statement each, then pure rules (unit-tested rule by

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { DisputeStatus, LedgerEntryType } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
-import { centsToAmount } from '../../../platform/http/money';
 import { moneyMovements } from '../../../platform/providers/payments';
+import { centsToAmount } from '../../../platform/values/money';
 import { availableSum, ORDER_INCOME_TYPES } from '../ledger/sums';
 import type { BalanceData, DisputesData } from './schemas';
 

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { DISPUTE_STATUSES, LEDGER_ENTRY_TYPES, PAYOUT_STATUSES, PAYOUT_TYPES } from '../../../../drizzle/schema';
-import { timestamp } from '../../../platform/http/fields';
-import { amount } from '../../../platform/http/money';
+import { timestamp } from '../../../platform/values/fields';
+import { amount } from '../../../platform/values/money';
 
 const money = (description: string) => z.number().openapi({ description: `${description} US dollars.`, example: 125.5 });
 

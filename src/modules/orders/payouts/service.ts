@@ -3,11 +3,11 @@ import { orders, type PayoutStatus, type PayoutType, patients, payouts } from '.
 import type { HandlerContext } from '../../../platform/context';
 import { lockClinic } from '../../../platform/db/clinic-lock';
 import { forClinic } from '../../../platform/db/scoped';
-import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
-import { ApiError, conflict } from '../../../platform/http/errors';
-import { centsToAmount, centsToAmountOrNull } from '../../../platform/http/money';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import { moneyMovements } from '../../../platform/providers/payments';
+import { ERROR_MESSAGES } from '../../../platform/values/error-messages';
+import { ApiError, conflict } from '../../../platform/values/errors';
+import { centsToAmount, centsToAmountOrNull } from '../../../platform/values/money';
 import { appendLedgerEntries } from '../ledger/entries';
 import { availableCents } from '../ledger/sums';
 import type { PayoutRowData } from './schemas';

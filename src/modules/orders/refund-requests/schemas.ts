@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { REFUND_REQUEST_STATUSES } from '../../../../drizzle/schema';
-import { timestamp } from '../../../platform/http/fields';
-import { pathId } from '../../../platform/http/ids';
 import { pageQuery } from '../../../platform/http/pagination';
-import { text } from '../../../platform/http/strings';
+import { timestamp } from '../../../platform/values/fields';
+import { pathId } from '../../../platform/values/ids';
+import { text } from '../../../platform/values/strings';
 import { orderStatus } from '../orders/schemas';
 import { refundBody } from '../refunds/schemas';
 

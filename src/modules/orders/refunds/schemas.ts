@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { REFUND_STATUSES } from '../../../../drizzle/schema';
 import { errorBody, jsonContent } from '../../../platform/http/envelope';
-import { timestamp } from '../../../platform/http/fields';
-import { safeString, text } from '../../../platform/http/strings';
+import { timestamp } from '../../../platform/values/fields';
+import { safeString, text } from '../../../platform/values/strings';
 
 const uuidText = () => safeString().max(100);
 

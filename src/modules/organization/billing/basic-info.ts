@@ -3,8 +3,8 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import { clinics, onboarding, organizations, payoutAccounts, plans, platformSubscriptions } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
-import { isoOrNull } from '../../../platform/http/dates';
-import { notFound } from '../../../platform/http/errors';
+import { isoOrNull } from '../../../platform/values/dates';
+import { notFound } from '../../../platform/values/errors';
 import { type BasicInfoView, TUTORIAL_STEPS } from './schemas';
 import { toPlanRef, toSubscription } from './views';
 

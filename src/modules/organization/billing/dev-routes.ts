@@ -11,8 +11,8 @@ import { devSimulatorBody } from '../../../platform/http/dev-simulator';
 import { ok } from '../../../platform/http/envelope';
 import { validationError } from '../../../platform/http/error-handler';
 import { checkKeyAccess } from '../../../platform/http/route';
-import { safeString } from '../../../platform/http/strings';
 import { developmentBillingId, type PayoutAccountState } from '../../../platform/providers/billing';
+import { safeString } from '../../../platform/values/strings';
 
 const body = z
   .object({

@@ -2,10 +2,10 @@
 import { eq } from 'drizzle-orm';
 import { payoutAccounts } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
-import { isoOrNull } from '../../../platform/http/dates';
 import { describeError, logLine } from '../../../platform/log';
 import type { BillingProcessor } from '../../../platform/providers/billing';
 import { ProviderError } from '../../../platform/providers/errors';
+import { isoOrNull } from '../../../platform/values/dates';
 import type { PayoutAccountStatusView } from './schemas';
 
 /** Payout-account values are reused this long before the processor is asked again. */

@@ -6,12 +6,12 @@ import { clinics, type Entitlement, plans, platformSubscriptions } from '../../.
 import type { HandlerContext } from '../../../platform/context';
 import type { Database, Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
-import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
-import { ApiError, conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
-import { centsToAmount } from '../../../platform/http/money';
 import { describeError, logLine } from '../../../platform/log';
 import type { SubscriptionState } from '../../../platform/providers/billing';
+import { ERROR_MESSAGES } from '../../../platform/values/error-messages';
+import { ApiError, conflict, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
+import { centsToAmount } from '../../../platform/values/money';
 import { prorate } from './proration';
 import type { ProrationPreviewView } from './schemas';
 import { type PlanRow, type SubscriptionRow, toPlanRef, toSubscription } from './views';

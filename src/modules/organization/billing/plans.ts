@@ -2,7 +2,7 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import { plans } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
-import { centsToAmountOrNull } from '../../../platform/http/money';
+import { centsToAmountOrNull } from '../../../platform/values/money';
 import { ENTITLEMENT_FEATURES, type PlanView } from './schemas';
 import { toPlanRef } from './views';
 

@@ -6,7 +6,7 @@ import {
   PAYOUT_ACCOUNT_STATUSES,
   PLATFORM_SUBSCRIPTION_STATUSES,
 } from '../../../../drizzle/schema';
-import { safeString } from '../../../platform/http/strings';
+import { safeString } from '../../../platform/values/strings';
 
 const dateTime = () => z.string().datetime();
 const dollars = (description: string) => z.number().openapi({ description: `US dollars. ${description}`.trim() });

@@ -1,7 +1,7 @@
 // How a plan and a subscription are answered (the plans list, basic info, plan changes).
 import type { plans, platformSubscriptions } from '../../../../drizzle/schema';
-import { isoOrNull } from '../../../platform/http/dates';
-import { centsToAmount } from '../../../platform/http/money';
+import { isoOrNull } from '../../../platform/values/dates';
+import { centsToAmount } from '../../../platform/values/money';
 import type { PlanRefView, SubscriptionView } from './schemas';
 
 export type PlanRow = typeof plans.$inferSelect;

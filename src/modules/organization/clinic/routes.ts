@@ -2,8 +2,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
-import { idParam } from '../../../platform/http/ids';
 import { defineRoute } from '../../../platform/http/route';
+import { idParam } from '../../../platform/values/ids';
 import { checkLogo, logoMultipartBody, logoUploadErrors, withDeclaredSizeCheck } from './logo-upload';
 import { clinicProfile, logoResult, slugAvailability, slugParam, updateClinicBody } from './schemas';
 import { getClinic, isSlugAvailable, setClinicLogo, updateClinic } from './service';

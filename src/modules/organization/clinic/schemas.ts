@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { CLINIC_MODES } from '../../../../drizzle/schema';
-import { atLeastOneField, timestamp } from '../../../platform/http/fields';
-import { safeString, text } from '../../../platform/http/strings';
 import { DNS_RECORD_PURPOSES, DNS_RECORD_TYPES } from '../../../platform/providers/domains';
+import { atLeastOneField, timestamp } from '../../../platform/values/fields';
+import { safeString, text } from '../../../platform/values/strings';
 import { storedImage } from '../../catalog';
 import { emailSchema, HEX_COLOR, phoneSchema, SLUG_RULE, slugSchema, toHexColor } from '../organization/validation';
 

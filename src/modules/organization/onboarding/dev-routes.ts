@@ -13,8 +13,8 @@ import { devSimulatorBody } from '../../../platform/http/dev-simulator';
 import { ok } from '../../../platform/http/envelope';
 import { validationError } from '../../../platform/http/error-handler';
 import { checkKeyAccess } from '../../../platform/http/route';
-import { safeString } from '../../../platform/http/strings';
 import { developmentBillingId } from '../../../platform/providers/billing';
+import { safeString } from '../../../platform/values/strings';
 import { addMonthUtc } from '../billing/sweeps';
 import { recordIdentityVerified, recordPlanPaid } from './service';
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CLINIC_MODES, ONBOARDING_STEPS } from '../../../../drizzle/schema';
-import { safeString } from '../../../platform/http/strings';
+import { safeString } from '../../../platform/values/strings';
 import { BUSINESS_TYPES, EIN_PATTERN, isUsStateCode, toE164, US_STATE_CODES, ZIP_CODE_PATTERN } from './validation';
 
 /** The steps that are done one after the other (completed is where they end). */

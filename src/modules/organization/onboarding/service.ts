@@ -10,9 +10,9 @@ import {
 } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
-import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
-import { ApiError, conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
+import { ERROR_MESSAGES } from '../../../platform/values/error-messages';
+import { ApiError, conflict, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import { type BusinessDetailsBody, ONBOARDING_WORK_STEPS, type OnboardingStatusView, type OnboardingWorkStep } from './schemas';
 import { comparableName } from './validation';
 

@@ -2,8 +2,8 @@
 // provider refuses at a start route is a 400 naming the body field, and a record a concurrent remove
 // took away is a 404. Every other provider failure is answered once, by src/platform/http/provider-errors.ts.
 
-import { invalidField, notFound } from '../../../platform/http/errors';
 import { ProviderError } from '../../../platform/providers/errors';
+import { invalidField, notFound } from '../../../platform/values/errors';
 
 /** A 400 naming one body field, shaped like the validation errors (errors: [{ field, message }]). */
 export const fieldError = invalidField;

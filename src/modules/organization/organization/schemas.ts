@@ -1,8 +1,8 @@
 // Request and response shapes of the organization and clinic settings (docs/organization.md).
 import { z } from '@hono/zod-openapi';
-import { atLeastOneField, timestamp } from '../../../platform/http/fields';
-import { safeString } from '../../../platform/http/strings';
 import { SMS_PROVIDERS } from '../../../platform/providers/sms';
+import { atLeastOneField, timestamp } from '../../../platform/values/fields';
+import { safeString } from '../../../platform/values/strings';
 import { customDomain } from '../clinic/custom-domain/schemas';
 import { EMAIL_DOMAIN_VIEW_STATUSES } from '../clinic/email-domain/schemas';
 import { BUSINESS_TYPES } from '../onboarding/validation';

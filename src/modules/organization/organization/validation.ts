@@ -1,7 +1,7 @@
 // Formats of the organization and clinic settings (docs/organization.md, "Field rules").
 import { z } from '@hono/zod-openapi';
-import { safeString } from '../../../platform/http/strings';
 import { hostnameProblem, MAX_HOSTNAME_LENGTH, normalizeHostname } from '../../../platform/providers/domains';
+import { safeString } from '../../../platform/values/strings';
 import { toE164, US_STATE_CODES, ZIP_CODE_PATTERN } from '../onboarding/validation';
 
 export { US_STATE_CODES };

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { safeString } from '../../../platform/http/strings';
+import { safeString } from '../../../platform/values/strings';
 import { emailAddress } from '../team/schemas';
 
 const personName = (example: string) => safeString().trim().min(1).max(100).openapi({ example });

@@ -2,8 +2,8 @@ import { and, eq, gt, sql } from 'drizzle-orm';
 import { clinics, goLiveRequests, invitations, onboarding, users } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import type { Transaction } from '../../../platform/db/client';
-import { conflict } from '../../../platform/http/errors';
 import type { MessageSender } from '../../../platform/providers/messaging/types';
+import { conflict } from '../../../platform/values/errors';
 import { expireStaleInvitations, issueInvitation } from '../team/invitations';
 import type { GoLiveBody, GoLiveStatus } from './schemas';
 

@@ -3,8 +3,8 @@ import { conversationMessages, conversations, patients } from '../../../../drizz
 import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
-import { notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
+import { notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import type { Conversation, ConversationMessage, PostConversationMessageBody, PostedConversationMessage } from './schemas';
 import { apiKeyMessageFields, iso, isoOrNull, type MessageJson, messageFields } from './views';
 

@@ -7,7 +7,7 @@ import {
   USER_ROLES,
 } from '../../../../drizzle/schema';
 import { pageQuery } from '../../../platform/http/pagination';
-import { safeString, text } from '../../../platform/http/strings';
+import { safeString, text } from '../../../platform/values/strings';
 
 export const MAX_MESSAGE_LENGTH = 10_000;
 export const MAX_TITLE_LENGTH = 200;

@@ -3,9 +3,9 @@ import { type SupportTeam, type SupportTicketStatus, supportTicketMessages, supp
 import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
-import { badRequest, conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import { badRequest, conflict, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import type {
   AssignableUser,
   CreateTicketBody,

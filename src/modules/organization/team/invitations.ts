@@ -1,6 +1,6 @@
 import { and, eq, lte } from 'drizzle-orm';
 import { invitations } from '../../../../drizzle/schema';
-import { randomBytes, sha256Hex, toBase64Url } from '../../../platform/auth/crypto';
+import { randomBytes, sha256Hex, toBase64Url } from '../../../platform/crypto/bytes';
 import type { Queryable } from '../../../platform/db/client';
 import type { MessageSender } from '../../../platform/providers/messaging/types';
 import type { AssignableRole, TeamInvitation } from './schemas';

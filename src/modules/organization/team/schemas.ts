@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { INVITATION_STATUSES, USER_ROLES } from '../../../../drizzle/schema';
-import { pathId } from '../../../platform/http/ids';
-import { safeString } from '../../../platform/http/strings';
+import { pathId } from '../../../platform/values/ids';
+import { safeString } from '../../../platform/values/strings';
 
 /** The roles an invitation or a role change may give. Ownership is never assigned through the API. */
 export const ASSIGNABLE_ROLES = ['admin', 'member'] as const;

@@ -4,8 +4,8 @@ import type { HandlerContext } from '../../../platform/context';
 import type { Database, Transaction } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
-import { conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
+import { conflict, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import { expireStaleInvitations, issueInvitation, toInvitation, UNIQUE_PENDING_INVITATION } from './invitations';
 import type { ChangeRoleBody, InviteMemberBody, TeamInvitation, TeamMember, TeamRoster } from './schemas';
 

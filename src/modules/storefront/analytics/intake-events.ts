@@ -4,9 +4,9 @@ import { formSessions, patients, programs, questionnaires } from '../../../../dr
 import type { HandlerContext } from '../../../platform/context';
 import type { Database } from '../../../platform/db/client';
 import { recordOutboxEvent } from '../../../platform/events/outbox';
-import { badRequest, conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
 import type { Sweep } from '../../../platform/sweep';
+import { badRequest, conflict, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import type { FormSession } from './schemas';
 
 // Where the platform records intake events (docs/analytics.md, "Intake events"):

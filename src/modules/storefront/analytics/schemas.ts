@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { FORM_SESSION_STATUSES, PROGRAM_STATES } from '../../../../drizzle/schema';
 import { successBody } from '../../../platform/http/envelope';
-import { pathId } from '../../../platform/http/ids';
 import { pageQuery, paginationSchema } from '../../../platform/http/pagination';
+import { pathId } from '../../../platform/values/ids';
 import { checkWindow, GRANULARITIES, seriesQuery, windowFields, windowQuery, windowSchema } from '../../orders';
 
 // Intake-form analytics (form sessions) and product-like analytics (docs/analytics.md). No patient

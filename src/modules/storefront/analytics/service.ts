@@ -3,9 +3,9 @@ import type { ProgramState } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
-import { notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
 import { type Pagination, pageOffset, pagination } from '../../../platform/http/pagination';
+import { notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import {
   at,
   bucketStarts,

@@ -1,9 +1,9 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
-import { notFound } from '../../../platform/http/errors';
 import { defineRoute } from '../../../platform/http/route';
 import { SERVED_UPLOAD_CSP, SERVED_UPLOAD_HEADERS } from '../../../platform/http/security-headers';
+import { notFound } from '../../../platform/values/errors';
 import { checkImageField, IMAGE_RULES, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from '../../catalog';
 import {
   customWebsite,

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { plainLine, plainText, safeString } from '../../../platform/http/strings';
+import { plainLine, plainText, safeString } from '../../../platform/values/strings';
 import { imageFileField, storedImage } from '../../catalog';
 import { isHttpsUrl, MAX_URL_LENGTH } from '../page-builder/links';
 

@@ -3,8 +3,8 @@ import { alias } from 'drizzle-orm/pg-core';
 import { customWebsites, uploads } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import type { Database, Queryable } from '../../../platform/db/client';
-import { notFound } from '../../../platform/http/errors';
 import type { ObjectStorage } from '../../../platform/providers/storage/types';
+import { notFound } from '../../../platform/values/errors';
 import { type CheckedImage, type StoredImage, storeImage } from '../../catalog';
 import { type CustomWebsite, type SaveWebsiteBody, SOCIAL_NETWORK_NAMES, type SocialNetwork, WEBSITE_DEFAULTS } from './schemas';
 

@@ -3,8 +3,8 @@ import { formGlobalProducts, globalProducts, questionnaires } from '../../../../
 import type { HandlerContext } from '../../../platform/context';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
-import { conflict, notFound } from '../../../platform/http/errors';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import { conflict, notFound } from '../../../platform/values/errors';
 import type { FormGlobalProduct } from './schemas';
 
 const UNIQUE_FORM_INDEX = 'form_global_products_questionnaire_id_key';

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { INTAKE_REQUEST_STATUSES } from '../../../../drizzle/schema';
-import { safeString, text } from '../../../platform/http/strings';
+import { safeString, text } from '../../../platform/values/strings';
 
 export const createIntakeRequestBody = z
   .object({

@@ -1,8 +1,8 @@
 // The page builder's JSON documents (draftContent): shape limits checked before anything is stored.
 
-import { ERROR_MESSAGES } from '../../../platform/http/error-messages';
-import { ApiError } from '../../../platform/http/errors';
-import { findRefusedCharacter } from '../../../platform/http/strings';
+import { ERROR_MESSAGES } from '../../../platform/values/error-messages';
+import { ApiError } from '../../../platform/values/errors';
+import { findRefusedCharacter } from '../../../platform/values/strings';
 import { findUnsafeMarkup } from './unsafe-markup';
 
 /** Largest draftContent, measured as its JSON text in UTF-8 (256 KiB). Above it: 413. */

@@ -1,6 +1,6 @@
 // Link values the page builder and the custom website accept (docs/page-builder.md, "Links").
-import { isHttpsUrl, isSitePath } from '../../../platform/http/markup';
-import { safeString } from '../../../platform/http/strings';
+import { isHttpsUrl, isSitePath } from '../../../platform/values/markup';
+import { safeString } from '../../../platform/values/strings';
 
 /** The URL rules are the platform's (shared with the markup of rich HTML fields). */
 export { isHttpsUrl, isSitePath };

@@ -3,7 +3,7 @@ import { inArray, sql } from 'drizzle-orm';
 import { navigationMenus, pages } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import { isoTimestamp, rowsOf } from '../../../platform/db/sql';
-import { invalidFields } from '../../../platform/http/errors';
+import { invalidFields } from '../../../platform/values/errors';
 import type { MenuItem, MenuItemInput, Navigation, NavigationBody } from './schemas';
 import { live } from './service';
 

@@ -1,9 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
-import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
+import { idParam } from '../../../platform/values/ids';
 import { checkImageField, IMAGE_RULES, imageUploadErrors, multipartImageBody, withDeclaredSizeCheck } from '../../catalog';
 import { MAX_CONTENT_BYTES } from './content';
 import { getNavigation, saveNavigation } from './navigation';

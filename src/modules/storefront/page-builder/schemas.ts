@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { PAGE_STATUSES } from '../../../../drizzle/schema';
-import { plainLine, safeString } from '../../../platform/http/strings';
+import { plainLine, safeString } from '../../../platform/values/strings';
 import { imageFileField, storedImage } from '../../catalog';
 import { contentProblem, MAX_CONTENT_BYTES, MAX_CONTENT_DEPTH } from './content';
 import { httpsUrl, linkUrl } from './links';

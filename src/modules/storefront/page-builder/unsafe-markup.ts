@@ -1,9 +1,9 @@
 // Markup and URLs in page content that would run script in a browser (docs/page-builder.md, "Active
 // content"). The page builder's documents are free-form JSON, so the API cannot know which strings the
 // storefront renders as HTML or puts into href/src: every string is checked as if it were both, i.e.
-// as rich HTML (the platform's allow-list, src/platform/http/markup.ts) and, anywhere in it, for what
+// as rich HTML (the platform's allow-list, src/platform/values/markup.ts) and, anywhere in it, for what
 // would run script as a URL or break out of an attribute. Refused, never rewritten (markup.ts says why).
-import { decodeCharacterReferences, htmlProblem, INLINE_IMAGE_TYPES } from '../../../platform/http/markup';
+import { decodeCharacterReferences, htmlProblem, INLINE_IMAGE_TYPES } from '../../../platform/values/markup';
 
 /** Elements that run or embed active content, or re-point every relative link of the page. */
 const ACTIVE_ELEMENTS = ['script', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'base', 'meta'];

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { TELEFORM_REMOVAL_STATUSES } from '../../../../drizzle/schema';
 import { pageQuery } from '../../../platform/http/pagination';
-import { text } from '../../../platform/http/strings';
+import { text } from '../../../platform/values/strings';
 
 export const listTeleformRemovalsQuery = pageQuery.extend({
   status: z.enum(TELEFORM_REMOVAL_STATUSES).optional().openapi({ description: 'Only removals in this state.' }),

@@ -4,11 +4,11 @@ import type { HandlerContext } from '../../../platform/context';
 import type { Database } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
 import { rowsOf } from '../../../platform/db/sql';
-import { isoOrNull } from '../../../platform/http/dates';
-import { conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type { Sweep } from '../../../platform/sweep';
+import { isoOrNull } from '../../../platform/values/dates';
+import { conflict, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import type { ListTeleformRemovalsQuery, TeleformRemoval } from './schemas';
 
 const RESOURCE = 'Teleform removal';

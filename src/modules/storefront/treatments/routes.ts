@@ -1,10 +1,10 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
-import { badRequest } from '../../../platform/http/errors';
-import { idParam } from '../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
+import { badRequest } from '../../../platform/values/errors';
+import { idParam } from '../../../platform/values/ids';
 import { checkImageField, MAX_IMAGE_BYTES, withDeclaredSizeCheck } from '../../catalog';
 import {
   brandTreatment,

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { amount } from '../../../platform/http/money';
-import { plainLine, plainText, safeString } from '../../../platform/http/strings';
+import { amount } from '../../../platform/values/money';
+import { plainLine, plainText, safeString } from '../../../platform/values/strings';
 import { storedImage } from '../../catalog';
 
 /** #rgb or #rrggbb (docs/treatments.md). */

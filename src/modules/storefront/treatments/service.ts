@@ -3,11 +3,11 @@ import { brandTreatments, clinics, treatments } from '../../../../drizzle/schema
 import type { HandlerContext } from '../../../platform/context';
 import type { Queryable } from '../../../platform/db/client';
 import { forClinic } from '../../../platform/db/scoped';
-import { conflict, notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
-import { centsToAmountOrNull } from '../../../platform/http/money';
 import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
-import { slugify } from '../../../platform/http/strings';
+import { conflict, notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
+import { centsToAmountOrNull } from '../../../platform/values/money';
+import { slugify } from '../../../platform/values/strings';
 import { type CheckedImage, nextSlug, storeImage } from '../../catalog';
 import type { BrandTreatment, CreateTreatmentBody, Treatment, UpdateTreatmentBody } from './schemas';
 

@@ -4,8 +4,8 @@ import { type AppEnv, handlerContext, systemContext } from '../../../platform/co
 import { devSimulatorBody, devSimulatorKey } from '../../../platform/http/dev-simulator';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
 import { validationError } from '../../../platform/http/error-handler';
-import { idParam } from '../../../platform/http/ids';
 import { defineRoute } from '../../../platform/http/route';
+import { idParam } from '../../../platform/values/ids';
 import { completeSession } from './complete-session';
 import { CHECKOUT_SESSIONS_PATH, checkoutPreflight } from './cors';
 import { completeSessionBody, createdSession, createSessionBody, sessionRead } from './schemas';

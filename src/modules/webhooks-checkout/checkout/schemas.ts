@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CHECKOUT_SESSION_STATUSES } from '../../../../drizzle/schema';
-import { safeString } from '../../../platform/http/strings';
+import { safeString } from '../../../platform/values/strings';
 
 /** metadata limits (docs/checkout.md): keys, key length, string value length, serialized size. */
 export const METADATA_MAX_KEYS = 20;

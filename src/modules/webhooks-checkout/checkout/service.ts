@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { type CheckoutSessionStatus, checkoutSessions } from '../../../../drizzle/schema';
-import { randomBytes, sha256Hex, toBase64Url } from '../../../platform/auth/crypto';
 import type { HandlerContext } from '../../../platform/context';
+import { randomBytes, sha256Hex, toBase64Url } from '../../../platform/crypto/bytes';
 import { forClinic } from '../../../platform/db/scoped';
 import { rowsOf } from '../../../platform/db/sql';
-import { notFound } from '../../../platform/http/errors';
-import { isUuid } from '../../../platform/http/ids';
+import { notFound } from '../../../platform/values/errors';
+import { isUuid } from '../../../platform/values/ids';
 import type { CreatedSession, CreateSessionBody, SessionRead } from './schemas';
 
 /** How long a session may be paid for (docs/checkout.md). */

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { isWebhookEvent, WEBHOOK_EVENTS } from '../../../platform/events/names';
-import { safeString } from '../../../platform/http/strings';
+import { safeString } from '../../../platform/values/strings';
 import { MAX_WEBHOOK_URL_LENGTH } from './url-policy';
 
 /** Rotation grace period: default 24 hours, at most 24 hours, 0 ends the previous secret at once. */

@@ -6,7 +6,7 @@
 // check answers what is missing, exactly as a real check does while DNS propagates.
 import { and, eq, ne } from 'drizzle-orm';
 import { customDomains, emailDomains } from '../../../../drizzle/schema';
-import { randomBytes, toBase64 } from '../../auth/crypto';
+import { randomBytes, toBase64 } from '../../crypto/bytes';
 import { ProviderError } from '../errors';
 import {
   type CreatedCustomHostname,

@@ -1,5 +1,5 @@
 import type { ResendConfig } from '../../../config/messaging';
-import { htmlToText } from '../../http/markup';
+import { htmlToText } from '../../values/markup';
 import { callVendor } from '../http';
 import {
   type ChannelTransport,

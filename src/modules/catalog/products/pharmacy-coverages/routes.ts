@@ -1,8 +1,8 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../../platform/http/envelope';
-import { pathId } from '../../../../platform/http/ids';
 import { defineRoute } from '../../../../platform/http/route';
+import { pathId } from '../../../../platform/values/ids';
 import { pharmacyCoverage } from './schemas';
 import { listPharmacyCoverages } from './service';
 

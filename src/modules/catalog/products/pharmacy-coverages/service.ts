@@ -2,9 +2,9 @@ import { sql } from 'drizzle-orm';
 import type { CoverageRole } from '../../../../../drizzle/schema';
 import type { HandlerContext } from '../../../../platform/context';
 import { rowsOf } from '../../../../platform/db/sql';
-import { notFound } from '../../../../platform/http/errors';
-import { isUuid } from '../../../../platform/http/ids';
-import { centsToAmount } from '../../../../platform/http/money';
+import { notFound } from '../../../../platform/values/errors';
+import { isUuid } from '../../../../platform/values/ids';
+import { centsToAmount } from '../../../../platform/values/money';
 import type { PharmacyCoverage } from './schemas';
 
 interface CoverageJson {

@@ -1,12 +1,12 @@
 import { and, arrayContains, asc, eq } from 'drizzle-orm';
 import { globalProducts } from '../../../../../drizzle/schema';
 import type { HandlerContext } from '../../../../platform/context';
-import { ERROR_MESSAGES } from '../../../../platform/http/error-messages';
-import { ApiError, badRequest } from '../../../../platform/http/errors';
-import { centsToAmount } from '../../../../platform/http/money';
 import { logLine } from '../../../../platform/log';
 import type { AiProvider } from '../../../../platform/providers/ai';
 import { ProviderError } from '../../../../platform/providers/errors';
+import { ERROR_MESSAGES } from '../../../../platform/values/error-messages';
+import { ApiError, badRequest } from '../../../../platform/values/errors';
+import { centsToAmount } from '../../../../platform/values/money';
 import type { DraftBody, ProgramDraft } from './schemas';
 
 /** Catalogue products shown to the model at most (by name). */

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { safeString, text } from '../../../../platform/http/strings';
+import { safeString, text } from '../../../../platform/values/strings';
 
 export const SUGGESTION_TYPES = [
   'discontinued_product_in_use',

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { safeString } from '../../../../platform/http/strings';
+import { safeString } from '../../../../platform/values/strings';
 import { feeSource, programGlobalProductDetail } from '../schemas';
 
 // A program's products (pricing read, product set, activation, visibility, the pool of global

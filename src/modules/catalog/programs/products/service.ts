@@ -2,9 +2,9 @@ import type { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import type { HandlerContext } from '../../../../platform/context';
 import { rowsOf } from '../../../../platform/db/sql';
-import { badRequest, notFound } from '../../../../platform/http/errors';
-import { isUuid } from '../../../../platform/http/ids';
-import { centsToAmount, centsToAmountOrNull } from '../../../../platform/http/money';
+import { badRequest, notFound } from '../../../../platform/values/errors';
+import { isUuid } from '../../../../platform/values/ids';
+import { centsToAmount, centsToAmountOrNull } from '../../../../platform/values/money';
 import { NON_MEDICAL_SERVICE_FEE_INCLUDED_IN_DISPLAY_PRICE, priceProduct } from '../pricing';
 import {
   globalProductJsonFields,

@@ -1,8 +1,8 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
-import { idParam } from '../../../../platform/http/ids';
 import { defineRoute } from '../../../../platform/http/route';
+import { idParam } from '../../../../platform/values/ids';
 import { programAndAttachmentParams } from '../schemas';
 import { attachTitrationBody, titrationAttachment, updateTitrationBody } from './schemas';
 import { attachProtocol, detachProtocol, listAttachments, updateAttachment } from './service';

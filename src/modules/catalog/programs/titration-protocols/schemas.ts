@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { amount } from '../../../../platform/http/money';
-import { safeString } from '../../../../platform/http/strings';
+import { amount } from '../../../../platform/values/money';
+import { safeString } from '../../../../platform/values/strings';
 import { money } from '../products/schemas';
 
 const billingMonths = z

@@ -1,9 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { HandlerContext } from '../../../../platform/context';
 import { isoTimestamp as iso, rowsOf } from '../../../../platform/db/sql';
-import { badRequest, notFound } from '../../../../platform/http/errors';
-import { isUuid } from '../../../../platform/http/ids';
-import { centsToAmount } from '../../../../platform/http/money';
+import { badRequest, notFound } from '../../../../platform/values/errors';
+import { isUuid } from '../../../../platform/values/ids';
+import { centsToAmount } from '../../../../platform/values/money';
 import { lockProgram } from '../service';
 import type { AttachTitrationBody, TitrationAttachment, UpdateTitrationBody } from './schemas';
 

@@ -1,9 +1,9 @@
 // The affiliates of the program: list and update (overrides, payout details).
 import { z } from '@hono/zod-openapi';
 import { AFFILIATE_STATUSES } from '../../../../../drizzle/schema';
-import { atLeastOneField } from '../../../../platform/http/fields';
-import { pathId } from '../../../../platform/http/ids';
-import { safeString, text } from '../../../../platform/http/strings';
+import { atLeastOneField } from '../../../../platform/values/fields';
+import { pathId } from '../../../../platform/values/ids';
+import { safeString, text } from '../../../../platform/values/strings';
 import { rate } from '../schemas';
 
 export const membershipIdParam = z.object({ membershipId: pathId('membershipId') });

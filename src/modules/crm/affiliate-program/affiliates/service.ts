@@ -5,10 +5,10 @@ import { type AffiliateStatus, affiliates } from '../../../../../drizzle/schema'
 import type { HandlerContext } from '../../../../platform/context';
 import type { Queryable } from '../../../../platform/db/client';
 import { isoTimestamp, rowsOf } from '../../../../platform/db/sql';
-import { notFound } from '../../../../platform/http/errors';
-import { isUuid } from '../../../../platform/http/ids';
-import { centsToAmount } from '../../../../platform/http/money';
 import { type PageQuery, pageOffset, paginate } from '../../../../platform/http/pagination';
+import { notFound } from '../../../../platform/values/errors';
+import { isUuid } from '../../../../platform/values/ids';
+import { centsToAmount } from '../../../../platform/values/money';
 import { fromHundredths, toHundredths } from '../rules';
 import { invalid, percentProblems, programSettings } from '../service';
 import type { AffiliateData, UpdateAffiliateBody } from './schemas';

@@ -5,8 +5,8 @@ import { affiliateCommissions, affiliatePayouts } from '../../../../../drizzle/s
 import type { HandlerContext } from '../../../../platform/context';
 import type { Database, Transaction } from '../../../../platform/db/client';
 import { isoTimestamp, rowsOf } from '../../../../platform/db/sql';
-import { conflict } from '../../../../platform/http/errors';
-import { centsToAmount } from '../../../../platform/http/money';
+import { conflict } from '../../../../platform/values/errors';
+import { centsToAmount } from '../../../../platform/values/money';
 import { ACTIVE_REFERRAL } from '../affiliates/service';
 import { bestTier, commissionCents, lastCompletePeriod, resolveRate, type Tier } from '../rules';
 import { programSettings } from '../service';

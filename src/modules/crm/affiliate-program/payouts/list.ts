@@ -5,10 +5,10 @@ import { type AffiliatePayoutStatus, affiliatePayouts } from '../../../../../dri
 import type { HandlerContext } from '../../../../platform/context';
 import type { Queryable } from '../../../../platform/db/client';
 import { isoTimestamp, rowsOf } from '../../../../platform/db/sql';
-import { notFound } from '../../../../platform/http/errors';
-import { isUuid } from '../../../../platform/http/ids';
-import { centsToAmount } from '../../../../platform/http/money';
 import { type PageQuery, pageOffset, paginate, pagination } from '../../../../platform/http/pagination';
+import { notFound } from '../../../../platform/values/errors';
+import { isUuid } from '../../../../platform/values/ids';
+import { centsToAmount } from '../../../../platform/values/money';
 import { fromHundredths } from '../rules';
 import type { CommissionData, PayoutData } from './schemas';
 

@@ -1,9 +1,9 @@
 // Affiliate payouts and their commissions.
 import { z } from '@hono/zod-openapi';
 import { AFFILIATE_COMMISSION_STATUSES, AFFILIATE_PAYOUT_FREQUENCIES, AFFILIATE_PAYOUT_STATUSES } from '../../../../../drizzle/schema';
-import { pathId } from '../../../../platform/http/ids';
 import { pageQuery } from '../../../../platform/http/pagination';
-import { text } from '../../../../platform/http/strings';
+import { pathId } from '../../../../platform/values/ids';
+import { text } from '../../../../platform/values/strings';
 import { affiliateRef } from '../schemas';
 
 export const payoutIdParam = z.object({ id: pathId('id') });

@@ -4,8 +4,8 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { affiliateCommissions, affiliatePayouts } from '../../../../../drizzle/schema';
 import type { HandlerContext } from '../../../../platform/context';
 import type { Transaction } from '../../../../platform/db/client';
-import { ApiError, invalidField, notFound } from '../../../../platform/http/errors';
-import { isUuid } from '../../../../platform/http/ids';
+import { ApiError, invalidField, notFound } from '../../../../platform/values/errors';
+import { isUuid } from '../../../../platform/values/ids';
 import { RESOURCE, readPayout } from './list';
 import type { PayoutData } from './schemas';
 

@@ -1,9 +1,9 @@
 // Affiliates' tax documents.
 import { z } from '@hono/zod-openapi';
 import { TAX_DOCUMENT_STATUSES } from '../../../../../drizzle/schema';
-import { pathId } from '../../../../platform/http/ids';
 import { pageQuery } from '../../../../platform/http/pagination';
-import { text } from '../../../../platform/http/strings';
+import { pathId } from '../../../../platform/values/ids';
+import { text } from '../../../../platform/values/strings';
 import { affiliateRef } from '../schemas';
 
 export const docIdParam = z.object({ docId: pathId('docId') });

@@ -4,9 +4,9 @@ import { affiliateTaxDocuments, type TaxDocumentStatus } from '../../../../../dr
 import type { HandlerContext } from '../../../../platform/context';
 import type { Queryable, Transaction } from '../../../../platform/db/client';
 import { isoTimestamp, rowsOf } from '../../../../platform/db/sql';
-import { ApiError, notFound } from '../../../../platform/http/errors';
-import { isUuid } from '../../../../platform/http/ids';
 import { type PageQuery, pageOffset, paginate } from '../../../../platform/http/pagination';
+import { ApiError, notFound } from '../../../../platform/values/errors';
+import { isUuid } from '../../../../platform/values/ids';
 import type { TaxDocumentData } from './schemas';
 
 const iso = (column: string) => isoTimestamp(sql.raw(column));

@@ -1,7 +1,7 @@
 // The program's referral tiers (the tier itself is part of the program configuration: ../schemas).
 import { z } from '@hono/zod-openapi';
-import { pathId } from '../../../../platform/http/ids';
-import { safeString } from '../../../../platform/http/strings';
+import { pathId } from '../../../../platform/values/ids';
+import { safeString } from '../../../../platform/values/strings';
 import { MAX_AFFILIATE_COUNT, percentage } from '../schemas';
 
 export const tierIdParam = z.object({ tierId: pathId('tierId') });

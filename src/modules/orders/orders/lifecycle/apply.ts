@@ -12,8 +12,8 @@ import {
   visits,
 } from '../../../../../drizzle/schema';
 import type { Queryable } from '../../../../platform/db/client';
-import { notFound } from '../../../../platform/http/errors';
-import { isUuid } from '../../../../platform/http/ids';
+import { notFound } from '../../../../platform/values/errors';
+import { isUuid } from '../../../../platform/values/ids';
 import { appendLedgerEntries } from '../../ledger/entries';
 import { chargeLedgerMovements } from './fees';
 import {

@@ -2,7 +2,7 @@
 // leg) from which state to which. The tables here are the documentation's tables
 // (docs/order-lifecycle.md, "Transitions"); applyPlatformEvent (apply.ts) enforces them.
 import type { LabStage, OrderStatus, VisitStatus } from '../../../../../drizzle/schema';
-import { ApiError } from '../../../../platform/http/errors';
+import { ApiError } from '../../../../platform/values/errors';
 import type { ActorType, PlatformEventName } from './platform-events';
 
 /** Orders whose visit may still be booked, moved or missed. */

@@ -2,8 +2,8 @@
 // simulator validates its body with PLATFORM_EVENT; service callers (checkout, the seeder) build the
 // same objects in code.
 import { z } from '@hono/zod-openapi';
-import { dateTime } from '../../../../platform/http/dates';
-import { safeString, text } from '../../../../platform/http/strings';
+import { dateTime } from '../../../../platform/values/dates';
+import { safeString, text } from '../../../../platform/values/strings';
 
 /** What a shipment can be; 'delivered' is set only by order.delivered. */
 export const SHIPMENT_STATUSES = ['label_created', 'in_transit', 'out_for_delivery', 'delivered', 'exception', 'returned'] as const;

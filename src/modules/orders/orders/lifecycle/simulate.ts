@@ -1,8 +1,8 @@
 // The development simulator's operation (POST /_dev/orders/{id}/events, dev-routes.ts): one platform
 // event applied to one of the clinic's orders, answered with the order's lifecycle state after it.
 import type { HandlerContext } from '../../../../platform/context';
-import { notFound } from '../../../../platform/http/errors';
-import { isUuid } from '../../../../platform/http/ids';
+import { notFound } from '../../../../platform/values/errors';
+import { isUuid } from '../../../../platform/values/ids';
 import { applyPlatformEvent } from './apply';
 import type { PlatformEvent } from './platform-events';
 import { readLifecycleState } from './state';

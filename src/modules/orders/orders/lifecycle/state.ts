@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../../../platform/db/client';
 import { rowsOf } from '../../../../platform/db/sql';
-import { centsToAmount } from '../../../../platform/http/money';
+import { centsToAmount } from '../../../../platform/values/money';
 import type { LabLegRow } from '../status';
 
 const iso = (value: string | Date | null) => (value === null ? null : new Date(value).toISOString());

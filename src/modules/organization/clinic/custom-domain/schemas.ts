@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CUSTOM_DOMAIN_STATUSES } from '../../../../../drizzle/schema';
-import { timestamp } from '../../../../platform/http/fields';
+import { timestamp } from '../../../../platform/values/fields';
 import { hostnameSchema } from '../../organization/validation';
 import { dnsRecord } from '../schemas';
 

@@ -1,6 +1,6 @@
 import type { customDomains } from '../../../../../drizzle/schema';
-import { isoOrNull } from '../../../../platform/http/dates';
 import { type DnsRecord, ownershipTxtName } from '../../../../platform/providers/domains';
+import { isoOrNull } from '../../../../platform/values/dates';
 import type { CustomDomainView } from './schemas';
 
 export type CustomDomainRow = typeof customDomains.$inferSelect;

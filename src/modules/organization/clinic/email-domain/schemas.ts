@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { timestamp } from '../../../../platform/http/fields';
-import { safeString } from '../../../../platform/http/strings';
+import { timestamp } from '../../../../platform/values/fields';
+import { safeString } from '../../../../platform/values/strings';
 import { emailSchema, hostnameSchema } from '../../organization/validation';
 import { dnsRecord } from '../schemas';
 

@@ -9,9 +9,9 @@ import { clinics, emailDomains, organizations } from '../../../../../drizzle/sch
 import type { HandlerContext } from '../../../../platform/context';
 import type { Queryable } from '../../../../platform/db/client';
 import { isUniqueViolation } from '../../../../platform/db/errors';
-import { ERROR_MESSAGES } from '../../../../platform/http/error-messages';
-import { ApiError, notFound } from '../../../../platform/http/errors';
 import type { EmailDomainRecord } from '../../../../platform/providers/domains';
+import { ERROR_MESSAGES } from '../../../../platform/values/error-messages';
+import { ApiError, notFound } from '../../../../platform/values/errors';
 import { viaDomainProvider, viaDomainProviderAbout } from '../../organization/errors';
 import { emailDomainsOf } from '../../providers';
 import { assertNotPlatformDomain } from '../custom-domain/service';

@@ -1,7 +1,7 @@
 // Email-domain rows to API payloads, field by field (never a spread row; never a secret).
 import type { emailDomains, organizations } from '../../../../../drizzle/schema';
-import { isoOrNull } from '../../../../platform/http/dates';
 import { DNS_RECORD_PURPOSES, DNS_RECORD_TYPES, type DnsRecord } from '../../../../platform/providers/domains';
+import { isoOrNull } from '../../../../platform/values/dates';
 import type { EMAIL_DOMAIN_VIEW_STATUSES, EmailDomainView, EmailSenderView } from './schemas';
 
 export type EmailDomainRow = typeof emailDomains.$inferSelect;

@@ -4,9 +4,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../../platform/http/envelope';
-import { notFound } from '../../../../platform/http/errors';
 import { defineRoute } from '../../../../platform/http/route';
 import { SMS_PROVIDERS, type SmsProviderName } from '../../../../platform/providers/sms';
+import { notFound } from '../../../../platform/values/errors';
 import { smsConfig, smsProviderParam, smsStatus, updateSmsConfigBody } from './schemas';
 import { activateSmsNumber, deleteSmsConfig, getSmsConfig, getSmsStatus, putSmsConfig, releaseSmsNumber } from './service';
 

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { SMS_CONFIG_STATUSES } from '../../../../../drizzle/schema';
-import { timestamp } from '../../../../platform/http/fields';
-import { safeString } from '../../../../platform/http/strings';
 import { SMS_PROVIDERS } from '../../../../platform/providers/sms';
+import { timestamp } from '../../../../platform/values/fields';
+import { safeString } from '../../../../platform/values/strings';
 
 // ---------------------------------------------------------------------------------------------------
 // SMS

@@ -1,6 +1,6 @@
 import type { smsConfigs } from '../../../../../drizzle/schema';
-import { isoOrNull } from '../../../../platform/http/dates';
 import type { SmsProviderName } from '../../../../platform/providers/sms';
+import { isoOrNull } from '../../../../platform/values/dates';
 import { SMS_FREE_TIER_MESSAGES_PER_MONTH, type SmsConfigView, type SmsStatusView } from './schemas';
 
 export type SmsConfigRow = typeof smsConfigs.$inferSelect;

@@ -5,10 +5,10 @@ import { Hono } from 'hono';
 import { QSTASH_CALLBACK_PATH, type QStashConfig } from '../../../../config';
 import type { AppEnv } from '../../../../platform/context';
 import type { Database } from '../../../../platform/db/client';
-import { ApiError } from '../../../../platform/http/errors';
-import { isUuid } from '../../../../platform/http/ids';
 import { verifyQStashSignature } from '../../../../platform/providers/queue/qstash';
 import type { DeliveryQueue } from '../../../../platform/providers/queue/types';
+import { ApiError } from '../../../../platform/values/errors';
+import { isUuid } from '../../../../platform/values/ids';
 import { attemptDeliveryDetailed, type DeliveryOptions } from './deliver';
 import { deliveryOptions } from './dispatcher-runs';
 

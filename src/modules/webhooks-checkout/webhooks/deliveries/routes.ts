@@ -1,9 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../../platform/http/envelope';
-import { idParam } from '../../../../platform/http/ids';
 import { pagedBody, pageQuery } from '../../../../platform/http/pagination';
 import { defineRoute } from '../../../../platform/http/route';
+import { idParam } from '../../../../platform/values/ids';
 import { devWebhookRoutes } from './dev-routes';
 import { kickDeliveries } from './dispatcher-runs';
 import { qstashCallbackRoutes } from './qstash-callback';

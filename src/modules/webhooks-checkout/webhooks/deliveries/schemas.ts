@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { WEBHOOK_DELIVERY_STATUSES } from '../../../../../drizzle/schema';
 import { WEBHOOK_EVENTS } from '../../../../platform/events/names';
-import { pathId } from '../../../../platform/http/ids';
+import { pathId } from '../../../../platform/values/ids';
 
 export const deliveryParams = z.object({ id: pathId('id'), deliveryId: pathId('deliveryId') });
 

@@ -2,10 +2,10 @@ import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
 import type { HandlerContext } from '../../../../platform/context';
 import type { WebhookEvent } from '../../../../platform/events/names';
-import { isoOrNull } from '../../../../platform/http/dates';
-import { notFound } from '../../../../platform/http/errors';
-import { isUuid } from '../../../../platform/http/ids';
 import { type PageQuery, pageOffset, pagination } from '../../../../platform/http/pagination';
+import { isoOrNull } from '../../../../platform/values/dates';
+import { notFound } from '../../../../platform/values/errors';
+import { isUuid } from '../../../../platform/values/ids';
 import type { WebhookDeliveryView } from './schemas';
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;

@@ -18,7 +18,7 @@
  * and 503. test/unit/openapi-examples.test.ts validates every example against its own schema.
  */
 
-import { ERROR_MESSAGES } from './error-messages';
+import { ERROR_MESSAGES } from '../values/error-messages';
 
 type Schema = Record<string, unknown>;
 type Media = { schema?: Schema; example?: unknown; examples?: unknown };

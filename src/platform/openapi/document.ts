@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../context';
-import { runDocumentOnly } from './openapi-document-only';
-import { type ExampleDocument, withExamples } from './openapi-examples';
+import { runDocumentOnly } from './document-only';
+import { type ExampleDocument, withExamples } from './examples';
 
 export const API_VERSION = '1.0.0';
 

@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../context';
-import { ERROR_MESSAGES } from '../http/error-messages';
-import { ApiError } from '../http/errors';
-import { setResponseHeaders } from '../http/response-headers';
-import { type RuleOutcome, rateLimitHeaders, refusedOutcome, scaleRules, secondsUntil } from './policy';
-import type { RateLimitRule } from './types';
+import { type RuleOutcome, rateLimitHeaders, refusedOutcome, scaleRules, secondsUntil } from '../rate-limit/policy';
+import type { RateLimitRule } from '../rate-limit/types';
+import { ERROR_MESSAGES } from '../values/error-messages';
+import { ApiError } from '../values/errors';
+import { setResponseHeaders } from './response-headers';
 
 type Check = 'limit' | 'peek';
 

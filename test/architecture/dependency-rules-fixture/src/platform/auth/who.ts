@@ -1,0 +1,4 @@
+// Breaks platform-floor-pipeline: auth importing the request pipeline.
+import { pipeline } from '../http/pipeline';
+
+export const who = pipeline;

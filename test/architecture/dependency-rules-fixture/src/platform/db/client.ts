@@ -1,0 +1,4 @@
+// Breaks platform-floor-db-crypto: the database layer importing auth.
+import { who } from '../auth/who';
+
+export const db = who;
