@@ -47888,9 +47888,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -47952,9 +47952,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48016,9 +48016,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48080,9 +48080,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48144,9 +48144,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48208,9 +48208,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48272,9 +48272,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48336,9 +48336,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48400,9 +48400,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48464,9 +48464,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48528,9 +48528,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48592,9 +48592,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48656,9 +48656,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48723,9 +48723,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48790,9 +48790,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48854,9 +48854,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48918,9 +48918,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
