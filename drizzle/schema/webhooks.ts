@@ -19,7 +19,7 @@ export const webhookEndpoints = pgTable(
     clinicId: clinicId(),
     url: text('url').notNull(),
     events: text('events').array().notNull(),
-    /** Turned off after 10 consecutive failed attempts; pending deliveries wait until it is on again. */
+    /** Turned off after 10 consecutive failed attempts; pending and held deliveries wait until it is on again. */
     isActive: boolean('is_active').notNull().default(true),
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     lastTriggeredAt: timestamptz('last_triggered_at'),
@@ -66,10 +66,16 @@ export const outboxEvents = pgTable(
   (t) => [
     index('outbox_events_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),
     index('outbox_events_clinic_id_created_at_idx').on(t.clinicId, t.createdAt),
+    // The retention sweep deletes by age across clinics (events are kept 30 days).
+    index('outbox_events_created_at_idx').on(t.createdAt),
   ],
 );
 
-export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+/**
+ * pending: waiting for its next attempt; held: created while its endpoint was off, listed but not
+ * attempted until the endpoint is turned on (then pending, due at once); succeeded; failed.
+ */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'held', 'succeeded', 'failed'] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
 /** One event for one endpoint; retried until it succeeds or its schedule is exhausted (failed). */
@@ -107,8 +113,10 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_clinic_id_endpoint_id_created_at_idx').on(t.clinicId, t.endpointId, t.createdAt, t.id),
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_in_flight_idx').on(t.endpointId).where(sql`${t.claimedUntil} is not null`),
+    // An event's deliveries (GET /api/v1/events/{id}) and the cascade when the retention sweep deletes it.
+    index('webhook_deliveries_outbox_event_id_idx').on(t.outboxEventId, t.endpointId),
     uniqueIndex('webhook_deliveries_endpoint_event_key').on(t.endpointId, t.outboxEventId).where(sql`${t.replayOf} is null`),
-    check('webhook_deliveries_status_check', sql`${t.status} in ('pending', 'succeeded', 'failed')`),
+    check('webhook_deliveries_status_check', sql`${t.status} in ('pending', 'held', 'succeeded', 'failed')`),
   ],
 );
 

@@ -133,6 +133,7 @@ const ID_ALIASES: Record<string, string[]> = {
   payout: ['payouts', 'affiliate_payouts'],
   plan: ['plans'],
   webhook: ['webhook_endpoints'],
+  event: ['outbox_events'],
 };
 
 const snake = (name: string) =>

@@ -1294,7 +1294,7 @@ export interface paths {
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change url or events, or turn the endpoint off or back on (isActive: true resets consecutiveFailures; pending deliveries then go out) */
+        /** Change url or events, or turn the endpoint off or back on (isActive: true resets consecutiveFailures; pending and held deliveries then go out) */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -1343,6 +1343,40 @@ export interface paths {
         put?: never;
         /** Send a delivery again: a new pending delivery of the same event with the same idempotency key */
         post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the clinic's events of the last 30 days, newest first (filter by type and creation time) */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One event as delivered, and per endpoint of the clinic whether it was delivered (kept 30 days) */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6188,10 +6222,10 @@ export interface components {
              */
             event: "session.completed" | "payment.succeeded" | "payment.failed" | "order.created" | "order.placed" | "order.cancelled" | "order.doctor_approved" | "order.doctor_denied" | "order.sent_to_pharmacy" | "order.shipped" | "order.delivered" | "shipment.updated" | "intake.started" | "intake.abandoned" | "appointment.scheduled" | "appointment.cancelled" | "contact.unsubscribed";
             /**
-             * @description pending (waiting for its next attempt), succeeded, or failed (retry schedule exhausted, or its endpoint was deleted).
+             * @description pending (waiting for its next attempt), held (created while its endpoint was off: not attempted until it is turned on, then pending), succeeded, or failed (retry schedule exhausted, or its endpoint was deleted).
              * @enum {string}
              */
-            status: "pending" | "succeeded" | "failed";
+            status: "pending" | "held" | "succeeded" | "failed";
             /** @description HTTP attempts made so far (at most 8). */
             attempts: number;
             /** @description HTTP status of the last attempt; null before the first or after a timeout or network error. */
@@ -6208,8 +6242,8 @@ export interface components {
             /** Format: date-time */
             succeededAt: string | null;
             /**
-             * @description X-Service-Idempotency-Key and webhook-id: the same across retries and replays.
-             * @example evt_0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10_5f0c...
+             * @description X-Service-Idempotency-Key and webhook-id: the event id (GET /api/v1/events/{id}), the same across retries, replays and endpoints.
+             * @example 0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10
              */
             idempotencyKey: string;
             /**
@@ -6217,6 +6251,76 @@ export interface components {
              * @description The delivery this one replays, if any.
              */
             replayOf: string | null;
+        };
+        WebhookEventSummary: {
+            /**
+             * Format: uuid
+             * @description The event id: the body's `id` and every delivery's X-Service-Idempotency-Key / webhook-id (de-duplicate by it).
+             */
+            id: string;
+            /**
+             * @description The event name.
+             * @example order.created
+             * @enum {string}
+             */
+            type: "session.completed" | "payment.succeeded" | "payment.failed" | "order.created" | "order.placed" | "order.cancelled" | "order.doctor_approved" | "order.doctor_denied" | "order.sent_to_pharmacy" | "order.shipped" | "order.delivered" | "shipment.updated" | "intake.started" | "intake.abandoned" | "appointment.scheduled" | "appointment.cancelled" | "contact.unsubscribed";
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description The event's data exactly as delivered: ids of the objects it is about (never patient details).
+             * @example {
+             *       "orderId": "0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10",
+             *       "orderEventId": "5f0c2d1e-8a7b-4c3d-9e2f-1a0b9c8d7e6f"
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        WebhookEvent: {
+            /**
+             * Format: uuid
+             * @description The event id: the body's `id` and every delivery's X-Service-Idempotency-Key / webhook-id (de-duplicate by it).
+             */
+            id: string;
+            /**
+             * @description The event name.
+             * @example order.created
+             * @enum {string}
+             */
+            type: "session.completed" | "payment.succeeded" | "payment.failed" | "order.created" | "order.placed" | "order.cancelled" | "order.doctor_approved" | "order.doctor_denied" | "order.sent_to_pharmacy" | "order.shipped" | "order.delivered" | "shipment.updated" | "intake.started" | "intake.abandoned" | "appointment.scheduled" | "appointment.cancelled" | "contact.unsubscribed";
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description The event's data exactly as delivered: ids of the objects it is about (never patient details).
+             * @example {
+             *       "orderId": "0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10",
+             *       "orderEventId": "5f0c2d1e-8a7b-4c3d-9e2f-1a0b9c8d7e6f"
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description Every endpoint of the clinic (deleted ones excepted), oldest first. */
+            endpoints: components["schemas"]["WebhookEventEndpoint"][];
+        };
+        WebhookEventEndpoint: {
+            /** Format: uuid */
+            endpointId: string;
+            /** @description Whether the endpoint's events include this event's name now. */
+            subscribed: boolean;
+            /** @description Whether any delivery of this event to the endpoint (replays included) succeeded. */
+            delivered: boolean;
+            /**
+             * Format: date-time
+             * @description When it first succeeded; null if it has not.
+             */
+            deliveredAt: string | null;
+            /**
+             * @description The status of the endpoint's latest delivery of this event (pending, held, succeeded, failed); null: none (not subscribed, or created after the event).
+             * @enum {string|null}
+             */
+            status: "pending" | "held" | "succeeded" | "failed" | null;
         };
         CreatedCheckoutSession: {
             /** Format: uuid */
@@ -23711,7 +23815,7 @@ export interface operations {
                      *           "lastAttemptAt": "2026-03-03T09:30:00.000Z",
                      *           "nextAttemptAt": "2030-01-01T00:00:00.000Z",
                      *           "succeededAt": "2026-03-03T09:30:00.000Z",
-                     *           "idempotencyKey": "evt_0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10_5f0c...",
+                     *           "idempotencyKey": "0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10",
                      *           "replayOf": "57744b00-315e-428a-bea1-a00cb445f9d2"
                      *         }
                      *       ],
@@ -23856,7 +23960,7 @@ export interface operations {
                      *         "lastAttemptAt": "2026-03-03T09:30:00.000Z",
                      *         "nextAttemptAt": "2030-01-01T00:00:00.000Z",
                      *         "succeededAt": "2026-03-03T09:30:00.000Z",
-                     *         "idempotencyKey": "evt_0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10_5f0c...",
+                     *         "idempotencyKey": "0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10",
                      *         "replayOf": "57744b00-315e-428a-bea1-a00cb445f9d2"
                      *       }
                      *     }
@@ -23966,6 +24070,275 @@ export interface operations {
                      *       "success": false,
                      *       "message": "This Idempotency-Key was used with a different request (method, path or body); use a new key for a new request",
                      *       "code": "IDEMPOTENCY_KEY_REUSED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded; retry in 12 seconds",
+                     *       "code": "RATE_LIMIT_EXCEEDED",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Page size, at most 200. */
+                limit?: number;
+                /** @description Only events of these names: repeat the parameter or separate names with commas. One of: session.completed, payment.succeeded, payment.failed, order.created, order.placed, order.cancelled, order.doctor_approved, order.doctor_denied, order.sent_to_pharmacy, order.shipped, order.delivered, shipment.updated, intake.started, intake.abandoned, appointment.scheduled, appointment.cancelled, contact.unsubscribed. */
+                type?: string | string[];
+                /** @description Only events created at or after this instant. */
+                createdGte?: string;
+                /** @description Only events created at or before this instant. */
+                createdLte?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "OK",
+                     *       "data": [
+                     *         {
+                     *           "id": "def6e98c-1353-4974-8ad5-7b402698b3b0",
+                     *           "type": "session.completed",
+                     *           "createdAt": "2026-03-02T14:05:09.000Z",
+                     *           "data": {
+                     *             "orderId": "0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10",
+                     *             "orderEventId": "5f0c2d1e-8a7b-4c3d-9e2f-1a0b9c8d7e6f"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 25,
+                     *         "total": 1,
+                     *         "totalPages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookEventSummary"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid query: query.limit: Too big: expected number to be <=200",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "query.limit",
+                     *           "message": "Too big: expected number to be <=200"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or missing API key",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE or a plan gate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Publishable keys may only call POST /api/v1/checkout/sessions",
+                     *       "code": "KEY_KIND_NOT_ALLOWED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded; retry in 12 seconds",
+                     *       "code": "RATE_LIMIT_EXCEEDED",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": "def6e98c-1353-4974-8ad5-7b402698b3b0",
+                     *         "type": "session.completed",
+                     *         "createdAt": "2026-03-02T14:05:09.000Z",
+                     *         "data": {
+                     *           "orderId": "0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10",
+                     *           "orderEventId": "5f0c2d1e-8a7b-4c3d-9e2f-1a0b9c8d7e6f"
+                     *         },
+                     *         "endpoints": [
+                     *           {
+                     *             "endpointId": "b6bd2887-d61d-4f49-8d50-0b3b08d687b1",
+                     *             "subscribed": true,
+                     *             "delivered": true,
+                     *             "deliveredAt": null,
+                     *             "status": "pending"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookEvent"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid path: path.id: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "path.id",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or missing API key",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE or a plan gate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Publishable keys may only call POST /api/v1/checkout/sessions",
+                     *       "code": "KEY_KIND_NOT_ALLOWED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown, malformed or other-clinic id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Event not found",
+                     *       "code": "NOT_FOUND"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -47515,9 +47888,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -47579,9 +47952,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -47643,9 +48016,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -47707,9 +48080,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -47771,9 +48144,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -47835,9 +48208,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -47899,9 +48272,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -47963,9 +48336,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48027,9 +48400,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48091,9 +48464,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48155,9 +48528,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48219,9 +48592,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48283,9 +48656,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48350,9 +48723,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48417,9 +48790,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48481,9 +48854,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
@@ -48545,9 +48918,9 @@ export interface operations {
                 "x-service-event": string;
                 /** @description New for every attempt. */
                 "x-service-delivery-id": string;
-                /** @description The same across retries and replays: drop duplicates by it. */
+                /** @description The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it. */
                 "x-service-idempotency-key": string;
-                /** @description Standard Webhooks: the idempotency key. */
+                /** @description Standard Webhooks: the idempotency key (the event id). */
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;

@@ -4,14 +4,23 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../platform/context';
 import type { Sweep } from '../../platform/sweep';
 import { checkoutRoutes } from './checkout/routes';
+import { eventRetention } from './events/retention';
+import { eventRoutes } from './events/routes';
 import { runScheduledDeliveries } from './webhooks/deliveries/dispatcher-runs';
 import { webhookDeliveryRoutes } from './webhooks/deliveries/routes';
 import { webhookRoutes } from './webhooks/routes';
 
-export const routes = new OpenAPIHono<AppEnv>().route('/', webhookRoutes).route('/', webhookDeliveryRoutes).route('/', checkoutRoutes);
+export const routes = new OpenAPIHono<AppEnv>()
+  .route('/', webhookRoutes)
+  .route('/', webhookDeliveryRoutes)
+  .route('/', eventRoutes)
+  .route('/', checkoutRoutes);
 
-/** Webhook deliveries (docs/webhooks.md, "Who sends"); src/scheduled.ts runs them last. */
-export const sweeps: Record<string, Sweep> = { runScheduledDeliveries };
+/**
+ * Event retention (30 days, docs/webhooks.md "Events API"), then webhook deliveries (docs/webhooks.md,
+ * "Who sends"); src/scheduled.ts runs them last.
+ */
+export const sweeps: Record<string, Sweep> = { eventRetention, runScheduledDeliveries };
 
 // The platform's entry point when a patient's payment for a checkout succeeded (not an API operation).
 export { completePaidSession } from './checkout/complete-session';

@@ -15,6 +15,7 @@ import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks
 import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/outbox-fan-out';
 import { RETRY_SCHEDULE_MS } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/schedule';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
+import { updateWebhook } from '../../../src/modules/webhooks-checkout/webhooks/service';
 import type { WebhookEvent } from '../../../src/platform/events/names';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';
 import { buildTestApp, type TestApp, testContext, useTestApp } from '../../helpers/app';
@@ -67,7 +68,7 @@ const endpointRow = async (id: string) => (await t.db.select().from(webhookEndpo
 const deliveryRow = async (id: string) => (await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0]!;
 
 describe('fan-out from the outbox', () => {
-  it('creates one pending delivery per active, not-deleted, subscribed endpoint, once', async () => {
+  it('creates one delivery per not-deleted, subscribed endpoint, once: pending when it is on, held when it is off', async () => {
     const { clinic } = await makeTenant(t.db);
     const { endpoint: subscribed } = await makeEndpoint(clinic.id);
     const { endpoint: other } = await makeEndpoint(clinic.id, { events: ['order.shipped'] });
@@ -87,9 +88,12 @@ describe('fan-out from the outbox', () => {
       attempts: 0,
       eventType: 'order.created',
       outboxEventId: event.id,
-      idempotencyKey: `evt_${event.id}_${subscribed.id}`,
+      idempotencyKey: event.id,
     });
-    for (const e of [other, off, deleted, foreign]) expect(await deliveriesOf(e.id)).toHaveLength(0);
+    const [held, ...moreHeld] = await deliveriesOf(off.id);
+    expect(moreHeld).toHaveLength(0);
+    expect(held).toMatchObject({ status: 'held', attempts: 0, nextAttemptAt: null, outboxEventId: event.id, idempotencyKey: event.id });
+    for (const e of [other, deleted, foreign]) expect(await deliveriesOf(e.id)).toHaveLength(0);
     const [outbox] = await t.db.select().from(outboxEvents).where(eq(outboxEvents.id, event.id));
     expect(outbox!.dispatchedAt).not.toBeNull();
   });
@@ -141,7 +145,7 @@ describe('an attempt', () => {
     expect(headers['content-type']).toBe('application/json');
     expect(headers['x-service-event']).toBe('payment.succeeded');
     expect(headers['x-service-delivery-id']).toMatch(/^[0-9a-f-]{36}$/);
-    expect(headers['x-service-idempotency-key']).toBe(`evt_${event.id}_${endpoint.id}`);
+    expect(headers['x-service-idempotency-key']).toBe(event.id);
     expect(headers['webhook-id']).toBe(headers['x-service-idempotency-key']);
     expect(headers['webhook-timestamp']).toBe(String(ts));
     expect(headers['x-service-signature']).toMatch(new RegExp(`^t=${ts},v1=[0-9a-f]{64}$`));
@@ -252,7 +256,7 @@ describe('an attempt', () => {
       else expect(ep.disabledAt).toBeNull();
     }
 
-    // Off: nothing more is sent, no new deliveries are fanned out, the pending ones stay pending.
+    // Off: nothing more is sent, the pending ones stay pending, a new event is held for the endpoint.
     receiver.mode = 'ok';
     receiver.received.length = 0;
     await eventFor(clinic.id);
@@ -265,16 +269,15 @@ describe('an attempt', () => {
       ),
     ).toHaveLength(0);
     const kept = await deliveriesOf(endpoint.id);
-    expect(kept).toHaveLength(10);
-    expect(kept.every((d) => d.status === 'pending')).toBe(true);
+    expect(kept).toHaveLength(11);
+    expect(kept.filter((d) => d.status === 'pending')).toHaveLength(10);
+    expect(kept.filter((d) => d.status === 'held')).toHaveLength(1);
 
-    // On again (as PATCH /webhooks/{id} { isActive: true } does it): every kept delivery goes out.
-    await t.db
-      .update(webhookEndpoints)
-      .set({ isActive: true, consecutiveFailures: 0, disabledAt: null })
-      .where(eq(webhookEndpoints.id, endpoint.id));
-    const summary = await flushClinicDeliveries(testContext(t.db, clinic.id, { now: () => later }), options());
-    expect(summary).toMatchObject({ attempted: 10, succeeded: 10, failed: 0 });
+    // On again (the PATCH /webhooks/{id} { isActive: true } service): every kept and held delivery goes out.
+    const ctx = testContext(t.db, clinic.id, { now: () => later });
+    await updateWebhook(ctx, endpoint.id, { isActive: true });
+    const summary = await flushClinicDeliveries(ctx, options());
+    expect(summary).toMatchObject({ attempted: 11, succeeded: 11, failed: 0 });
     expect((await deliveriesOf(endpoint.id)).every((d) => d.status === 'succeeded')).toBe(true);
     expect((await endpointRow(endpoint.id)).consecutiveFailures).toBe(0);
   });

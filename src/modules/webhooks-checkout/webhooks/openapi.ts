@@ -36,8 +36,11 @@ const SIGNATURE_HEADERS = z.object({
     .openapi({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md).' }),
   'x-service-event': z.string().openapi({ description: 'The event name.' }),
   'x-service-delivery-id': z.string().openapi({ description: 'New for every attempt.' }),
-  'x-service-idempotency-key': z.string().openapi({ description: 'The same across retries and replays: drop duplicates by it.' }),
-  'webhook-id': z.string().openapi({ description: 'Standard Webhooks: the idempotency key.' }),
+  'x-service-idempotency-key': z.string().openapi({
+    description:
+      "The event id (the body's id, GET /api/v1/events/{id}): the same across retries, replays and endpoints; drop duplicates by it.",
+  }),
+  'webhook-id': z.string().openapi({ description: 'Standard Webhooks: the idempotency key (the event id).' }),
   'webhook-timestamp': z.string().openapi({ description: 'Standard Webhooks: unix seconds.' }),
   'webhook-signature': z
     .string()

@@ -4,6 +4,7 @@ import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonConte
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { idParam } from '../../../platform/values/ids';
+import { kickDeliveries } from './deliveries/dispatcher-runs';
 import {
   createdWebhook,
   createWebhookBody,
@@ -66,7 +67,7 @@ const update = defineRoute(write, {
   operationId: 'updateWebhook',
   tags,
   summary:
-    'Change url or events, or turn the endpoint off or back on (isActive: true resets consecutiveFailures; pending deliveries then go out)',
+    'Change url or events, or turn the endpoint off or back on (isActive: true resets consecutiveFailures; pending and held deliveries then go out)',
   request: { params: idParam(), body: jsonBody(updateWebhookBody) },
   responses: { 200: jsonContent(successBody(webhookEndpoint), 'Updated'), 503: resolverUnavailable },
 });
@@ -110,7 +111,11 @@ export const webhookRoutes = new OpenAPIHono<AppEnv>()
     return c.json(ok(endpoint), 200);
   })
   .openapi(update, async (c) => {
-    const endpoint = await updateWebhook(handlerContext(c), c.req.valid('param').id, c.req.valid('json'));
+    const ctx = handlerContext(c);
+    const body = c.req.valid('json');
+    const endpoint = await updateWebhook(ctx, c.req.valid('param').id, body);
+    // Turned on: what it holds and what waited is due now; send it without waiting for the cron.
+    if (body.isActive === true) kickDeliveries(ctx);
     return c.json(ok(endpoint, 'Webhook endpoint updated'), 200);
   })
   .openapi(remove, async (c) => {

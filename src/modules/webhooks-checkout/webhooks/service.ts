@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints, webhookSecrets } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import type { KeyRing } from '../../../platform/crypto/secret-box';
@@ -124,8 +124,9 @@ export async function createWebhook(ctx: HandlerContext, input: CreateWebhookBod
 
 /**
  * Changes url, events or isActive. Turning an inactive endpoint on resets consecutiveFailures and
- * disabledAt and makes its pending deliveries due now, so they go out on the next dispatch.
- * Turning it off keeps every pending delivery (nothing is sent until it is on again).
+ * disabledAt and makes its pending and held deliveries (those created while it was off) pending and due
+ * now, so they go out on the next dispatch, in order. Turning it off keeps every pending delivery, and
+ * events while it is off are held for it (nothing is sent until it is on again).
  */
 export async function updateWebhook(ctx: HandlerContext, id: string, input: UpdateWebhookBody) {
   const { db, clinicId } = ctx;
@@ -157,9 +158,13 @@ export async function updateWebhook(ctx: HandlerContext, id: string, input: Upda
     if (turnedOn) {
       await tx
         .update(webhookDeliveries)
-        .set({ nextAttemptAt: now })
+        .set({ status: 'pending', nextAttemptAt: now })
         .where(
-          and(eq(webhookDeliveries.clinicId, clinicId), eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.status, 'pending')),
+          and(
+            eq(webhookDeliveries.clinicId, clinicId),
+            eq(webhookDeliveries.endpointId, id),
+            inArray(webhookDeliveries.status, ['pending', 'held']),
+          ),
         );
     }
     return toEndpoint(row);
@@ -167,7 +172,7 @@ export async function updateWebhook(ctx: HandlerContext, id: string, input: Upda
 }
 
 /**
- * Soft delete (deleted_at): the endpoint disappears from the API and its pending deliveries end as
+ * Soft delete (deleted_at): the endpoint disappears from the API and its pending and held deliveries end as
  * failed ("endpoint deleted"); its secrets are deleted. Deleting it again answers 404.
  */
 export async function deleteWebhook(ctx: HandlerContext, id: string): Promise<{ id: string }> {
@@ -184,7 +189,13 @@ export async function deleteWebhook(ctx: HandlerContext, id: string): Promise<{ 
     await tx
       .update(webhookDeliveries)
       .set({ status: 'failed', nextAttemptAt: null, lastError: 'endpoint deleted' })
-      .where(and(eq(webhookDeliveries.clinicId, clinicId), eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.status, 'pending')));
+      .where(
+        and(
+          eq(webhookDeliveries.clinicId, clinicId),
+          eq(webhookDeliveries.endpointId, id),
+          inArray(webhookDeliveries.status, ['pending', 'held']),
+        ),
+      );
     await tx.delete(webhookSecrets).where(and(eq(webhookSecrets.clinicId, clinicId), eq(webhookSecrets.endpointId, id)));
     return { id: row.id };
   });

@@ -395,7 +395,7 @@ export async function runDueDeliveries(db: Database, now: Date, limit: number, o
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, endpointOfDelivery)
     .where(and(deliverable(now), lte(webhookDeliveries.nextAttemptAt, now)))
-    .orderBy(asc(webhookDeliveries.nextAttemptAt))
+    .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.createdAt))
     .limit(limit);
   return {
     dispatched,

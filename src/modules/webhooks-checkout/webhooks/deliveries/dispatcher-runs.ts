@@ -51,7 +51,7 @@ export async function publishDueDeliveries(
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, endpointOfDelivery)
     .where(and(deliverable(now), lte(webhookDeliveries.nextAttemptAt, now)))
-    .orderBy(asc(webhookDeliveries.nextAttemptAt))
+    .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.createdAt))
     .limit(DISPATCH_LIMIT);
   const overdueBefore = now.getTime() - QSTASH_OVERDUE_MS;
   const attempts: QueuedAttempt[] = [];
