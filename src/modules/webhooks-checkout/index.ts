@@ -6,12 +6,16 @@ import type { Sweep } from '../../platform/sweep';
 import { checkoutRoutes } from './checkout/routes';
 import { runScheduledDeliveries } from './webhooks/deliveries/dispatcher-runs';
 import { webhookDeliveryRoutes } from './webhooks/deliveries/routes';
+import { testDeliveryRetention } from './webhooks/deliveries/test-send';
 import { webhookRoutes } from './webhooks/routes';
 
 export const routes = new OpenAPIHono<AppEnv>().route('/', webhookRoutes).route('/', webhookDeliveryRoutes).route('/', checkoutRoutes);
 
-/** Webhook deliveries (docs/webhooks.md, "Who sends"); src/scheduled.ts runs them last. */
-export const sweeps: Record<string, Sweep> = { runScheduledDeliveries };
+/**
+ * Test deliveries past their 30 days, then webhook deliveries (docs/webhooks.md, "Who sends"); src/scheduled.ts
+ * runs them last.
+ */
+export const sweeps: Record<string, Sweep> = { testDeliveryRetention, runScheduledDeliveries };
 
 // The platform's entry point when a patient's payment for a checkout succeeded (not an API operation).
 export { completePaidSession } from './checkout/complete-session';
