@@ -1322,7 +1322,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an endpoint's deliveries, newest first (status, attempts, timings, idempotency key) */
+        /** List an endpoint's deliveries, newest first (status, attempts, timings, idempotency key); filter by status, event and creation time */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -1343,6 +1343,40 @@ export interface paths {
         put?: never;
         /** Send a delivery again: a new pending delivery of the same event with the same idempotency key */
         post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{deliveryId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every attempt of a delivery, first to last: time, the receiver's status and answer (its first 1 KiB), duration, error */
+        get: operations["listWebhookDeliveryAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one signed example of an event now ("test": true in the body), recorded in the deliveries marked test; answers its outcome. Allowed on an endpoint that is off; changes neither isActive nor consecutiveFailures. At most 10 per endpoint per minute */
+        post: operations["sendWebhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6217,6 +6251,45 @@ export interface components {
              * @description The delivery this one replays, if any.
              */
             replayOf: string | null;
+            /** @description A test send (POST /api/v1/webhooks/{id}/test): one attempt with an example body, never retried or replayed. */
+            test: boolean;
+        };
+        WebhookAttempt: {
+            /**
+             * Format: uuid
+             * @description The attempt id: the X-Service-Delivery-Id header it was sent with.
+             */
+            id: string;
+            /** @description 1 for the first attempt of the delivery. */
+            attemptNumber: number;
+            /** Format: date-time */
+            attemptedAt: string;
+            /** @description The receiver's HTTP status; null when it gave none. */
+            responseStatus: number | null;
+            /** @description From sending to the answer (0 when nothing was sent). */
+            durationMs: number;
+            /**
+             * @description Why it failed, null on success: timeout (no answer within 5 s), connection_refused (no connection: refused, unreachable, or a URL we refuse to call), dns (the name has no address, resolves to an address we do not call, or could not be checked), tls, invalid_response (connected, but no usable HTTP answer), http_status (answered, not 2xx).
+             * @enum {string|null}
+             */
+            error: "timeout" | "connection_refused" | "dns" | "tls" | "invalid_response" | "http_status" | null;
+            /** @description The failure in words (e.g. "HTTP 500", "timeout after 5000 ms"). */
+            errorDetail: string | null;
+            /** @description The first 1 KiB of the receiver's answer, as text; null when it gave none (or before this was kept). */
+            responseBody: string | null;
+        };
+        /** @description The test delivery as listed, and its one attempt (status, duration, error). */
+        WebhookTestSendResult: {
+            delivery: components["schemas"]["WebhookDelivery"];
+            attempt: components["schemas"]["WebhookAttempt"];
+        };
+        WebhookTestSendRequest: {
+            /**
+             * @description The event name to send an example of.
+             * @example order.created
+             * @enum {string}
+             */
+            event: "session.completed" | "payment.succeeded" | "payment.failed" | "order.created" | "order.placed" | "order.cancelled" | "order.doctor_approved" | "order.doctor_denied" | "order.sent_to_pharmacy" | "order.shipped" | "order.delivered" | "shipment.updated" | "intake.started" | "intake.abandoned" | "appointment.scheduled" | "appointment.cancelled" | "contact.unsubscribed";
         };
         CreatedCheckoutSession: {
             /** Format: uuid */
@@ -9534,7 +9607,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The signed-in user is not a brand admin",
+                     *       "message": "Only brand admins may manage API keys",
                      *       "code": "FORBIDDEN"
                      *     }
                      */
@@ -9672,7 +9745,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The signed-in user is not a brand admin",
+                     *       "message": "Only brand admins may manage API keys",
                      *       "code": "FORBIDDEN"
                      *     }
                      */
@@ -9870,7 +9943,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The signed-in user is not a brand admin",
+                     *       "message": "Only brand admins may manage API keys",
                      *       "code": "FORBIDDEN"
                      *     }
                      */
@@ -9967,7 +10040,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The change could not be announced to the key caches (the rate-limit store did not answer), so it was not made",
+                     *       "message": "The change could not be announced to the key caches; nothing was changed, retry",
                      *       "code": "SERVICE_UNAVAILABLE",
                      *       "retryAfterSeconds": 5
                      *     }
@@ -10071,7 +10144,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The signed-in user is not a brand admin",
+                     *       "message": "Only brand admins may manage API keys",
                      *       "code": "FORBIDDEN"
                      *     }
                      */
@@ -10120,7 +10193,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The change could not be announced to the key caches (the rate-limit store did not answer), so it was not made",
+                     *       "message": "The change could not be announced to the key caches; nothing was changed, retry",
                      *       "code": "SERVICE_UNAVAILABLE",
                      *       "retryAfterSeconds": 5
                      *     }
@@ -14048,7 +14121,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -14264,7 +14337,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -14474,7 +14547,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -14757,7 +14830,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "1 product is above your plan's price cap of $500.00 per product",
+                     *       "message": "A selected product is priced above your plan's price cap of $500.00 per product",
                      *       "code": "PLAN_PRICE_CAP_EXCEEDED",
                      *       "data": {
                      *         "maxPriceCents": 50000,
@@ -23681,6 +23754,14 @@ export interface operations {
                 page?: number;
                 /** @description Page size, at most 200. */
                 limit?: number;
+                /** @description Only deliveries in this status. */
+                status?: "pending" | "succeeded" | "failed";
+                /** @description Only deliveries of this event name. */
+                event?: "session.completed" | "payment.succeeded" | "payment.failed" | "order.created" | "order.placed" | "order.cancelled" | "order.doctor_approved" | "order.doctor_denied" | "order.sent_to_pharmacy" | "order.shipped" | "order.delivered" | "shipment.updated" | "intake.started" | "intake.abandoned" | "appointment.scheduled" | "appointment.cancelled" | "contact.unsubscribed";
+                /** @description Only deliveries created at or after this time (ISO 8601 with a zone). */
+                createdGte?: string;
+                /** @description Only deliveries created at or before this time (ISO 8601 with a zone). */
+                createdLte?: string;
             };
             header?: never;
             path: {
@@ -23712,7 +23793,8 @@ export interface operations {
                      *           "nextAttemptAt": "2030-01-01T00:00:00.000Z",
                      *           "succeededAt": "2026-03-03T09:30:00.000Z",
                      *           "idempotencyKey": "evt_0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10_5f0c...",
-                     *           "replayOf": "57744b00-315e-428a-bea1-a00cb445f9d2"
+                     *           "replayOf": "57744b00-315e-428a-bea1-a00cb445f9d2",
+                     *           "test": false
                      *         }
                      *       ],
                      *       "pagination": {
@@ -23857,7 +23939,8 @@ export interface operations {
                      *         "nextAttemptAt": "2030-01-01T00:00:00.000Z",
                      *         "succeededAt": "2026-03-03T09:30:00.000Z",
                      *         "idempotencyKey": "evt_0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10_5f0c...",
-                     *         "replayOf": "57744b00-315e-428a-bea1-a00cb445f9d2"
+                     *         "replayOf": "57744b00-315e-428a-bea1-a00cb445f9d2",
+                     *         "test": false
                      *       }
                      *     }
                      */
@@ -23950,6 +24033,361 @@ export interface operations {
                      *       "success": false,
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
                      *       "code": "IDEMPOTENCY_KEY_IN_USE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with a different request (method, path or body). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "This Idempotency-Key was used with a different request (method, path or body); use a new key for a new request",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded; retry in 12 seconds",
+                     *       "code": "RATE_LIMIT_EXCEEDED",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveryAttempts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Attempts, first to last */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "OK",
+                     *       "data": [
+                     *         {
+                     *           "id": "2137c4c5-4422-4e81-ae61-25c52bb84df9",
+                     *           "attemptNumber": 1,
+                     *           "attemptedAt": "2026-03-03T09:30:00.000Z",
+                     *           "responseStatus": 1,
+                     *           "durationMs": 10,
+                     *           "error": null,
+                     *           "errorDetail": null,
+                     *           "responseBody": "Response body example"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookAttempt"][];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid path: path.id: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "path.id",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or missing API key",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE or a plan gate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Publishable keys may only call POST /api/v1/checkout/sessions",
+                     *       "code": "KEY_KIND_NOT_ALLOWED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown, malformed or other-clinic id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Delivery not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded; retry in 12 seconds",
+                     *       "code": "RATE_LIMIT_EXCEEDED",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with this key runs, and for 24 hours a retry of the same request (method, path, body) answers the same status and body with Idempotent-Replayed: true, without running again. A UUID is a good key. docs/api-conventions.md. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "session.completed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookTestSendRequest"];
+            };
+        };
+        responses: {
+            /** @description Sent (or refused before sending): the test delivery and its attempt's outcome */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "delivery": {
+                     *           "id": "98ad81f6-960e-44bc-837b-30ca6d4d7784",
+                     *           "event": "session.completed",
+                     *           "status": "pending",
+                     *           "attempts": 1,
+                     *           "lastResponseStatus": 1,
+                     *           "createdAt": "2026-03-02T14:05:09.000Z",
+                     *           "lastAttemptAt": "2026-03-03T09:30:00.000Z",
+                     *           "nextAttemptAt": "2030-01-01T00:00:00.000Z",
+                     *           "succeededAt": "2026-03-03T09:30:00.000Z",
+                     *           "idempotencyKey": "evt_0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10_5f0c...",
+                     *           "replayOf": "57744b00-315e-428a-bea1-a00cb445f9d2",
+                     *           "test": false
+                     *         },
+                     *         "attempt": {
+                     *           "id": "2137c4c5-4422-4e81-ae61-25c52bb84df9",
+                     *           "attemptNumber": 1,
+                     *           "attemptedAt": "2026-03-03T09:30:00.000Z",
+                     *           "responseStatus": 1,
+                     *           "durationMs": 10,
+                     *           "error": null,
+                     *           "errorDetail": null,
+                     *           "responseBody": "Response body example"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookTestSendResult"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body.event: Invalid input: expected string, received undefined",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body.event",
+                     *           "message": "Invalid input: expected string, received undefined"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or missing API key",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE or a plan gate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "This operation requires an API key with the write scope",
+                     *       "code": "INSUFFICIENT_SCOPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown, malformed or other-clinic id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Webhook not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry later. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "IDEMPOTENCY_KEY_IN_USE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (1 MiB for JSON). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body exceeds 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not of a content type the operation takes. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported Media Type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -25037,7 +25475,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The CSV file exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -26632,7 +27070,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -31860,7 +32298,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "This deployment has no OAuth app configured for the provider (production only)",
+                     *       "message": "OAuth with HubSpot is not configured on this deployment",
                      *       "code": "SERVICE_UNAVAILABLE"
                      *     }
                      */
@@ -32207,7 +32645,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -32570,7 +33008,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "draftContent is over 262144 bytes (256 KiB) as JSON, or the body over 1 MB",
+                     *       "message": "body.draftContent is 300000 bytes as JSON; at most 262144 bytes (256 KiB) are allowed",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -32978,7 +33416,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "draftContent is over 262144 bytes (256 KiB) as JSON, or the body over 1 MB",
+                     *       "message": "body.draftContent is 300000 bytes as JSON; at most 262144 bytes (256 KiB) are allowed",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -34706,7 +35144,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -34897,7 +35335,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -36454,7 +36892,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -44883,7 +45321,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -45075,7 +45513,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -47537,7 +47975,8 @@ export interface operations {
                  *       "data": {
                  *         "sessionId": "6e5b3f64-5150-4918-aa71-3e4cff6813f8",
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -47556,6 +47995,11 @@ export interface operations {
                         /** Format: uuid */
                         orderId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -47601,7 +48045,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -47620,6 +48065,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -47665,7 +48115,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -47684,6 +48135,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -47729,7 +48185,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -47748,6 +48205,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -47793,7 +48255,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -47812,6 +48275,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -47857,7 +48325,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -47876,6 +48345,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -47921,7 +48395,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -47940,6 +48415,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -47985,7 +48465,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48004,6 +48485,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48049,7 +48535,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48068,6 +48555,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48113,7 +48605,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48132,6 +48625,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48177,7 +48675,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48196,6 +48695,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48241,7 +48745,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48260,6 +48765,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48306,7 +48816,8 @@ export interface operations {
                  *         "formSessionId": "7daca5f2-18cb-4bea-be5c-221232ec167a",
                  *         "formId": "0a3756d4-7a4e-4ac6-8aa1-4568a820886e",
                  *         "programId": "62287998-29f4-4b68-b9d8-2b8412c29d74"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48327,6 +48838,11 @@ export interface operations {
                         /** Format: uuid */
                         programId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48373,7 +48889,8 @@ export interface operations {
                  *         "formSessionId": "7daca5f2-18cb-4bea-be5c-221232ec167a",
                  *         "formId": "0a3756d4-7a4e-4ac6-8aa1-4568a820886e",
                  *         "programId": "62287998-29f4-4b68-b9d8-2b8412c29d74"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48394,6 +48911,11 @@ export interface operations {
                         /** Format: uuid */
                         programId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48439,7 +48961,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48458,6 +48981,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48503,7 +49031,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48522,6 +49051,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48567,7 +49101,8 @@ export interface operations {
                  *       "data": {
                  *         "contactId": "e4b12c90-800b-4250-b116-a83ca1e07924",
                  *         "channels": "email"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48589,6 +49124,11 @@ export interface operations {
                          */
                         channels: "email" | "sms" | "email,sms";
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
