@@ -87,10 +87,11 @@ export const webhookDeliveries = pgTable(
     endpointId: uuid('endpoint_id')
       .notNull()
       .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
-    outboxEventId: uuid('outbox_event_id')
-      .notNull()
-      .references(() => outboxEvents.id, { onDelete: 'cascade' }),
+    /** The event delivered; null for a test send (it has no event: its example body is made at send time). */
+    outboxEventId: uuid('outbox_event_id').references(() => outboxEvents.id, { onDelete: 'cascade' }),
     eventType: text('event_type').notNull(),
+    /** A test send (POST /api/v1/webhooks/{id}/test): one attempt, made at once, never retried or replayed. */
+    isTest: boolean('is_test').notNull().default(false),
     /** X-Service-Idempotency-Key / webhook-id: the same across retries and replays. */
     idempotencyKey: text('idempotency_key').notNull(),
     status: text('status').$type<WebhookDeliveryStatus>().notNull().default('pending'),
@@ -116,7 +117,9 @@ export const webhookDeliveries = pgTable(
     // An event's deliveries (GET /api/v1/events/{id}) and the cascade when the retention sweep deletes it.
     index('webhook_deliveries_outbox_event_id_idx').on(t.outboxEventId, t.endpointId),
     uniqueIndex('webhook_deliveries_endpoint_event_key').on(t.endpointId, t.outboxEventId).where(sql`${t.replayOf} is null`),
+    index('webhook_deliveries_test_created_at_idx').on(t.createdAt).where(sql`${t.isTest}`),
     check('webhook_deliveries_status_check', sql`${t.status} in ('pending', 'held', 'succeeded', 'failed')`),
+    check('webhook_deliveries_test_event_check', sql`${t.isTest} = (${t.outboxEventId} is null)`),
   ],
 );
 
@@ -132,10 +135,21 @@ export const webhookAttempts = pgTable(
     attemptNumber: integer('attempt_number').notNull(),
     responseStatus: integer('response_status'),
     durationMs: integer('duration_ms').notNull(),
+    /** Our description of the failure (null on success). */
     error: text('error'),
+    /** The failure's kind, a closed set (ATTEMPT_ERRORS); null on success. */
+    errorKind: text('error_kind'),
+    /** The first 1 KiB of the receiver's answer, as text; null when nothing was answered. */
+    responseBody: text('response_body'),
     createdAt: createdAt(),
   },
-  (t) => [index('webhook_attempts_delivery_id_idx').on(t.deliveryId, t.attemptNumber)],
+  (t) => [
+    index('webhook_attempts_delivery_id_idx').on(t.deliveryId, t.attemptNumber),
+    check(
+      'webhook_attempts_error_kind_check',
+      sql`${t.errorKind} in ('timeout', 'connection_refused', 'dns', 'tls', 'invalid_response', 'http_status')`,
+    ),
+  ],
 );
 
 export const CHECKOUT_SESSION_STATUSES = ['created', 'completed', 'expired'] as const;

@@ -1322,7 +1322,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an endpoint's deliveries, newest first (status, attempts, timings, idempotency key) */
+        /** List an endpoint's deliveries, newest first (status, attempts, timings, idempotency key); filter by status, event and creation time */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -1343,6 +1343,40 @@ export interface paths {
         put?: never;
         /** Send a delivery again: a new pending delivery of the same event with the same idempotency key */
         post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{deliveryId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every attempt of a delivery, first to last: time, the receiver's status and answer (its first 1 KiB), duration, error */
+        get: operations["listWebhookDeliveryAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one signed example of an event now ("test": true in the body), recorded in the deliveries marked test; answers its outcome. Allowed on an endpoint that is off; changes neither isActive nor consecutiveFailures. At most 10 per endpoint per minute */
+        post: operations["sendWebhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6251,6 +6285,45 @@ export interface components {
              * @description The delivery this one replays, if any.
              */
             replayOf: string | null;
+            /** @description A test send (POST /api/v1/webhooks/{id}/test): one attempt with an example body, never retried or replayed. */
+            test: boolean;
+        };
+        WebhookAttempt: {
+            /**
+             * Format: uuid
+             * @description The attempt id: the X-Service-Delivery-Id header it was sent with.
+             */
+            id: string;
+            /** @description 1 for the first attempt of the delivery. */
+            attemptNumber: number;
+            /** Format: date-time */
+            attemptedAt: string;
+            /** @description The receiver's HTTP status; null when it gave none. */
+            responseStatus: number | null;
+            /** @description From sending to the answer (0 when nothing was sent). */
+            durationMs: number;
+            /**
+             * @description Why it failed, null on success: timeout (no answer within 5 s), connection_refused (no connection: refused, unreachable, or a URL we refuse to call), dns (the name has no address, resolves to an address we do not call, or could not be checked), tls, invalid_response (connected, but no usable HTTP answer), http_status (answered, not 2xx).
+             * @enum {string|null}
+             */
+            error: "timeout" | "connection_refused" | "dns" | "tls" | "invalid_response" | "http_status" | null;
+            /** @description The failure in words (e.g. "HTTP 500", "timeout after 5000 ms"). */
+            errorDetail: string | null;
+            /** @description The first 1 KiB of the receiver's answer, as text; null when it gave none (or before this was kept). */
+            responseBody: string | null;
+        };
+        /** @description The test delivery as listed, and its one attempt (status, duration, error). */
+        WebhookTestSendResult: {
+            delivery: components["schemas"]["WebhookDelivery"];
+            attempt: components["schemas"]["WebhookAttempt"];
+        };
+        WebhookTestSendRequest: {
+            /**
+             * @description The event name to send an example of.
+             * @example order.created
+             * @enum {string}
+             */
+            event: "session.completed" | "payment.succeeded" | "payment.failed" | "order.created" | "order.placed" | "order.cancelled" | "order.doctor_approved" | "order.doctor_denied" | "order.sent_to_pharmacy" | "order.shipped" | "order.delivered" | "shipment.updated" | "intake.started" | "intake.abandoned" | "appointment.scheduled" | "appointment.cancelled" | "contact.unsubscribed";
         };
         WebhookEventSummary: {
             /**
@@ -23785,6 +23858,14 @@ export interface operations {
                 page?: number;
                 /** @description Page size, at most 200. */
                 limit?: number;
+                /** @description Only deliveries in this status. */
+                status?: "pending" | "held" | "succeeded" | "failed";
+                /** @description Only deliveries of this event name. */
+                event?: "session.completed" | "payment.succeeded" | "payment.failed" | "order.created" | "order.placed" | "order.cancelled" | "order.doctor_approved" | "order.doctor_denied" | "order.sent_to_pharmacy" | "order.shipped" | "order.delivered" | "shipment.updated" | "intake.started" | "intake.abandoned" | "appointment.scheduled" | "appointment.cancelled" | "contact.unsubscribed";
+                /** @description Only deliveries created at or after this time (ISO 8601 with a zone). */
+                createdGte?: string;
+                /** @description Only deliveries created at or before this time (ISO 8601 with a zone). */
+                createdLte?: string;
             };
             header?: never;
             path: {
@@ -23816,7 +23897,8 @@ export interface operations {
                      *           "nextAttemptAt": "2030-01-01T00:00:00.000Z",
                      *           "succeededAt": "2026-03-03T09:30:00.000Z",
                      *           "idempotencyKey": "0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10",
-                     *           "replayOf": "57744b00-315e-428a-bea1-a00cb445f9d2"
+                     *           "replayOf": "57744b00-315e-428a-bea1-a00cb445f9d2",
+                     *           "test": false
                      *         }
                      *       ],
                      *       "pagination": {
@@ -23961,7 +24043,8 @@ export interface operations {
                      *         "nextAttemptAt": "2030-01-01T00:00:00.000Z",
                      *         "succeededAt": "2026-03-03T09:30:00.000Z",
                      *         "idempotencyKey": "0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10",
-                     *         "replayOf": "57744b00-315e-428a-bea1-a00cb445f9d2"
+                     *         "replayOf": "57744b00-315e-428a-bea1-a00cb445f9d2",
+                     *         "test": false
                      *       }
                      *     }
                      */
@@ -24054,6 +24137,361 @@ export interface operations {
                      *       "success": false,
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
                      *       "code": "IDEMPOTENCY_KEY_IN_USE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with a different request (method, path or body). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "This Idempotency-Key was used with a different request (method, path or body); use a new key for a new request",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded; retry in 12 seconds",
+                     *       "code": "RATE_LIMIT_EXCEEDED",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveryAttempts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Attempts, first to last */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "OK",
+                     *       "data": [
+                     *         {
+                     *           "id": "2137c4c5-4422-4e81-ae61-25c52bb84df9",
+                     *           "attemptNumber": 1,
+                     *           "attemptedAt": "2026-03-03T09:30:00.000Z",
+                     *           "responseStatus": 1,
+                     *           "durationMs": 10,
+                     *           "error": null,
+                     *           "errorDetail": null,
+                     *           "responseBody": "Response body example"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookAttempt"][];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid path: path.id: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "path.id",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or missing API key",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE or a plan gate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Publishable keys may only call POST /api/v1/checkout/sessions",
+                     *       "code": "KEY_KIND_NOT_ALLOWED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown, malformed or other-clinic id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Delivery not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded; retry in 12 seconds",
+                     *       "code": "RATE_LIMIT_EXCEEDED",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with this key runs, and for 24 hours a retry of the same request (method, path, body) answers the same status and body with Idempotent-Replayed: true, without running again. A UUID is a good key. docs/api-conventions.md. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "session.completed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookTestSendRequest"];
+            };
+        };
+        responses: {
+            /** @description Sent (or refused before sending): the test delivery and its attempt's outcome */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "delivery": {
+                     *           "id": "98ad81f6-960e-44bc-837b-30ca6d4d7784",
+                     *           "event": "session.completed",
+                     *           "status": "pending",
+                     *           "attempts": 1,
+                     *           "lastResponseStatus": 1,
+                     *           "createdAt": "2026-03-02T14:05:09.000Z",
+                     *           "lastAttemptAt": "2026-03-03T09:30:00.000Z",
+                     *           "nextAttemptAt": "2030-01-01T00:00:00.000Z",
+                     *           "succeededAt": "2026-03-03T09:30:00.000Z",
+                     *           "idempotencyKey": "0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10",
+                     *           "replayOf": "57744b00-315e-428a-bea1-a00cb445f9d2",
+                     *           "test": false
+                     *         },
+                     *         "attempt": {
+                     *           "id": "2137c4c5-4422-4e81-ae61-25c52bb84df9",
+                     *           "attemptNumber": 1,
+                     *           "attemptedAt": "2026-03-03T09:30:00.000Z",
+                     *           "responseStatus": 1,
+                     *           "durationMs": 10,
+                     *           "error": null,
+                     *           "errorDetail": null,
+                     *           "responseBody": "Response body example"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookTestSendResult"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body.event: Invalid input: expected string, received undefined",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body.event",
+                     *           "message": "Invalid input: expected string, received undefined"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or missing API key",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE or a plan gate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "This operation requires an API key with the write scope",
+                     *       "code": "INSUFFICIENT_SCOPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown, malformed or other-clinic id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Webhook not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry later. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "IDEMPOTENCY_KEY_IN_USE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (1 MiB for JSON). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body exceeds 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not of a content type the operation takes. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported Media Type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -47910,7 +48348,8 @@ export interface operations {
                  *       "data": {
                  *         "sessionId": "6e5b3f64-5150-4918-aa71-3e4cff6813f8",
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -47929,6 +48368,11 @@ export interface operations {
                         /** Format: uuid */
                         orderId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -47974,7 +48418,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -47993,6 +48438,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48038,7 +48488,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48057,6 +48508,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48102,7 +48558,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48121,6 +48578,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48166,7 +48628,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48185,6 +48648,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48230,7 +48698,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48249,6 +48718,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48294,7 +48768,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48313,6 +48788,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48358,7 +48838,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48377,6 +48858,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48422,7 +48908,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48441,6 +48928,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48486,7 +48978,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48505,6 +48998,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48550,7 +49048,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48569,6 +49068,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48614,7 +49118,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48633,6 +49138,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48679,7 +49189,8 @@ export interface operations {
                  *         "formSessionId": "7daca5f2-18cb-4bea-be5c-221232ec167a",
                  *         "formId": "0a3756d4-7a4e-4ac6-8aa1-4568a820886e",
                  *         "programId": "62287998-29f4-4b68-b9d8-2b8412c29d74"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48700,6 +49211,11 @@ export interface operations {
                         /** Format: uuid */
                         programId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48746,7 +49262,8 @@ export interface operations {
                  *         "formSessionId": "7daca5f2-18cb-4bea-be5c-221232ec167a",
                  *         "formId": "0a3756d4-7a4e-4ac6-8aa1-4568a820886e",
                  *         "programId": "62287998-29f4-4b68-b9d8-2b8412c29d74"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48767,6 +49284,11 @@ export interface operations {
                         /** Format: uuid */
                         programId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48812,7 +49334,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48831,6 +49354,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48876,7 +49404,8 @@ export interface operations {
                  *       "data": {
                  *         "orderId": "2670bb04-7eea-44f4-b514-e2f4fecf067c",
                  *         "orderEventId": "cb832ab6-439b-43cc-bfba-69c655cf9348"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48895,6 +49424,11 @@ export interface operations {
                         /** Format: uuid */
                         orderEventId: string | null;
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };
@@ -48940,7 +49474,8 @@ export interface operations {
                  *       "data": {
                  *         "contactId": "e4b12c90-800b-4250-b116-a83ca1e07924",
                  *         "channels": "email"
-                 *       }
+                 *       },
+                 *       "test": true
                  *     }
                  */
                 "application/json": {
@@ -48962,6 +49497,11 @@ export interface operations {
                          */
                         channels: "email" | "sms" | "email,sms";
                     };
+                    /**
+                     * @description Present (true) only on a test send, whose ids name no real object.
+                     * @enum {boolean}
+                     */
+                    test?: true;
                 };
             };
         };

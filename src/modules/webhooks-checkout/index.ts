@@ -8,6 +8,7 @@ import { eventRetention } from './events/retention';
 import { eventRoutes } from './events/routes';
 import { runScheduledDeliveries } from './webhooks/deliveries/dispatcher-runs';
 import { webhookDeliveryRoutes } from './webhooks/deliveries/routes';
+import { testDeliveryRetention } from './webhooks/deliveries/test-send';
 import { webhookRoutes } from './webhooks/routes';
 
 export const routes = new OpenAPIHono<AppEnv>()
@@ -17,10 +18,10 @@ export const routes = new OpenAPIHono<AppEnv>()
   .route('/', checkoutRoutes);
 
 /**
- * Event retention (30 days, docs/webhooks.md "Events API"), then webhook deliveries (docs/webhooks.md,
- * "Who sends"); src/scheduled.ts runs them last.
+ * Event retention (30 days, docs/webhooks.md "Events API"), test deliveries past their 30 days, then
+ * webhook deliveries (docs/webhooks.md, "Who sends"); src/scheduled.ts runs them last.
  */
-export const sweeps: Record<string, Sweep> = { eventRetention, runScheduledDeliveries };
+export const sweeps: Record<string, Sweep> = { eventRetention, testDeliveryRetention, runScheduledDeliveries };
 
 // The platform's entry point when a patient's payment for a checkout succeeded (not an API operation).
 export { completePaidSession } from './checkout/complete-session';

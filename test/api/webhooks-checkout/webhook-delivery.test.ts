@@ -333,6 +333,7 @@ describe('GET /api/v1/webhooks/{id}/deliveries', () => {
       succeededAt: when.toISOString(),
       idempotencyKey: first!.idempotencyKey,
       replayOf: null,
+      test: false,
     });
     const past = await (await t.request(`/api/v1/webhooks/${endpoint.id}/deliveries?page=9`, { key })).json();
     expect(past).toMatchObject({ data: [], pagination: { total: 2, page: 9 } });

@@ -30,6 +30,19 @@ const DATA_EXTRA: Partial<Record<WebhookEvent, Record<string, z.ZodTypeAny>>> = 
   },
 };
 
+/** The example values of DATA_EXTRA's fields, for test sends. */
+const DATA_EXTRA_EXAMPLES: Partial<Record<WebhookEvent, Record<string, unknown>>> = {
+  'contact.unsubscribed': { channels: 'email' },
+};
+
+/**
+ * An example `data` of the event's documented shape, for a test send: a fresh random uuid for each id
+ * (they name no real object) and an example value for the other fields.
+ */
+export function exampleEventData(event: WebhookEvent): Record<string, unknown> {
+  return { ...Object.fromEntries(DATA_IDS[event].map((key) => [key, crypto.randomUUID()])), ...DATA_EXTRA_EXAMPLES[event] };
+}
+
 const SIGNATURE_HEADERS = z.object({
   'x-service-signature': z
     .string()
@@ -64,6 +77,7 @@ export function registerWebhookEvents(app: OpenAPIHono<AppEnv>): void {
       type: z.literal(event),
       createdAt: z.string().datetime(),
       data,
+      test: z.literal(true).optional().openapi({ description: 'Present (true) only on a test send, whose ids name no real object.' }),
     });
     app.openAPIRegistry.registerWebhook({
       method: 'post',

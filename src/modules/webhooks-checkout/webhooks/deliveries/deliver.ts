@@ -5,15 +5,12 @@ import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } fr
 import type { HandlerContext } from '../../../../platform/context';
 import type { Database, Queryable } from '../../../../platform/db/client';
 import { rowsOf } from '../../../../platform/db/sql';
-import { logLine } from '../../../../platform/log';
-import { ProviderError } from '../../../../platform/providers/errors';
-import type { DestinationCheck } from '../destination';
-import { deliveryHeaders } from './delivery-headers';
 import { dispatchOutbox } from './outbox-fan-out';
-import { nextAttemptAt, parseRetryAfter } from './schedule';
+import { nextAttemptAt } from './schedule';
+import { type DeliveryOptions, refusedDestination, signAndSend } from './send-attempt';
 
-/** A receiver must answer 2xx within this long. */
-export const DELIVERY_TIMEOUT_MS = 5_000;
+export { DELIVERY_TIMEOUT_MS, type DeliveryOptions, type SigningSecrets } from './send-attempt';
+
 /** At this many consecutive failed attempts the endpoint is turned off (spec, "Limits"). */
 export const ENDPOINT_FAILURE_CUTOFF = 10;
 /** An attempt in progress holds its delivery this long (its lease), so a second dispatcher does not send it too. */
@@ -36,25 +33,6 @@ export const deliverable = (now: Date) =>
     or(isNull(webhookDeliveries.claimedUntil), lte(webhookDeliveries.claimedUntil, now)),
   );
 
-/** The endpoint's decrypted active signing secrets, newest first. */
-export type SigningSecrets = (db: Queryable, clinicId: string, endpointId: string, now: Date) => Promise<string[]>;
-
-export interface DeliveryOptions {
-  secrets: SigningSecrets;
-  /**
-   * Whether the endpoint's stored URL may be called now: the URL policy and what its name resolves to,
-   * checked again before every attempt (a name can point elsewhere since registration). Throws
-   * ProviderError when the resolver gives no answer.
-   */
-  checkDestination(url: string): Promise<DestinationCheck>;
-  fetchImpl?: typeof fetch;
-  /** Jitter source in [0, 1); Math.random by default. */
-  random?: () => number;
-  /** Attempt even when next_attempt_at is in the future (the dev flush). */
-  ignoreSchedule?: boolean;
-  timeoutMs?: number;
-}
-
 export type AttemptOutcome =
   | 'succeeded'
   /** Failed; another attempt is scheduled. */
@@ -67,106 +45,6 @@ export type AttemptOutcome =
 /** The body every attempt of a delivery sends: ids only, byte for byte the same across attempts. */
 export function deliveryBody(event: { id: string; eventType: string; createdAt: Date; payload: Record<string, unknown> }): string {
   return JSON.stringify({ id: event.id, type: event.eventType, createdAt: event.createdAt.toISOString(), data: event.payload });
-}
-
-interface SendResult {
-  status: number | null;
-  error: string | null;
-  retryAfterMs: number | null;
-  durationMs: number;
-  /**
-   * Whether a failure counts toward the endpoint's consecutive failures (and its cut-off). Everything
-   * the endpoint is answerable for does; our resolver not answering does not: nothing was sent.
-   */
-  countsAgainstEndpoint: boolean;
-}
-
-const notSent = (error: string, countsAgainstEndpoint: boolean): SendResult => ({
-  status: null,
-  error: error.slice(0, 500),
-  retryAfterMs: null,
-  durationMs: 0,
-  countsAgainstEndpoint,
-});
-
-/**
- * The attempt's failure when the URL may not be called now (refused: it counts toward the cut-off, as
- * any failure of the endpoint does), or when its name could not be resolved (recorded, retried on the
- * schedule, not counted); null when it may be called.
- */
-async function refusedDestination(
-  options: DeliveryOptions,
-  delivery: { id: string; endpointId: string; url: string },
-): Promise<SendResult | null> {
-  try {
-    const check = await options.checkDestination(delivery.url);
-    if (check.ok) return null;
-    logLine('warn', 'webhook destination refused', { deliveryId: delivery.id, endpointId: delivery.endpointId, reason: check.reason });
-    return notSent(`not sent: url ${check.reason}`, true);
-  } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
-    logLine('warn', 'webhook destination not checked', { deliveryId: delivery.id, endpointId: delivery.endpointId, detail: error.message });
-    return notSent(`not sent: the URL's addresses could not be checked (${error.message})`, false);
-  }
-}
-
-async function send(
-  fetchImpl: typeof fetch,
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-  timeoutMs: number,
-  now: Date,
-): Promise<SendResult> {
-  const started = performance.now();
-  try {
-    // Redirects are not followed: a 3xx is a failure, and a redirect cannot lead past the URL checks.
-    const res = await fetchImpl(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-    await res.body?.cancel().catch(() => undefined);
-    const ok = res.status >= 200 && res.status < 300;
-    return {
-      status: res.status,
-      error: ok ? null : `HTTP ${res.status}`,
-      retryAfterMs: ok ? null : parseRetryAfter(res.headers.get('retry-after'), now),
-      durationMs: Math.round(performance.now() - started),
-      countsAgainstEndpoint: true,
-    };
-  } catch (error) {
-    const name = (error as { name?: string }).name;
-    const message =
-      name === 'TimeoutError' || name === 'AbortError'
-        ? `timeout after ${timeoutMs} ms`
-        : `network error: ${(error as Error).message ?? String(error)}`;
-    return {
-      status: null,
-      error: message.slice(0, 500),
-      retryAfterMs: null,
-      durationMs: Math.round(performance.now() - started),
-      countsAgainstEndpoint: true,
-    };
-  }
-}
-
-/** Signs the attempt with the endpoint's active secrets (fresh timestamp and attempt id) and POSTs it. */
-async function signAndSend(
-  db: Database,
-  row: { clinicId: string; endpointId: string; url: string; eventType: string; idempotencyKey: string },
-  body: string,
-  attemptId: string,
-  now: Date,
-  options: DeliveryOptions,
-): Promise<SendResult> {
-  const secrets = await options.secrets(db, row.clinicId, row.endpointId, now);
-  if (secrets.length === 0) return notSent('no active signing secret', true);
-  const headers = await deliveryHeaders({
-    secrets,
-    body,
-    eventType: row.eventType,
-    attemptId,
-    idempotencyKey: row.idempotencyKey,
-    timestamp: Math.floor(now.getTime() / 1000),
-  });
-  return send(options.fetchImpl ?? fetch, row.url, headers, body, options.timeoutMs ?? DELIVERY_TIMEOUT_MS, now);
 }
 
 /** Why an attempt was not made. */
@@ -341,6 +219,8 @@ export async function attemptDeliveryDetailed(
       responseStatus: result.status,
       durationMs: result.durationMs,
       error: result.error,
+      errorKind: result.errorKind,
+      responseBody: result.responseBody,
       createdAt: now,
     });
     await tx

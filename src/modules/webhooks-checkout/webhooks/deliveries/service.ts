@@ -1,12 +1,13 @@
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import { webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
+import { and, asc, desc, eq, gte, isNull, lte, sql } from 'drizzle-orm';
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
 import type { HandlerContext } from '../../../../platform/context';
 import type { WebhookEvent } from '../../../../platform/events/names';
-import { type PageQuery, pageOffset, pagination } from '../../../../platform/http/pagination';
+import { pageOffset, pagination } from '../../../../platform/http/pagination';
 import { isoOrNull } from '../../../../platform/values/dates';
-import { notFound } from '../../../../platform/values/errors';
+import { badRequest, notFound } from '../../../../platform/values/errors';
 import { isUuid } from '../../../../platform/values/ids';
-import type { WebhookDeliveryView } from './schemas';
+import type { ListDeliveriesQuery, WebhookAttemptView, WebhookDeliveryView } from './schemas';
+import type { AttemptError } from './send-attempt';
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
@@ -24,6 +25,7 @@ export function toDeliveryView(
     | 'succeededAt'
     | 'idempotencyKey'
     | 'replayOf'
+    | 'isTest'
   >,
 ): WebhookDeliveryView {
   return {
@@ -39,6 +41,25 @@ export function toDeliveryView(
     succeededAt: isoOrNull(row.succeededAt),
     idempotencyKey: row.idempotencyKey,
     replayOf: row.replayOf,
+    test: row.isTest,
+  };
+}
+
+type AttemptRow = typeof webhookAttempts.$inferSelect;
+
+export function toAttemptView(
+  row: Pick<AttemptRow, 'id' | 'attemptNumber' | 'createdAt' | 'responseStatus' | 'durationMs' | 'error' | 'errorKind' | 'responseBody'>,
+): WebhookAttemptView {
+  return {
+    id: row.id,
+    attemptNumber: row.attemptNumber,
+    attemptedAt: row.createdAt.toISOString(),
+    responseStatus: row.responseStatus,
+    durationMs: row.durationMs,
+    // The column's check constraint holds it to ATTEMPT_ERRORS.
+    error: row.errorKind as AttemptError | null,
+    errorDetail: row.error,
+    responseBody: row.responseBody,
   };
 }
 
@@ -51,9 +72,21 @@ const endpointOf = (clinicId: string, endpointId: string) =>
  * deliveries, so "no such endpoint" (no row) and "no deliveries" (one row of nulls) differ. Only a
  * page past the end needs a second query, to tell those apart.
  */
-export async function listDeliveries(ctx: HandlerContext, endpointId: string, query: PageQuery) {
+export async function listDeliveries(ctx: HandlerContext, endpointId: string, query: ListDeliveriesQuery) {
   const { db, clinicId } = ctx;
   if (!isUuid(endpointId)) throw notFound(ENDPOINT);
+  if (query.createdGte && query.createdLte && query.createdLte < query.createdGte) {
+    throw badRequest('query.createdLte: must not be before createdGte');
+  }
+  // The filters are part of the join: an endpoint with no matching delivery still gives its one row.
+  const matching = and(
+    eq(webhookDeliveries.endpointId, webhookEndpoints.id),
+    eq(webhookDeliveries.clinicId, clinicId),
+    query.status ? eq(webhookDeliveries.status, query.status) : undefined,
+    query.event ? eq(webhookDeliveries.eventType, query.event) : undefined,
+    query.createdGte ? gte(webhookDeliveries.createdAt, new Date(query.createdGte)) : undefined,
+    query.createdLte ? lte(webhookDeliveries.createdAt, new Date(query.createdLte)) : undefined,
+  );
   const rows = await db
     .select({
       id: webhookDeliveries.id,
@@ -67,10 +100,11 @@ export async function listDeliveries(ctx: HandlerContext, endpointId: string, qu
       succeededAt: webhookDeliveries.succeededAt,
       idempotencyKey: webhookDeliveries.idempotencyKey,
       replayOf: webhookDeliveries.replayOf,
+      isTest: webhookDeliveries.isTest,
       total: sql<number>`cast(count(${webhookDeliveries.id}) over() as integer)`,
     })
     .from(webhookEndpoints)
-    .leftJoin(webhookDeliveries, and(eq(webhookDeliveries.endpointId, webhookEndpoints.id), eq(webhookDeliveries.clinicId, clinicId)))
+    .leftJoin(webhookDeliveries, matching)
     .where(endpointOf(clinicId, endpointId))
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
     .limit(query.limit)
@@ -80,7 +114,7 @@ export async function listDeliveries(ctx: HandlerContext, endpointId: string, qu
     const [found] = await db
       .select({ total: sql<number>`cast(count(${webhookDeliveries.id}) as integer)` })
       .from(webhookEndpoints)
-      .leftJoin(webhookDeliveries, eq(webhookDeliveries.endpointId, webhookEndpoints.id))
+      .leftJoin(webhookDeliveries, matching)
       .where(endpointOf(clinicId, endpointId))
       .groupBy(webhookEndpoints.id);
     if (!found) throw notFound(ENDPOINT);
@@ -110,6 +144,9 @@ export async function replayDelivery(ctx: HandlerContext, endpointId: string, de
     .limit(1);
   if (!original) throw notFound('Webhook delivery');
   const source = original.delivery;
+  if (source.isTest || !source.outboxEventId) {
+    throw badRequest('deliveryId: a test delivery cannot be replayed; send another test (POST /api/v1/webhooks/{id}/test)');
+  }
   const [created] = await db
     .insert(webhookDeliveries)
     .values({
@@ -125,4 +162,32 @@ export async function replayDelivery(ctx: HandlerContext, endpointId: string, de
     })
     .returning();
   return toDeliveryView(created!);
+}
+
+/**
+ * Every attempt of one delivery of the endpoint, first to last, in one query: the delivery (the
+ * clinic's, of this endpoint, which is not deleted) left-joined to its attempts, so "no such delivery"
+ * (no row) and "no attempt yet" (one row of nulls) differ.
+ */
+export async function listAttempts(ctx: HandlerContext, endpointId: string, deliveryId: string): Promise<WebhookAttemptView[]> {
+  const { db, clinicId } = ctx;
+  if (!isUuid(endpointId) || !isUuid(deliveryId)) throw notFound('Webhook delivery');
+  const rows = await db
+    .select({
+      id: webhookAttempts.id,
+      attemptNumber: webhookAttempts.attemptNumber,
+      createdAt: webhookAttempts.createdAt,
+      responseStatus: webhookAttempts.responseStatus,
+      durationMs: webhookAttempts.durationMs,
+      error: webhookAttempts.error,
+      errorKind: webhookAttempts.errorKind,
+      responseBody: webhookAttempts.responseBody,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .leftJoin(webhookAttempts, and(eq(webhookAttempts.deliveryId, webhookDeliveries.id), eq(webhookAttempts.clinicId, clinicId)))
+    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.clinicId, clinicId), endpointOf(clinicId, endpointId)))
+    .orderBy(asc(webhookAttempts.attemptNumber), asc(webhookAttempts.createdAt));
+  if (rows.length === 0) throw notFound('Webhook delivery');
+  return rows.filter((row) => row.id !== null).map((row) => toAttemptView(row as Parameters<typeof toAttemptView>[0]));
 }
