@@ -3,7 +3,7 @@
 import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
 import type { HandlerContext } from '../../../../platform/context';
-import type { Database, Queryable } from '../../../../platform/db/client';
+import type { Database } from '../../../../platform/db/client';
 import { rowsOf } from '../../../../platform/db/sql';
 import { dispatchOutbox } from './outbox-fan-out';
 import { nextAttemptAt } from './schedule';
