@@ -9534,7 +9534,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The signed-in user is not a brand admin",
+                     *       "message": "Only brand admins may manage API keys",
                      *       "code": "FORBIDDEN"
                      *     }
                      */
@@ -9672,7 +9672,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The signed-in user is not a brand admin",
+                     *       "message": "Only brand admins may manage API keys",
                      *       "code": "FORBIDDEN"
                      *     }
                      */
@@ -9870,7 +9870,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The signed-in user is not a brand admin",
+                     *       "message": "Only brand admins may manage API keys",
                      *       "code": "FORBIDDEN"
                      *     }
                      */
@@ -9967,7 +9967,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The change could not be announced to the key caches (the rate-limit store did not answer), so it was not made",
+                     *       "message": "The change could not be announced to the key caches; nothing was changed, retry",
                      *       "code": "SERVICE_UNAVAILABLE",
                      *       "retryAfterSeconds": 5
                      *     }
@@ -10071,7 +10071,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The signed-in user is not a brand admin",
+                     *       "message": "Only brand admins may manage API keys",
                      *       "code": "FORBIDDEN"
                      *     }
                      */
@@ -10120,7 +10120,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The change could not be announced to the key caches (the rate-limit store did not answer), so it was not made",
+                     *       "message": "The change could not be announced to the key caches; nothing was changed, retry",
                      *       "code": "SERVICE_UNAVAILABLE",
                      *       "retryAfterSeconds": 5
                      *     }
@@ -14048,7 +14048,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -14264,7 +14264,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -14474,7 +14474,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -14757,7 +14757,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "1 product is above your plan's price cap of $500.00 per product",
+                     *       "message": "A selected product is priced above your plan's price cap of $500.00 per product",
                      *       "code": "PLAN_PRICE_CAP_EXCEEDED",
                      *       "data": {
                      *         "maxPriceCents": 50000,
@@ -25037,7 +25037,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The CSV file exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -26632,7 +26632,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -31860,7 +31860,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "This deployment has no OAuth app configured for the provider (production only)",
+                     *       "message": "OAuth with HubSpot is not configured on this deployment",
                      *       "code": "SERVICE_UNAVAILABLE"
                      *     }
                      */
@@ -32207,7 +32207,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -32570,7 +32570,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "draftContent is over 262144 bytes (256 KiB) as JSON, or the body over 1 MB",
+                     *       "message": "body.draftContent is 300000 bytes as JSON; at most 262144 bytes (256 KiB) are allowed",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -32978,7 +32978,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "draftContent is over 262144 bytes (256 KiB) as JSON, or the body over 1 MB",
+                     *       "message": "body.draftContent is 300000 bytes as JSON; at most 262144 bytes (256 KiB) are allowed",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -34706,7 +34706,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -34897,7 +34897,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -36454,7 +36454,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -44883,7 +44883,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -45075,7 +45075,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
