@@ -73,7 +73,11 @@ export function createClient(options: BrandAdminClientOptions): BrandAdminClient
   merged.forEach((value, name) => {
     all[name] = value;
   });
-  const fetch = retryingFetch(baseFetch ?? ((request: Request) => globalThis.fetch(request)), { maxRetries, timeout, maxRetryDelay });
+  const fetch = retryingFetch(baseFetch ?? ((request: Request, ext?: RequestInit) => globalThis.fetch(request, ext)), {
+    maxRetries,
+    timeout,
+    maxRetryDelay,
+  });
   const client = createFetchClient<paths>({ ...rest, headers: all, fetch });
   return Object.assign(client, {
     paginate<P extends PaginatedPath>(path: P, init?: MaybeOptionalInit<paths[P], 'get'>): AsyncIterable<PageItem<P>> {

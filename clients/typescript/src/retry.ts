@@ -34,12 +34,15 @@ export function retryAfterMs(response: Response, now = Date.now()): number | und
 
 const retryable = (status: number) => status === 429 || status >= 500;
 
-export function retryingFetch(base: (request: Request) => Promise<Response>, options: Omit<RetryOptions, 'fetch'>) {
+/** A fetch and, as openapi-fetch passes it, its `requestInitExt` (e.g. Node's `dispatcher`) passed through. */
+type BaseFetch = (request: Request, ext?: RequestInit) => Promise<Response>;
+
+export function retryingFetch(base: BaseFetch, options: Omit<RetryOptions, 'fetch'>) {
   const maxRetries = Math.max(0, options.maxRetries ?? DEFAULT_MAX_RETRIES);
   const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
   const maxDelay = options.maxRetryDelay ?? DEFAULT_MAX_RETRY_DELAY_MS;
 
-  return async (input: Request): Promise<Response> => {
+  return async (input: Request, ext?: RequestInit): Promise<Response> => {
     const headers = new Headers(input.headers);
     if (WRITES.has(input.method) && !headers.has('idempotency-key')) headers.set('idempotency-key', crypto.randomUUID());
     // The body is read once, so that every attempt can send it again.
@@ -51,7 +54,7 @@ export function retryingFetch(base: (request: Request) => Promise<Response>, opt
       let response: Response | undefined;
       let failure: unknown;
       try {
-        response = await base(request);
+        response = await base(request, ext);
       } catch (error) {
         if (input.signal?.aborted) throw error; // the caller's own abort is never retried
         failure = error;
