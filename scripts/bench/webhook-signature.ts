@@ -9,8 +9,8 @@
 // pool, which a small body pays for, so Node favours the package's pure-JavaScript HMAC more than workerd
 // does (docs/webhooks.md, "Signing: one implementation", has both sets of figures).
 
-import { serviceSignatureHeader, standardSignatureHeader } from '@brand-admin/client/webhook-signature';
 import { Webhook } from 'standardwebhooks';
+import { serviceSignatureHeader, standardSignatureHeader } from '../../clients/typescript/src/webhook-signature';
 
 const N = Number(process.argv[2] ?? 10_000);
 const secret = `whsec_${Buffer.from('a'.repeat(32)).toString('base64')}`;

@@ -2,8 +2,6 @@
 // Worker's app, test/helpers/app.ts, real PostgreSQL; every answer also checked against its declared
 // schema with no undeclared field), and the workflow file compiled under `tsc --strict`.
 import { execFile } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,32 +9,19 @@ import { useTestApp } from '../../../test/helpers/app';
 import { makeTenant } from '../../../test/helpers/factories';
 import { makeOrder, makeOrderItem } from '../../../test/helpers/order-fixtures';
 import { makeGlobalProduct, makeProgram, makeTenantProduct } from '../../../test/helpers/program-fixtures';
-import { createClient } from '../src/index';
+import { BrandAdminError, createClient, unwrap } from '../src/index';
+import { type Served, serveTestApp } from './serve';
 import { runWorkflow } from './workflow';
 
 const t = useTestApp();
-let server: Server;
+let served: Served;
 let baseUrl: string;
 
 beforeAll(async () => {
-  // Node's request in, a fetch Request to the app, its Response back out.
-  server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-    const body = chunks.length ? Buffer.concat(chunks) : undefined;
-    const answer = await t.send(req.url ?? '/', { method: req.method, headers, body });
-    answer.headers.forEach((value, name) => {
-      res.setHeader(name, value);
-    });
-    res.writeHead(answer.status);
-    res.end(Buffer.from(await answer.arrayBuffer()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await serveTestApp(t);
+  baseUrl = served.baseUrl;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => served.close());
 
 describe('the TypeScript client', () => {
   it('runs the workflow: orders by page, one order, a coupon created (retried) and deleted, a webhook endpoint, programs and pricing', async () => {
@@ -76,6 +61,37 @@ describe('the TypeScript client', () => {
     expect(error).toMatchObject({ success: false, code: 'NOT_FOUND' });
     const anonymous = await createClient({ baseUrl }).GET('/api/v1/orders');
     expect(anonymous.response.status).toBe(401);
+  });
+
+  it('pages through a list with paginate (one request per page) and throws typed errors with unwrap', async () => {
+    const tenant = await makeTenant(t.db);
+    const other = await makeTenant(t.db);
+    const orders = [];
+    for (let i = 0; i < 5; i++) orders.push(await makeOrder(t.db, tenant.clinic.id));
+    const foreign = await makeOrder(t.db, other.clinic.id);
+    const api = createClient({ baseUrl, apiKey: tenant.key });
+    const seen: string[] = [];
+    for await (const order of api.paginate('/api/v1/orders', { params: { query: { limit: 2 } } })) seen.push(order.id);
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen)).toEqual(new Set(orders.map((o) => o.id)));
+
+    // Another clinic's order is unknown; the error carries the code and the answer's request id.
+    const answer = await api.GET('/api/v1/orders/{id}', { params: { path: { id: foreign.id } } });
+    let thrown: unknown;
+    try {
+      unwrap(answer);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(BrandAdminError);
+    expect(thrown).toMatchObject({ status: 404, code: 'NOT_FOUND', requestId: answer.response.headers.get('x-request-id') });
+    expect((thrown as BrandAdminError).requestId).toMatch(/^[0-9a-f-]{36}$/);
+
+    // A page that fails ends the loop with the error (no key: 401).
+    const anonymous = createClient({ baseUrl });
+    await expect(async () => {
+      for await (const _ of anonymous.paginate('/api/v1/orders')) expect.fail('no item without a key');
+    }).rejects.toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
   });
 
   it('compiles the workflow under tsc --strict, and refuses what must not compile', async () => {

@@ -1,6 +1,7 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ZodError } from 'zod';
+import { ConfigError, isLoopbackHost } from '../../config';
 import type { AppEnv } from '../context';
 import { classifyDatabaseError, databaseRefusedInput, databaseUnavailable } from '../db/errors';
 import { describeError, logLine } from '../log';
@@ -40,6 +41,10 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
     return render(c, new ApiError(error.status as ApiError['status'], code, message));
   }
   const request = { requestId: c.get('requestId'), method: c.req.method, path: c.req.path };
+  if (error instanceof ConfigError) {
+    logLine('error', 'configuration error', { ...request, error: describeError(error) });
+    return render(c, configurationUnavailable(error, c.req.url, request.requestId));
+  }
   const kind = classifyDatabaseError(error);
   if (kind === 'unavailable') {
     logLine('warn', 'database unavailable', { ...request, error: describeError(error) });
@@ -53,6 +58,28 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
   logLine('error', 'unhandled error', { ...request, error: describeError(error, { stack: true }) });
   return render(c, new ApiError(500, 'INTERNAL_ERROR', `Internal server error (request ${c.get('requestId')})`));
 };
+
+/**
+ * A ConfigError (a secret or binding missing or refused; the configuration is read on every request, so
+ * every route, /healthz and /docs included, answers this) is a 503: the service cannot serve until its
+ * configuration is fixed. What is wrong, and how to fix it locally, is said only to a request made on this
+ * machine (its URL's host is loopback: `wrangler dev`); a deployed Worker is reached by its own hostname,
+ * never a loopback one, so it says nothing but the request id, and the log has the details. The
+ * configuration itself cannot be the witness: it is what failed to read (docs/architecture.md,
+ * "Configuration errors").
+ */
+export function configurationUnavailable(error: ConfigError, url: string, requestId: string): ApiError {
+  let local = false;
+  try {
+    local = isLoopbackHost(new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase());
+  } catch {
+    local = false;
+  }
+  const message = local
+    ? ERROR_MESSAGES.SERVICE_UNAVAILABLE.notConfiguredLocally(error.message)
+    : ERROR_MESSAGES.SERVICE_UNAVAILABLE.notConfigured(requestId);
+  return new ApiError(503, 'SERVICE_UNAVAILABLE', message);
+}
 
 export const onNotFound: NotFoundHandler<AppEnv> = (c) =>
   render(c, new ApiError(404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`));
@@ -72,6 +99,7 @@ export function validationError(error: ZodError, target: string): ApiError {
 /** The status an error is answered with (request logs record it before the answer is built). */
 export function statusOf(error: unknown): number {
   if (error instanceof ApiError || error instanceof HTTPException) return error.status;
+  if (error instanceof ConfigError) return 503;
   if (error instanceof ProviderError) return providerFailure(error).status;
   return 500;
 }

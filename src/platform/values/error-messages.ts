@@ -42,6 +42,11 @@ export const ERROR_MESSAGES = {
     database: (retryAfterSeconds: number) => `The database is unavailable; retry in ${retryAfterSeconds} seconds`,
     keyCaches: 'The change could not be announced to the key caches; nothing was changed, retry',
     oauthNotConfigured: (provider: string) => `OAuth with ${provider} is not configured on this deployment`,
+    /** A deployment setting is missing or refused (ConfigError): all a deployed Worker says; the log has the rest. */
+    notConfigured: (requestId: string) => `The service is not available (request ${requestId})`,
+    /** The same on this machine (wrangler dev): what is wrong and how to fix it. */
+    notConfiguredLocally: (problem: string) =>
+      `The API is not configured: ${problem}. For plain \`wrangler dev\`: copy .dev.vars.example to .dev.vars, run \`npm run db:start\` (it starts, migrates and seeds a local PostgreSQL) and put the DATABASE_URL it prints in .dev.vars, then restart wrangler dev; or run \`npm run dev\`, which does all of it (README, "Plain wrangler dev")`,
   },
   IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still being processed; retry later',
   IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',

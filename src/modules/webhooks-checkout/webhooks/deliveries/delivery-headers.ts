@@ -1,7 +1,8 @@
 // The headers of one delivery attempt (docs/webhooks.md, "Delivery"): both signature schemes, signed
 // fresh, plus the event, attempt and idempotency headers. The signatures come from the client package's
-// webhook-signature module, the one implementation receivers verify with too (clients/typescript).
-import { serviceSignatureHeader, standardSignatureHeader } from '@brand-admin/client/webhook-signature';
+// webhook-signature module (by its source path: the package itself exports its built dist/), the one
+// implementation receivers verify with too (clients/typescript).
+import { serviceSignatureHeader, standardSignatureHeader } from '../../../../../clients/typescript/src/webhook-signature';
 
 export interface DeliveryHeaderInput {
   /** The endpoint's active secrets, newest first (two during a rotation's grace period). */
