@@ -9248,6 +9248,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After. */
             429: {
                 headers: {
@@ -9339,7 +9361,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9487,7 +9509,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9534,7 +9556,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The signed-in user is not a brand admin",
+                     *       "message": "Only brand admins may manage API keys",
                      *       "code": "FORBIDDEN"
                      *     }
                      */
@@ -9625,7 +9647,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9672,7 +9694,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The signed-in user is not a brand admin",
+                     *       "message": "Only brand admins may manage API keys",
                      *       "code": "FORBIDDEN"
                      *     }
                      */
@@ -9823,7 +9845,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9870,7 +9892,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The signed-in user is not a brand admin",
+                     *       "message": "Only brand admins may manage API keys",
                      *       "code": "FORBIDDEN"
                      *     }
                      */
@@ -9967,7 +9989,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The change could not be announced to the key caches (the rate-limit store did not answer), so it was not made",
+                     *       "message": "The change could not be announced to the key caches; nothing was changed, retry",
                      *       "code": "SERVICE_UNAVAILABLE",
                      *       "retryAfterSeconds": 5
                      *     }
@@ -10024,7 +10046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10071,7 +10093,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The signed-in user is not a brand admin",
+                     *       "message": "Only brand admins may manage API keys",
                      *       "code": "FORBIDDEN"
                      *     }
                      */
@@ -10120,7 +10142,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The change could not be announced to the key caches (the rate-limit store did not answer), so it was not made",
+                     *       "message": "The change could not be announced to the key caches; nothing was changed, retry",
                      *       "code": "SERVICE_UNAVAILABLE",
                      *       "retryAfterSeconds": 5
                      *     }
@@ -10168,6 +10190,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["ApiKeyInfo"];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -10282,7 +10326,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10425,7 +10469,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10611,7 +10655,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10772,7 +10816,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10963,7 +11007,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11138,7 +11182,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11283,7 +11327,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11430,7 +11474,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11541,7 +11585,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11704,6 +11748,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -11806,7 +11872,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11948,7 +12014,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12082,6 +12148,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -12181,6 +12269,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["GlobalFormStructure"][];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -12291,6 +12401,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["Product"][];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -12423,7 +12555,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12619,7 +12751,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12790,7 +12922,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13015,7 +13147,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13147,7 +13279,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13318,7 +13450,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13515,7 +13647,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13652,6 +13784,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -13751,6 +13905,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -13843,6 +14019,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["DiscontinuedProductInUse"][];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -13953,7 +14151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14048,7 +14246,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -14169,7 +14367,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14264,7 +14462,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -14379,7 +14577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14474,7 +14672,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -14588,6 +14786,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["TenantProduct"][];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -14710,7 +14930,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14757,7 +14977,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "1 product is above your plan's price cap of $500.00 per product",
+                     *       "message": "A selected product is priced above your plan's price cap of $500.00 per product",
                      *       "code": "PLAN_PRICE_CAP_EXCEEDED",
                      *       "data": {
                      *         "maxPriceCents": 50000,
@@ -14959,7 +15179,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15147,6 +15367,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -15261,7 +15503,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15516,7 +15758,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15680,7 +15922,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15875,6 +16117,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -15973,7 +16237,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16150,7 +16414,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16336,7 +16600,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16564,7 +16828,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16763,7 +17027,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16928,7 +17192,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17087,7 +17351,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17232,7 +17496,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17381,7 +17645,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17546,7 +17810,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17743,7 +18007,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17873,7 +18137,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18014,7 +18278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18216,7 +18480,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18418,7 +18682,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18572,7 +18836,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18790,7 +19054,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18994,7 +19258,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19122,6 +19386,16 @@ export interface operations {
                 page?: number;
                 /** @description Page size, at most 200. */
                 limit?: number;
+                /** @description Only orders in one of these statuses: repeat the parameter (`status=paid&status=shipped`) or separate them by commas. */
+                status?: ("pending_payment" | "paid" | "awaiting_lab_results" | "awaiting_doctor_review" | "doctor_approved" | "doctor_denied" | "sent_to_pharmacy" | "shipped" | "delivered" | "cancelled" | "refunded" | "payment_failed")[];
+                /** @description Only the program's orders. An unknown program, or another clinic's, matches nothing. */
+                programId?: string;
+                /** @description Orders created at or after: a date (YYYY-MM-DD, from 00:00 UTC) or a date-time. */
+                createdGte?: string;
+                /** @description Orders created at or before: a date (YYYY-MM-DD, through 23:59:59.999 UTC) or a date-time. */
+                createdLte?: string;
+                /** @description Case-insensitive substring of the order number or of the patient's email (blank: no filter; `%`, `_` and `\` match themselves). */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -19198,7 +19472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19327,7 +19601,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19474,7 +19748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19595,6 +19869,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["NeedsAttention"];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -19746,7 +20042,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19880,7 +20176,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20024,7 +20320,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20151,7 +20447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20249,6 +20545,10 @@ export interface operations {
                 limit?: number;
                 /** @description Case-insensitive substring of the first name, last name, full name ("Ada Lovelace") or email. */
                 search?: string;
+                /** @description The same text search as `search` (the name used by the other lists); with both, a customer matches both. */
+                q?: string;
+                /** @description Only the customer with this email, compared ignoring case (emails are unique in the clinic ignoring case). */
+                email?: string;
             };
             header?: never;
             path?: never;
@@ -20299,7 +20599,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20444,7 +20744,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20575,7 +20875,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20714,6 +21014,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -20817,6 +21139,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["Disputes"];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -20929,7 +21273,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21153,7 +21497,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21405,7 +21749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21558,7 +21902,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21812,7 +22156,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21976,7 +22320,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22129,7 +22473,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22250,7 +22594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22388,7 +22732,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22528,7 +22872,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22655,7 +22999,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22789,7 +23133,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22985,7 +23329,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23111,7 +23455,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23291,7 +23635,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23521,7 +23865,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23732,7 +24076,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23869,7 +24213,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24048,7 +24392,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24238,7 +24582,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24334,6 +24678,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, at most 200. */
                 limit?: number;
+                /** @description Only the contacts carrying this tag (its id). An unknown tag, or another clinic's, matches nothing. */
+                tag?: string;
+                /** @description Case-insensitive substring of the first name, last name, full name ("Ada Lovelace") or email (blank: no filter; `%`, `_` and `\` match themselves). */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -24396,7 +24744,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24539,7 +24887,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24750,7 +25098,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24958,7 +25306,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25037,7 +25385,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The CSV file exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -25153,7 +25501,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25282,7 +25630,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25477,7 +25825,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25675,7 +26023,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25845,7 +26193,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26038,7 +26386,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26223,7 +26571,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26362,7 +26710,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26553,7 +26901,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26632,7 +26980,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -26740,7 +27088,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26897,7 +27245,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27088,7 +27436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27262,7 +27610,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27463,7 +27811,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27615,7 +27963,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27818,7 +28166,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27989,7 +28337,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28230,7 +28578,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28430,7 +28778,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28635,6 +28983,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -28758,7 +29128,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28945,6 +29315,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -29063,7 +29455,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29206,7 +29598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29424,7 +29816,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29571,7 +29963,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29741,7 +30133,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29884,7 +30276,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30068,7 +30460,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30286,7 +30678,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30500,7 +30892,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30623,7 +31015,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30803,7 +31195,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31006,7 +31398,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31181,7 +31573,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31341,6 +31733,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -31428,7 +31842,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31601,7 +32015,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31780,7 +32194,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31860,7 +32274,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "This deployment has no OAuth app configured for the provider (production only)",
+                     *       "message": "OAuth with HubSpot is not configured on this deployment",
                      *       "code": "SERVICE_UNAVAILABLE"
                      *     }
                      */
@@ -31921,7 +32335,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32128,7 +32542,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32207,7 +32621,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -32324,7 +32738,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32491,7 +32905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32570,7 +32984,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "draftContent is over 262144 bytes (256 KiB) as JSON, or the body over 1 MB",
+                     *       "message": "body.draftContent is 300000 bytes as JSON; at most 262144 bytes (256 KiB) are allowed",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -32698,7 +33112,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32883,7 +33297,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32978,7 +33392,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "draftContent is over 262144 bytes (256 KiB) as JSON, or the body over 1 MB",
+                     *       "message": "body.draftContent is 300000 bytes as JSON; at most 262144 bytes (256 KiB) are allowed",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -33074,7 +33488,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33268,7 +33682,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33453,6 +33867,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -33601,7 +34037,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33790,6 +34226,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -33915,7 +34373,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34116,7 +34574,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34308,7 +34766,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34468,7 +34926,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34627,7 +35085,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34706,7 +35164,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -34818,7 +35276,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34897,7 +35355,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -35004,7 +35462,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35150,7 +35608,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35282,7 +35740,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35464,7 +35922,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35614,7 +36072,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35822,7 +36280,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35948,7 +36406,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36146,7 +36604,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36359,7 +36817,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36454,7 +36912,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -36563,7 +37021,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36686,7 +37144,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36885,7 +37343,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37090,7 +37548,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37214,7 +37672,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37409,7 +37867,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37538,7 +37996,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37763,7 +38221,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37934,7 +38392,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38131,7 +38589,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38285,7 +38743,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38426,7 +38884,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38618,7 +39076,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38737,7 +39195,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38914,6 +39372,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -39011,6 +39491,28 @@ export interface operations {
                     "application/json": components["schemas"]["PlansResponse"];
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -39085,6 +39587,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CurrentSubscriptionResponse"];
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -39221,6 +39745,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["BillingBasicInfo"];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -39856,7 +40402,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40074,6 +40620,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["OnboardingStatus"];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -40686,7 +41254,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40886,7 +41454,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41067,6 +41635,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -41165,7 +41755,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41350,7 +41940,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41530,7 +42120,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41675,7 +42265,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41873,7 +42463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42078,6 +42668,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -42236,7 +42848,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42459,6 +43071,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -42570,7 +43204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42797,7 +43431,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43002,7 +43636,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43207,7 +43841,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43419,6 +44053,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -43520,7 +44176,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43717,7 +44373,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43943,7 +44599,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44147,7 +44803,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44346,6 +45002,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -44425,7 +45103,7 @@ export interface operations {
                     "application/json": components["schemas"]["SlugAvailability"];
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44578,7 +45256,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44788,7 +45466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44883,7 +45561,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -44996,7 +45674,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -45075,7 +45753,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "message": "The file exceeds 5242880 bytes (5 MiB)",
+                     *       "message": "The image exceeds 5242880 bytes (5 MiB)",
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
@@ -45187,6 +45865,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -45289,7 +45989,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -45469,7 +46169,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -45634,7 +46334,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -45808,7 +46508,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -46017,7 +46717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -46161,7 +46861,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -46373,7 +47073,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -46556,7 +47256,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -46699,7 +47399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -46894,7 +47594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -47057,7 +47757,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -47263,7 +47963,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -47452,6 +48152,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["SupportAssignableUser"][];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
