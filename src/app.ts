@@ -13,6 +13,7 @@ import { devSimulatorOnly } from './platform/http/dev-simulator';
 import { onError, onNotFound, validationError } from './platform/http/error-handler';
 import { apiKeyGateway, ipGateway } from './platform/http/gateway';
 import { noSniff } from './platform/http/security-headers';
+import { onlyQueryParams } from './platform/http/strict-query';
 import { openApiAsset } from './platform/openapi/asset';
 import { docsPage } from './platform/openapi/docs-page';
 import { registerForDocument } from './platform/openapi/document-only';
@@ -59,6 +60,10 @@ export function createApp(servicesFor: ServicesFactory) {
   // The development simulator exists only with DEV_SIMULATOR="true" (its routes are in their areas).
   app.use('/_dev/*', devSimulatorOnly);
   app.use('/api/v1/_dev/*', devSimulatorOnly);
+  // Routes declared with defineRoute refuse undeclared query parameters themselves; the few plain
+  // routes (the simulator, QStash's callback, the document and /docs) take none.
+  const noQueryParams = onlyQueryParams([]);
+  for (const path of ['/_dev/*', '/api/v1/_dev/*', QSTASH_CALLBACK_PATH, '/api/v1/openapi.json', '/docs']) app.use(path, noQueryParams);
   app.use('*', requestBodyLimit);
 
   // A wrangler build serves the document built with it (wrangler.toml [define] __OPENAPI_FROM_ASSETS__):

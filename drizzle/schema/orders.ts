@@ -95,7 +95,7 @@ export const orders = pgTable(
     index('orders_clinic_id_created_at_idx').on(t.clinicId, t.createdAt, t.id),
     index('orders_clinic_id_status_idx').on(t.clinicId, t.status, t.createdAt),
     index('orders_clinic_id_patient_id_idx').on(t.clinicId, t.patientId, t.createdAt),
-    index('orders_clinic_id_program_id_idx').on(t.clinicId, t.programId),
+    index('orders_clinic_id_program_id_idx').on(t.clinicId, t.programId, t.createdAt),
     check(
       'orders_money_check',
       sql`${t.subtotalCents} >= 0 and ${t.discountCents} >= 0 and ${t.taxCents} >= 0 and ${t.shippingCents} >= 0 and ${t.totalCents} >= 0`,

@@ -357,6 +357,13 @@ async function measure(clinicId: string) {
     '/api/v1/orders/needs-attention',
     '/api/v1/dashboard/overview',
     ...windowedPaths,
+    // The list filters (docs/orders.md, "Filters"): these count the matching rows.
+    '/api/v1/orders?status=pending_payment',
+    '/api/v1/orders?status=paid,shipped,delivered',
+    `/api/v1/orders?createdGte=${day(30)}&createdLte=${day(1)}`,
+    '/api/v1/orders?q=example',
+    '/api/v1/customers?q=example',
+    '/api/v1/contacts?q=example',
   ];
   console.log(`\nTimings through the app (each request opens its own connection, as a Worker does), median of 21 after 2 warm-ups:`);
   for (const path of paths) {

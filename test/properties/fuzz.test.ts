@@ -92,6 +92,14 @@ class Broken extends Error {
   override name = 'BrokenPromise';
 }
 
+/** The query parameters of the URL the operation does not declare. */
+function unknownQueryParams(operation: Schema, url: string): string[] {
+  const declared = new Set(
+    ((operation.parameters ?? []) as { in: string; name: string }[]).filter((p) => p.in === 'query').map((p) => p.name),
+  );
+  return [...new URL(url, 'http://localhost').searchParams.keys()].filter((name) => !declared.has(name));
+}
+
 /** The checks 1–4 above on one answer (5 ran in t.send). */
 async function checkAnswer(route: RouteTableEntry & { name: string }, url: string, res: Response) {
   const operation = (DOCUMENT.paths?.[route.path]?.[route.method.toLowerCase()] ?? {}) as Schema;
@@ -102,6 +110,12 @@ async function checkAnswer(route: RouteTableEntry & { name: string }, url: strin
   figures.requests++;
   figures.byClass[`${String(status)[0]}xx`] = (figures.byClass[`${String(status)[0]}xx`] ?? 0) + 1;
   if (status >= 500 && !(status === 503 && '503' in responses)) throw new Broken(`a 5xx the operation does not declare: ${where}`);
+  // Strict queries (docs/api-conventions.md): a parameter the operation does not declare is never ignored.
+  const unknown = unknownQueryParams(operation, url);
+  if (unknown.length && status < 300) throw new Broken(`an unknown query parameter (${unknown.join(', ')}) was ignored: ${where}`);
+  const plain = unknown.find((name) => /^[A-Za-z0-9_]+$/.test(name));
+  if (plain && status === 400 && !text.includes(`query.${plain}`))
+    throw new Broken(`a 400 not naming the unknown parameter ${plain}: ${where}`);
   if (!(String(status) in responses)) throw new Broken(`a status the operation does not declare: ${where}`);
   if (!res.headers.get('x-request-id')) throw new Broken(`no X-Request-Id: ${where}`);
   if (status === 204 || status === 304) {

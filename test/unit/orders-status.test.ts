@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { LAB_STAGES } from '../../drizzle/schema';
-import { likePattern } from '../../src/modules/orders/customers/service';
 import { feeBreakdownToAmounts } from '../../src/modules/orders/orders/fee-breakdown';
 import { parseDateOrDateTime, toRange, windowQuery } from '../../src/modules/orders/orders/schemas';
 import { buildLabStatus, buildVisitStatus, type LabLegRow } from '../../src/modules/orders/orders/status';
 import { daysOverdue } from '../../src/modules/orders/titration-schedule/service';
+import { likePattern } from '../../src/platform/db/sql';
 
 const leg = (values: Partial<LabLegRow>): LabLegRow => ({
   isLabGated: true,

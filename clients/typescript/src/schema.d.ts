@@ -9425,6 +9425,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After. */
             429: {
                 headers: {
@@ -9516,7 +9538,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9664,7 +9686,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9802,7 +9824,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10000,7 +10022,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10201,7 +10223,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10347,6 +10369,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -10459,7 +10503,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10602,7 +10646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10788,7 +10832,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10949,7 +10993,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11140,7 +11184,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11315,7 +11359,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11460,7 +11504,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11607,7 +11651,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11718,7 +11762,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11881,6 +11925,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -11983,7 +12049,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12125,7 +12191,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12259,6 +12325,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -12358,6 +12446,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["GlobalFormStructure"][];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -12468,6 +12578,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["Product"][];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -12600,7 +12732,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12796,7 +12928,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12967,7 +13099,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13192,7 +13324,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13324,7 +13456,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13495,7 +13627,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13692,7 +13824,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13829,6 +13961,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -13928,6 +14082,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -14020,6 +14196,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["DiscontinuedProductInUse"][];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -14130,7 +14328,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14346,7 +14544,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14556,7 +14754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14767,6 +14965,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -14887,7 +15107,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15136,7 +15356,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15324,6 +15544,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -15438,7 +15680,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15693,7 +15935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15857,7 +16099,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16052,6 +16294,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -16150,7 +16414,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16327,7 +16591,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16513,7 +16777,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16741,7 +17005,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16940,7 +17204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17105,7 +17369,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17264,7 +17528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17409,7 +17673,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17558,7 +17822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17723,7 +17987,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17920,7 +18184,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18050,7 +18314,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18191,7 +18455,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18393,7 +18657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18595,7 +18859,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18749,7 +19013,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18967,7 +19231,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19171,7 +19435,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19299,6 +19563,16 @@ export interface operations {
                 page?: number;
                 /** @description Page size, at most 200. */
                 limit?: number;
+                /** @description Only orders in one of these statuses: repeat the parameter (`status=paid&status=shipped`) or separate them by commas. */
+                status?: ("pending_payment" | "paid" | "awaiting_lab_results" | "awaiting_doctor_review" | "doctor_approved" | "doctor_denied" | "sent_to_pharmacy" | "shipped" | "delivered" | "cancelled" | "refunded" | "payment_failed")[];
+                /** @description Only the program's orders. An unknown program, or another clinic's, matches nothing. */
+                programId?: string;
+                /** @description Orders created at or after: a date (YYYY-MM-DD, from 00:00 UTC) or a date-time. */
+                createdGte?: string;
+                /** @description Orders created at or before: a date (YYYY-MM-DD, through 23:59:59.999 UTC) or a date-time. */
+                createdLte?: string;
+                /** @description Case-insensitive substring of the order number or of the patient's email (blank: no filter; `%`, `_` and `\` match themselves). */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -19375,7 +19649,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19504,7 +19778,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19651,7 +19925,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19772,6 +20046,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["NeedsAttention"];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -19923,7 +20219,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20057,7 +20353,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20201,7 +20497,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20328,7 +20624,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20426,6 +20722,10 @@ export interface operations {
                 limit?: number;
                 /** @description Case-insensitive substring of the first name, last name, full name ("Ada Lovelace") or email. */
                 search?: string;
+                /** @description The same text search as `search` (the name used by the other lists); with both, a customer matches both. */
+                q?: string;
+                /** @description Only the customer with this email, compared ignoring case (emails are unique in the clinic ignoring case). */
+                email?: string;
             };
             header?: never;
             path?: never;
@@ -20476,7 +20776,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20621,7 +20921,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20752,7 +21052,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20891,6 +21191,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -20994,6 +21316,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["Disputes"];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -21106,7 +21450,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21330,7 +21674,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21582,7 +21926,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21735,7 +22079,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21989,7 +22333,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22153,7 +22497,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22306,7 +22650,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22427,7 +22771,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22565,7 +22909,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22705,7 +23049,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22832,7 +23176,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22966,7 +23310,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23162,7 +23506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23288,7 +23632,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23468,7 +23812,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23698,7 +24042,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23918,7 +24262,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24056,7 +24400,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24221,7 +24565,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24379,7 +24723,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24590,7 +24934,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24712,7 +25056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24859,7 +25203,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25049,7 +25393,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25145,6 +25489,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, at most 200. */
                 limit?: number;
+                /** @description Only the contacts carrying this tag (its id). An unknown tag, or another clinic's, matches nothing. */
+                tag?: string;
+                /** @description Case-insensitive substring of the first name, last name, full name ("Ada Lovelace") or email (blank: no filter; `%`, `_` and `\` match themselves). */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -25207,7 +25555,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25350,7 +25698,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25561,7 +25909,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25769,7 +26117,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25964,7 +26312,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26093,7 +26441,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26288,7 +26636,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26486,7 +26834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26656,7 +27004,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26849,7 +27197,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27034,7 +27382,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27173,7 +27521,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27364,7 +27712,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27551,7 +27899,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27708,7 +28056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27899,7 +28247,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28073,7 +28421,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28274,7 +28622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28426,7 +28774,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28629,7 +28977,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28800,7 +29148,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29041,7 +29389,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29241,7 +29589,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29446,6 +29794,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -29569,7 +29939,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29756,6 +30126,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -29874,7 +30266,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30017,7 +30409,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30235,7 +30627,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30382,7 +30774,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30552,7 +30944,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30695,7 +31087,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30879,7 +31271,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31097,7 +31489,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31311,7 +31703,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31434,7 +31826,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31614,7 +32006,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31817,7 +32209,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31992,7 +32384,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32152,6 +32544,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -32239,7 +32653,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32412,7 +32826,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32591,7 +33005,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32732,7 +33146,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32939,7 +33353,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33135,7 +33549,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33302,7 +33716,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33509,7 +33923,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33694,7 +34108,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33885,7 +34299,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34079,7 +34493,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34264,6 +34678,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -34412,7 +34848,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34601,6 +35037,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -34726,7 +35184,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34927,7 +35385,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35119,7 +35577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35279,7 +35737,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35438,7 +35896,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35629,7 +36087,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35815,7 +36273,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35961,7 +36419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36093,7 +36551,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36275,7 +36733,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36425,7 +36883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36633,7 +37091,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36759,7 +37217,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36957,7 +37415,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37170,7 +37628,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37374,7 +37832,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37497,7 +37955,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37696,7 +38154,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37901,7 +38359,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38025,7 +38483,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38220,7 +38678,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38349,7 +38807,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38574,7 +39032,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38745,7 +39203,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38942,7 +39400,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39096,7 +39554,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39237,7 +39695,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39429,7 +39887,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39548,7 +40006,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39725,6 +40183,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -39822,6 +40302,28 @@ export interface operations {
                     "application/json": components["schemas"]["PlansResponse"];
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -39896,6 +40398,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CurrentSubscriptionResponse"];
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -40032,6 +40556,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["BillingBasicInfo"];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -40667,7 +41213,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40885,6 +41431,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["OnboardingStatus"];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -41497,7 +42065,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41697,7 +42265,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41878,6 +42446,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -41976,7 +42566,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42161,7 +42751,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42341,7 +42931,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42486,7 +43076,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42684,7 +43274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42889,6 +43479,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -43047,7 +43659,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43270,6 +43882,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -43381,7 +44015,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43608,7 +44242,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43813,7 +44447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44018,7 +44652,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44230,6 +44864,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -44331,7 +44987,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44528,7 +45184,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44754,7 +45410,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44958,7 +45614,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -45157,6 +45813,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -45236,7 +45914,7 @@ export interface operations {
                     "application/json": components["schemas"]["SlugAvailability"];
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -45389,7 +46067,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -45599,7 +46277,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -45807,7 +46485,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -45998,6 +46676,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -46100,7 +46800,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -46280,7 +46980,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -46445,7 +47145,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -46619,7 +47319,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -46828,7 +47528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -46972,7 +47672,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -47184,7 +47884,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -47367,7 +48067,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -47510,7 +48210,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -47705,7 +48405,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -47868,7 +48568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -48074,7 +48774,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -48263,6 +48963,28 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["SupportAssignableUser"][];
                     };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */

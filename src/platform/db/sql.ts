@@ -12,3 +12,6 @@ export const isoTimestamp = (column: SQL) => sql`to_char((${column}) at time zon
 
 /** A count or sum from SQL (bigint and numeric arrive as strings) as a number; null reads as 0. */
 export const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
+
+/** `value` as a literal ILIKE substring pattern (its %, _ and \ match themselves). */
+export const likePattern = (value: string) => `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -8,6 +8,7 @@ import { ERROR_MESSAGES } from '../values/error-messages';
 import { ApiError, type ErrorCode, forbidden, unauthorized } from '../values/errors';
 import { errorBody } from './envelope';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, idempotency } from './idempotency';
+import { declaredQueryNames, onlyQueryParams } from './strict-query';
 
 /** Who may call a route. Every route declares one; the guard is built from it, never written by hand. */
 export type RouteAccess =
@@ -105,7 +106,12 @@ function standardErrors(access: RouteAccess, config: Pick<RouteConfig, 'path' | 
   const responses: Record<string, ReturnType<typeof errorResponse>> = {
     429: errorResponse('Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After.'),
   };
-  if (config.request) responses[400] = errorResponse('Invalid input; the message names the field.');
+  // Every operation refuses undeclared query parameters (strict-query.ts), so every one may answer 400.
+  responses[400] = errorResponse(
+    config.request
+      ? 'Invalid input, or an unknown query parameter; the message names the field.'
+      : 'An unknown query parameter; the message names it.',
+  );
   // Every body goes through the app's size limit and the operation's content-type check.
   if (config.request?.body) {
     responses[413] = errorResponse('PAYLOAD_TOO_LARGE: the body is over the limit (1 MiB for JSON).');
@@ -141,12 +147,16 @@ export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'
       responses[status] = declared ? { ...declared, description: `${declared.description} Or ${text}` } : errorResponse(text);
     }
   }
+  const query = config.request?.query;
+  const queryParams = onlyQueryParams(query ? declaredQueryNames(query, `${config.method.toUpperCase()} ${config.path}`) : []);
   return createRoute<P, R>({
     ...config,
     ...(idempotent ? { request: declared.request } : {}),
     security,
     responses,
-    middleware: idempotent ? [guard(access, config.path), idempotency] : [guard(access, config.path)],
+    // After the access checks (401/403 first), before the idempotency claim and validation: an
+    // undeclared query parameter is a 400 naming it (docs/api-conventions.md).
+    middleware: [guard(access, config.path), queryParams, ...(idempotent ? [idempotency] : [])],
     'x-access': access,
   } as R);
 }

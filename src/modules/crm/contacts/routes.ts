@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
-import { pagedBody, pageQuery } from '../../../platform/http/pagination';
+import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { deliverSoon } from '../../../platform/providers/messaging';
 import { idParam } from '../../../platform/values/ids';
@@ -14,6 +14,7 @@ import {
   createContactBody,
   importContactsForm,
   importResult,
+  listContactsQuery,
   MAX_CSV_BYTES,
   updateContactBody,
 } from './schemas';
@@ -30,7 +31,7 @@ const list = defineRoute(read, {
   operationId: 'listContacts',
   tags,
   summary: "List the clinic's contacts (its patients), newest first, with their tags and last contact date",
-  request: { query: pageQuery },
+  request: { query: listContactsQuery },
   responses: { 200: jsonContent(pagedBody(contact), 'Contacts') },
 });
 

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { pageQuery } from '../../../platform/http/pagination';
 import { safeString } from '../../../platform/values/strings';
 import { tag } from '../tags/schemas';
 
@@ -143,3 +144,16 @@ export const importResult = z
   })
   .openapi('ContactImportResult');
 export type ImportResult = z.infer<typeof importResult>;
+
+export const listContactsQuery = pageQuery.extend({
+  tag: z.string().uuid().optional().openapi({
+    description: "Only the contacts carrying this tag (its id). An unknown tag, or another clinic's, matches nothing.",
+    example: '0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10',
+  }),
+  q: safeString().trim().max(200).optional().openapi({
+    description:
+      'Case-insensitive substring of the first name, last name, full name ("Ada Lovelace") or email (blank: no filter; `%`, `_` and `\\` match themselves).',
+    example: 'ada',
+  }),
+});
+export type ListContactsQuery = z.infer<typeof listContactsQuery>;

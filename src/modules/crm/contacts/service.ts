@@ -1,16 +1,16 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { clinics, patients } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
-import { isoTimestamp } from '../../../platform/db/sql';
+import { isoTimestamp, likePattern } from '../../../platform/db/sql';
 import { recordOutboxEvent } from '../../../platform/events/outbox';
-import { type PageQuery, pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type { RecordedMessage } from '../../../platform/providers/messaging';
 import { conflict, notFound } from '../../../platform/values/errors';
 import { isUuid } from '../../../platform/values/ids';
 import type { Tag } from '../tags/schemas';
-import { type Contact, type CreateContactBody, normalizePhone, type UpdateContactBody } from './schemas';
+import { type Contact, type CreateContactBody, type ListContactsQuery, normalizePhone, type UpdateContactBody } from './schemas';
 
 const RESOURCE = 'Contact';
 export const UNIQUE_EMAIL_INDEX = 'patients_clinic_id_email_key';
@@ -92,16 +92,27 @@ function toContact(row: ContactRow): Contact {
 }
 
 /** Contacts (the clinic's patients), newest first, with their tags and last contact: one query. */
-export async function listContacts({ db, clinicId }: HandlerContext, query: PageQuery) {
+export async function listContacts({ db, clinicId }: HandlerContext, query: ListContactsQuery) {
   const scope = forClinic(db, clinicId);
+  const filters: SQL[] = [];
+  if (query.tag) {
+    // The tag's own clinic is checked too: another clinic's tag id matches nothing.
+    filters.push(sql`exists (select 1 from "patient_tags" f where f."tag_id" = ${query.tag} and f."clinic_id" = ${clinicId}
+      and f."patient_id" = "patients"."id")`);
+  }
+  if (query.q) {
+    const pattern = likePattern(query.q);
+    filters.push(sql`("patients"."first_name" ilike ${pattern} or "patients"."last_name" ilike ${pattern}
+      or ("patients"."first_name" || ' ' || "patients"."last_name") ilike ${pattern} or "patients"."email" ilike ${pattern})`);
+  }
   const rows = await db
     .select({ ...contactColumns, total: totalCount() })
     .from(patients)
-    .where(scope.where(patients))
+    .where(and(scope.where(patients), ...filters))
     .orderBy(desc(patients.createdAt), desc(patients.id))
     .limit(query.limit)
     .offset(pageOffset(query));
-  const page = await paginate(query, rows, () => scope.count(patients));
+  const page = await paginate(query, rows, () => scope.count(patients, ...filters));
   return { data: page.rows.map(toContact), pagination: page.pagination };
 }
 

@@ -27,5 +27,13 @@ export const listCustomersQuery = pageQuery.extend({
     description: 'Case-insensitive substring of the first name, last name, full name ("Ada Lovelace") or email.',
     example: 'ada',
   }),
+  q: safeString().trim().max(200).optional().openapi({
+    description: 'The same text search as `search` (the name used by the other lists); with both, a customer matches both.',
+    example: 'ada',
+  }),
+  email: safeString().trim().max(320).optional().openapi({
+    description: 'Only the customer with this email, compared ignoring case (emails are unique in the clinic ignoring case).',
+    example: 'ada@example.com',
+  }),
 });
 export type ListCustomersQuery = z.infer<typeof listCustomersQuery>;

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { HandlerContext } from '../../../platform/context';
-import { isoTimestamp as iso, num, rowsOf } from '../../../platform/db/sql';
+import { isoTimestamp as iso, likePattern, num, rowsOf } from '../../../platform/db/sql';
 import { pageOffset, pagination } from '../../../platform/http/pagination';
 import { centsToAmount } from '../../../platform/values/money';
 import { totalRollup } from '../orders/rollups';
@@ -8,9 +8,6 @@ import type { Customer, ListCustomersQuery } from './schemas';
 
 /** Refunds that moved money back (as in the order stats). */
 const REFUNDED = sql`'succeeded'`;
-
-/** `value` as a literal ILIKE pattern (its %, _ and \ match themselves). */
-export const likePattern = (value: string) => `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 interface Row {
   id: string;
@@ -33,10 +30,15 @@ interface Row {
  */
 export async function listCustomers(ctx: HandlerContext, query: ListCustomersQuery) {
   const { db, clinicId } = ctx;
-  const search = query.search ? likePattern(query.search) : null;
-  const match = search
-    ? sql`and (p.first_name ilike ${search} or p.last_name ilike ${search} or (p.first_name || ' ' || p.last_name) ilike ${search} or p.email ilike ${search})`
-    : sql``;
+  const searches = [query.search, query.q].filter((s): s is string => Boolean(s)).map(likePattern);
+  const conditions = searches.map(
+    (search) =>
+      sql`and (p.first_name ilike ${search} or p.last_name ilike ${search} or (p.first_name || ' ' || p.last_name) ilike ${search} or p.email ilike ${search})`,
+  );
+  // Emails are stored lower-cased (a check): the unique (clinic_id, email) index finds it.
+  if (query.email) conditions.push(sql`and p.email = ${query.email.toLowerCase()}`);
+  const filtered = conditions.length > 0;
+  const match = sql.join(conditions, sql` `);
   const [row] = await rowsOf<{ total: number | string; items: Row[] }>(
     db,
     sql`
@@ -47,7 +49,7 @@ export async function listCustomers(ctx: HandlerContext, query: ListCustomersQue
       select id, created_at from matched order by created_at desc, id desc limit ${query.limit} offset ${pageOffset(query)}
     )
     select
-      ${search ? sql`(select count(*) from matched)` : totalRollup(clinicId, 'patients')} as total,
+      ${filtered ? sql`(select count(*) from matched)` : totalRollup(clinicId, 'patients')} as total,
       (select coalesce(json_agg(json_build_object(
           'id', p.id, 'firstName', p.first_name, 'lastName', p.last_name, 'email', p.email, 'phoneNumber', p.phone_number,
           'createdAt', ${iso(sql`p.created_at`)},

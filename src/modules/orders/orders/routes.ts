@@ -1,12 +1,13 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonContent, ok, successBody } from '../../../platform/http/envelope';
-import { pagedBody, pageQuery } from '../../../platform/http/pagination';
+import { pagedBody } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
 import { idParam } from '../../../platform/values/ids';
 import { needsAttention, orderStats, orderSummary } from './reports';
 import {
   labStatus,
+  listOrdersQuery,
   needsAttention as needsAttentionBody,
   orderDetail,
   orderEvents,
@@ -31,7 +32,7 @@ const list = defineRoute(read, {
   operationId: 'listOrders',
   tags,
   summary: "The clinic's orders, newest first, each with its fee breakdown",
-  request: { query: pageQuery },
+  request: { query: listOrdersQuery },
   responses: {
     200: jsonContent(pagedBody(orderListItem), 'A page of orders', {
       data: [{ status: 'delivered', shippedAt: '2026-03-05T16:20:00.000Z', deliveredAt: '2026-03-07T11:02:00.000Z' }],

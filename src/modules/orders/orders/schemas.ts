@@ -7,6 +7,7 @@ import {
   REFUND_REQUEST_STATUSES,
   VISIT_STATUSES,
 } from '../../../../drizzle/schema';
+import { pageQuery } from '../../../platform/http/pagination';
 import { parseDateTime } from '../../../platform/values/dates';
 import { safeString } from '../../../platform/values/strings';
 import { ACTOR_TYPES, SHIPMENT_STATUSES } from './lifecycle/platform-events';
@@ -310,3 +311,35 @@ export const orderSummary = z
   })
   .openapi('OrdersSummary', { description: 'Counts and sums only: never an order id, number, date, patient or medication.' });
 export type OrderSummary = z.infer<typeof orderSummary>;
+
+/** One value or several: `?status=a&status=b` or `?status=a,b` (the validator hands a repeated parameter as an array). */
+const oneOrMore = <T extends z.ZodType<unknown, string>>(item: T, max: number) =>
+  z
+    .union([z.string(), z.array(z.string()).max(max)])
+    .transform((value) => [...new Set((Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).map((v) => v.trim()))])
+    .pipe(z.array(item).min(1).max(max));
+
+export const listOrdersQuery = pageQuery.extend({
+  status: oneOrMore(z.enum(ORDER_STATUSES), ORDER_STATUSES.length)
+    .optional()
+    .openapi({
+      param: { style: 'form', explode: true },
+      type: 'array',
+      items: { type: 'string', enum: [...ORDER_STATUSES] },
+      maxItems: ORDER_STATUSES.length,
+      description: 'Only orders in one of these statuses: repeat the parameter (`status=paid&status=shipped`) or separate them by commas.',
+      example: ['pending_payment'],
+    }),
+  programId: z.string().uuid().optional().openapi({
+    description: "Only the program's orders. An unknown program, or another clinic's, matches nothing.",
+    example: '0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10',
+  }),
+  createdGte: windowBound('2030-01-01', 'Orders created at or after: a date (YYYY-MM-DD, from 00:00 UTC) or a date-time.'),
+  createdLte: windowBound('2030-01-31', 'Orders created at or before: a date (YYYY-MM-DD, through 23:59:59.999 UTC) or a date-time.'),
+  q: safeString().trim().max(200).optional().openapi({
+    description:
+      "Case-insensitive substring of the order number or of the patient's email (blank: no filter; `%`, `_` and `\\` match themselves).",
+    example: 'ORD-1042',
+  }),
+});
+export type ListOrdersQuery = z.infer<typeof listOrdersQuery>;
