@@ -83,7 +83,12 @@ async function hashRequest(line: string, body: Uint8Array): Promise<string> {
 export const IDEMPOTENCY_WAIT_MS = 5_000;
 
 /** Thrown inside the transaction to roll it back: the answer is a 5xx, or a thrown refusal (nothing of it is kept). */
-class RollBack extends Error {}
+class RollBack extends Error {
+  constructor() {
+    super('idempotency: roll back the transaction');
+    this.name = 'RollBack';
+  }
+}
 
 /**
  * Takes the key for this request inside `tx`, or (when another request holds or held it) answers
