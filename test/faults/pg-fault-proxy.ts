@@ -50,6 +50,11 @@ export interface PgFaultProxy {
   readonly connections: number;
   /** Cut the connection after the n-th write from now (1 = the first). */
   cutAfterWrites(n: number, kind?: CutKind): void;
+  /**
+   * Cut the connection at the next COMMIT, once the server has done it: its answer never reaches the
+   * client (the sockets are destroyed), which therefore cannot know whether it committed.
+   */
+  cutAtCommit(): void;
   /** Clears the write log and disarms. */
   reset(): void;
   /** The cut made since the last arming, once made. */
@@ -118,6 +123,7 @@ export async function startPgFaultProxy(targetUrl: string, options: PgFaultProxy
   const writes: WriteSeen[] = [];
   let connections = 0;
   let armed: { remaining: number; kind: CutKind } | null = null;
+  let armedCommit = false;
   let cut: CutDone | null = null;
   let cutting: Promise<CutDone | null> = Promise.resolve(null);
 
@@ -177,10 +183,28 @@ export async function startPgFaultProxy(targetUrl: string, options: PgFaultProxy
         client.write(chunk);
         return;
       }
+      let messageStart = 0;
       for (const { type, body, end } of fromServer.push(chunk)) {
+        const start = messageStart;
+        messageStart = end;
         if (type === 'K') pid = body.readInt32BE(0);
         else if (type === 'C') {
           const tag = cString(body);
+          if (armedCommit && tag === 'COMMIT') {
+            // Done by the server; the client gets everything before this message and then a dead socket.
+            armedCommit = false;
+            severed = true;
+            const done: CutDone = {
+              kind: 'reset',
+              after: { tag, sql: 'commit', status: 'I', connection, transaction: transactions },
+              pid,
+              terminated: false,
+            };
+            cut = done;
+            client.write(chunk.subarray(0, Math.max(0, start)));
+            cutting = makeCut(done, die);
+            return;
+          }
           const sql = running.shift() ?? '';
           if (wrote(tag, sql) && !options.ignore?.test(sql)) writeSeen = { tag, sql: sql.trim().slice(0, 300), connection };
         } else if (type === 'Z') {
@@ -236,9 +260,15 @@ export async function startPgFaultProxy(targetUrl: string, options: PgFaultProxy
       cut = null;
       cutting = Promise.resolve(null);
     },
+    cutAtCommit() {
+      armedCommit = true;
+      cut = null;
+      cutting = Promise.resolve(null);
+    },
     reset() {
       writes.length = 0;
       armed = null;
+      armedCommit = false;
       cut = null;
       cutting = Promise.resolve(null);
     },

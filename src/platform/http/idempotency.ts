@@ -7,16 +7,17 @@
 // Kept in PostgreSQL, not Redis: the record must outlive a Redis eviction or a limiter outage (a lost
 // record would run a payment-grade write twice), development has no Redis, and one indexed row per key
 // costs one statement to claim and one to store the answer.
-import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import { idempotencyKeys } from '../../../drizzle/schema';
-import type { AppEnv } from '../context';
+import type { AppEnv, Services } from '../context';
 import { sha256Hex, toHex } from '../crypto/bytes';
 import { SEALED } from '../crypto/sealed-values';
 import { open, seal } from '../crypto/secret-box';
-import type { Database } from '../db/client';
-import { classifyDatabaseError } from '../db/errors';
+import type { Database, Transaction } from '../db/client';
+import { classifyDatabaseError, databaseErrorState } from '../db/errors';
+import { rowsOf } from '../db/sql';
 import type { Sweep } from '../sweep';
 import { ERROR_MESSAGES } from '../values/error-messages';
 import { ApiError, badRequest, conflict } from '../values/errors';
@@ -78,45 +79,56 @@ async function hashRequest(line: string, body: Uint8Array): Promise<string> {
   return toHex(await crypto.subtle.digest('SHA-256', all));
 }
 
-/**
- * Keeping the answer and freeing the key are single statements that may safely run twice. When the
- * connection is lost at that moment (a restart, a failover, a network blip), the statement is tried
- * once more, on a new connection (openDatabase hands the lost one back at once): without it, a blip
- * after the operation left its key "still being processed" (409) for IDEMPOTENCY_ABANDONED_MS. If the
- * database is still away, the error stands (503) and the key waits to be taken over as abandoned.
- */
-async function bookkeeping(statement: () => PromiseLike<unknown>): Promise<void> {
-  try {
-    await statement();
-  } catch (error) {
-    if (classifyDatabaseError(error) !== 'unavailable') throw error;
-    await statement();
+/** How long a concurrent duplicate waits for the first request's transaction before it is answered 409. */
+export const IDEMPOTENCY_WAIT_MS = 5_000;
+
+/** Thrown inside the transaction to roll it back: the answer is a 5xx, or a thrown refusal (nothing of it is kept). */
+class RollBack extends Error {
+  constructor() {
+    super('idempotency: roll back the transaction');
+    this.name = 'RollBack';
   }
 }
 
-/** Takes the key for this request, or (when another request holds or held it) answers nothing. */
-async function claim(db: Database, clinicId: string, keyHash: string, requestHash: string, now: Date): Promise<string | null> {
+/**
+ * Takes the key for this request inside `tx`, or (when another request holds or held it) answers
+ * nothing. A concurrent duplicate's insert waits on the unique index for the first request's
+ * transaction; lock_timeout, set for this transaction in the same statement, bounds that wait
+ * (55P03, answered 409).
+ */
+async function claim(tx: Transaction, clinicId: string, keyHash: string, requestHash: string, now: Date): Promise<string | null> {
   const expiresAt = new Date(now.getTime() + IDEMPOTENCY_TTL_MS);
-  const [row] = await db
-    .insert(idempotencyKeys)
-    .values({ clinicId, keyHash, requestHash, state: 'running', createdAt: now, expiresAt })
-    .onConflictDoUpdate({
-      target: [idempotencyKeys.clinicId, idempotencyKeys.keyHash],
-      set: { requestHash, state: 'running', responseStatus: null, sealedResponse: null, createdAt: now, expiresAt },
-      // Only an expired record, or a first request abandoned mid-way, is taken over.
-      setWhere: or(
-        lt(idempotencyKeys.expiresAt, now),
-        and(eq(idempotencyKeys.state, 'running'), lt(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_ABANDONED_MS))),
-      ),
-    })
-    .returning({ id: idempotencyKeys.id });
-  return row?.id ?? null;
+  const abandonedBefore = new Date(now.getTime() - IDEMPOTENCY_ABANDONED_MS);
+  const rows = await rowsOf<{ id: string }>(
+    tx,
+    sql`
+    insert into idempotency_keys (clinic_id, key_hash, request_hash, state, created_at, expires_at)
+    select ${clinicId}::uuid, ${keyHash}, ${requestHash}, 'running', ${now.toISOString()}::timestamptz, ${expiresAt.toISOString()}::timestamptz
+    from (select set_config('lock_timeout', ${`${IDEMPOTENCY_WAIT_MS}ms`}, true)) as bounded
+    where true
+    on conflict (clinic_id, key_hash) do update
+      set request_hash = excluded.request_hash, state = 'running', response_status = null, sealed_response = null,
+          created_at = excluded.created_at, expires_at = excluded.expires_at
+      -- Only an expired record, or one a first request left running (kept before claims were transactional), is taken over.
+      where idempotency_keys.expires_at < ${now.toISOString()}::timestamptz
+         or (idempotency_keys.state = 'running' and idempotency_keys.created_at < ${abandonedBefore.toISOString()}::timestamptz)
+    returning id`,
+  );
+  return rows[0]?.id ?? null;
 }
+
+const isLockTimeout = (error: unknown) => databaseErrorState(error).code === '55P03';
 
 /**
  * The middleware, placed by defineRoute after the access guard of every key-authenticated write (the
  * clinic is the calling key's), before validation: a request refused for its input is kept too, as
  * the same request would be refused the same way.
+ *
+ * One transaction holds the key's claim, every write of the handler (the request's services carry the
+ * transaction as `db`, so `handlerContext(c).db` is it) and the kept answer: a Worker stopped at any
+ * point leaves all of it (the retry replays) or none of it (the retry runs once). A provider call made
+ * by the handler cannot be rolled back; those calls carry a provider idempotency key derived from the
+ * operation (docs/api-conventions.md), so the retry's call returns the first one's result.
  */
 export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.header(IDEMPOTENCY_HEADER);
@@ -124,7 +136,8 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !KEY_PATTERN.test(key)) {
     throw badRequest(`Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters`);
   }
-  const { db, now, config } = c.get('services');
+  const services = c.get('services');
+  const { db, now, config } = services;
   const { clinicId } = c.get('apiKey');
   const url = new URL(c.req.url);
   // A copy of the body, read up to the largest limit: the request's own stream stays unread for the
@@ -133,15 +146,61 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (body === null) return next();
   const [keyHash, requestHash] = await Promise.all([sha256Hex(key), hashRequest(`${c.req.method} ${url.pathname}${url.search}\n`, body)]);
   const context = SEALED.idempotencyAnswer.associatedData(clinicId, keyHash);
-
   const at = now();
-  const id = await claim(db, clinicId, keyHash, requestHash, at);
-  if (!id) {
-    const [kept] = await db
-      .select()
-      .from(idempotencyKeys)
-      .where(and(eq(idempotencyKeys.clinicId, clinicId), eq(idempotencyKeys.keyHash, keyHash)));
-    // Gone between the two statements (a 5xx released it): the client may simply retry.
+
+  /** The answer as kept: the headers worth replaying and the body, sealed. */
+  const sealAnswer = async (res: Response) => {
+    const headers: Record<string, string> = {};
+    for (const name of KEPT_HEADERS) {
+      const value = res.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    const answer: KeptAnswer = { headers, body: await res.clone().text() };
+    return seal(config.secretKeys, SEALED.idempotencyAnswer.purpose, JSON.stringify(answer), context);
+  };
+
+  let kept: typeof idempotencyKeys.$inferSelect | undefined;
+  let ran = false;
+  try {
+    await db.transaction(async (tx) => {
+      const id = await claim(tx, clinicId, keyHash, requestHash, at);
+      if (!id) {
+        [kept] = await tx
+          .select()
+          .from(idempotencyKeys)
+          .where(and(eq(idempotencyKeys.clinicId, clinicId), eq(idempotencyKeys.keyHash, keyHash)));
+        return;
+      }
+      ran = true;
+      // The handler's services: the same, with the transaction as the database.
+      c.set('services', Object.assign(Object.create(services) as Services, { db: tx as unknown as Database }));
+      try {
+        await next();
+      } finally {
+        c.set('services', services);
+      }
+      // A 5xx is not kept; a refusal the handler threw (rendered by the app's error handler) is kept,
+      // but none of what it may have written before throwing: both roll back.
+      if (c.res.status >= 500 || c.error) throw new RollBack();
+      const sealedResponse = await sealAnswer(c.res);
+      await tx
+        .update(idempotencyKeys)
+        .set({ state: 'done', responseStatus: c.res.status, sealedResponse })
+        .where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.clinicId, clinicId)));
+    });
+  } catch (error) {
+    if (!ran && isLockTimeout(error)) throw conflict('IDEMPOTENCY_KEY_IN_USE', ERROR_MESSAGES.IDEMPOTENCY_KEY_IN_USE);
+    // Rolled back on purpose, or the rollback itself failed (the connection is gone): the answer stands.
+    if (error instanceof RollBack || (ran && (c.res.status >= 500 || c.error) && classifyDatabaseError(error) === 'unavailable')) {
+      if (c.res.status < 500) await keepRefusal(db, clinicId, keyHash, requestHash, at, c.res.status, await sealAnswer(c.res));
+      return;
+    }
+    // The claim, the answer or the commit failed: nothing is known to be kept; the error handler answers (503).
+    throw error;
+  }
+  if (!ran) {
+    // Held by a request that has not committed yet cannot be seen here (the claim waited for it); a
+    // record still running is one left by a first request from before claims were transactional.
     if (!kept || kept.state === 'running') {
       throw conflict('IDEMPOTENCY_KEY_IN_USE', ERROR_MESSAGES.IDEMPOTENCY_KEY_IN_USE);
     }
@@ -155,35 +214,40 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     const headers = { ...answer.headers, 'Idempotent-Replayed': 'true' };
     return answer.body === '' ? c.body(null, status as StatusCode, headers) : c.body(answer.body, status as ContentfulStatusCode, headers);
   }
-
-  const release = () =>
-    bookkeeping(() => db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.clinicId, clinicId))));
-  try {
-    await next();
-  } catch (error) {
-    // Errors are rendered by the app's handler; a 5xx is not kept either way.
-    await release();
-    throw error;
-  }
-  const res = c.res;
-  if (res.status >= 500) {
-    await release();
-    return;
-  }
-  const headers: Record<string, string> = {};
-  for (const name of KEPT_HEADERS) {
-    const value = res.headers.get(name);
-    if (value !== null) headers[name] = value;
-  }
-  const answer: KeptAnswer = { headers, body: await res.clone().text() };
-  const sealedResponse = await seal(config.secretKeys, SEALED.idempotencyAnswer.purpose, JSON.stringify(answer), context);
-  await bookkeeping(() =>
-    db
-      .update(idempotencyKeys)
-      .set({ state: 'done', responseStatus: res.status, sealedResponse })
-      .where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.clinicId, clinicId))),
-  );
 };
+
+/**
+ * A refusal the handler threw (4xx), kept after its transaction rolled back: one statement of its own.
+ * Lost (the Worker stopped first), the retry runs again, which is safe: nothing of the first was kept.
+ * A duplicate that claimed the key meanwhile keeps its own answer (do nothing on conflict).
+ */
+async function keepRefusal(
+  db: Database,
+  clinicId: string,
+  keyHash: string,
+  requestHash: string,
+  now: Date,
+  status: number,
+  sealedResponse: string,
+): Promise<void> {
+  await db
+    .insert(idempotencyKeys)
+    .values({
+      clinicId,
+      keyHash,
+      requestHash,
+      state: 'done',
+      responseStatus: status,
+      sealedResponse,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    })
+    .onConflictDoNothing()
+    .catch((error: unknown) => {
+      // Not kept: the retry runs again and is refused the same way.
+      if (classifyDatabaseError(error) !== 'unavailable') throw error;
+    });
+}
 
 /** The cron sweep: expired records are deleted (a retry after 24 hours runs as a new request). */
 export const idempotencyKeyRetention: Sweep = async function idempotencyKeyRetention(db, now) {

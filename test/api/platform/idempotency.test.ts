@@ -1,11 +1,17 @@
 // Idempotency-Key on the writes of /api/v1 (docs/api-conventions.md, "Idempotent requests").
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { coupons, idempotencyKeys } from '../../../drizzle/schema';
 import { routeTable } from '../../../src/app';
 import { sha256Hex } from '../../../src/platform/crypto/bytes';
-import { IDEMPOTENCY_ABANDONED_MS, IDEMPOTENCY_TTL_MS, idempotencyKeyRetention } from '../../../src/platform/http/idempotency';
+import {
+  IDEMPOTENCY_ABANDONED_MS,
+  IDEMPOTENCY_TTL_MS,
+  IDEMPOTENCY_WAIT_MS,
+  idempotencyKeyRetention,
+} from '../../../src/platform/http/idempotency';
 import { acceptsIdempotencyKey, defineRoute } from '../../../src/platform/http/route';
 import { ApiError } from '../../../src/platform/values/errors';
 import { buildTestApp, useTestApp } from '../../helpers/app';
@@ -78,20 +84,76 @@ describe('Idempotency-Key', () => {
     expect(await couponsOf(clinic.id)).toHaveLength(1);
   });
 
-  it('creates exactly one resource from 20 parallel requests with the same key; the others replay or answer 409 IDEMPOTENCY_KEY_IN_USE', async () => {
+  it('creates exactly one resource from 20 parallel requests with the same key; the others wait for it and replay', async () => {
     const { clinic, key } = await makeTenant(t.db);
     const idem = randomUUID();
     const body = couponBody();
     const answers = await Promise.all(Array.from({ length: 20 }, () => post(key, idem, body)));
     const statuses = answers.map((r) => r.status);
-    expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
-    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
-    for (const res of answers.filter((r) => r.status === 409)) {
-      expect(await res.json()).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
-    }
+    // Each duplicate's claim waits on the key's unique index for the first's commit (well within IDEMPOTENCY_WAIT_MS).
+    expect(statuses.every((s) => s === 201)).toBe(true);
     expect(answers.filter((r) => r.status === 201 && !r.headers.get('idempotent-replayed'))).toHaveLength(1);
     expect(await couponsOf(clinic.id)).toHaveLength(1);
   });
+
+  it('a duplicate sent while the first runs waits for its commit and replays its answer', async () => {
+    const { clinic, key } = await makeTenant(t.db);
+    const idem = randomUUID();
+    const body = couponBody();
+    // Holds the clinic's coupon code index: the first request's insert waits until this transaction ends.
+    const blocker = new pg.Client({ connectionString: t.databaseUrl });
+    await blocker.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query(
+        "insert into coupons (clinic_id, code, discount_type, discount_value_hundredths, created_at) values ($1, $2, 'percent', 1000, now())",
+        [clinic.id, `${body.code}-HOLD`],
+      );
+      await blocker.query('lock table coupons in share row exclusive mode');
+      const first = post(key, idem, body);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const second = post(key, idem, body);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await blocker.query('rollback');
+      const [a, b] = await Promise.all([first, second]);
+      expect(a.status).toBe(201);
+      expect(a.headers.get('idempotent-replayed')).toBeNull();
+      expect(b.status).toBe(201);
+      expect(b.headers.get('idempotent-replayed')).toBe('true');
+      expect(await b.json()).toEqual(await a.json());
+      expect(await couponsOf(clinic.id)).toHaveLength(1);
+    } finally {
+      await blocker.end();
+    }
+  });
+
+  it(`answers 409 IDEMPOTENCY_KEY_IN_USE to a duplicate that would wait more than ${IDEMPOTENCY_WAIT_MS} ms for the first`, async () => {
+    const { clinic, key } = await makeTenant(t.db);
+    const idem = randomUUID();
+    const body = couponBody();
+    // A first request's claim, not committed yet (as while its handler runs).
+    const first = new pg.Client({ connectionString: t.databaseUrl });
+    await first.connect();
+    try {
+      await first.query('begin');
+      await first.query(
+        "insert into idempotency_keys (clinic_id, key_hash, request_hash, state, created_at, expires_at) values ($1, $2, 'x', 'running', now(), now() + interval '1 day')",
+        [clinic.id, await sha256Hex(idem)],
+      );
+      const started = Date.now();
+      const res = await post(key, idem, body);
+      const waited = Date.now() - started;
+      expect(res.status).toBe(409);
+      expect(await res.json()).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
+      expect(waited).toBeGreaterThanOrEqual(IDEMPOTENCY_WAIT_MS - 100);
+      expect(await couponsOf(clinic.id)).toHaveLength(0);
+    } finally {
+      await first.query('rollback');
+      await first.end();
+    }
+    // The first gone without committing: the key is free, the request runs.
+    expect((await post(key, idem, body)).status).toBe(201);
+  }, 20_000);
 
   it("is scoped to the calling key's clinic: another clinic's request with the same key runs on its own", async () => {
     const a = await makeTenant(t.db);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant, makeUser, TEST_PASSWORD } from '../../helpers/factories';
-import { countStatements } from '../../helpers/statements';
+import { countStatements, statementsOf } from '../../helpers/statements';
 
 const t = useTestApp();
 
@@ -28,5 +28,24 @@ describe('database round trips per request', () => {
     const signIn = await t.request('/auth/signin', { body: { email: user.email, password: TEST_PASSWORD } });
     const { token } = (await signIn.json()).data;
     expect(await statements(() => t.request('/api-keys', { token }))).toEqual({ status: 200, count: 2 });
+  });
+
+  it('POST /api/v1/coupons: one statement without an Idempotency-Key; with one, the claim, the insert and the answer in one transaction', async () => {
+    const { key } = await makeTenant(t.db);
+    // Warm: the key lookup is not counted.
+    await t.request('/api/v1/me', { key });
+    const body = () => ({ code: `RT${Math.random().toString(36).slice(2, 10).toUpperCase()}`, discountType: 'percent', discountValue: 10 });
+    const without = await statementsOf(t, () => t.request('/api/v1/coupons', { key, body: body() }));
+    expect(without.status).toBe(201);
+    expect(without.all.filter((q) => !q.includes('"request_logs"'))).toHaveLength(1);
+
+    const headers = { 'idempotency-key': crypto.randomUUID() };
+    const first = await statementsOf(t, () => t.request('/api/v1/coupons', { key, body: body(), headers }));
+    expect(first.status).toBe(201);
+    const sent = first.all
+      .filter((q) => !q.includes('"request_logs"'))
+      .map((q) => q.trim().split(/\s+/).slice(0, 3).join(' ').toLowerCase());
+    // begin; claim; the coupon; the answer; commit: 5 statements, 5 sequential round trips on node-postgres (not pipelined).
+    expect(sent).toEqual(['begin', 'insert into idempotency_keys', 'insert into "coupons"', 'update "idempotency_keys" set', 'commit']);
   });
 });
