@@ -112,7 +112,8 @@ async function claim(tx: Transaction, clinicId: string, keyHash: string, request
       -- Only an expired record, or one a first request left running (kept before claims were transactional), is taken over.
       where idempotency_keys.expires_at < ${now.toISOString()}::timestamptz
          or (idempotency_keys.state = 'running' and idempotency_keys.created_at < ${abandonedBefore.toISOString()}::timestamptz)
-    returning id`,
+    -- The bound is for this wait only: once the row is ours, the handler's own lock waits are unbounded again.
+    returning id, set_config('lock_timeout', '0', true) as unbounded`,
   );
   return rows[0]?.id ?? null;
 }
