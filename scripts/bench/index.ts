@@ -9,8 +9,12 @@
 // Three settings: the database reached directly over TCP; through PgBouncer in transaction mode
 // (standing in for Hyperdrive); and the same with simulated distance: a TCP delay proxy in front of
 // PostgreSQL and in front of the Redis behind the stand-in, counting the round trips each request waits for.
-// Load: closed loop on loopback, concurrency 1 and 10, ours and bare interleaved in short rounds.
-// The last line is `orders-list ratio ours/bare: <number>` (throughput, pooled, concurrency 10).
+// A third Worker, *bare+limit*, is the bare one plus the one Redis call the API must make on every request
+// (its rate limits and the key cache's revocation markers: the same script through the same client, sent
+// alongside its statements): the peer that does the same necessary work (bare-worker.ts, LIMIT="1").
+// Load: closed loop on loopback, concurrency 1 and 10, the three interleaved in short rounds.
+// The last line is `orders-list ratio ours/bare+limit: <number>` (throughput, pooled, concurrency 10);
+// the line before it, `orders-list ratio ours/bare: <number>`.
 
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -40,7 +44,9 @@ const POOL_SIZE = 20;
 const CONCURRENCIES = [1, 10] as const;
 const SETTINGS = ['direct', 'pooled', 'distance'] as const;
 type Setting = (typeof SETTINGS)[number];
-type Target = 'ours' | 'bare';
+type Target = 'ours' | 'bare' | 'bare+limit';
+const PEERS = ['bare', 'bare+limit'] as const;
+type Peer = (typeof PEERS)[number];
 type RouteName = 'orders-list' | 'orders-get';
 
 const { values } = parseArgs({
@@ -255,6 +261,22 @@ async function main(): Promise<void> {
     extraArgs: (await bareWorkerArgs()).filter((arg) => !(values.profile && arg === '--minify')),
   });
   workers.push(bare);
+  const bareLimit = await startWorker({
+    name: 'bare-limit',
+    root,
+    dir,
+    config: join(root, 'scripts', 'bench', 'bare-wrangler.toml'),
+    hyperdriveUrl: workerDbUrl,
+    vars: {
+      ...(values['bare-plain'] ? {} : { COALESCE_WRITES: '1' }),
+      LIMIT: '1',
+      UPSTASH_REDIS_REST_URL: ports.upstashUrl,
+      UPSTASH_REDIS_REST_TOKEN: ports.upstashToken,
+      RATE_LIMIT_MULTIPLIER: String(RATE_LIMIT_MULTIPLIER),
+    },
+    extraArgs: (await bareWorkerArgs()).filter((arg) => !(values.profile && arg === '--minify')),
+  });
+  workers.push(bareLimit);
 
   postgres = await postgresStarting;
   log(`database migrated and loaded with the demo data (${Math.round((Date.now() - started) / 1000)} s)`);
@@ -297,8 +319,8 @@ async function main(): Promise<void> {
     dir,
   });
   await remote.route(pgPort, false);
-  await Promise.all([waitForHealth(ours, 180_000), waitForHealth(bare, 180_000)]);
-  log(`both Workers answer (${Math.round((Date.now() - started) / 1000)} s)`);
+  await Promise.all([ours, bare, bareLimit].map((worker) => waitForHealth(worker, 180_000)));
+  log(`the three Workers answer (${Math.round((Date.now() - started) / 1000)} s)`);
   if (process.env.BENCH_KEEP_NETWORK_INSPECTION !== '1')
     await Promise.all(workers.map((worker) => disableNetworkInspection(worker.inspectorPort)));
 
@@ -317,19 +339,23 @@ async function main(): Promise<void> {
   const endpoints: Endpoint[] = [
     { target: 'ours', url: ours.url, pgid: ours.pgid },
     { target: 'bare', url: bare.url, pgid: bare.pgid },
+    { target: 'bare+limit', url: bareLimit.url, pgid: bareLimit.pgid },
   ];
   const headers = { 'x-api-key': key };
   // Both must answer the same data, or the comparison means nothing.
   for (const route of Object.keys(paths) as RouteName[]) {
-    const [a, b] = await Promise.all(
+    const answers = await Promise.all(
       endpoints.map(async ({ url }) => {
         const res = await fetch(`${url}${paths[route]}`, { headers });
         return { status: res.status, body: (await res.json()) as { data: unknown } };
       }),
     );
-    if (a!.status !== 200 || b!.status !== 200) throw new Error(`${route}: ours answered ${a!.status}, bare ${b!.status}`);
+    const statuses = answers.map((a, i) => `${endpoints[i]!.target} ${a.status}`).join(', ');
+    if (answers.some((a) => a.status !== 200)) throw new Error(`${route}: ${statuses}`);
     const size = (value: unknown) => JSON.stringify(value).length;
-    log(`${route}: ours and bare answer 200, data ${size(a!.body.data)} and ${size(b!.body.data)} characters of JSON`);
+    log(
+      `${route}: all answer 200, data ${answers.map((a) => size(a.body.data)).join(', ')} characters of JSON (${endpoints.map((e) => e.target).join(', ')})`,
+    );
   }
 
   const results: SettingResult[] = [];
@@ -369,7 +395,8 @@ async function main(): Promise<void> {
         await runLoad({ url: `${endpoint.url}${paths[route]}`, headers, concurrency: 10, durationMs: warmMs });
       }
     }
-    if (values.profile && step === plan[0]) await profileBoth(values.profile, [ours, bare], endpoints, paths['orders-list'], headers);
+    if (values.profile && step === plan[0])
+      await profileBoth(values.profile, [ours, bare, bareLimit], endpoints, paths['orders-list'], headers);
     // Counted, one request at a time: what each request sends and, at a distance, waits for.
     // The wait covers the request log: the Worker writes its batch up to 200 ms after the answer (WORKER_BATCHING).
     const settle = (step.distant ? 6 * delayMs : 0) + 150 + WORKER_BATCHING.flushAfterMs;
@@ -398,12 +425,12 @@ async function main(): Promise<void> {
         };
       }
     }
-    // Timed: short cells, ours and bare taking turns (who goes first alternates by round).
+    // Timed: short cells, the three taking turns (the order rotates by round).
     const cells = new Map<string, Cell>();
     for (let round = 0; round < rounds; round++) {
       for (const route of Object.keys(paths) as RouteName[]) {
         for (const concurrency of CONCURRENCIES) {
-          const order = round % 2 === 0 ? endpoints : [...endpoints].reverse();
+          const order = endpoints.map((_, i) => endpoints[(i + round) % endpoints.length]!);
           for (const endpoint of order) {
             const id = `${route} ${concurrency} ${endpoint.target}`;
             let cell = cells.get(id);
@@ -456,8 +483,9 @@ async function main(): Promise<void> {
   const pooled = results.find((r) => r.setting === 'pooled');
   const ratioFrom = pooled ?? results.find((r) => r.setting === 'direct');
   if (!pooled) console.log('[bench] no pooled setting was measured: the ratio below is NOT the pooled one');
-  const ratio = ratioFrom ? throughputRatio(ratioFrom, 'orders-list', 10) : Number.NaN;
-  console.log(`orders-list ratio ours/bare: ${fmt(ratio, 3)}`);
+  const ratio = (peer: Peer) => (ratioFrom ? throughputRatio(ratioFrom, 'orders-list', 10, peer) : Number.NaN);
+  console.log(`orders-list ratio ours/bare: ${fmt(ratio('bare'), 3)}`);
+  console.log(`orders-list ratio ours/bare+limit: ${fmt(ratio('bare+limit'), 3)}`);
   if (!pooled) process.exitCode = 3;
 }
 
@@ -500,9 +528,9 @@ function cpuPerRequest(result: SettingResult, route: RouteName, concurrency: num
     : { worker: Number.NaN, region: Number.NaN };
 }
 
-function throughputRatio(result: SettingResult, route: RouteName, concurrency: number): number {
+function throughputRatio(result: SettingResult, route: RouteName, concurrency: number, peer: Peer): number {
   const ours = cellSummary(result, route, concurrency, 'ours');
-  const bare = cellSummary(result, route, concurrency, 'bare');
+  const bare = cellSummary(result, route, concurrency, peer);
   return ours && bare && bare.rps > 0 ? ours.rps / bare.rps : Number.NaN;
 }
 
@@ -537,46 +565,50 @@ function printSetting(result: SettingResult): void {
     [
       'route',
       'c',
+      'peer (p)',
       'ours req/s',
-      'bare req/s',
-      'ours/bare',
+      'p req/s',
+      'ours/p',
       'ours p50',
-      'bare p50',
+      'p p50',
       'ours p99',
-      'bare p99',
-      'workerd CPU/req o/b',
-      'region CPU/req o/b',
-      'errors o/b',
+      'p p99',
+      'workerd CPU/req o/p',
+      'region CPU/req o/p',
+      'errors o/p',
     ],
   ];
   for (const route of ['orders-list', 'orders-get'] as RouteName[]) {
     for (const concurrency of CONCURRENCIES) {
-      const ours = cellSummary(result, route, concurrency, 'ours');
-      const bare = cellSummary(result, route, concurrency, 'bare');
-      if (!ours || !bare) continue;
-      const oursCpu = cpuPerRequest(result, route, concurrency, 'ours');
-      const bareCpu = cpuPerRequest(result, route, concurrency, 'bare');
-      rows.push([
-        route,
-        String(concurrency),
-        fmt(ours.rps),
-        fmt(bare.rps),
-        fmt(throughputRatio(result, route, concurrency), 2),
-        `${fmt(ours.p50)} ms`,
-        `${fmt(bare.p50)} ms`,
-        `${fmt(ours.p99)} ms`,
-        `${fmt(bare.p99)} ms`,
-        `${fmt(oursCpu.worker, 2)}/${fmt(bareCpu.worker, 2)} ms`,
-        `${fmt(oursCpu.region, 2)}/${fmt(bareCpu.region, 2)} ms`,
-        `${ours.errors}/${bare.errors}`,
-      ]);
+      for (const peer of PEERS) {
+        const ours = cellSummary(result, route, concurrency, 'ours');
+        const bare = cellSummary(result, route, concurrency, peer);
+        if (!ours || !bare) continue;
+        const oursCpu = cpuPerRequest(result, route, concurrency, 'ours');
+        const bareCpu = cpuPerRequest(result, route, concurrency, peer);
+        rows.push([
+          route,
+          String(concurrency),
+          peer,
+          fmt(ours.rps),
+          fmt(bare.rps),
+          fmt(throughputRatio(result, route, concurrency, peer), 2),
+          `${fmt(ours.p50)} ms`,
+          `${fmt(bare.p50)} ms`,
+          `${fmt(ours.p99)} ms`,
+          `${fmt(bare.p99)} ms`,
+          `${fmt(oursCpu.worker, 2)}/${fmt(bareCpu.worker, 2)} ms`,
+          `${fmt(oursCpu.region, 2)}/${fmt(bareCpu.region, 2)} ms`,
+          `${ours.errors}/${bare.errors}`,
+        ]);
+      }
     }
   }
   console.log(`\n== ${result.setting}: ${result.description}`);
   console.log(table(rows));
   console.log('per request (one at a time):');
   for (const route of ['orders-list', 'orders-get'] as RouteName[]) {
-    for (const target of ['ours', 'bare'] as Target[]) {
+    for (const target of ['ours', ...PEERS] as Target[]) {
       console.log(`  ${pad(route, 12)} ${target}: ${describeCount(result.counts[`${target} ${route}`], distant)}`);
     }
   }
@@ -591,22 +623,25 @@ function printSetting(result: SettingResult): void {
 }
 
 function printSummary(results: SettingResult[]): void {
-  const rows: string[][] = [['setting', 'route', 'c', 'ours/bare req/s', 'p50 ours-bare', 'workerd CPU/req ours/bare']];
+  const rows: string[][] = [['setting', 'route', 'c', 'peer (p)', 'ours/p req/s', 'p50 ours-p', 'workerd CPU/req ours/p']];
   for (const result of results) {
     for (const route of ['orders-list', 'orders-get'] as RouteName[]) {
       for (const concurrency of CONCURRENCIES) {
-        const ours = cellSummary(result, route, concurrency, 'ours');
-        const bare = cellSummary(result, route, concurrency, 'bare');
-        if (!ours || !bare) continue;
-        const diff = ours.p50 - bare.p50;
-        rows.push([
-          result.setting,
-          route,
-          String(concurrency),
-          fmt(throughputRatio(result, route, concurrency), 2),
-          `${diff >= 0 ? '+' : ''}${fmt(diff)} ms`,
-          fmt(cpuPerRequest(result, route, concurrency, 'ours').worker / cpuPerRequest(result, route, concurrency, 'bare').worker, 2),
-        ]);
+        for (const peer of PEERS) {
+          const ours = cellSummary(result, route, concurrency, 'ours');
+          const bare = cellSummary(result, route, concurrency, peer);
+          if (!ours || !bare) continue;
+          const diff = ours.p50 - bare.p50;
+          rows.push([
+            result.setting,
+            route,
+            String(concurrency),
+            peer,
+            fmt(throughputRatio(result, route, concurrency, peer), 2),
+            `${diff >= 0 ? '+' : ''}${fmt(diff)} ms`,
+            fmt(cpuPerRequest(result, route, concurrency, 'ours').worker / cpuPerRequest(result, route, concurrency, peer).worker, 2),
+          ]);
+        }
       }
     }
   }
@@ -616,7 +651,7 @@ function printSummary(results: SettingResult[]): void {
   if (distance) {
     const trips = (target: Target, route: RouteName) => distance.counts[`${target} ${route}`]?.sequentialRoundTrips ?? Number.NaN;
     console.log(
-      `sequential remote round trips per request (distance): orders-list ours ${fmt(trips('ours', 'orders-list'))}, bare ${fmt(trips('bare', 'orders-list'))}; orders-get ours ${fmt(trips('ours', 'orders-get'))}, bare ${fmt(trips('bare', 'orders-get'))}`,
+      `sequential remote round trips per request (distance): orders-list ours ${fmt(trips('ours', 'orders-list'))}, bare ${fmt(trips('bare', 'orders-list'))}, bare+limit ${fmt(trips('bare+limit', 'orders-list'))}; orders-get ours ${fmt(trips('ours', 'orders-get'))}, bare ${fmt(trips('bare', 'orders-get'))}, bare+limit ${fmt(trips('bare+limit', 'orders-get'))}`,
     );
   }
 }
