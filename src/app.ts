@@ -12,6 +12,7 @@ import { requestBodyLimit } from './platform/http/body-limit';
 import { devSimulatorOnly } from './platform/http/dev-simulator';
 import { onError, onNotFound, validationError } from './platform/http/error-handler';
 import { apiKeyGateway, ipGateway } from './platform/http/gateway';
+import { REQUEST_ID_HEADER, requestIdFrom } from './platform/http/request-id';
 import { noSniff } from './platform/http/security-headers';
 import { onlyQueryParams } from './platform/http/strict-query';
 import { openApiAsset } from './platform/openapi/asset';
@@ -33,9 +34,10 @@ export function createApp(servicesFor: ServicesFactory) {
 
   app.use('*', noSniff);
   app.use('*', async (c, next) => {
-    const requestId = crypto.randomUUID();
+    // The client's X-Request-Id when valid (1-128 visible ASCII characters), else a new one; echoed on every answer.
+    const requestId = requestIdFrom(c.req.header(REQUEST_ID_HEADER));
     c.set('requestId', requestId);
-    c.header('X-Request-Id', requestId);
+    c.header(REQUEST_ID_HEADER, requestId);
     const { services, finish } = await servicesFor(c);
     c.set('services', services);
     try {

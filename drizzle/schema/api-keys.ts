@@ -60,9 +60,29 @@ export const requestLogs = pgTable(
     status: smallint('status').notNull(),
     durationMs: integer('duration_ms').notNull(),
     createdAt: createdAt(),
+    // The fields below (issue 30) are null in rows written before them. None holds a body, a query
+    // string or a header that can carry patient data or a secret (docs/request-logs.md).
+    /** The concrete path (ids included), never the query string; cut at 1,024 characters. */
+    path: text('path'),
+    /** The error code of the answer (NOT_FOUND, RATE_LIMIT_EXCEEDED, ...); null for a success. */
+    errorCode: text('error_code'),
+    /** The request's Idempotency-Key as the client sent it (a write's retry token), if any. */
+    idempotencyKey: text('idempotency_key'),
+    /** The answer was a stored one replayed for a retry with the same Idempotency-Key. */
+    idempotentReplayed: boolean('idempotent_replayed').notNull().default(false),
+    /** A rate limit refused the request (429 RATE_LIMIT_EXCEEDED). */
+    rateLimited: boolean('rate_limited').notNull().default(false),
+    /** RateLimit-Remaining as answered (null: the store did not say). */
+    rateLimitRemaining: integer('rate_limit_remaining'),
+    /** The client address as Cloudflare's edge gave it (CF-Connecting-IP). */
+    clientIp: text('client_ip'),
+    /** The User-Agent header, cut at 512 characters. */
+    userAgent: text('user_agent'),
   },
   (t) => [
     index('request_logs_clinic_id_created_at_idx').on(t.clinicId, t.createdAt),
+    // GET /request-logs/{requestId}.
+    index('request_logs_clinic_id_request_id_idx').on(t.clinicId, t.requestId),
     index('request_logs_api_key_id_created_at_idx').on(t.apiKeyId, t.createdAt),
     // The retention sweep deletes by age across all clinics.
     index('request_logs_created_at_idx').on(t.createdAt),

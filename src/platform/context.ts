@@ -117,6 +117,8 @@ export interface AppEnv {
     confirmKey: () => Promise<KeyPrincipal | null>;
     /** Every rate-limit rule checked so far for this request; the headers show the tightest. */
     rateLimitOutcomes: RuleOutcome[];
+    /** The code of the error the request was answered with (set where errors become answers); request logs record it. */
+    errorCode: string;
     /** Set by routes that record outbox events: after a successful answer, deliveries are kicked (src/app.ts). */
     eventsRecorded: boolean;
   };

@@ -5,9 +5,22 @@ import { sleep } from './db/connection-gate';
 import { describeError } from './log';
 import type { Sweep } from './sweep';
 
+/** A request's log row: what every row has, and the details of issue 30 (absent: null, or false for the flags). */
 export type RequestLogEntry = Required<
   Pick<typeof requestLogs.$inferInsert, 'apiKeyId' | 'clinicId' | 'requestId' | 'method' | 'route' | 'status' | 'durationMs'>
->;
+> &
+  Pick<
+    typeof requestLogs.$inferInsert,
+    | 'createdAt'
+    | 'path'
+    | 'errorCode'
+    | 'idempotencyKey'
+    | 'idempotentReplayed'
+    | 'rateLimited'
+    | 'rateLimitRemaining'
+    | 'clientIp'
+    | 'userAgent'
+  >;
 
 /** Rows per insert; a burst larger than this is written in several statements by the same flush. */
 const MAX_ROWS_PER_INSERT = 500;
@@ -103,7 +116,7 @@ async function writeBatch(db: Queryable, batch: RequestLogEntry[]): Promise<void
   const rows = sql.join(
     batch.map(
       (e) =>
-        sql`(${e.apiKeyId}::uuid, ${e.clinicId}::uuid, ${e.requestId}, ${e.method}, ${e.route}, ${e.status}::int, ${e.durationMs}::int)`,
+        sql`(${e.apiKeyId}::uuid, ${e.clinicId}::uuid, ${e.requestId}, ${e.method}, ${e.route}, ${e.status}::int, ${e.durationMs}::int, coalesce(${e.createdAt ?? null}::timestamptz, now()), ${e.path ?? null}, ${e.errorCode ?? null}, ${e.idempotencyKey ?? null}, ${e.idempotentReplayed ?? false}::boolean, ${e.rateLimited ?? false}::boolean, ${e.rateLimitRemaining ?? null}::int, ${e.clientIp ?? null}, ${e.userAgent ?? null})`,
     ),
     sql`, `,
   );
@@ -113,12 +126,16 @@ async function writeBatch(db: Queryable, batch: RequestLogEntry[]): Promise<void
   );
   await db.execute(sql`
     with logged as (
-      insert into ${requestLogs} (api_key_id, clinic_id, request_id, method, route, status, duration_ms)
+      insert into ${requestLogs} (api_key_id, clinic_id, request_id, method, route, status, duration_ms, created_at, path, error_code,
+        idempotency_key, idempotent_replayed, rate_limited, rate_limit_remaining, client_ip, user_agent)
       values ${rows}
     )
     update ${apiKeys} set last_used_at = now()
     where id in (${keyIds}) and (last_used_at is null or last_used_at < now() - interval '1 minute')`);
 }
+
+/** How far back GET /api/v1/request-logs reaches; older rows stay for operators until the retention below. */
+export const REQUEST_LOG_API_DAYS = 30;
 
 /** Request logs older than this are deleted by the scheduled sweep. */
 export const REQUEST_LOG_RETENTION_DAYS = 90;

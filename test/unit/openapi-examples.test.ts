@@ -174,7 +174,7 @@ describe('examples in the OpenAPI document', () => {
     expect(list.data[0]!.id).toBe(uuidFor('order'));
     expect(list.pagination).toEqual({ page: 1, limit: 25, total: 1, totalPages: 1 });
     const notFound = get('/api/v1/orders/{id}', 'get', '404');
-    expect(notFound).toEqual({ success: false, code: 'NOT_FOUND', message: 'Order not found' });
+    expect(notFound).toEqual({ success: false, code: 'NOT_FOUND', message: 'Order not found', requestId: expect.any(String) });
   });
 
   it('composes from a schema: a route’s own partial example wins, undefined leaves a field out', () => {

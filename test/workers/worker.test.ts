@@ -103,7 +103,12 @@ describe('the Worker in workerd', () => {
       const res = await call('/api/v1/me', headers);
       expect(res.status).toBe(401);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(await res.json()).toEqual({ success: false, message: 'Invalid or missing API key', code: 'UNAUTHORIZED' });
+      expect(await res.json()).toEqual({
+        success: false,
+        message: 'Invalid or missing API key',
+        code: 'UNAUTHORIZED',
+        requestId: res.headers.get('x-request-id'),
+      });
     }
   });
 

@@ -6,7 +6,7 @@ export function ok<T>(data: T, message = 'OK') {
 }
 
 /**
- * The error envelope, declaring every field the error handler sends: `code` always; `errors` on a
+ * The error envelope, declaring every field the error handler sends: `code` and `requestId` always; `errors` on a
  * 400 VALIDATION_ERROR from validation; `retryAfterSeconds` on 429 and 503 (with a Retry-After
  * header). An area whose ApiError carries other fields (`extra`) declares them with errorBody.extend.
  */
@@ -15,6 +15,11 @@ export const errorBody = z
     success: z.literal(false),
     message: z.string(),
     code: z.string().openapi({ example: 'VALIDATION_ERROR' }),
+    requestId: z.string().openapi({
+      description:
+        "The request's id, as in the X-Request-Id header: the client's own when it sent a valid one. GET /request-logs/{requestId} finds the call.",
+      example: '3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c',
+    }),
     errors: z
       .array(z.object({ field: z.string().openapi({ example: 'body.name' }), message: z.string() }))
       .optional()

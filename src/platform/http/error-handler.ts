@@ -10,7 +10,9 @@ import { ApiError, type ErrorCode, invalidFields } from '../values/errors';
 import { ProviderError, providerFailure } from './provider-errors';
 
 function render(c: Context<AppEnv>, error: ApiError) {
-  const body = { success: false as const, message: error.message, code: error.code, ...error.extra };
+  // The request log records the code of the answer (src/platform/http/gateway.ts).
+  c.set('errorCode', error.code);
+  const body = { success: false as const, message: error.message, code: error.code, requestId: c.get('requestId'), ...error.extra };
   return c.json(body, error.status, error.headers);
 }
 

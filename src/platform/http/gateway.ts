@@ -1,13 +1,16 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import { hashApiKey, isWellFormedApiKey } from '../auth/api-key-format';
 import { findKeyRecord } from '../auth/key-auth';
 import { markersOf } from '../auth/key-cache';
 import type { AppEnv, KeyPrincipal, KeyRecord } from '../context';
-import { IP_MINUTE, KEY_BURST, keyMinuteRule, scaleRules } from '../rate-limit/policy';
+import { IP_MINUTE, KEY_BURST, keyMinuteRule, rateLimitHeaders, scaleRules } from '../rate-limit/policy';
 import { type GatewayCheckResult, gatewayCheck, isGatewayStore } from '../rate-limit/types';
-import { unauthorized } from '../values/errors';
+import type { RequestLogEntry } from '../request-log';
+import { ApiError, unauthorized } from '../values/errors';
 import { statusOf } from './error-handler';
-import { applyRateLimitOutcomes, clientIp, enforceRateLimits, requireClientIp } from './rate-limits';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from './idempotency';
+import { applyRateLimitOutcomes, CLIENT_IP_HEADER, clientIp, enforceRateLimits, requireClientIp } from './rate-limits';
 
 /** /api/v1 paths that need no key. */
 export const PUBLIC_API_PATHS = new Set(['/api/v1/openapi.json']);
@@ -107,6 +110,7 @@ export const apiKeyGateway: MiddlewareHandler<AppEnv> = async (c, next) => {
   };
 
   let status = 500;
+  let thrown: unknown;
   try {
     if (READ_METHODS.has(c.req.method)) {
       const headersBefore = new Headers(c.res.headers);
@@ -140,20 +144,56 @@ export const apiKeyGateway: MiddlewareHandler<AppEnv> = async (c, next) => {
     status = c.res.status;
   } catch (error) {
     status = statusOf(error);
+    thrown = error;
     throw error;
   } finally {
-    services.requestLog.add({
-      apiKeyId: key.keyId,
-      clinicId: key.clinicId,
-      requestId: c.get('requestId'),
-      method: c.req.method,
-      route: c.get('routePattern') ?? 'unmatched',
-      status,
-      durationMs: Date.now() - started,
-    });
+    services.requestLog.add(requestLogEntry(c, key, status, thrown, Date.now() - started));
     services.background(services.requestLog.flush(services.db));
   }
 };
+
+const MAX_LOGGED_PATH = 1024;
+const MAX_LOGGED_USER_AGENT = 512;
+
+/**
+ * The request's log row (docs/request-logs.md). Only what says which call it was and how it went: never
+ * a body, a query string or a header that can carry patient data or a secret. The path is logged for a
+ * matched route only (its parameters are ids and slugs); a path no route matched may hold anything a
+ * client typed, so it is left out (the row says `unmatched`).
+ */
+function requestLogEntry(c: Context<AppEnv>, key: KeyPrincipal, status: number, thrown: unknown, durationMs: number): RequestLogEntry {
+  const route = c.get('routePattern');
+  const errorCode = thrown !== undefined ? codeOf(thrown) : status >= 400 ? (c.get('errorCode') ?? null) : null;
+  const limits = rateLimitHeaders(c.get('rateLimitOutcomes') ?? [], c.get('services').now().getTime());
+  const remaining = limits['RateLimit-Remaining'];
+  const idempotencyKey = READ_METHODS.has(c.req.method) ? undefined : c.req.header('idempotency-key');
+  return {
+    apiKeyId: key.keyId,
+    clinicId: key.clinicId,
+    requestId: c.get('requestId'),
+    method: c.req.method,
+    route: route ?? 'unmatched',
+    status,
+    durationMs,
+    // When the request was answered, not when its batch is written (batches may be written out of order).
+    createdAt: c.get('services').now(),
+    path: route ? c.req.path.slice(0, MAX_LOGGED_PATH) : null,
+    errorCode,
+    idempotencyKey: idempotencyKey && idempotencyKey.length <= IDEMPOTENCY_KEY_MAX_LENGTH ? idempotencyKey : null,
+    idempotentReplayed: thrown === undefined && c.res.headers.get('Idempotent-Replayed') === 'true',
+    rateLimited: errorCode === 'RATE_LIMIT_EXCEEDED',
+    rateLimitRemaining: remaining === undefined ? null : Number(remaining),
+    clientIp: c.req.header(CLIENT_IP_HEADER) ?? null,
+    userAgent: c.req.header('user-agent')?.slice(0, MAX_LOGGED_USER_AGENT) ?? null,
+  };
+}
+
+/** The code an error thrown past the gateway is answered with (the error handler renders it after the log row is made). */
+function codeOf(error: unknown): string {
+  if (error instanceof ApiError) return error.code;
+  if (error instanceof HTTPException) return statusOf(error) === 404 ? 'NOT_FOUND' : 'VALIDATION_ERROR';
+  return 'INTERNAL_ERROR';
+}
 
 /** A failed key attempt: counted against the address (429 once over), else 401. */
 async function refuseKey(c: Context<AppEnv>, address: string): Promise<never> {

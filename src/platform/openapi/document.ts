@@ -2,6 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../context';
 import { runDocumentOnly } from './document-only';
 import { type ExampleDocument, withExamples } from './examples';
+import { type HeaderDocument, withResponseHeaders } from './response-headers';
 
 export const API_VERSION = '1.0.0';
 
@@ -52,6 +53,7 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>) {
   });
   withoutRequestDefaults(document as unknown as OpenApiObject);
   withExamples(document as unknown as ExampleDocument);
+  withResponseHeaders(document as unknown as HeaderDocument);
   documents.set(app, document);
   return document;
 }

@@ -619,6 +619,9 @@ const EXTRAS: Record<string, Record<string, unknown>> = {
   PLAN_PRICE_CAP_EXCEEDED: { data: { maxPriceCents: 50_000, tenantProductIds: [uuidFor('tenantProduct')] } },
 };
 
+/** The request id every error example shows (the X-Request-Id of the answer). */
+const EXAMPLE_REQUEST_ID = '3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c';
+
 const DEFAULT_CODES: Record<number, string> = {
   400: 'VALIDATION_ERROR',
   401: 'UNAUTHORIZED',
@@ -661,6 +664,7 @@ function errorExample(
     success: false,
     code,
     message: messageFor(code, status, description, path, access),
+    requestId: EXAMPLE_REQUEST_ID,
     ...EXTRAS[code],
   };
   if (code === 'VALIDATION_ERROR') {

@@ -79,7 +79,12 @@ describe('the development simulator in production', () => {
     for (const { path, body } of SIMULATOR) {
       const res = await production.request(path, key, body);
       expect(res.status, path).toBe(404);
-      expect(await res.json(), path).toEqual({ success: false, code: 'NOT_FOUND', message: `No route for POST ${path}` });
+      expect(await res.json(), path).toEqual({
+        success: false,
+        code: 'NOT_FOUND',
+        message: `No route for POST ${path}`,
+        requestId: res.headers.get('x-request-id'),
+      });
       // The same request in development reaches the simulator (so the 404 above is not an accident of the path).
       const dev = await development.request(path, { method: 'POST', key, body });
       expect((await dev.json()).message, path).not.toBe(`No route for POST ${path}`);

@@ -41,11 +41,14 @@ const check = (method: string, path: string, response: Response) => assertDeclar
 describe('assertDeclaredResponse', () => {
   it('accepts a body that matches its declaration', async () => {
     await check('GET', '/api/v1/me', json({ success: true, message: 'OK', data: me }));
-    await check('GET', '/api/v1/me', json({ success: false, message: 'no', code: 'UNAUTHORIZED' }, 401));
+    await check('GET', '/api/v1/me', json({ success: false, message: 'no', code: 'UNAUTHORIZED', requestId: 'r-1' }, 401));
     await check(
       'POST',
       '/auth/signin',
-      json({ success: false, message: 'bad', code: 'VALIDATION_ERROR', errors: [{ field: 'body.email', message: 'x' }] }, 400),
+      json(
+        { success: false, message: 'bad', code: 'VALIDATION_ERROR', requestId: 'r-2', errors: [{ field: 'body.email', message: 'x' }] },
+        400,
+      ),
     );
   });
 
