@@ -25,6 +25,14 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       {
+        // The workspace client by name from its sources, as tsconfig.json's paths say (its exports name
+        // dist/, built only for publishing): clients/cli imports it as an integrator does.
+        resolve: {
+          alias: [
+            { find: /^@brand-admin\/client$/, replacement: fromRoot('./clients/typescript/src/index.ts') },
+            { find: /^@brand-admin\/client\/webhook-signature$/, replacement: fromRoot('./clients/typescript/src/webhook-signature.ts') },
+          ],
+        },
         test: {
           name: 'node',
           // The TypeScript client's tests (clients/typescript/test) run here too, with the same database.

@@ -1,4 +1,4 @@
-// The production rehearsal (README, "Production rehearsal"): the deploy bundle in workerd with
+// The production rehearsal (docs/rehearsal.md): the deploy bundle in workerd with
 // ENVIRONMENT=production and every production secret, every provider a local stand-in, a brand's day
 // end to end, the faults, and the startup refusals. `npm run rehearse` prints the steps;
 // test/integration/rehearsal.test.ts runs the same thing in `npm test`.

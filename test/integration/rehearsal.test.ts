@@ -1,4 +1,4 @@
-// The production rehearsal (`npm run rehearse`, scripts/rehearse/, README "Production rehearsal"):
+// The production rehearsal (`npm run rehearse`, scripts/rehearse/, docs/rehearsal.md):
 // the Worker built as `wrangler deploy` builds it, in workerd with ENVIRONMENT=production and every
 // production secret, each provider a local stand-in, a brand's day through the public API (every
 // answer checked against the deployed OpenAPI document), the faults (QStash down, Upstash hanging, a
