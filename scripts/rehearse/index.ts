@@ -38,7 +38,7 @@ export async function checkStartupRefusals(stack: Stack): Promise<StartupRefusal
       for (let i = 0; i < 40 && !stack.logs.slice(logged).some((line) => expected.test(line)); i++)
         await new Promise((r) => setTimeout(r, 50));
       const line = stack.logs.slice(logged).find((l) => expected.test(l));
-      if (res.status !== 500 || !line) {
+      if (res.status !== 503 || !line) {
         throw new Error(
           `rehearsal: ${setting} was not refused at startup (status ${res.status}, body ${text.slice(0, 200)}, log ${line ?? 'none'})`,
         );

@@ -15,6 +15,8 @@ const CLOSED_SET_NAME =
 
 /** Strings named like a closed set that are open sets, or not sets at all. */
 const OPEN: Record<string, string> = {
+  'listEvents?type': 'one or more event names, comma-separated; each is checked against the events (400 naming the unknown ones)',
+  'listEvents?type[]': 'the same names, repeated',
   'AffiliateTaxDocument.documentType': 'the IRS form name as filed (w9, w8ben, ...); no API writes it',
   'CrmOAuthStart.state': 'an opaque signed OAuth state, not a set',
   'DashboardActivityItem.status': "the payment's, refund's or payout's own status, by the item's type",
