@@ -117,7 +117,5 @@ export interface AppEnv {
     confirmKey: () => Promise<KeyPrincipal | null>;
     /** Every rate-limit rule checked so far for this request; the headers show the tightest. */
     rateLimitOutcomes: RuleOutcome[];
-    /** Set by routes that record outbox events: after a successful answer, deliveries are kicked (src/app.ts). */
-    eventsRecorded: boolean;
   };
 }
