@@ -8,10 +8,12 @@ import * as organization from './modules/organization';
 import * as storefront from './modules/storefront';
 import * as webhooksCheckout from './modules/webhooks-checkout';
 import type { AppEnv } from './platform/context';
+import { trackOutboxWrites } from './platform/events/outbox';
 import { requestBodyLimit } from './platform/http/body-limit';
 import { devSimulatorOnly } from './platform/http/dev-simulator';
 import { onError, onNotFound, validationError } from './platform/http/error-handler';
 import { apiKeyGateway, ipGateway } from './platform/http/gateway';
+import { PLATFORM_REQUEST_PREFIX } from './platform/http/platform-request';
 import { REQUEST_ID_HEADER, requestIdFrom } from './platform/http/request-id';
 import { noSniff } from './platform/http/security-headers';
 import { onlyQueryParams } from './platform/http/strict-query';
@@ -24,6 +26,7 @@ import type { ServicesFactory } from './platform/services';
 const AREAS = [access, catalog, orders, webhooksCheckout, crm, storefront, organization];
 
 const isApiPath = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
+const isSignedInternalPath = (path: string) => path === QSTASH_CALLBACK_PATH || path.startsWith(PLATFORM_REQUEST_PREFIX);
 
 export function createApp(servicesFor: ServicesFactory) {
   const app = new OpenAPIHono<AppEnv>({
@@ -41,18 +44,20 @@ export function createApp(servicesFor: ServicesFactory) {
     const { services, finish } = await servicesFor(c);
     c.set('services', services);
     try {
-      await next();
-      // Events recorded by this request go out now rather than at the next cron run (after the answer).
-      if (c.get('eventsRecorded') && c.res.status < 400) webhooksCheckout.kickDeliveries(services);
+      // Whatever writes an outbox event marks the request (src/platform/events/outbox.ts): the events it
+      // recorded go out right after the answer rather than at the next cron run. Any status: an event
+      // committed before a later failure is as real as any other, and a kick with nothing due costs a query.
+      const { written } = await trackOutboxWrites(() => next());
+      if (written) webhooksCheckout.kickDeliveries(services);
     } finally {
       finish();
     }
   });
   // Credentials and rate limits first, so a 413 carries the RateLimit-* headers like any answer.
-  // QStash's callback is authenticated by its signature and must not share the per-address limit of
-  // root routes (QStash calls from a few addresses, as fast as deliveries are due).
+  // QStash's callback and the platform's entry point are authenticated by their signatures and must not
+  // share the per-address limit of root routes (both call from a few addresses, as fast as work comes).
   app.use('*', (c, next) => {
-    if (!isApiPath(c.req.path)) return c.req.path === QSTASH_CALLBACK_PATH ? next() : ipGateway(c, next);
+    if (!isApiPath(c.req.path)) return isSignedInternalPath(c.req.path) ? next() : ipGateway(c, next);
     // Browsers create checkout sessions (docs/checkout.md, "CORS"): the CORS headers are set before the
     // gateway, so every answer of that route carries them (401 and 429 included), and its preflight, an
     // OPTIONS that by the rules of CORS carries no x-api-key, passes without a key, limited per address.

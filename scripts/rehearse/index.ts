@@ -117,6 +117,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         `Rehearsal passed in ${run.seconds.toFixed(1)} s: ${run.steps.length} steps, ${run.apiCalls} API calls checked against the OpenAPI document, ${run.webhooksVerified} webhooks verified.`,
       );
       console.log(`Outbound calls by host: ${JSON.stringify(run.outboundCalls)}`);
+      if (run.platformEventLatency) {
+        const l = run.platformEventLatency;
+        console.log(
+          `Platform event → receiver (entry point, QStash stand-in, no cron): p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms, max ${l.max.toFixed(0)} ms over ${l.samples} events`,
+        );
+      }
       console.log(`Local Hyperdrive proxy socket resets ignored: ${resets.count()}`);
       if (json) console.log(`REHEARSAL_REPORT ${JSON.stringify({ ...run, proxyResets: resets.count() })}`);
       // Everything was stopped; a socket some library keeps open must not hold the process.

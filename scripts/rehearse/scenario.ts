@@ -7,8 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { clinics, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../drizzle/schema';
-import { applyPlatformEvent, type PlatformEvent } from '../../src/modules/orders';
-import { completePaidSession } from '../../src/modules/webhooks-checkout';
+import { signPlatformRequest } from '../../src/platform/http/platform-request';
 import { makeClinic, makeUser, TEST_PASSWORD } from '../../test/helpers/factories';
 import { IMAGES, imageForm } from '../../test/helpers/images';
 import { makeGlobalProduct, makeTemplate, makeTenantProduct } from '../../test/helpers/program-fixtures';
@@ -16,7 +15,47 @@ import { alternating } from '../../test/tooling/doh-stand-in';
 import { type Answer, RehearsalClient } from './client';
 import { HOSTS, type Stack } from './stack';
 
+/** The platform's signed request to the Worker (src/platform/http/platform-request.ts); 2xx or the rehearsal fails. */
+async function platformCall(stack: Stack, clinicId: string, path: string, body: unknown) {
+  const raw = JSON.stringify(body);
+  const headers = await signPlatformRequest(stack.variables.ROOT_SECRET_KEY!, { method: 'POST', path, clinicId, body: raw });
+  const sentAt = performance.now();
+  const res = await fetch(`${stack.worker.url}${path}`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', 'cf-connecting-ip': '198.51.100.77' },
+    body: raw,
+  });
+  const text = await res.text();
+  check(res.status >= 200 && res.status < 300, `${path} answered ${res.status}: ${text.slice(0, 200)}`);
+  return { body: JSON.parse(text), sentAt };
+}
+
+/** When each delivery first reached the brand's receiver (polled every 2 ms), by event type and payload. */
+function watchArrivals(stack: Stack) {
+  const seen: { type: string; body: string; at: number }[] = [];
+  let index = stack.receiver.received.length;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    for (; index < stack.receiver.received.length; index++) {
+      const body = stack.receiver.received[index]!.rawBody;
+      seen.push({ type: (JSON.parse(body) as { type: string }).type, body, at: now });
+    }
+  }, 2);
+  return {
+    firstOf: (type: string, orderId: string) => seen.find((s) => s.type === type && s.body.includes(orderId))?.at,
+    stop: () => clearInterval(timer),
+  };
+}
+
+function percentiles(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+  return { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1]!, samples: sorted.length };
+}
+
 export interface RehearsalReport {
+  /** Event→receiver latency of the platform's events through its entry point and QStash (ms). */
+  platformEventLatency?: { p50: number; p99: number; max: number; samples: number };
   /** What was checked, one line each, in order. */
   steps: string[];
   apiCalls: number;
@@ -222,21 +261,23 @@ export async function runScenario(stack: Stack, log: (line: string) => void = ()
   check(publishableElsewhere.status === 403, `a publishable key reads nothing else (${publishableElsewhere.status})`);
   step('checkout session from a browser origin (CORS preflight) with the publishable key');
 
-  // --- The platform: payment taken at Stripe, session completed, the order moved ---
+  // --- The platform: payment taken at Stripe, session completed, the order moved, through its signed
+  // entry point (POST /internal/platform/..., docs/webhooks.md): no cron run, each request kicks delivery ---
+  const arrivals = watchArrivals(stack);
   const paymentIntent = `pi_rehearsal_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
-  const { orderId } = await completePaidSession(
-    db,
-    clinicId,
-    sessionId,
-    { email: 'pat@example.com', firstName: 'Pat', lastName: 'Lee', processorPaymentId: paymentIntent },
-    new Date(),
-  );
+  const sentAt: Record<string, number> = {};
+  const completed = await platformCall(stack, clinicId, `/internal/platform/checkout/sessions/${sessionId}/complete`, {
+    email: 'pat@example.com',
+    firstName: 'Pat',
+    lastName: 'Lee',
+    processorPaymentId: paymentIntent,
+  });
+  for (const e of ['session.completed', 'order.created', 'payment.succeeded']) sentAt[e] = completed.sentAt;
+  const orderId: string = completed.body.data.orderId;
   const order = (await api.call('GET', `/api/v1/orders/${orderId}`, { key, expect: 200 })).body.data;
   stack.stripe.addCharge(paymentIntent, Math.round(Number(order.totalAmount) * 100));
-  const move = (event: PlatformEvent) => db.transaction((tx) => applyPlatformEvent(tx, clinicId, orderId, event, { now: new Date() }));
-  await move({ event: 'order.doctor_approved' });
-  await move({ event: 'order.sent_to_pharmacy' });
-  await stack.worker.scheduled(); // the cron: fan out and publish what the platform recorded
+  const move = (event: Record<string, string>) => platformCall(stack, clinicId, `/internal/platform/orders/${orderId}/events`, event);
+  for (const event of ['order.doctor_approved', 'order.sent_to_pharmacy'] as const) sentAt[event] = (await move({ event })).sentAt;
   const expected = ['session.completed', 'order.created', 'payment.succeeded', 'order.doctor_approved', 'order.sent_to_pharmacy'];
   const wh = new Webhook(endpoint.secret);
   const verifiedEvents = () =>
@@ -252,8 +293,27 @@ export async function runScenario(stack: Stack, log: (line: string) => void = ()
   const deliveredIds = stack.receiver.received.map((r) => r.headers['webhook-id']);
   check(new Set(deliveredIds).size === deliveredIds.length, 'every delivery arrived once');
   check(stack.qstash.publishCalls >= expected.length, 'deliveries were published to QStash');
+  // More of the same for a latency figure: 10 more checkouts completed by the platform, 3 events each.
+  const samples: number[] = expected.map((e) => arrivals.firstOf(e, orderId)! - sentAt[e]!);
+  for (let i = 0; i < 10; i++) {
+    const more = await api.call('POST', '/api/v1/checkout/sessions', {
+      key: publishableKey.apiKey,
+      body: { programId: program.id },
+      expect: 201,
+    });
+    const call = await platformCall(stack, clinicId, `/internal/platform/checkout/sessions/${more.body.data.sessionId}/complete`, {
+      email: `buyer${i}@example.com`,
+    });
+    const id: string = call.body.data.orderId;
+    await until('the platform checkout’s webhooks', () =>
+      ['session.completed', 'order.created', 'payment.succeeded'].every((e) => arrivals.firstOf(e, id) !== undefined),
+    );
+    for (const e of ['session.completed', 'order.created', 'payment.succeeded']) samples.push(arrivals.firstOf(e, id)! - call.sentAt);
+  }
+  arrivals.stop();
+  const latency = percentiles(samples);
   step(
-    `platform completed the session and moved the order; ${expected.length} webhooks through QStash, signed callbacks, verified with standardwebhooks`,
+    `platform completed the session and moved the order through its signed entry point (no cron run); ${expected.length} webhooks through QStash, signed callbacks, verified with standardwebhooks; event→receiver over ${samples.length} events: p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms`,
   );
 
   // The rebinding endpoint's order.created: resolved again before the attempt, refused, never sent.
@@ -274,7 +334,6 @@ export async function runScenario(stack: Stack, log: (line: string) => void = ()
   // A QStash signing-key rotation: callbacks signed with the next key are accepted too.
   stack.qstash.signWith = 'next';
   await move({ event: 'order.shipped', carrier: 'UPS', trackingNumber: '1Z999' });
-  await stack.worker.scheduled();
   await until('order.shipped signed with the next QStash key', () => verifiedEvents().includes('order.shipped'));
   stack.qstash.signWith = 'current';
   step('QStash callbacks signed with the next signing key accepted (rotation)');
@@ -492,7 +551,7 @@ export async function runScenario(stack: Stack, log: (line: string) => void = ()
   }
   // The clinic row is untouched by the faults (a sanity read through the pooler).
   check((await db.select().from(clinics).where(eq(clinics.id, clinicId))).length === 1, 'clinic still there');
-  return { steps, apiCalls: api.calls.length, webhooksVerified: verifiedEvents().length, outboundCalls };
+  return { steps, apiCalls: api.calls.length, webhooksVerified: verifiedEvents().length, outboundCalls, platformEventLatency: latency };
 }
 
 /** A second checkout completed and paid by the platform, its id returned. */
@@ -507,13 +566,13 @@ async function secondOrder(
 ): Promise<string> {
   const session = await api.call('POST', '/api/v1/checkout/sessions', { key: publishable, body: { programId }, expect: 201 });
   const paymentIntent = `pi_rehearsal_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
-  const { orderId } = await completePaidSession(
-    db,
-    clinicId,
-    session.body.data.sessionId,
-    { email: 'kim@example.com', processorPaymentId: paymentIntent },
-    new Date(),
-  );
+  void db;
+  const { orderId } = (
+    await platformCall(stack, clinicId, `/internal/platform/checkout/sessions/${session.body.data.sessionId}/complete`, {
+      email: 'kim@example.com',
+      processorPaymentId: paymentIntent,
+    })
+  ).body.data as { orderId: string };
   stack.stripe.addCharge(paymentIntent, 1_000_000);
   return orderId;
 }

@@ -119,7 +119,5 @@ export interface AppEnv {
     rateLimitOutcomes: RuleOutcome[];
     /** The code of the error the request was answered with (set where errors become answers); request logs record it. */
     errorCode: string;
-    /** Set by routes that record outbox events: after a successful answer, deliveries are kicked (src/app.ts). */
-    eventsRecorded: boolean;
   };
 }

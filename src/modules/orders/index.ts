@@ -6,7 +6,7 @@ import type { AppEnv } from '../../platform/context';
 import type { Sweep } from '../../platform/sweep';
 import { customerRoutes } from './customers/routes';
 import { dashboardRoutes } from './dashboard/routes';
-import { devSimulatorRoutes } from './orders/lifecycle/dev-routes';
+import { devSimulatorRoutes, platformOrderEventRoutes } from './orders/lifecycle/dev-routes';
 import { orderRoutes } from './orders/routes';
 import { payoutRoutes } from './payouts/routes';
 import { refundRequestRoutes } from './refund-requests/routes';
@@ -18,6 +18,7 @@ export const routes = new OpenAPIHono<AppEnv>()
   .route('/', customerRoutes)
   .route('/', titrationScheduleRoutes)
   .route('/', devSimulatorRoutes)
+  .route('/', platformOrderEventRoutes)
   .route('/', payoutRoutes)
   .route('/', refundRoutes)
   .route('/', refundRequestRoutes)

@@ -87,7 +87,13 @@ export async function decrypt(ciphertext: string, keyBase64: string, associatedD
  * What a sealed value is for. Each purpose has its own key, HKDF-SHA256(root, info = the label), so
  * a key never serves two purposes and no purpose ever uses the root itself.
  */
-export type SecretPurpose = 'webhook-signing-secret' | 'idempotency-answer' | 'crm-credentials' | 'sms-auth-token' | 'crm-oauth-state';
+export type SecretPurpose =
+  | 'webhook-signing-secret'
+  | 'idempotency-answer'
+  | 'crm-credentials'
+  | 'sms-auth-token'
+  | 'crm-oauth-state'
+  | 'platform-request';
 
 /** The root keys (current, and previous during a rotation); a bare base64 string is a lone current root. */
 export type KeyRing = RootSecretKeys | string;

@@ -26,8 +26,6 @@ export async function devSimulatorKey(c: Context<AppEnv>, options: { sandbox?: b
   const key = await findKeyPrincipal(db, c.req.header('x-api-key'), now());
   if (!key) throw unauthorized();
   checkKeyAccess(key, { auth: 'key', scope: 'write', ...options }, c.req.path);
-  // Simulated platform events record outbox events: deliver them right after the answer (src/app.ts).
-  c.set('eventsRecorded', true);
   return key;
 }
 

@@ -27,8 +27,6 @@ export type RouteAccess =
       sandbox?: boolean | 'only';
       /** Plan entitlement required (AFFILIATES_TIER_REQUIRED / CRM_TIER_REQUIRED otherwise). */
       gate?: Entitlement;
-      /** The operation records outbox events: a successful call kicks webhook delivery right after the response. */
-      emitsEvents?: boolean;
     }
   | { auth: 'jwt' }
   | { auth: 'public' };
@@ -82,7 +80,6 @@ function guard(access: RouteAccess, path: string): MiddlewareHandler<AppEnv> {
         checkKeyAccess(changed, access, path);
         c.set('apiKey', changed);
       }
-      if (access.emitsEvents) c.set('eventsRecorded', true);
     } else if (access.auth === 'jwt') {
       const header = c.req.header('authorization') ?? '';
       const match = /^Bearer\s+(\S+)$/i.exec(header);

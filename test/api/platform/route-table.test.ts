@@ -7,8 +7,9 @@ import { makeClinic, makeKey, makeTenant } from '../../helpers/factories';
 
 const t = useTestApp();
 /**
- * Routes that are not API operations: the document itself, the page that renders it, and QStash's
- * signed callback (docs/webhooks.md, "Who sends").
+ * Routes that are not API operations: the document itself, the page that renders it, QStash's
+ * signed callback (docs/webhooks.md, "Who sends") and, below, the platform's signed entry point
+ * (/internal/platform/*, docs/webhooks.md "The platform's entry point").
  */
 const NOT_OPERATIONS = new Set(['GET /api/v1/openapi.json', 'GET /docs', 'POST /internal/qstash/webhook-deliveries']);
 const concrete = (path: string) => path.replace(/\{[^}]+\}/g, crypto.randomUUID());
@@ -20,8 +21,10 @@ describe('route table', () => {
     const served = t.app.routes
       .filter((r) => r.method !== 'ALL')
       .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`)
-      // /_dev/* and /api/v1/_dev/*: the development simulator, not API operations.
-      .filter((r) => !NOT_OPERATIONS.has(r) && !r.includes(' /_dev/') && !r.includes(' /api/v1/_dev/'));
+      // /_dev/* and /api/v1/_dev/*: the development simulator; /internal/platform/*: signed, not keyed.
+      .filter(
+        (r) => !NOT_OPERATIONS.has(r) && !r.includes(' /_dev/') && !r.includes(' /api/v1/_dev/') && !r.includes(' /internal/platform/'),
+      );
     for (const route of new Set(served)) expect(declared, route).toContain(route);
     for (const route of table) {
       if (route.path.startsWith('/api/v1/')) expect(route.access.auth, route.path).toBe('key');

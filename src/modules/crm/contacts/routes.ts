@@ -48,22 +48,19 @@ const create = defineRoute(write, {
   responses: { 201: jsonContent(successBody(contact), 'Created'), 409: emailTaken },
 });
 
-// Opting out records contact.unsubscribed: webhook delivery is kicked right after the answer.
-const update = defineRoute(
-  { ...write, emitsEvents: true },
-  {
-    method: 'put',
-    path: '/api/v1/contacts/{id}',
-    operationId: 'updateContact',
-    tags,
-    summary: 'Update a contact (only the fields sent change); opting out emits contact.unsubscribed',
-    description:
-      'emailOptedOut or smsOptedOut going from false to true sets optOutDate and records the contact.unsubscribed event (ids only). ' +
-      'Opting back in emits nothing; optOutDate becomes null once neither channel is opted out (docs/crm-contacts.md).',
-    request: { params: idParam(), body: jsonBody(updateContactBody) },
-    responses: { 200: jsonContent(successBody(contact), 'Updated'), 409: emailTaken },
-  },
-);
+// Opting out records contact.unsubscribed (webhook delivery is kicked after the answer, src/app.ts).
+const update = defineRoute(write, {
+  method: 'put',
+  path: '/api/v1/contacts/{id}',
+  operationId: 'updateContact',
+  tags,
+  summary: 'Update a contact (only the fields sent change); opting out emits contact.unsubscribed',
+  description:
+    'emailOptedOut or smsOptedOut going from false to true sets optOutDate and records the contact.unsubscribed event (ids only). ' +
+    'Opting back in emits nothing; optOutDate becomes null once neither channel is opted out (docs/crm-contacts.md).',
+  request: { params: idParam(), body: jsonBody(updateContactBody) },
+  responses: { 200: jsonContent(successBody(contact), 'Updated'), 409: emailTaken },
+});
 
 /**
  * The CSV size limit before the body is read: a declared Content-Length above it is refused at once,

@@ -8,6 +8,7 @@ import { type AppEnv, type KeyPrincipal, systemContext } from '../../../platform
 import { devSimulatorBody, devSimulatorKey } from '../../../platform/http/dev-simulator';
 import { ok } from '../../../platform/http/envelope';
 import { validationError } from '../../../platform/http/error-handler';
+import { platformRequestJson, verifyPlatformRequest } from '../../../platform/http/platform-request';
 import { advanceFormSession, advanceSessionBody, startFormSession, startSessionBody } from './intake-events';
 
 /**
@@ -30,5 +31,26 @@ export const intakeDevRoutes = new Hono<AppEnv>()
     const parsed = advanceSessionBody.safeParse(await devSimulatorBody(c));
     if (!parsed.success) throw validationError(parsed.error, 'json');
     const session = await advanceFormSession(simulatorContext(c, key), c.req.param('id'), parsed.data);
+    return c.json(ok(session, session.status === 'completed' ? 'Form session completed' : 'Form session moved on'), 200);
+  });
+
+/**
+ * The same two operations for the platform's patient-facing intake itself, in every environment,
+ * signed instead of keyed (src/platform/http/platform-request.ts, docs/webhooks.md):
+ * POST /internal/platform/intake/sessions and POST /internal/platform/intake/sessions/{id}/progress.
+ */
+export const intakePlatformRoutes = new Hono<AppEnv>()
+  .post('/internal/platform/intake/sessions', async (c) => {
+    const { ctx, body } = await verifyPlatformRequest(c);
+    const parsed = startSessionBody.safeParse(platformRequestJson(body));
+    if (!parsed.success) throw validationError(parsed.error, 'json');
+    const { session, outboxEventId } = await startFormSession(ctx, parsed.data);
+    return c.json(ok({ ...session, event: { id: outboxEventId, eventType: 'intake.started' } }, 'Form session started'), 201);
+  })
+  .post('/internal/platform/intake/sessions/:id/progress', async (c) => {
+    const { ctx, body } = await verifyPlatformRequest(c);
+    const parsed = advanceSessionBody.safeParse(platformRequestJson(body));
+    if (!parsed.success) throw validationError(parsed.error, 'json');
+    const session = await advanceFormSession(ctx, c.req.param('id'), parsed.data);
     return c.json(ok(session, session.status === 'completed' ? 'Form session completed' : 'Form session moved on'), 200);
   });

@@ -2,7 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../platform/context';
 import { jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { defineRoute } from '../../../platform/http/route';
-import { intakeDevRoutes } from './dev-routes';
+import { intakeDevRoutes, intakePlatformRoutes } from './dev-routes';
 import {
   formFunnel as formFunnelSchema,
   formIdParam,
@@ -101,4 +101,5 @@ export const analyticsRoutes = new OpenAPIHono<AppEnv>()
     return c.json(ok(await likeCounts(handlerContext(c), c.req.valid('json').tenantProductIds)), 200);
   })
   // POST /_dev/intake/sessions and /_dev/intake/sessions/{id}/progress (development simulator only).
-  .route('/', intakeDevRoutes);
+  .route('/', intakeDevRoutes)
+  .route('/', intakePlatformRoutes);

@@ -4,6 +4,7 @@ import { type AppEnv, handlerContext, systemContext } from '../../../platform/co
 import { devSimulatorBody, devSimulatorKey } from '../../../platform/http/dev-simulator';
 import { errorBody, jsonBody, jsonContent, NO_STORE_HEADERS, ok, secretJsonContent, successBody } from '../../../platform/http/envelope';
 import { validationError } from '../../../platform/http/error-handler';
+import { platformRequestJson, verifyPlatformRequest } from '../../../platform/http/platform-request';
 import { defineRoute } from '../../../platform/http/route';
 import { idParam } from '../../../platform/values/ids';
 import { completeSession } from './complete-session';
@@ -71,6 +72,15 @@ const checkoutDevRoutes = new Hono<AppEnv>().post('/_dev/checkout/sessions/:id/c
   return c.json(ok(result, 'Checkout session completed'), 200);
 });
 
+/** POST /internal/platform/checkout/sessions/{id}/complete: the platform's own completion, signed (docs/webhooks.md). */
+const checkoutPlatformRoutes = new Hono<AppEnv>().post('/internal/platform/checkout/sessions/:id/complete', async (c) => {
+  const { ctx, body } = await verifyPlatformRequest(c);
+  const parsed = completeSessionBody.safeParse(platformRequestJson(body, { optional: true }));
+  if (!parsed.success) throw validationError(parsed.error, 'json');
+  const result = await completeSession(ctx, c.req.param('id'), parsed.data);
+  return c.json(ok(result, 'Checkout session completed'), 200);
+});
+
 export const checkoutRoutes = new OpenAPIHono<AppEnv>();
 // The CORS preflight (OPTIONS, no key: the gateway lets exactly this one through) answers here; it is
 // a middleware, not an operation, so it stays out of the OpenAPI document and the route table.
@@ -84,3 +94,4 @@ checkoutRoutes
     return c.json(ok(await getSession(handlerContext(c), c.req.valid('param').id)), 200);
   });
 checkoutRoutes.route('/', checkoutDevRoutes);
+checkoutRoutes.route('/', checkoutPlatformRoutes);

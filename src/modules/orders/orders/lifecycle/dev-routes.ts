@@ -8,6 +8,7 @@ import { type AppEnv, handlerContext } from '../../../../platform/context';
 import { devSimulatorBody, devSimulatorKey } from '../../../../platform/http/dev-simulator';
 import { ok } from '../../../../platform/http/envelope';
 import { validationError } from '../../../../platform/http/error-handler';
+import { platformRequestJson, verifyPlatformRequest } from '../../../../platform/http/platform-request';
 import { PLATFORM_EVENT } from './platform-events';
 import { simulatePlatformEvent } from './simulate';
 
@@ -19,5 +20,17 @@ export const devSimulatorRoutes = new Hono<AppEnv>().post('/_dev/orders/:id/even
   // Not behind the key gateway: the key the simulator checked is the caller the handler context is built for.
   c.set('apiKey', key);
   const state = await simulatePlatformEvent(handlerContext(c), c.req.param('id'), parsed.data);
+  return c.json(ok(state, `Applied ${parsed.data.event}`), 200);
+});
+
+/**
+ * POST /internal/platform/orders/{id}/events: the same operation for the platform itself, in every
+ * environment, signed instead of keyed (src/platform/http/platform-request.ts, docs/webhooks.md).
+ */
+export const platformOrderEventRoutes = new Hono<AppEnv>().post('/internal/platform/orders/:id/events', async (c) => {
+  const { ctx, body } = await verifyPlatformRequest(c);
+  const parsed = PLATFORM_EVENT.safeParse(platformRequestJson(body));
+  if (!parsed.success) throw validationError(parsed.error, 'json');
+  const state = await simulatePlatformEvent(ctx, c.req.param('id'), parsed.data);
   return c.json(ok(state, `Applied ${parsed.data.event}`), 200);
 });
