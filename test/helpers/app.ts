@@ -234,7 +234,7 @@ export function buildTestApp(db: Database, databaseUrl: string, options: TestApp
  * answers (another clinic's id answers the same body as an unknown one) compare what the answer says of
  * the resource, not two requests' different ids. Tests of the request id itself use `t.app.request`.
  */
-async function withoutRequestId(res: Response): Promise<Response> {
+export async function withoutRequestId(res: Response): Promise<Response> {
   if (res.status < 400 || !/json/.test(res.headers.get('content-type') ?? '')) return res;
   const text = await res.text();
   let body: unknown;

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { globalProducts, products, programs } from '../../../drizzle/schema';
 import type { Database } from '../../../src/platform/db/client';
-import type { TestApp } from '../../helpers/app';
+import { type TestApp, withoutRequestId } from '../../helpers/app';
 import { assertDeclaredResponse } from '../../helpers/strict-response';
 
 const unique = () => randomUUID().slice(0, 8);
@@ -56,5 +56,5 @@ export async function send(
   const res = await t.app.request(path, { method, body: options.body ?? null, headers });
   await assertDeclaredResponse(t.app, { method, path }, res);
   // biome-ignore lint/suspicious/noExplicitAny: response bodies are loosely typed in tests, for assertions
-  return res as Omit<Response, 'json'> & { json(): Promise<any> };
+  return (await withoutRequestId(res)) as Omit<Response, 'json'> & { json(): Promise<any> };
 }

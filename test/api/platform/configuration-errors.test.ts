@@ -56,7 +56,12 @@ describe('a Worker without its configuration', () => {
     const { response, body } = await call('https://api.example.com/healthz', PLAIN_WRANGLER_DEV);
     const requestId = response.headers.get('x-request-id');
     expect(response.status).toBe(503);
-    expect(body).toEqual({ success: false, code: 'SERVICE_UNAVAILABLE', message: `The service is not available (request ${requestId})` });
+    expect(body).toEqual({
+      success: false,
+      code: 'SERVICE_UNAVAILABLE',
+      message: `The service is not available (request ${requestId})`,
+      requestId,
+    });
     const line = logged
       .map((l) => JSON.parse(l) as { msg: string; requestId: string; error: { message: string } })
       .find((l) => l.msg === 'configuration error');
