@@ -5,6 +5,7 @@ import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } fr
 import type { HandlerContext } from '../../../../platform/context';
 import type { Database } from '../../../../platform/db/client';
 import { rowsOf } from '../../../../platform/db/sql';
+import { alertEndpointDisabled } from './endpoint-disabled-alert';
 import { dispatchOutbox } from './outbox-fan-out';
 import { nextAttemptAt } from './schedule';
 import { type DeliveryOptions, refusedDestination, signAndSend } from './send-attempt';
@@ -196,7 +197,7 @@ export async function attemptDeliveryDetailed(
   // not count leaves the endpoint as it is (it was not called: lastTriggeredAt stays too).
   await db.transaction(async (tx) => {
     if (succeeded || result.countsAgainstEndpoint) {
-      await tx
+      const [health] = await tx
         .update(webhookEndpoints)
         .set(
           succeeded
@@ -209,7 +210,30 @@ export async function attemptDeliveryDetailed(
                 updatedAt: now,
               },
         )
-        .where(and(eq(webhookEndpoints.id, row.endpointId), eq(webhookEndpoints.clinicId, row.clinicId)));
+        .where(and(eq(webhookEndpoints.id, row.endpointId), eq(webhookEndpoints.clinicId, row.clinicId)))
+        .returning({
+          isActive: webhookEndpoints.isActive,
+          consecutiveFailures: webhookEndpoints.consecutiveFailures,
+          disabledAt: webhookEndpoints.disabledAt,
+        });
+      // This attempt turned it off: the failure that reached the cut-off on an endpoint that was on (the
+      // budget lets no attempt be in flight past it, and turning it on resets the count), so once per turn-off.
+      if (
+        !succeeded &&
+        health &&
+        !health.isActive &&
+        health.consecutiveFailures === ENDPOINT_FAILURE_CUTOFF &&
+        health.disabledAt?.getTime() === now.getTime()
+      ) {
+        await alertEndpointDisabled(tx, options.messaging, {
+          clinicId: row.clinicId,
+          endpointId: row.endpointId,
+          url: row.url,
+          lastError: result.error ?? 'failed',
+          failures: health.consecutiveFailures,
+          disabledAt: now,
+        });
+      }
     }
     await tx.insert(webhookAttempts).values({
       id: attemptId,

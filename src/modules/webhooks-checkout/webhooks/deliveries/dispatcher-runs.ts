@@ -15,15 +15,16 @@ export const DISPATCH_LIMIT = 200;
 export const QSTASH_OVERDUE_MS = 2 * 60_000;
 
 /** What the delivery options are made of: the configuration and the resolver (a request's services, or a cron run's). */
-export type DeliveryServices = Pick<SweepServices, 'config' | 'hostResolver'>;
+export type DeliveryServices = Pick<SweepServices, 'config' | 'hostResolver' | 'messaging'>;
 
 /**
  * The delivery options of this deployment: secrets opened with the root secret's keys, every URL
  * checked again before its attempt (the URL policy with this deployment's settings, and its name
  * resolved by the deployment's resolver), global fetch.
  */
-export const deliveryOptions = ({ config, hostResolver }: DeliveryServices): DeliveryOptions => ({
+export const deliveryOptions = ({ config, hostResolver, messaging }: DeliveryServices): DeliveryOptions => ({
   secrets: signingSecretsFor(config.secretKeys),
+  messaging,
   checkDestination: (url) =>
     checkWebhookDestination(url, { allowInsecureLocalhost: config.webhookAllowInsecureLocalhost, resolver: hostResolver }),
 });
