@@ -187,13 +187,20 @@ export const productLikes = pgTable(
   ],
 );
 
+/**
+ * What a notification is about. The column is free text (older rows carry other names); new writers
+ * use these. webhook_endpoint_disabled: the delivery engine turned an endpoint off (docs/webhooks.md).
+ */
+export const NOTIFICATION_TYPES = ['order', 'payout', 'refund', 'system', 'webhook_endpoint_disabled'] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
 export const notifications = pgTable(
   'notifications',
   {
     id: id(),
     clinicId: clinicId(),
-    /** order, payout, refund, system, ... */
-    type: text('type').notNull(),
+    /** order, payout, refund, system, webhook_endpoint_disabled, ... (NOTIFICATION_TYPES) */
+    type: text('type').$type<NotificationType | (string & {})>().notNull(),
     title: text('title').notNull(),
     body: text('body').notNull(),
     /** Ids the notification points at (no patient details). */

@@ -27,5 +27,8 @@ export const sweeps: Record<string, Sweep> = { eventRetention, testDeliveryReten
 export { completePaidSession } from './checkout/complete-session';
 // What the app attaches around every request.
 export { applyCheckoutCors } from './checkout/cors';
-export { kickDeliveries } from './webhooks/deliveries/dispatcher-runs';
+export { drainLocalDispatcher, kickDeliveries } from './webhooks/deliveries/dispatcher-runs';
+// The drain measurement (scripts/bench/webhook-drain.ts): a recover as the route makes it, an endpoint's secret.
+export { recoverDeliveries } from './webhooks/deliveries/recover';
 export { registerWebhookEvents } from './webhooks/openapi';
+export { insertSigningSecret } from './webhooks/secrets';

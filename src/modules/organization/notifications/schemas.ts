@@ -14,7 +14,11 @@ export type ListNotificationsQuery = z.infer<typeof listNotificationsQuery>;
 export const notification = z
   .object({
     id: z.string().uuid(),
-    type: z.string().openapi({ description: 'order, payout, refund, system, ...', example: 'order' }),
+    type: z.string().openapi({
+      description:
+        'order, payout, refund, system, webhook_endpoint_disabled (an endpoint was turned off after 10 consecutive failed attempts: data { endpointId, url, lastError, disabledAt }), ...',
+      example: 'order',
+    }),
     title: z.string(),
     body: z.string(),
     data: z.record(z.string(), z.unknown()).openapi({

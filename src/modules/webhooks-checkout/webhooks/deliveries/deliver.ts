@@ -3,8 +3,9 @@
 import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
 import type { HandlerContext } from '../../../../platform/context';
-import type { Database } from '../../../../platform/db/client';
+import type { Database, Queryable } from '../../../../platform/db/client';
 import { rowsOf } from '../../../../platform/db/sql';
+import { alertEndpointDisabled } from './endpoint-disabled-alert';
 import { dispatchOutbox } from './outbox-fan-out';
 import { nextAttemptAt } from './schedule';
 import { type DeliveryOptions, refusedDestination, signAndSend } from './send-attempt';
@@ -196,7 +197,7 @@ export async function attemptDeliveryDetailed(
   // not count leaves the endpoint as it is (it was not called: lastTriggeredAt stays too).
   await db.transaction(async (tx) => {
     if (succeeded || result.countsAgainstEndpoint) {
-      await tx
+      const [health] = await tx
         .update(webhookEndpoints)
         .set(
           succeeded
@@ -209,7 +210,30 @@ export async function attemptDeliveryDetailed(
                 updatedAt: now,
               },
         )
-        .where(and(eq(webhookEndpoints.id, row.endpointId), eq(webhookEndpoints.clinicId, row.clinicId)));
+        .where(and(eq(webhookEndpoints.id, row.endpointId), eq(webhookEndpoints.clinicId, row.clinicId)))
+        .returning({
+          isActive: webhookEndpoints.isActive,
+          consecutiveFailures: webhookEndpoints.consecutiveFailures,
+          disabledAt: webhookEndpoints.disabledAt,
+        });
+      // This attempt turned it off: the failure that reached the cut-off on an endpoint that was on (the
+      // budget lets no attempt be in flight past it, and turning it on resets the count), so once per turn-off.
+      if (
+        !succeeded &&
+        health &&
+        !health.isActive &&
+        health.consecutiveFailures === ENDPOINT_FAILURE_CUTOFF &&
+        health.disabledAt?.getTime() === now.getTime()
+      ) {
+        await alertEndpointDisabled(tx, options.messaging, {
+          clinicId: row.clinicId,
+          endpointId: row.endpointId,
+          url: row.url,
+          lastError: result.error ?? 'failed',
+          failures: health.consecutiveFailures,
+          disabledAt: now,
+        });
+      }
     }
     await tx.insert(webhookAttempts).values({
       id: attemptId,
@@ -270,13 +294,7 @@ async function attemptAll(db: Database, ids: string[], now: Date, options: Deliv
  */
 export async function runDueDeliveries(db: Database, now: Date, limit: number, options: DeliveryOptions): Promise<RunSummary> {
   const dispatched = await dispatchOutbox(db, now);
-  const due = await db
-    .select({ id: webhookDeliveries.id })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, endpointOfDelivery)
-    .where(and(deliverable(now), lte(webhookDeliveries.nextAttemptAt, now)))
-    .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.createdAt))
-    .limit(limit);
+  const due = await dueInTurns(db, now, limit);
   return {
     dispatched,
     ...(await attemptAll(
@@ -286,6 +304,37 @@ export async function runDueDeliveries(db: Database, now: Date, limit: number, o
       options,
     )),
   };
+}
+
+/**
+ * Up to `limit` due pending deliveries of endpoints that are on, taken in turns across endpoints: every
+ * endpoint's oldest due delivery first (oldest due first among them), then every endpoint's second, and
+ * so on. So one endpoint with 10,000 due (a recover, an endpoint turned on again) does not keep another
+ * endpoint's, or another clinic's, fresh events waiting behind it, and still gets the whole run when it
+ * is alone. One statement; the window runs over the due rows only (the partial due index).
+ */
+export async function dueInTurns(
+  db: Queryable,
+  now: Date,
+  limit: number,
+): Promise<{ id: string; attempts: number; nextAttemptAt: Date }[]> {
+  const at = now.toISOString();
+  const rows = await rowsOf<{ id: string; attempts: number; next_attempt_at: string }>(
+    db,
+    sql`
+    select id, attempts, next_attempt_at from (
+      select d.id, d.attempts, d.next_attempt_at, d.created_at,
+        row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.created_at, d.id) as turn
+      from webhook_deliveries d
+      join webhook_endpoints e on e.id = d.endpoint_id and e.clinic_id = d.clinic_id
+      where d.status = 'pending' and d.next_attempt_at <= ${at}::timestamptz
+        and (d.claimed_until is null or d.claimed_until <= ${at}::timestamptz)
+        and e.is_active and e.deleted_at is null
+    ) due
+    order by turn, next_attempt_at, created_at, id
+    limit ${limit}`,
+  );
+  return rows.map((r) => ({ id: r.id, attempts: r.attempts, nextAttemptAt: new Date(r.next_attempt_at) }));
 }
 
 /** Deliveries one flush attempts at most. */

@@ -8,7 +8,17 @@ import { idParam } from '../../../../platform/values/ids';
 import { devWebhookRoutes } from './dev-routes';
 import { deliveryOptions, kickDeliveries } from './dispatcher-runs';
 import { qstashCallbackRoutes } from './qstash-callback';
-import { deliveryParams, listDeliveriesQuery, testSendBody, testSendResult, webhookAttempt, webhookDelivery } from './schemas';
+import { recoverDeliveries } from './recover';
+import {
+  deliveryParams,
+  listDeliveriesQuery,
+  recoverBody,
+  recoverResult,
+  testSendBody,
+  testSendResult,
+  webhookAttempt,
+  webhookDelivery,
+} from './schemas';
 import { listAttempts, listDeliveries, replayDelivery } from './service';
 import { sendTestDelivery, TEST_SEND_LIMIT, testableEndpoint } from './test-send';
 
@@ -71,6 +81,20 @@ const sendWebhookTest = defineRoute(
   },
 );
 
+const recoverWebhookDeliveries = defineRoute(
+  { auth: 'key', scope: 'write' },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/recover',
+    operationId: 'recoverWebhookDeliveries',
+    tags,
+    summary:
+      'Send again every event of a window (since, until) that the endpoint is subscribed to and has not received: one new delivery per event with its original idempotency key (the event id); calling it again queues nothing more',
+    request: { params: idParam(), body: jsonBody(recoverBody) },
+    responses: { 202: jsonContent(successBody(recoverResult), 'Accepted: the deliveries are queued') },
+  },
+);
+
 export const webhookDeliveryRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listWebhookDeliveries, async (c) => {
     const { data, pagination } = await listDeliveries(handlerContext(c), c.req.valid('param').id, c.req.valid('query'));
@@ -82,6 +106,12 @@ export const webhookDeliveryRoutes = new OpenAPIHono<AppEnv>()
     const delivery = await replayDelivery(ctx, id, deliveryId);
     kickDeliveries(ctx);
     return c.json(ok(delivery, 'Replay queued'), 202);
+  })
+  .openapi(recoverWebhookDeliveries, async (c) => {
+    const ctx = handlerContext(c);
+    const result = await recoverDeliveries(ctx, c.req.valid('param').id, c.req.valid('json'));
+    if (result.queued > 0) kickDeliveries(ctx);
+    return c.json(ok(result, `${result.queued} deliveries queued`), 202);
   })
   .openapi(listWebhookDeliveryAttempts, async (c) => {
     const { id, deliveryId } = c.req.valid('param');

@@ -86,3 +86,26 @@ export const testSendBody = z
 export const testSendResult = z
   .object({ delivery: webhookDelivery, attempt: webhookAttempt })
   .openapi('WebhookTestSendResult', { description: 'The test delivery as listed, and its one attempt (status, duration, error).' });
+
+export const recoverBody = z
+  .object({
+    since: dateTime().openapi({
+      description: 'Start of the window (inclusive): within the last 30 days (events are kept 30 days), not in the future.',
+      example: '2026-01-01T00:00:00Z',
+    }),
+    until: dateTime()
+      .optional()
+      .openapi({ description: 'End of the window (inclusive), not before since; default now.', example: '2026-01-02T00:00:00Z' }),
+  })
+  .strict()
+  .openapi('WebhookRecoverRequest');
+export type RecoverBody = z.infer<typeof recoverBody>;
+
+export const recoverResult = z
+  .object({
+    queued: z.number().int().openapi({
+      description:
+        'New deliveries queued: one per event of the window the endpoint is subscribed to with no delivery that succeeded or is waiting (pending, held). 0 when called again.',
+    }),
+  })
+  .openapi('WebhookRecoverResult');

@@ -4,6 +4,7 @@
 import type { Database, Queryable } from '../../../../platform/db/client';
 import { logLine } from '../../../../platform/log';
 import { ProviderError } from '../../../../platform/providers/errors';
+import type { MessageSender } from '../../../../platform/providers/messaging/types';
 import type { DestinationCheck } from '../destination';
 import { deliveryHeaders } from './delivery-headers';
 import { parseRetryAfter } from './schedule';
@@ -28,6 +29,8 @@ export interface DeliveryOptions {
    * ProviderError when the resolver gives no answer.
    */
   checkDestination(url: string): Promise<DestinationCheck>;
+  /** Sends the email of the alert when an attempt turns the endpoint off (docs/webhooks.md). */
+  messaging: MessageSender;
   fetchImpl?: typeof fetch;
   /** Jitter source in [0, 1); Math.random by default. */
   random?: () => number;
