@@ -28917,6 +28917,11 @@ export interface operations {
             /** @description Accepted: the deliveries are queued */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28937,9 +28942,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input; the message names the field. */
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28948,6 +28958,7 @@ export interface operations {
                      *       "success": false,
                      *       "message": "Invalid body: body.since: Invalid input: expected string, received undefined",
                      *       "code": "VALIDATION_ERROR",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c",
                      *       "errors": [
                      *         {
                      *           "field": "body.since",
@@ -28962,6 +28973,11 @@ export interface operations {
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28969,7 +28985,8 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "message": "Invalid or missing API key",
-                     *       "code": "UNAUTHORIZED"
+                     *       "code": "UNAUTHORIZED",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -28978,6 +28995,11 @@ export interface operations {
             /** @description KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE or a plan gate. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28985,7 +29007,8 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "message": "This operation requires an API key with the write scope",
-                     *       "code": "INSUFFICIENT_SCOPE"
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -28994,6 +29017,11 @@ export interface operations {
             /** @description Unknown, malformed or other-clinic id. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29001,7 +29029,8 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "message": "Webhook not found",
-                     *       "code": "NOT_FOUND"
+                     *       "code": "NOT_FOUND",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -29010,6 +29039,11 @@ export interface operations {
             /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry later. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29017,7 +29051,8 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "code": "IDEMPOTENCY_KEY_IN_USE"
+                     *       "code": "IDEMPOTENCY_KEY_IN_USE",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -29026,6 +29061,11 @@ export interface operations {
             /** @description PAYLOAD_TOO_LARGE: the body is over the limit (1 MiB for JSON). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29033,7 +29073,8 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "message": "Request body exceeds 1048576 bytes",
-                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -29042,6 +29083,11 @@ export interface operations {
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not of a content type the operation takes. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29049,7 +29095,8 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "message": "Unsupported Media Type",
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -29058,6 +29105,11 @@ export interface operations {
             /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with a different request (method, path or body). */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29065,7 +29117,8 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "message": "This Idempotency-Key was used with a different request (method, path or body); use a new key for a new request",
-                     *       "code": "IDEMPOTENCY_KEY_REUSED"
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -29074,6 +29127,12 @@ export interface operations {
             /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29082,6 +29141,7 @@ export interface operations {
                      *       "success": false,
                      *       "message": "Rate limit exceeded; retry in 12 seconds",
                      *       "code": "RATE_LIMIT_EXCEEDED",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c",
                      *       "retryAfterSeconds": 12
                      *     }
                      */
