@@ -32,11 +32,7 @@ export async function checkStartupRefusals(stack: Stack): Promise<StartupRefusal
     for (const [setting, change, expected] of cases) {
       const logged = stack.logs.length;
       await stack.worker.setVariables({ ...stack.variables, ...change });
-      // Asked by a deployed hostname, as production is: a loopback host (plain `wrangler dev` on a developer's
-      // machine) is told the reason and the fix, a deployed one only the request id (error-handler.ts).
-      const res = await fetch(`${stack.worker.url}/healthz`, {
-        headers: { 'cf-connecting-ip': '203.0.113.9', host: 'api.rehearsal-brand.example' },
-      });
+      const res = await fetch(`${stack.worker.url}/healthz`, { headers: { 'cf-connecting-ip': '203.0.113.9' } });
       const text = await res.text();
       // The log line may trail the answer by a moment.
       for (let i = 0; i < 40 && !stack.logs.slice(logged).some((line) => expected.test(line)); i++)

@@ -45,7 +45,7 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
   const request = { requestId: c.get('requestId'), method: c.req.method, path: c.req.path };
   if (error instanceof ConfigError) {
     logLine('error', 'configuration error', { ...request, error: describeError(error) });
-    return render(c, configurationUnavailable(error, c.req.url, request.requestId));
+    return render(c, configurationUnavailable(error, c.req.url, request.requestId, c.req.header('cf-connecting-ip')));
   }
   const kind = classifyDatabaseError(error);
   if (kind === 'unavailable') {
@@ -68,12 +68,14 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
  * machine (its URL's host is loopback: `wrangler dev`); a deployed Worker is reached by its own hostname,
  * never a loopback one, so it says nothing but the request id, and the log has the details. The
  * configuration itself cannot be the witness: it is what failed to read (docs/architecture.md,
- * "Configuration errors").
+ * "Configuration errors"). A client address, when the edge names one, must be loopback too: a request from
+ * elsewhere is told nothing more, whatever host it reached.
  */
-export function configurationUnavailable(error: ConfigError, url: string, requestId: string): ApiError {
+export function configurationUnavailable(error: ConfigError, url: string, requestId: string, clientIp?: string): ApiError {
+  const loopback = (host: string) => isLoopbackHost(host.replace(/^\[|\]$/g, '').toLowerCase());
   let local = false;
   try {
-    local = isLoopbackHost(new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase());
+    local = loopback(new URL(url).hostname) && (clientIp === undefined || loopback(clientIp.trim()));
   } catch {
     local = false;
   }

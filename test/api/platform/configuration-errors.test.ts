@@ -50,6 +50,17 @@ describe('a Worker without its configuration', () => {
     expect(body.message).toContain('npm run db:start');
   });
 
+  it('says nothing more to a client the edge names as another machine, even on a loopback host', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const { response, body } = await call('http://127.0.0.1:8787/healthz', PLAIN_WRANGLER_DEV, {
+      headers: { 'cf-connecting-ip': '203.0.113.9' },
+    });
+    expect(response.status).toBe(503);
+    expect(body.message).toBe(`The service is not available (request ${response.headers.get('x-request-id')})`);
+    const local = await call('http://127.0.0.1:8787/healthz', PLAIN_WRANGLER_DEV, { headers: { 'cf-connecting-ip': '127.0.0.1' } });
+    expect(local.body.message).toContain('npm run db:start');
+  });
+
   it('says nothing but the request id on a deployed hostname, and logs the reason', async () => {
     const logged: string[] = [];
     vi.spyOn(console, 'error').mockImplementation((line: unknown) => void logged.push(String(line)));
