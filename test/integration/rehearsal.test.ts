@@ -76,8 +76,8 @@ describe.skipIf(problem !== null)('production rehearsal (npm run rehearse)', () 
     expect(report.apiCalls).toBeGreaterThan(40);
     expect(report.webhooksVerified).toBeGreaterThanOrEqual(15);
     expect(report.refusals.map((r) => [r.setting, r.status])).toEqual([
-      ['DEV_SIMULATOR', 500],
-      ['JWT_SECRET (the development secret)', 500],
+      ['DEV_SIMULATOR', 503],
+      ['JWT_SECRET (the development secret)', 503],
     ]);
     // Every provider was reached at its production host, through its stand-in.
     for (const host of [
