@@ -9,7 +9,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: answers 200 once the database answers */
+        /**
+         * Readiness: answers 200 once the database answers
+         * @description Readiness: answers 200 once the database answers.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in as a brand admin and get a token for key management */
+        /**
+         * Sign in as a brand admin and get a token for key management
+         * @description Sign in as a brand admin and get a token for key management.
+         */
         post: operations["signIn"];
         delete?: never;
         options?: never;
@@ -43,10 +49,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the brand's API keys (metadata only, never a secret) */
+        /**
+         * List the brand's API keys (metadata only, never a secret)
+         * @description List the brand's API keys (metadata only, never a secret)
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key (the raw key is returned once, in data.apiKey) */
+        /**
+         * Create an API key (the raw key is returned once, in data.apiKey)
+         * @description Create an API key (the raw key is returned once, in data.apiKey)
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -101,7 +113,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The calling API key: its clinic, scopes, kind and limits */
+        /**
+         * The calling API key: its clinic, scopes, kind and limits
+         * @description The calling API key: its clinic, scopes, kind and limits.
+         */
         get: operations["getMe"];
         put?: never;
         post?: never;
@@ -138,7 +153,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One request of the clinic by its request id (X-Request-Id); the newest when a client sent the same id twice */
+        /**
+         * One request of the clinic by its request id (X-Request-Id); the newest when a client sent the same id twice
+         * @description One request of the clinic by its request id (X-Request-Id); the newest when a client sent the same id twice.
+         */
         get: operations["getRequestLog"];
         put?: never;
         post?: never;
@@ -155,10 +173,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the clinic's coupons, newest first */
+        /**
+         * List the clinic's coupons, newest first
+         * @description List the clinic's coupons, newest first.
+         */
         get: operations["listCoupons"];
         put?: never;
-        /** Create a coupon */
+        /**
+         * Create a coupon
+         * @description Create a coupon.
+         */
         post: operations["createCoupon"];
         delete?: never;
         options?: never;
@@ -173,12 +197,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a coupon */
+        /**
+         * Get a coupon
+         * @description Get a coupon.
+         */
         get: operations["getCoupon"];
-        /** Update a coupon (only the fields sent change; the result is validated as a whole) */
+        /**
+         * Update a coupon (only the fields sent change; the result is validated as a whole)
+         * @description Update a coupon (only the fields sent change; the result is validated as a whole)
+         */
         put: operations["updateCoupon"];
         post?: never;
-        /** Delete a coupon (its redemption history stays; its code becomes free) */
+        /**
+         * Delete a coupon (its redemption history stays; its code becomes free)
+         * @description Delete a coupon (its redemption history stays; its code becomes free)
+         */
         delete: operations["deleteCoupon"];
         options?: never;
         head?: never;
@@ -192,7 +225,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Redemptions, discount and order totals of a coupon, in total and by month */
+        /**
+         * Redemptions, discount and order totals of a coupon, in total and by month
+         * @description Redemptions, discount and order totals of a coupon, in total and by month.
+         */
         get: operations["getCouponPerformance"];
         put?: never;
         post?: never;
@@ -209,7 +245,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether a coupon code can be redeemed now, and if not why */
+        /**
+         * Whether a coupon code can be redeemed now, and if not why
+         * @description Whether a coupon code can be redeemed now, and if not why.
+         */
         get: operations["validateCoupon"];
         put?: never;
         post?: never;
@@ -226,7 +265,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pharmacy price changes that affect the clinic (open ones by default) */
+        /**
+         * Pharmacy price changes that affect the clinic (open ones by default)
+         * @description Pharmacy price changes that affect the clinic (open ones by default)
+         */
         get: operations["listPriceChangeAlerts"];
         put?: never;
         post?: never;
@@ -245,7 +287,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Acknowledge a price-change alert (idempotent) */
+        /**
+         * Acknowledge a price-change alert (idempotent)
+         * @description Acknowledge a price-change alert (idempotent)
+         */
         post: operations["acknowledgePriceChangeAlert"];
         delete?: never;
         options?: never;
@@ -260,7 +305,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the shared program templates (active ones, by name) */
+        /**
+         * List the shared program templates (active ones, by name)
+         * @description List the shared program templates (active ones, by name)
+         */
         get: operations["listProgramTemplates"];
         put?: never;
         post?: never;
@@ -277,7 +325,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One shared program template with its products */
+        /**
+         * One shared program template with its products
+         * @description One shared program template with its products.
+         */
         get: operations["getProgramTemplate"];
         put?: never;
         post?: never;
@@ -294,7 +345,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The template's global products, in display order, with the template's fees */
+        /**
+         * The template's global products, in display order, with the template's fees
+         * @description The template's global products, in display order, with the template's fees.
+         */
         get: operations["listProgramTemplateGlobalProducts"];
         put?: never;
         post?: never;
@@ -311,7 +365,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the shared dose-escalation protocols */
+        /**
+         * List the shared dose-escalation protocols
+         * @description List the shared dose-escalation protocols.
+         */
         get: operations["listTitrationProtocols"];
         put?: never;
         post?: never;
@@ -328,7 +385,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The shared form-builder structure catalogue */
+        /**
+         * The shared form-builder structure catalogue
+         * @description The shared form-builder structure catalogue.
+         */
         get: operations["listGlobalFormStructures"];
         put?: never;
         post?: never;
@@ -345,10 +405,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The clinic's own products (newest first) then the shared platform products (by name), not paged */
+        /**
+         * The clinic's own products (newest first) then the shared platform products (by name), not paged
+         * @description The clinic's own products (newest first) then the shared platform products (by name), not paged.
+         */
         get: operations["listProducts"];
         put?: never;
-        /** Create one of the clinic's own products (slug generated from the name, unique within the clinic) */
+        /**
+         * Create one of the clinic's own products (slug generated from the name, unique within the clinic)
+         * @description Create one of the clinic's own products (slug generated from the name, unique within the clinic)
+         */
         post: operations["createProduct"];
         delete?: never;
         options?: never;
@@ -363,9 +429,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A product of the clinic or a shared platform product, by id */
+        /**
+         * A product of the clinic or a shared platform product, by id
+         * @description A product of the clinic or a shared platform product, by id.
+         */
         get: operations["getProduct"];
-        /** Change fields of one of the clinic's own products (a platform product answers 404) */
+        /**
+         * Change fields of one of the clinic's own products (a platform product answers 404)
+         * @description Change fields of one of the clinic's own products (a platform product answers 404)
+         */
         put: operations["updateProduct"];
         post?: never;
         delete?: never;
@@ -381,7 +453,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The products of GET /api/v1/products, paged; pagination is inside data */
+        /**
+         * The products of GET /api/v1/products, paged; pagination is inside data
+         * @description The products of GET /api/v1/products, paged; pagination is inside data.
+         */
         get: operations["listProductsManagement"];
         put?: never;
         post?: never;
@@ -398,9 +473,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Alias of GET /api/v1/products/{id} */
+        /**
+         * Alias of GET /api/v1/products/{id}
+         * @description Alias of GET /api/v1/products/{id}.
+         */
         get: operations["getProductManagement"];
-        /** Alias of PUT /api/v1/products/{id} */
+        /**
+         * Alias of PUT /api/v1/products/{id}
+         * @description Alias of PUT /api/v1/products/{id}.
+         */
         put: operations["updateProductManagement"];
         post?: never;
         delete?: never;
@@ -416,7 +497,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pharmacies filling a product (the clinic's own or a shared platform product), primary first */
+        /**
+         * Pharmacies filling a product (the clinic's own or a shared platform product), primary first
+         * @description Pharmacies filling a product (the clinic's own or a shared platform product), primary first.
+         */
         get: operations["listProductPharmacyCoverages"];
         put?: never;
         post?: never;
@@ -433,7 +517,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The clinic's catalog: global products offered through active tenant products */
+        /**
+         * The clinic's catalog: global products offered through active tenant products
+         * @description The clinic's catalog: global products offered through active tenant products.
+         */
         get: operations["getCatalog"];
         put?: never;
         post?: never;
@@ -450,7 +537,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Alias of GET /api/v1/catalog (identical body) */
+        /**
+         * Alias of GET /api/v1/catalog (identical body)
+         * @description Alias of GET /api/v1/catalog (identical body)
+         */
         get: operations["getBrandProductCatalog"];
         put?: never;
         post?: never;
@@ -467,7 +557,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Discontinued global products still used by the clinic's programs (retired programs aside) */
+        /**
+         * Discontinued global products still used by the clinic's programs (retired programs aside)
+         * @description Discontinued global products still used by the clinic's programs (retired programs aside)
+         */
         get: operations["listDiscontinuedProductsInUse"];
         put?: never;
         post?: never;
@@ -544,7 +637,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The clinic's offerings of global products: facilitation fees, prices, placeholder fees */
+        /**
+         * The clinic's offerings of global products: facilitation fees, prices, placeholder fees
+         * @description The clinic's offerings of global products: facilitation fees, prices, placeholder fees.
+         */
         get: operations["listTenantProducts"];
         put?: never;
         post?: never;
@@ -641,10 +737,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the clinic's programs (retired ones only with state=retired) */
+        /**
+         * List the clinic's programs (retired ones only with state=retired)
+         * @description List the clinic's programs (retired ones only with state=retired)
+         */
         get: operations["listPrograms"];
         put?: never;
-        /** Create a program (from scratch, or derived from a program template) */
+        /**
+         * Create a program (from scratch, or derived from a program template)
+         * @description Create a program (from scratch, or derived from a program template)
+         */
         post: operations["createProgram"];
         delete?: never;
         options?: never;
@@ -659,7 +761,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Program counts, patients, estimated monthly billing and net, and items needing attention */
+        /**
+         * Program counts, patients, estimated monthly billing and net, and items needing attention
+         * @description Program counts, patients, estimated monthly billing and net, and items needing attention.
+         */
         get: operations["getProgramsOverview"];
         put?: never;
         post?: never;
@@ -678,7 +783,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Re-apply its template to every template-derived program that is not retired */
+        /**
+         * Re-apply its template to every template-derived program that is not retired
+         * @description Re-apply its template to every template-derived program that is not retired.
+         */
         post: operations["syncAllPrograms"];
         delete?: never;
         options?: never;
@@ -693,12 +801,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One program (retired ones included) */
+        /**
+         * One program (retired ones included)
+         * @description One program (retired ones included)
+         */
         get: operations["getProgram"];
-        /** Update program fields and, with productPricing, the clinic fee overrides */
+        /**
+         * Update program fields and, with productPricing, the clinic fee overrides
+         * @description Update program fields and, with productPricing, the clinic fee overrides.
+         */
         put: operations["updateProgram"];
         post?: never;
-        /** Delete a program, or retire it when work is in flight; refused while patients are enrolled */
+        /**
+         * Delete a program, or retire it when work is in flight; refused while patients are enrolled
+         * @description Delete a program, or retire it when work is in flight; refused while patients are enrolled.
+         */
         delete: operations["deleteProgram"];
         options?: never;
         head?: never;
@@ -714,7 +831,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deep copy of the program, its products and fees and its titration attachments, as a draft */
+        /**
+         * Deep copy of the program, its products and fees and its titration attachments, as a draft
+         * @description Deep copy of the program, its products and fees and its titration attachments, as a draft.
+         */
         post: operations["duplicateProgram"];
         delete?: never;
         options?: never;
@@ -731,7 +851,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Re-apply the template to one derived program (products and base fees; clinic overrides stay) */
+        /**
+         * Re-apply the template to one derived program (products and base fees; clinic overrides stay)
+         * @description Re-apply the template to one derived program (products and base fees; clinic overrides stay)
+         */
         post: operations["syncProgram"];
         delete?: never;
         options?: never;
@@ -746,7 +869,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the program is behind its template version */
+        /**
+         * Whether the program is behind its template version
+         * @description Whether the program is behind its template version.
+         */
         get: operations["getProgramSyncStatus"];
         put?: never;
         post?: never;
@@ -763,7 +889,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The fee-adjusted pool of global products the program has or can add */
+        /**
+         * The fee-adjusted pool of global products the program has or can add
+         * @description The fee-adjusted pool of global products the program has or can add.
+         */
         get: operations["listProgramGlobalProducts"];
         put?: never;
         post?: never;
@@ -780,9 +909,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The program's products with their resolved prices (the pricing read) */
+        /**
+         * The program's products with their resolved prices (the pricing read)
+         * @description The program's products with their resolved prices (the pricing read)
+         */
         get: operations["getProgramPricing"];
-        /** Replace the product set (global product ids, in display order); products that stay keep their fees */
+        /**
+         * Replace the product set (global product ids, in display order); products that stay keep their fees
+         * @description Replace the product set (global product ids, in display order); products that stay keep their fees.
+         */
         put: operations["replaceProgramProducts"];
         post?: never;
         delete?: never;
@@ -798,7 +933,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Per-product activation state */
+        /**
+         * Per-product activation state
+         * @description Per-product activation state.
+         */
         get: operations["getProgramProductActivationStatus"];
         put?: never;
         post?: never;
@@ -815,7 +953,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Per-product patient visibility */
+        /**
+         * Per-product patient visibility
+         * @description Per-product patient visibility.
+         */
         get: operations["getProgramProductVisibilityStatus"];
         put?: never;
         post?: never;
@@ -838,7 +979,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Activate or deactivate a product of the program (productId: its global product id) */
+        /**
+         * Activate or deactivate a product of the program (productId: its global product id)
+         * @description Activate or deactivate a product of the program (productId: its global product id)
+         */
         patch: operations["setProgramProductActive"];
         trace?: never;
     };
@@ -855,7 +999,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Show or hide a product of the program to patients (productId: its global product id) */
+        /**
+         * Show or hide a product of the program to patients (productId: its global product id)
+         * @description Show or hide a product of the program to patients (productId: its global product id)
+         */
         patch: operations["setProgramProductVisibility"];
         trace?: never;
     };
@@ -866,10 +1013,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Titration protocols attached to the program, by position */
+        /**
+         * Titration protocols attached to the program, by position
+         * @description Titration protocols attached to the program, by position.
+         */
         get: operations["listProgramTitrationProtocols"];
         put?: never;
-        /** Attach a shared titration protocol to the program */
+        /**
+         * Attach a shared titration protocol to the program
+         * @description Attach a shared titration protocol to the program.
+         */
         post: operations["attachProgramTitrationProtocol"];
         delete?: never;
         options?: never;
@@ -885,10 +1038,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Change an attachment's flat fee, billing months or position */
+        /**
+         * Change an attachment's flat fee, billing months or position
+         * @description Change an attachment's flat fee, billing months or position.
+         */
         put: operations["updateProgramTitrationProtocol"];
         post?: never;
-        /** Detach a titration protocol from the program */
+        /**
+         * Detach a titration protocol from the program
+         * @description Detach a titration protocol from the program.
+         */
         delete: operations["detachProgramTitrationProtocol"];
         options?: never;
         head?: never;
@@ -902,7 +1061,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The clinic's orders, newest first, each with its fee breakdown */
+        /**
+         * The clinic's orders, newest first, each with its fee breakdown
+         * @description The clinic's orders, newest first, each with its fee breakdown.
+         */
         get: operations["listOrders"];
         put?: never;
         post?: never;
@@ -919,7 +1081,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Order and earnings totals over a window of order creation */
+        /**
+         * Order and earnings totals over a window of order creation
+         * @description Order and earnings totals over a window of order creation.
+         */
         get: operations["getOrderStats"];
         put?: never;
         post?: never;
@@ -936,7 +1101,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Anonymous counts and sums of orders (no order, date, patient or medication) */
+        /**
+         * Anonymous counts and sums of orders (no order, date, patient or medication)
+         * @description Anonymous counts and sums of orders (no order, date, patient or medication)
+         */
         get: operations["getOrdersSummary"];
         put?: never;
         post?: never;
@@ -953,7 +1121,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Orders whose latest payment failed */
+        /**
+         * Orders whose latest payment failed
+         * @description Orders whose latest payment failed.
+         */
         get: operations["listOrdersNeedingAttention"];
         put?: never;
         post?: never;
@@ -970,7 +1141,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One order with its patient, items, latest payment, address and shipments */
+        /**
+         * One order with its patient, items, latest payment, address and shipments
+         * @description One order with its patient, items, latest payment, address and shipments.
+         */
         get: operations["getOrder"];
         put?: never;
         post?: never;
@@ -987,7 +1161,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The order's history, oldest first */
+        /**
+         * The order's history, oldest first
+         * @description The order's history, oldest first.
+         */
         get: operations["listOrderEvents"];
         put?: never;
         post?: never;
@@ -1004,7 +1181,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Where the order's lab leg is (no result content) */
+        /**
+         * Where the order's lab leg is (no result content)
+         * @description Where the order's lab leg is (no result content)
+         */
         get: operations["getOrderLabStatus"];
         put?: never;
         post?: never;
@@ -1021,7 +1201,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The order's visit status */
+        /**
+         * The order's visit status
+         * @description The order's visit status.
+         */
         get: operations["getOrderVisitStatus"];
         put?: never;
         post?: never;
@@ -1038,7 +1221,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The clinic's patients with their order count, revenue, categories and subscription, newest first */
+        /**
+         * The clinic's patients with their order count, revenue, categories and subscription, newest first
+         * @description The clinic's patients with their order count, revenue, categories and subscription, newest first.
+         */
         get: operations["listCustomers"];
         put?: never;
         post?: never;
@@ -1055,7 +1241,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The clinic's titration schedules whose fulfilment waits for a revisit, longest held first */
+        /**
+         * The clinic's titration schedules whose fulfilment waits for a revisit, longest held first
+         * @description The clinic's titration schedules whose fulfilment waits for a revisit, longest held first.
+         */
         get: operations["listFulfillmentHeldTitrationSchedules"];
         put?: never;
         post?: never;
@@ -1092,7 +1281,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The clinic's balance, reserve and recent ledger activity (sums over the ledger) */
+        /**
+         * The clinic's balance, reserve and recent ledger activity (sums over the ledger)
+         * @description The clinic's balance, reserve and recent ledger activity (sums over the ledger)
+         */
         get: operations["getPayoutBalance"];
         put?: never;
         post?: never;
@@ -1109,7 +1301,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Dispute summary (counts, amount at risk) and the latest 100 disputes */
+        /**
+         * Dispute summary (counts, amount at risk) and the latest 100 disputes
+         * @description Dispute summary (counts, amount at risk) and the latest 100 disputes.
+         */
         get: operations["getPayoutDisputes"];
         put?: never;
         post?: never;
@@ -1166,7 +1361,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Patients' refund requests: pending first, then decided ones, newest first (paged; status filter) */
+        /**
+         * Patients' refund requests: pending first, then decided ones, newest first (paged; status filter)
+         * @description Patients' refund requests: pending first, then decided ones, newest first (paged; status filter)
+         */
         get: operations["listRefundRequests"];
         put?: never;
         post?: never;
@@ -1203,7 +1401,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Top-line figures: revenue, orders, patients, balance and pending actions */
+        /**
+         * Top-line figures: revenue, orders, patients, balance and pending actions
+         * @description Top-line figures: revenue, orders, patients, balance and pending actions.
+         */
         get: operations["getDashboardOverview"];
         put?: never;
         post?: never;
@@ -1220,7 +1421,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Metric tiles (orders, revenue, patients) for a window, with the change from the previous window */
+        /**
+         * Metric tiles (orders, revenue, patients) for a window, with the change from the previous window
+         * @description Metric tiles (orders, revenue, patients) for a window, with the change from the previous window.
+         */
         get: operations["getDashboardMetrics"];
         put?: never;
         post?: never;
@@ -1237,7 +1441,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Earnings from the ledger over a window: gross, fees, refunds, disputes, net and payouts */
+        /**
+         * Earnings from the ledger over a window: gross, fees, refunds, disputes, net and payouts
+         * @description Earnings from the ledger over a window: gross, fees, refunds, disputes, net and payouts.
+         */
         get: operations["getDashboardEarningsReport"];
         put?: never;
         post?: never;
@@ -1254,7 +1461,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The newest order events, payments, refunds and payouts (ids, types, amounts and times; no patient data) */
+        /**
+         * The newest order events, payments, refunds and payouts (ids, types, amounts and times; no patient data)
+         * @description The newest order events, payments, refunds and payouts (ids, types, amounts and times; no patient data)
+         */
         get: operations["listDashboardRecentActivity"];
         put?: never;
         post?: never;
@@ -1271,7 +1481,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Revenue as a time series of day, week or month buckets over a window */
+        /**
+         * Revenue as a time series of day, week or month buckets over a window
+         * @description Revenue as a time series of day, week or month buckets over a window.
+         */
         get: operations["getDashboardRevenueChart"];
         put?: never;
         post?: never;
@@ -1288,7 +1501,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Expected charges of the active enrollments over the coming calendar months */
+        /**
+         * Expected charges of the active enrollments over the coming calendar months
+         * @description Expected charges of the active enrollments over the coming calendar months.
+         */
         get: operations["getDashboardProjectedRevenue"];
         put?: never;
         post?: never;
@@ -1305,10 +1521,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the clinic's webhook endpoints (never a secret), newest first */
+        /**
+         * List the clinic's webhook endpoints (never a secret), newest first
+         * @description List the clinic's webhook endpoints (never a secret), newest first.
+         */
         get: operations["listWebhooks"];
         put?: never;
-        /** Register a webhook endpoint (its signing secret is returned once, in data.secret) */
+        /**
+         * Register a webhook endpoint (its signing secret is returned once, in data.secret)
+         * @description Register a webhook endpoint (its signing secret is returned once, in data.secret)
+         */
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
@@ -1323,15 +1545,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a webhook endpoint (never its secret) */
+        /**
+         * Get a webhook endpoint (never its secret)
+         * @description Get a webhook endpoint (never its secret)
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Delete a webhook endpoint (its pending deliveries stop) */
+        /**
+         * Delete a webhook endpoint (its pending deliveries stop)
+         * @description Delete a webhook endpoint (its pending deliveries stop)
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change url or events, or turn the endpoint off or back on (isActive: true resets consecutiveFailures; pending and held deliveries then go out) */
+        /**
+         * Change url or events, or turn the endpoint off or back on (isActive: true resets consecutiveFailures; pending and held deliveries then go out)
+         * @description Change url or events, or turn the endpoint off or back on (isActive: true resets consecutiveFailures; pending and held deliveries then go out)
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -1344,7 +1575,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the signing secret (the new one is returned once); the previous one keeps signing for the grace period */
+        /**
+         * Replace the signing secret (the new one is returned once); the previous one keeps signing for the grace period
+         * @description Replace the signing secret (the new one is returned once); the previous one keeps signing for the grace period.
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -1359,7 +1593,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an endpoint's deliveries, newest first (status, attempts, timings, idempotency key); filter by status, event and creation time */
+        /**
+         * List an endpoint's deliveries, newest first (status, attempts, timings, idempotency key); filter by status, event and creation time
+         * @description List an endpoint's deliveries, newest first (status, attempts, timings, idempotency key); filter by status, event and creation time.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -1378,7 +1615,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a delivery again: a new pending delivery of the same event with the same idempotency key */
+        /**
+         * Send a delivery again: a new pending delivery of the same event with the same idempotency key
+         * @description Send a delivery again: a new pending delivery of the same event with the same idempotency key.
+         */
         post: operations["replayWebhookDelivery"];
         delete?: never;
         options?: never;
@@ -1410,7 +1650,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every attempt of a delivery, first to last: time, the receiver's status and answer (its first 1 KiB), duration, error */
+        /**
+         * Every attempt of a delivery, first to last: time, the receiver's status and answer (its first 1 KiB), duration, error
+         * @description Every attempt of a delivery, first to last: time, the receiver's status and answer (its first 1 KiB), duration, error.
+         */
         get: operations["listWebhookDeliveryAttempts"];
         put?: never;
         post?: never;
@@ -1429,7 +1672,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one signed example of an event now ("test": true in the body), recorded in the deliveries marked test; answers its outcome. Allowed on an endpoint that is off; changes neither isActive nor consecutiveFailures. At most 10 per endpoint per minute */
+        /**
+         * Send one signed example of an event now ("test": true in the body), recorded in the deliveries marked test; answers its outcome. Allowed on an endpoint that is off; changes neither isActive nor consecutiveFailures. At most 10 per endpoint per minute
+         * @description Send one signed example of an event now ("test": true in the body), recorded in the deliveries marked test; answers its outcome. Allowed on an endpoint that is off; changes neither isActive nor consecutiveFailures. At most 10 per endpoint per minute.
+         */
         post: operations["sendWebhookTest"];
         delete?: never;
         options?: never;
@@ -1444,7 +1690,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the clinic's events of the last 30 days, newest first (filter by type and creation time) */
+        /**
+         * List the clinic's events of the last 30 days, newest first (filter by type and creation time)
+         * @description List the clinic's events of the last 30 days, newest first (filter by type and creation time)
+         */
         get: operations["listEvents"];
         put?: never;
         post?: never;
@@ -1461,7 +1710,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One event as delivered, and per endpoint of the clinic whether it was delivered (kept 30 days) */
+        /**
+         * One event as delivered, and per endpoint of the clinic whether it was delivered (kept 30 days)
+         * @description One event as delivered, and per endpoint of the clinic whether it was delivered (kept 30 days)
+         */
         get: operations["getEvent"];
         put?: never;
         post?: never;
@@ -1498,7 +1750,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a checkout session: its status and, once completed, its order */
+        /**
+         * Read a checkout session: its status and, once completed, its order
+         * @description Read a checkout session: its status and, once completed, its order.
+         */
         get: operations["getCheckoutSession"];
         put?: never;
         post?: never;
@@ -1515,7 +1770,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the clinic's contacts (its patients), newest first, with their tags and last contact date */
+        /**
+         * List the clinic's contacts (its patients), newest first, with their tags and last contact date
+         * @description List the clinic's contacts (its patients), newest first, with their tags and last contact date.
+         */
         get: operations["listContacts"];
         put?: never;
         /**
@@ -1576,10 +1834,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the clinic's tags, newest first (filters: category, isActive) */
+        /**
+         * List the clinic's tags, newest first (filters: category, isActive)
+         * @description List the clinic's tags, newest first (filters: category, isActive)
+         */
         get: operations["listTags"];
         put?: never;
-        /** Create a tag */
+        /**
+         * Create a tag
+         * @description Create a tag.
+         */
         post: operations["createTag"];
         delete?: never;
         options?: never;
@@ -1595,10 +1859,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Update a tag (only the fields sent change) */
+        /**
+         * Update a tag (only the fields sent change)
+         * @description Update a tag (only the fields sent change)
+         */
         put: operations["updateTag"];
         post?: never;
-        /** Delete a tag; it is taken off every contact that had it */
+        /**
+         * Delete a tag; it is taken off every contact that had it
+         * @description Delete a tag; it is taken off every contact that had it.
+         */
         delete: operations["deleteTag"];
         options?: never;
         head?: never;
@@ -1614,7 +1884,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Put the tag on a contact (idempotent: assigning it again answers 201 with alreadyAssigned true) */
+        /**
+         * Put the tag on a contact (idempotent: assigning it again answers 201 with alreadyAssigned true)
+         * @description Put the tag on a contact (idempotent: assigning it again answers 201 with alreadyAssigned true)
+         */
         post: operations["assignTag"];
         delete?: never;
         options?: never;
@@ -1632,7 +1905,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Take the tag off a contact */
+        /**
+         * Take the tag off a contact
+         * @description Take the tag off a contact.
+         */
         delete: operations["unassignTag"];
         options?: never;
         head?: never;
@@ -1646,10 +1922,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the clinic's message templates, newest first (deleted ones are not listed) */
+        /**
+         * List the clinic's message templates, newest first (deleted ones are not listed)
+         * @description List the clinic's message templates, newest first (deleted ones are not listed)
+         */
         get: operations["listMessageTemplates"];
         put?: never;
-        /** Create an email or SMS template (version 1; mergeFields derived from subject and body) */
+        /**
+         * Create an email or SMS template (version 1; mergeFields derived from subject and body)
+         * @description Create an email or SMS template (version 1; mergeFields derived from subject and body)
+         */
         post: operations["createMessageTemplate"];
         delete?: never;
         options?: never;
@@ -1684,12 +1966,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a message template (deleted ones answer 404) */
+        /**
+         * Get a message template (deleted ones answer 404)
+         * @description Get a message template (deleted ones answer 404)
+         */
         get: operations["getMessageTemplate"];
-        /** Update a message template (partial; version +1, mergeFields derived again) */
+        /**
+         * Update a message template (partial; version +1, mergeFields derived again)
+         * @description Update a message template (partial; version +1, mergeFields derived again)
+         */
         put: operations["updateMessageTemplate"];
         post?: never;
-        /** Delete a message template (soft: it answers 404 afterwards) */
+        /**
+         * Delete a message template (soft: it answers 404 afterwards)
+         * @description Delete a message template (soft: it answers 404 afterwards)
+         */
         delete: operations["deleteMessageTemplate"];
         options?: never;
         head?: never;
@@ -1705,7 +1996,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Copy a message template as "<name> (copy)", version 1 */
+        /**
+         * Copy a message template as "<name> (copy)", version 1
+         * @description Copy a message template as "<name> (copy)", version 1.
+         */
         post: operations["duplicateMessageTemplate"];
         delete?: never;
         options?: never;
@@ -1720,10 +2014,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the clinic's sequences, newest first, each with its steps and analytics */
+        /**
+         * List the clinic's sequences, newest first, each with its steps and analytics
+         * @description List the clinic's sequences, newest first, each with its steps and analytics.
+         */
         get: operations["listSequences"];
         put?: never;
-        /** Create a sequence (status draft, no steps) */
+        /**
+         * Create a sequence (status draft, no steps)
+         * @description Create a sequence (status draft, no steps)
+         */
         post: operations["createSequence"];
         delete?: never;
         options?: never;
@@ -1738,7 +2038,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a sequence with its steps and analytics (enrolled, active, completed, sent, skipped...) */
+        /**
+         * Get a sequence with its steps and analytics (enrolled, active, completed, sent, skipped...)
+         * @description Get a sequence with its steps and analytics (enrolled, active, completed, sent, skipped...)
+         */
         get: operations["getSequence"];
         /**
          * Update a sequence: name, description, trigger, and status (activate, pause, resume, archive)
@@ -1799,9 +2102,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The affiliate program configuration (defaults when never saved), with its tiers */
+        /**
+         * The affiliate program configuration (defaults when never saved), with its tiers
+         * @description The affiliate program configuration (defaults when never saved), with its tiers.
+         */
         get: operations["getAffiliateProgram"];
-        /** Update the affiliate program configuration (only the fields sent change) */
+        /**
+         * Update the affiliate program configuration (only the fields sent change)
+         * @description Update the affiliate program configuration (only the fields sent change)
+         */
         put: operations["updateAffiliateProgram"];
         post?: never;
         delete?: never;
@@ -1817,7 +2126,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What a commission costs the clinic on each priced product of its programs, at the program's rates */
+        /**
+         * What a commission costs the clinic on each priced product of its programs, at the program's rates
+         * @description What a commission costs the clinic on each priced product of its programs, at the program's rates.
+         */
         get: operations["getAffiliateMarginEstimate"];
         put?: never;
         post?: never;
@@ -1834,7 +2146,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the affiliates, newest first, with referral counts, tier and commission totals */
+        /**
+         * List the affiliates, newest first, with referral counts, tier and commission totals
+         * @description List the affiliates, newest first, with referral counts, tier and commission totals.
+         */
         get: operations["listAffiliates"];
         put?: never;
         post?: never;
@@ -1857,7 +2172,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Set or clear an affiliate's rate overrides and payout details (only the fields sent change) */
+        /**
+         * Set or clear an affiliate's rate overrides and payout details (only the fields sent change)
+         * @description Set or clear an affiliate's rate overrides and payout details (only the fields sent change)
+         */
         patch: operations["updateAffiliate"];
         trace?: never;
     };
@@ -1868,7 +2186,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the affiliate payouts, newest first */
+        /**
+         * List the affiliate payouts, newest first
+         * @description List the affiliate payouts, newest first.
+         */
         get: operations["listAffiliatePayouts"];
         put?: never;
         post?: never;
@@ -1887,7 +2208,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Compute commissions from referred orders and create the payouts of the last complete period (idempotent per period) */
+        /**
+         * Compute commissions from referred orders and create the payouts of the last complete period (idempotent per period)
+         * @description Compute commissions from referred orders and create the payouts of the last complete period (idempotent per period)
+         */
         post: operations["generateAffiliatePayouts"];
         delete?: never;
         options?: never;
@@ -1902,7 +2226,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The commissions of a payout (included, excluded or paid), oldest first */
+        /**
+         * The commissions of a payout (included, excluded or paid), oldest first
+         * @description The commissions of a payout (included, excluded or paid), oldest first.
+         */
         get: operations["listAffiliatePayoutCommissions"];
         put?: never;
         post?: never;
@@ -1921,7 +2248,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve a pending payout */
+        /**
+         * Approve a pending payout
+         * @description Approve a pending payout.
+         */
         post: operations["approveAffiliatePayout"];
         delete?: never;
         options?: never;
@@ -1938,7 +2268,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record that an approved payout was paid (its commissions become paid) */
+        /**
+         * Record that an approved payout was paid (its commissions become paid)
+         * @description Record that an approved payout was paid (its commissions become paid)
+         */
         post: operations["markAffiliatePayoutPaid"];
         delete?: never;
         options?: never;
@@ -1973,7 +2306,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the affiliates' tax documents, newest submission first */
+        /**
+         * List the affiliates' tax documents, newest submission first
+         * @description List the affiliates' tax documents, newest submission first.
+         */
         get: operations["listAffiliateTaxDocuments"];
         put?: never;
         post?: never;
@@ -1992,7 +2328,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Verify a pending tax document */
+        /**
+         * Verify a pending tax document
+         * @description Verify a pending tax document.
+         */
         post: operations["verifyAffiliateTaxDocument"];
         delete?: never;
         options?: never;
@@ -2009,7 +2348,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject a pending tax document, with a reason */
+        /**
+         * Reject a pending tax document, with a reason
+         * @description Reject a pending tax document, with a reason.
+         */
         post: operations["rejectAffiliateTaxDocument"];
         delete?: never;
         options?: never;
@@ -2026,7 +2368,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a referral tier */
+        /**
+         * Add a referral tier
+         * @description Add a referral tier.
+         */
         post: operations["createAffiliateTier"];
         delete?: never;
         options?: never;
@@ -2044,7 +2389,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a referral tier */
+        /**
+         * Delete a referral tier
+         * @description Delete a referral tier.
+         */
         delete: operations["deleteAffiliateTier"];
         options?: never;
         head?: never;
@@ -2065,7 +2413,10 @@ export interface paths {
         get: operations["getCrmConnection"];
         put?: never;
         post?: never;
-        /** Disconnect the CRM (deletes the connection and its stored credentials) */
+        /**
+         * Disconnect the CRM (deletes the connection and its stored credentials)
+         * @description Disconnect the CRM (deletes the connection and its stored credentials)
+         */
         delete: operations["disconnectCrm"];
         options?: never;
         head?: never;
@@ -2183,12 +2534,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a page with its draft, its published content and its versions */
+        /**
+         * Get a page with its draft, its published content and its versions
+         * @description Get a page with its draft, its published content and its versions.
+         */
         get: operations["getPage"];
-        /** Save the draft (only the fields sent change; the published content is untouched) */
+        /**
+         * Save the draft (only the fields sent change; the published content is untouched)
+         * @description Save the draft (only the fields sent change; the published content is untouched)
+         */
         put: operations["updatePage"];
         post?: never;
-        /** Delete a page (soft: it answers 404 from then on and its slug becomes free) */
+        /**
+         * Delete a page (soft: it answers 404 from then on and its slug becomes free)
+         * @description Delete a page (soft: it answers 404 from then on and its slug becomes free)
+         */
         delete: operations["deletePage"];
         options?: never;
         head?: never;
@@ -2222,7 +2582,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The header and footer menus (both empty when never saved) */
+        /**
+         * The header and footer menus (both empty when never saved)
+         * @description The header and footer menus (both empty when never saved)
+         */
         get: operations["getNavigation"];
         /**
          * Replace the header and footer menus
@@ -2243,7 +2606,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The clinic's website settings (the defaults when never saved) */
+        /**
+         * The clinic's website settings (the defaults when never saved)
+         * @description The clinic's website settings (the defaults when never saved)
+         */
         get: operations["getCustomWebsite"];
         put?: never;
         /**
@@ -2266,7 +2632,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Take the website live or offline (changes isActive only) */
+        /**
+         * Take the website live or offline (changes isActive only)
+         * @description Take the website live or offline (changes isActive only)
+         */
         post: operations["toggleCustomWebsiteActive"];
         delete?: never;
         options?: never;
@@ -2283,7 +2652,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Put footerColor and footerText back to their defaults (nothing else changes) */
+        /**
+         * Put footerColor and footerText back to their defaults (nothing else changes)
+         * @description Put footerColor and footerText back to their defaults (nothing else changes)
+         */
         post: operations["resetCustomWebsiteFooter"];
         delete?: never;
         options?: never;
@@ -2300,7 +2672,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Remove every social media link (nothing else changes) */
+        /**
+         * Remove every social media link (nothing else changes)
+         * @description Remove every social media link (nothing else changes)
+         */
         post: operations["resetCustomWebsiteSocialMedia"];
         delete?: never;
         options?: never;
@@ -2375,10 +2750,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the clinic's treatments, oldest first */
+        /**
+         * List the clinic's treatments, oldest first
+         * @deprecated
+         * @description List the clinic's treatments, oldest first.
+         */
         get: operations["listTreatments"];
         put?: never;
-        /** Create a treatment (its slug comes from the name, unique in the clinic) */
+        /**
+         * Create a treatment (its slug comes from the name, unique in the clinic)
+         * @deprecated
+         * @description Create a treatment (its slug comes from the name, unique in the clinic)
+         */
         post: operations["createTreatment"];
         delete?: never;
         options?: never;
@@ -2393,9 +2776,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one of the clinic's treatments */
+        /**
+         * Get one of the clinic's treatments
+         * @deprecated
+         * @description Get one of the clinic's treatments.
+         */
         get: operations["getTreatment"];
-        /** Update a treatment (only the fields sent change) */
+        /**
+         * Update a treatment (only the fields sent change)
+         * @deprecated
+         * @description Update a treatment (only the fields sent change)
+         */
         put: operations["updateTreatment"];
         post?: never;
         delete?: never;
@@ -2411,12 +2802,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the treatments the brand offers (its selections), newest first */
+        /**
+         * List the treatments the brand offers (its selections), newest first
+         * @deprecated
+         * @description List the treatments the brand offers (its selections), newest first.
+         */
         get: operations["listBrandTreatments"];
         put?: never;
-        /** Select one of the clinic's treatments for the brand */
+        /**
+         * Select one of the clinic's treatments for the brand
+         * @deprecated
+         * @description Select one of the clinic's treatments for the brand.
+         */
         post: operations["addBrandTreatment"];
-        /** Stop offering a treatment (deletes the selection) */
+        /**
+         * Stop offering a treatment (deletes the selection)
+         * @deprecated
+         * @description Stop offering a treatment (deletes the selection)
+         */
         delete: operations["removeBrandTreatment"];
         options?: never;
         head?: never;
@@ -2434,6 +2837,7 @@ export interface paths {
         put?: never;
         /**
          * Upload or remove a treatment's logo
+         * @deprecated
          * @description multipart/form-data with the file field logo (PNG, JPEG, WebP or GIF by its bytes, SVG refused; at most 5 MiB, 413 above) sets the logo; removeLogo=true (a form field, or the query parameter with no body) clears it. A logo together with removeLogo=true, or neither, is a 400. Other content types (JSON included) answer 415. docs/treatments.md.
          */
         post: operations["uploadTreatmentLogo"];
@@ -2450,7 +2854,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List which global product each of the clinic's forms is for, newest link first */
+        /**
+         * List which global product each of the clinic's forms is for, newest link first
+         * @description List which global product each of the clinic's forms is for, newest link first.
+         */
         get: operations["listFormGlobalProducts"];
         put?: never;
         /**
@@ -2458,7 +2865,10 @@ export interface paths {
          * @description A form is linked to one global product at most: linking a linked form answers 409 (unlink it first). docs/forms-and-intake.md.
          */
         post: operations["linkFormGlobalProduct"];
-        /** Remove the global-product link of one of the clinic's forms */
+        /**
+         * Remove the global-product link of one of the clinic's forms
+         * @description Remove the global-product link of one of the clinic's forms.
+         */
         delete: operations["unlinkFormGlobalProduct"];
         options?: never;
         head?: never;
@@ -2472,7 +2882,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the clinic's requests for new intake forms, newest first */
+        /**
+         * List the clinic's requests for new intake forms, newest first
+         * @description List the clinic's requests for new intake forms, newest first.
+         */
         get: operations["listIntakeRequests"];
         put?: never;
         /**
@@ -2493,7 +2906,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the scheduled, completed and cancelled removals of the clinic's intake forms, newest first */
+        /**
+         * List the scheduled, completed and cancelled removals of the clinic's intake forms, newest first
+         * @description List the scheduled, completed and cancelled removals of the clinic's intake forms, newest first.
+         */
         get: operations["listTeleformRemovals"];
         put?: never;
         post?: never;
@@ -2530,7 +2946,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Session figures of each of the clinic's intake forms: started, completed, abandoned, rates, steps reached */
+        /**
+         * Session figures of each of the clinic's intake forms: started, completed, abandoned, rates, steps reached
+         * @description Session figures of each of the clinic's intake forms: started, completed, abandoned, rates, steps reached.
+         */
         get: operations["getFormsAnalytics"];
         put?: never;
         post?: never;
@@ -2547,7 +2966,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The funnel of one intake form (sessions reaching each step) and a page of its sessions, without patient data */
+        /**
+         * The funnel of one intake form (sessions reaching each step) and a page of its sessions, without patient data
+         * @description The funnel of one intake form (sessions reaching each step) and a page of its sessions, without patient data.
+         */
         get: operations["getFormFunnelSessions"];
         put?: never;
         post?: never;
@@ -2584,7 +3006,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Likes of one of the clinic's tenant products: totals, unique patients and a series over a window */
+        /**
+         * Likes of one of the clinic's tenant products: totals, unique patients and a series over a window
+         * @description Likes of one of the clinic's tenant products: totals, unique patients and a series over a window.
+         */
         get: operations["getTenantProductLikesAnalytics"];
         put?: never;
         post?: never;
@@ -2603,7 +3028,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Like counts of many tenant products at once (mutates nothing; ids that are not the clinic's count 0) */
+        /**
+         * Like counts of many tenant products at once (mutates nothing; ids that are not the clinic's count 0)
+         * @description Like counts of many tenant products at once (mutates nothing; ids that are not the clinic's count 0)
+         */
         post: operations["countTenantProductLikes"];
         delete?: never;
         options?: never;
@@ -2618,7 +3046,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The clinic's notifications (one page, newest first) with the unread count and the total */
+        /**
+         * The clinic's notifications (one page, newest first) with the unread count and the total
+         * @description The clinic's notifications (one page, newest first) with the unread count and the total.
+         */
         get: operations["listNotifications"];
         put?: never;
         post?: never;
@@ -2695,7 +3126,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Kept for compatibility: subscription is always null (the subscription is in GET /api/v1/billing/basic-info) */
+        /**
+         * Kept for compatibility: subscription is always null (the subscription is in GET /api/v1/billing/basic-info)
+         * @description Kept for compatibility: subscription is always null (the subscription is in GET /api/v1/billing/basic-info)
+         */
         get: operations["getCurrentSubscription"];
         put?: never;
         post?: never;
@@ -2712,7 +3146,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status, plan, subscription, payout account, onboarding and the getting-started checklist */
+        /**
+         * Status, plan, subscription, payout account, onboarding and the getting-started checklist
+         * @description Status, plan, subscription, payout account, onboarding and the getting-started checklist.
+         */
         get: operations["getBillingBasicInfo"];
         put?: never;
         post?: never;
@@ -2731,7 +3168,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Proration of a move to another plan, from the current period (writes nothing) */
+        /**
+         * Proration of a move to another plan, from the current period (writes nothing)
+         * @description Proration of a move to another plan, from the current period (writes nothing)
+         */
         post: operations["previewPlanChange"];
         delete?: never;
         options?: never;
@@ -2748,7 +3188,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upgrade or downgrade: the processor first, then the subscription and the clinic plan (and so its entitlements) in one transaction */
+        /**
+         * Upgrade or downgrade: the processor first, then the subscription and the clinic plan (and so its entitlements) in one transaction
+         * @description Upgrade or downgrade: the processor first, then the subscription and the clinic plan (and so its entitlements) in one transaction.
+         */
         post: operations["changePlan"];
         delete?: never;
         options?: never;
@@ -2783,7 +3226,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Where onboarding is: the current step, every step, the signer, what is missing */
+        /**
+         * Where onboarding is: the current step, every step, the signer, what is missing
+         * @description Where onboarding is: the current step, every step, the signer, what is missing.
+         */
         get: operations["getOnboardingStatus"];
         put?: never;
         post?: never;
@@ -2802,7 +3248,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Corrects the signer's name: once, and only before identity verification */
+        /**
+         * Corrects the signer's name: once, and only before identity verification
+         * @description Corrects the signer's name: once, and only before identity verification.
+         */
         post: operations["requestOnboardingNameChange"];
         delete?: never;
         options?: never;
@@ -2819,7 +3268,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Signs the agreement by typing the signer's full name; advances to plan payment */
+        /**
+         * Signs the agreement by typing the signer's full name; advances to plan payment
+         * @description Signs the agreement by typing the signer's full name; advances to plan payment.
+         */
         post: operations["confirmOnboardingSignatureDeclaration"];
         delete?: never;
         options?: never;
@@ -2836,7 +3288,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Saves the business's legal details (validated) and advances to identity verification */
+        /**
+         * Saves the business's legal details (validated) and advances to identity verification
+         * @description Saves the business's legal details (validated) and advances to identity verification.
+         */
         post: operations["saveOnboardingBusinessDetails"];
         delete?: never;
         options?: never;
@@ -2959,7 +3414,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization profile and its notification settings (email sender, SMS) */
+        /**
+         * The organization profile and its notification settings (email sender, SMS)
+         * @description The organization profile and its notification settings (email sender, SMS)
+         */
         get: operations["getOrganization"];
         put?: never;
         post?: never;
@@ -3096,7 +3554,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Email-domain authentication status, its DNS records and the sender settings */
+        /**
+         * Email-domain authentication status, its DNS records and the sender settings
+         * @description Email-domain authentication status, its DNS records and the sender settings.
+         */
         get: operations["getEmailDomain"];
         put?: never;
         post?: never;
@@ -3114,7 +3575,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set the reply-to address (and optionally the sender name) of the clinic's emails */
+        /**
+         * Set the reply-to address (and optionally the sender name) of the clinic's emails
+         * @description Set the reply-to address (and optionally the sender name) of the clinic's emails.
+         */
         put: operations["updateEmailSender"];
         post?: never;
         delete?: never;
@@ -3190,7 +3654,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The clinic profile */
+        /**
+         * The clinic profile
+         * @description The clinic profile.
+         */
         get: operations["getClinic"];
         put?: never;
         post?: never;
@@ -3287,7 +3754,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The staff roster and the pending invitations */
+        /**
+         * The staff roster and the pending invitations
+         * @description The staff roster and the pending invitations.
+         */
         get: operations["listTeamMembers"];
         put?: never;
         post?: never;
@@ -3306,7 +3776,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Invite someone to the team as admin or member (an email with a link valid for 7 days) */
+        /**
+         * Invite someone to the team as admin or member (an email with a link valid for 7 days)
+         * @description Invite someone to the team as admin or member (an email with a link valid for 7 days)
+         */
         post: operations["inviteTeamMember"];
         delete?: never;
         options?: never;
@@ -3344,7 +3817,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a member from the team (deactivates their sign-in) */
+        /**
+         * Remove a member from the team (deactivates their sign-in)
+         * @description Remove a member from the team (deactivates their sign-in)
+         */
         delete: operations["removeTeamMember"];
         options?: never;
         head?: never;
@@ -3378,7 +3854,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A conversation with one of the clinic's patients, with every message (internal notes flagged) */
+        /**
+         * A conversation with one of the clinic's patients, with every message (internal notes flagged)
+         * @description A conversation with one of the clinic's patients, with every message (internal notes flagged)
+         */
         get: operations["getConversation"];
         put?: never;
         post?: never;
@@ -3397,7 +3876,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reply in a conversation, or add an internal note (staff only) */
+        /**
+         * Reply in a conversation, or add an internal note (staff only)
+         * @description Reply in a conversation, or add an internal note (staff only)
+         */
         post: operations["postConversationMessage"];
         delete?: never;
         options?: never;
@@ -3414,7 +3896,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark a conversation resolved (a resolved one answers the same 200) */
+        /**
+         * Mark a conversation resolved (a resolved one answers the same 200)
+         * @description Mark a conversation resolved (a resolved one answers the same 200)
+         */
         post: operations["resolveConversation"];
         delete?: never;
         options?: never;
@@ -3429,10 +3914,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The clinic's support tickets, newest first */
+        /**
+         * The clinic's support tickets, newest first
+         * @description The clinic's support tickets, newest first.
+         */
         get: operations["listSupportTickets"];
         put?: never;
-        /** Open a support ticket with the platform's support team (an addition to the spec) */
+        /**
+         * Open a support ticket with the platform's support team (an addition to the spec)
+         * @description Open a support ticket with the platform's support team (an addition to the spec)
+         */
         post: operations["createSupportTicket"];
         delete?: never;
         options?: never;
@@ -3447,9 +3938,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A support ticket with its messages */
+        /**
+         * A support ticket with its messages
+         * @description A support ticket with its messages.
+         */
         get: operations["getSupportTicket"];
-        /** Update a ticket: title, description, assigned team, status, assigned user (only the fields sent change) */
+        /**
+         * Update a ticket: title, description, assigned team, status, assigned user (only the fields sent change)
+         * @description Update a ticket: title, description, assigned team, status, assigned user (only the fields sent change)
+         */
         put: operations["updateSupportTicket"];
         post?: never;
         delete?: never;
@@ -3467,7 +3964,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a message to a ticket */
+        /**
+         * Add a message to a ticket
+         * @description Add a message to a ticket.
+         */
         post: operations["postSupportTicketMessage"];
         delete?: never;
         options?: never;
@@ -3482,7 +3982,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Users assignable to tickets: the clinic's active staff */
+        /**
+         * Users assignable to tickets: the clinic's active staff
+         * @description Users assignable to tickets: the clinic's active staff.
+         */
         get: operations["listSupportAssignableUsers"];
         put?: never;
         post?: never;
@@ -3503,7 +4006,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** session.completed (sent to endpoints subscribed to it) */
+        /**
+         * session.completed (sent to endpoints subscribed to it)
+         * @description session.completed (sent to endpoints subscribed to it)
+         */
         post: operations["webhookSessionCompleted"];
         delete?: never;
         options?: never;
@@ -3520,7 +4026,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment.succeeded (sent to endpoints subscribed to it) */
+        /**
+         * payment.succeeded (sent to endpoints subscribed to it)
+         * @description payment.succeeded (sent to endpoints subscribed to it)
+         */
         post: operations["webhookPaymentSucceeded"];
         delete?: never;
         options?: never;
@@ -3537,7 +4046,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment.failed (sent to endpoints subscribed to it) */
+        /**
+         * payment.failed (sent to endpoints subscribed to it)
+         * @description payment.failed (sent to endpoints subscribed to it)
+         */
         post: operations["webhookPaymentFailed"];
         delete?: never;
         options?: never;
@@ -3554,7 +4066,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** order.created (sent to endpoints subscribed to it) */
+        /**
+         * order.created (sent to endpoints subscribed to it)
+         * @description order.created (sent to endpoints subscribed to it)
+         */
         post: operations["webhookOrderCreated"];
         delete?: never;
         options?: never;
@@ -3571,7 +4086,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** order.placed (sent to endpoints subscribed to it) */
+        /**
+         * order.placed (sent to endpoints subscribed to it)
+         * @description order.placed (sent to endpoints subscribed to it)
+         */
         post: operations["webhookOrderPlaced"];
         delete?: never;
         options?: never;
@@ -3588,7 +4106,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** order.cancelled (sent to endpoints subscribed to it) */
+        /**
+         * order.cancelled (sent to endpoints subscribed to it)
+         * @description order.cancelled (sent to endpoints subscribed to it)
+         */
         post: operations["webhookOrderCancelled"];
         delete?: never;
         options?: never;
@@ -3605,7 +4126,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** order.doctor_approved (sent to endpoints subscribed to it) */
+        /**
+         * order.doctor_approved (sent to endpoints subscribed to it)
+         * @description order.doctor_approved (sent to endpoints subscribed to it)
+         */
         post: operations["webhookOrderDoctorApproved"];
         delete?: never;
         options?: never;
@@ -3622,7 +4146,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** order.doctor_denied (sent to endpoints subscribed to it) */
+        /**
+         * order.doctor_denied (sent to endpoints subscribed to it)
+         * @description order.doctor_denied (sent to endpoints subscribed to it)
+         */
         post: operations["webhookOrderDoctorDenied"];
         delete?: never;
         options?: never;
@@ -3639,7 +4166,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** order.sent_to_pharmacy (sent to endpoints subscribed to it) */
+        /**
+         * order.sent_to_pharmacy (sent to endpoints subscribed to it)
+         * @description order.sent_to_pharmacy (sent to endpoints subscribed to it)
+         */
         post: operations["webhookOrderSentToPharmacy"];
         delete?: never;
         options?: never;
@@ -3656,7 +4186,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** order.shipped (sent to endpoints subscribed to it) */
+        /**
+         * order.shipped (sent to endpoints subscribed to it)
+         * @description order.shipped (sent to endpoints subscribed to it)
+         */
         post: operations["webhookOrderShipped"];
         delete?: never;
         options?: never;
@@ -3673,7 +4206,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** order.delivered (sent to endpoints subscribed to it) */
+        /**
+         * order.delivered (sent to endpoints subscribed to it)
+         * @description order.delivered (sent to endpoints subscribed to it)
+         */
         post: operations["webhookOrderDelivered"];
         delete?: never;
         options?: never;
@@ -3690,7 +4226,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** shipment.updated (sent to endpoints subscribed to it) */
+        /**
+         * shipment.updated (sent to endpoints subscribed to it)
+         * @description shipment.updated (sent to endpoints subscribed to it)
+         */
         post: operations["webhookShipmentUpdated"];
         delete?: never;
         options?: never;
@@ -3707,7 +4246,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** intake.started (sent to endpoints subscribed to it) */
+        /**
+         * intake.started (sent to endpoints subscribed to it)
+         * @description intake.started (sent to endpoints subscribed to it)
+         */
         post: operations["webhookIntakeStarted"];
         delete?: never;
         options?: never;
@@ -3724,7 +4266,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** intake.abandoned (sent to endpoints subscribed to it) */
+        /**
+         * intake.abandoned (sent to endpoints subscribed to it)
+         * @description intake.abandoned (sent to endpoints subscribed to it)
+         */
         post: operations["webhookIntakeAbandoned"];
         delete?: never;
         options?: never;
@@ -3741,7 +4286,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** appointment.scheduled (sent to endpoints subscribed to it) */
+        /**
+         * appointment.scheduled (sent to endpoints subscribed to it)
+         * @description appointment.scheduled (sent to endpoints subscribed to it)
+         */
         post: operations["webhookAppointmentScheduled"];
         delete?: never;
         options?: never;
@@ -3758,7 +4306,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** appointment.cancelled (sent to endpoints subscribed to it) */
+        /**
+         * appointment.cancelled (sent to endpoints subscribed to it)
+         * @description appointment.cancelled (sent to endpoints subscribed to it)
+         */
         post: operations["webhookAppointmentCancelled"];
         delete?: never;
         options?: never;
@@ -3775,7 +4326,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** contact.unsubscribed (sent to endpoints subscribed to it) */
+        /**
+         * contact.unsubscribed (sent to endpoints subscribed to it)
+         * @description contact.unsubscribed (sent to endpoints subscribed to it)
+         */
         post: operations["webhookContactUnsubscribed"];
         delete?: never;
         options?: never;
@@ -3803,11 +4357,14 @@ export interface components {
                 field: string;
                 message: string;
             }[];
-            /** @description RATE_LIMIT_EXCEEDED and SERVICE_UNAVAILABLE: seconds to wait (as in Retry-After). */
+            /**
+             * Format: int64
+             * @description RATE_LIMIT_EXCEEDED and SERVICE_UNAVAILABLE: seconds to wait (as in Retry-After).
+             */
             retryAfterSeconds?: number;
         };
         SignInResult: {
-            /** @description Brand-admin JWT; send as Authorization: Bearer <token>. */
+            /** @description Brand-admin JWT; send as `Authorization: Bearer <token>`. */
             token: string;
             /**
              * Format: date-time
@@ -3846,6 +4403,7 @@ export interface components {
             keyPrefix: string;
             scopes: ("read" | "write")[];
             isSandbox: boolean;
+            /** Format: int64 */
             rateLimitPerMin: number | null;
             /** Format: date-time */
             createdAt: string;
@@ -3876,13 +4434,20 @@ export interface components {
              * @description ISO 8601 with a zone (Z or ±HH:MM, at most ±15:59), up to 9999-12-31T23:59:59.999Z. Omitted: one year from now. null: never expires. A past time is refused.
              */
             expiresAt?: string | null;
-            /** @description Lower this key's per-minute limit (at most the default 300; sandbox keys at most 60). null: the default. */
+            /**
+             * Format: int32
+             * @description Lower this key's per-minute limit (at most the default 300; sandbox keys at most 60). null: the default.
+             */
             rateLimitPerMin?: number | null;
         };
         Pagination: {
+            /** Format: int64 */
             page: number;
+            /** Format: int64 */
             limit: number;
+            /** Format: int64 */
             total: number;
+            /** Format: int64 */
             totalPages: number;
         };
         RolledApiKey: components["schemas"]["CreatedApiKey"] & {
@@ -3890,6 +4455,7 @@ export interface components {
         };
         RollApiKeyRequest: {
             /**
+             * Format: int32
              * @description How long the old key keeps working, in seconds: 86400 (24 hours) when omitted, at most 604800 (7 days); 0 ends it now. Never extends the old key's own expiry.
              * @example 3600
              */
@@ -3904,7 +4470,10 @@ export interface components {
             /** @enum {string} */
             kind: "secret" | "publishable" | "ai_connector";
             isSandbox: boolean;
-            /** @description null: the default applies. */
+            /**
+             * Format: int64
+             * @description null: the default applies.
+             */
             rateLimitPerMin: number | null;
         };
         RequestLog: {
@@ -3927,7 +4496,10 @@ export interface components {
              * @example /api/v1/orders/0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10
              */
             path: string | null;
-            /** @example 200 */
+            /**
+             * Format: int64
+             * @example 200
+             */
             status: number;
             /**
              * @description The error code of the answer; null for a success.
@@ -3935,6 +4507,7 @@ export interface components {
              */
             errorCode: string | null;
             /**
+             * Format: int64
              * @description From the gateway to the answer, in milliseconds.
              * @example 42
              */
@@ -3959,6 +4532,7 @@ export interface components {
              */
             rateLimitOutcome: "allowed" | "limited";
             /**
+             * Format: int64
              * @description RateLimit-Remaining as answered; null when the rate-limit store did not say.
              * @example 118
              */
@@ -3992,10 +4566,13 @@ export interface components {
             scope: "first_charge" | "all_charges";
             /** @enum {string} */
             overMarginBehavior: "reject" | "cap";
+            /** Format: int64 */
             maxRedemptions: number | null;
+            /** Format: int64 */
             perCustomerLimit: number | null;
             /** @description US dollars. */
             minOrderAmount: number | null;
+            /** Format: int64 */
             redemptionCount: number;
             /** Format: date-time */
             createdAt: string;
@@ -4046,11 +4623,13 @@ export interface components {
              */
             overMarginBehavior?: "reject" | "cap";
             /**
+             * Format: int32
              * @description Redemptions allowed in total; null: no limit. Default: null.
              * @example 100
              */
             maxRedemptions?: number | null;
             /**
+             * Format: int32
              * @description Redemptions allowed per customer; null: no limit. Default: null.
              * @example 100
              */
@@ -4103,11 +4682,13 @@ export interface components {
              */
             overMarginBehavior?: "reject" | "cap";
             /**
+             * Format: int32
              * @description Redemptions allowed in total; null: no limit.
              * @example 100
              */
             maxRedemptions?: number | null;
             /**
+             * Format: int32
              * @description Redemptions allowed per customer; null: no limit.
              * @example 100
              */
@@ -4128,8 +4709,12 @@ export interface components {
             /** Format: uuid */
             couponId: string;
             code: string;
+            /** Format: int64 */
             redemptions: number;
-            /** @description Distinct patients (redemptions whose patient was deleted are not counted). */
+            /**
+             * Format: int64
+             * @description Distinct patients (redemptions whose patient was deleted are not counted).
+             */
             uniqueCustomers: number;
             /** @description US dollars. */
             totalDiscount: number;
@@ -4139,8 +4724,12 @@ export interface components {
             averageDiscount: number | null;
             /** @description US dollars per redemption; null without redemptions. */
             averageOrderAmount: number | null;
+            /** Format: int64 */
             maxRedemptions: number | null;
-            /** @description null when the coupon has no maxRedemptions. */
+            /**
+             * Format: int64
+             * @description null when the coupon has no maxRedemptions.
+             */
             remainingRedemptions: number | null;
             /** Format: date-time */
             firstRedeemedAt: string | null;
@@ -4153,8 +4742,12 @@ export interface components {
                  * @example 2030-01
                  */
                 month: string;
+                /** Format: int64 */
                 redemptions: number;
-                /** @description Distinct patients (redemptions whose patient was deleted are not counted). */
+                /**
+                 * Format: int64
+                 * @description Distinct patients (redemptions whose patient was deleted are not counted).
+                 */
                 uniqueCustomers: number;
                 /** @description US dollars. */
                 totalDiscount: number;
@@ -4189,9 +4782,13 @@ export interface components {
                 expiresAt: string | null;
                 isActive: boolean;
                 minOrderAmount: number | null;
+                /** Format: int64 */
                 perCustomerLimit: number | null;
+                /** Format: int64 */
                 maxRedemptions: number | null;
+                /** Format: int64 */
                 redemptionCount: number;
+                /** Format: int64 */
                 remainingRedemptions: number | null;
             };
         };
@@ -4243,8 +4840,12 @@ export interface components {
              * @example 49
              */
             nonMedicalServiceFee: number;
-            /** @description Moves when the template changes; programs compare their synced version with it. */
+            /**
+             * Format: int64
+             * @description Moves when the template changes; programs compare their synced version with it.
+             */
             version: number;
+            /** Format: int64 */
             productCount: number;
             /** Format: date-time */
             createdAt: string;
@@ -4262,8 +4863,12 @@ export interface components {
              * @example 49
              */
             nonMedicalServiceFee: number;
-            /** @description Moves when the template changes; programs compare their synced version with it. */
+            /**
+             * Format: int64
+             * @description Moves when the template changes; programs compare their synced version with it.
+             */
             version: number;
+            /** Format: int64 */
             productCount: number;
             /** Format: date-time */
             createdAt: string;
@@ -4273,6 +4878,7 @@ export interface components {
                 /** Format: uuid */
                 globalProductId: string;
                 name: string;
+                /** Format: int64 */
                 displayOrder: number;
                 isPatientVisible: boolean;
                 /** @description The template's fee for the product (dollars); null: none set. */
@@ -4294,14 +4900,18 @@ export interface components {
              * @example 129
              */
             pharmacyBasePrice: number;
+            /** Format: int64 */
             packDurationMonths: number;
+            /** Format: int64 */
             vialsPerPack: number;
+            /** Format: int64 */
             supplyDays: number;
             requiresCooler: boolean;
             allowPrepay: boolean;
             isDiscontinued: boolean;
             /** @description The shared product's image (no brand override here). */
             imageUrl: string | null;
+            /** Format: int64 */
             displayOrder: number;
             isPatientVisible: boolean;
             programBaseFee: number | null;
@@ -4313,10 +4923,13 @@ export interface components {
             description: string | null;
             /** @description Dose steps in order; weeks is how long the step lasts (0 on the maintenance step). */
             levels: {
+                /** Format: int64 */
                 level: number;
                 dose: string;
+                /** Format: int64 */
                 weeks: number;
             }[];
+            /** Format: int64 */
             maxLevel: number;
             /** Format: date-time */
             createdAt: string;
@@ -4515,10 +5128,11 @@ export interface components {
             id: string;
             /** @example clinics/5b0c1f0e-9a51-4a34-8a5f-0e6f3f4b9e21/program_image/0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10.png */
             key: string;
-            /** @description Where the image is served: UPLOADS_PUBLIC_BASE_URL/<key>, or /uploads/<key> on this host. */
+            /** @description Where the image is served: `UPLOADS_PUBLIC_BASE_URL/<key>`, or `/uploads/<key>` on this host. */
             url: string;
             /** @enum {string} */
             contentType: "image/png" | "image/jpeg" | "image/webp" | "image/gif";
+            /** Format: int64 */
             sizeBytes: number;
             /** @enum {string} */
             purpose: "program_image" | "product_image" | "global_product_image" | "page_image" | "template_image" | "website_logo" | "website_hero" | "treatment_logo" | "clinic_logo";
@@ -4581,6 +5195,7 @@ export interface components {
                 categories: string[];
                 imageUrl: string | null;
                 pharmacyBasePrice: number;
+                /** Format: int64 */
                 packDurationMonths: number;
                 requiresCooler: boolean;
                 isDiscontinued: boolean;
@@ -4588,11 +5203,20 @@ export interface components {
         };
         PlanLimitError: components["schemas"]["Error"] & {
             data?: {
-                /** @description PLAN_LIMIT_REACHED: the plan’s maxSelectedProducts. */
+                /**
+                 * Format: int64
+                 * @description PLAN_LIMIT_REACHED: the plan’s maxSelectedProducts.
+                 */
                 limit?: number;
-                /** @description PLAN_LIMIT_REACHED: distinct tenant products in the request. */
+                /**
+                 * Format: int64
+                 * @description PLAN_LIMIT_REACHED: distinct tenant products in the request.
+                 */
                 requested?: number;
-                /** @description PLAN_PRICE_CAP_EXCEEDED: the plan’s cap, integer cents. */
+                /**
+                 * Format: int64
+                 * @description PLAN_PRICE_CAP_EXCEEDED: the plan’s cap, integer cents.
+                 */
                 maxPriceCents?: number;
                 /** @description PLAN_PRICE_CAP_EXCEEDED: the tenant products above the cap. */
                 tenantProductIds?: string[];
@@ -4623,9 +5247,15 @@ export interface components {
                 /** Format: uuid */
                 questionnaireId: string;
             }[];
-            /** @description Distinct tenant products now selected (what the plan limit counts). */
+            /**
+             * Format: int64
+             * @description Distinct tenant products now selected (what the plan limit counts).
+             */
             selectedProducts: number;
-            /** @description The plan's limit; null: unlimited. */
+            /**
+             * Format: int64
+             * @description The plan's limit; null: unlimited.
+             */
             maxSelectedProducts: number | null;
         };
         UpdateTenantProductSelectionRequest: {
@@ -4669,7 +5299,10 @@ export interface components {
              */
             globalProductId: string | null;
             productName: string | null;
-            /** @description unpriced_products: products without a fee; stale_draft: days in draft; else 1. */
+            /**
+             * Format: int64
+             * @description unpriced_products: products without a fee; stale_draft: days in draft; else 1.
+             */
             count: number;
             headline: string;
             detail: string;
@@ -4688,6 +5321,7 @@ export interface components {
                 categories: string[];
                 /** @description US dollars per pack. */
                 pharmacyBasePrice: number;
+                /** Format: int64 */
                 packDurationMonths: number;
                 reason: string;
             }[];
@@ -4712,7 +5346,10 @@ export interface components {
              * @example weight_loss
              */
             category?: string;
-            /** @description At most this many suggested products (1 to 10, default 5). Default: 5. */
+            /**
+             * Format: int32
+             * @description At most this many suggested products (1 to 10, default 5). Default: 5.
+             */
             maxProducts?: number;
         };
         Program: {
@@ -4731,9 +5368,15 @@ export interface components {
             heroImageUrl: string | null;
             customSlug: string | null;
             accentColor: string | null;
-            /** @description Products whose isSellable is true (pricing read). */
+            /**
+             * Format: int64
+             * @description Products whose isSellable is true (pricing read).
+             */
             sellableProductCount: number;
-            /** @description Products whose hasResolvedPrice is false (pricing read). */
+            /**
+             * Format: int64
+             * @description Products whose hasResolvedPrice is false (pricing read).
+             */
             unpricedProductCount: number;
             programGlobalProducts: {
                 /**
@@ -4741,6 +5384,7 @@ export interface components {
                  * @description The program product's id (the row linking the program to the global product).
                  */
                 id: string;
+                /** Format: int64 */
                 displayOrder: number;
                 isPatientVisible: boolean;
                 globalProduct: components["schemas"]["ProgramGlobalProductDetail"];
@@ -4775,8 +5419,11 @@ export interface components {
              * @example 129
              */
             pharmacyBasePrice: number;
+            /** Format: int64 */
             packDurationMonths: number;
+            /** Format: int64 */
             vialsPerPack: number;
+            /** Format: int64 */
             supplyDays: number;
             requiresCooler: boolean;
             allowPrepay: boolean;
@@ -4817,19 +5464,30 @@ export interface components {
         };
         ProgramsOverview: {
             stats: {
+                /** Format: int64 */
                 livePrograms: number;
+                /** Format: int64 */
                 draftPrograms: number;
+                /** Format: int64 */
                 pausedPrograms: number;
-                /** @description Distinct patients with an active enrollment on a program that is not retired. */
+                /**
+                 * Format: int64
+                 * @description Distinct patients with an active enrollment on a program that is not retired.
+                 */
                 totalPatients: number;
+                /** Format: int64 */
                 estBilledMonthlyCents: number;
+                /** Format: int64 */
                 estNetMonthlyCents: number;
             };
             perProgram: {
                 /** Format: uuid */
                 programId: string;
+                /** Format: int64 */
                 patients: number;
+                /** Format: int64 */
                 estBilledMonthlyCents: number;
+                /** Format: int64 */
                 estNetMonthlyCents: number;
             }[];
             attention: {
@@ -4840,19 +5498,26 @@ export interface components {
                 programName: string;
                 headline: string;
                 detail: string;
-                /** @description Monthly cents at stake, when it can be estimated (docs/programs.md). */
+                /**
+                 * Format: int64
+                 * @description Monthly cents at stake, when it can be estimated (docs/programs.md).
+                 */
                 estValueCents: number | null;
                 /** @enum {string} */
                 action: "set_product_pricing" | "replace_discontinued_product" | "review_program_fee";
             }[];
         };
         ProgramSyncAllResult: {
+            /** Format: int64 */
             synced: number;
             programs: components["schemas"]["ProgramSyncResult"][];
         };
         ProgramSyncResult: components["schemas"]["ProgramSyncStatus"] & {
+            /** Format: int64 */
             addedProducts: number;
+            /** Format: int64 */
             updatedProducts: number;
+            /** Format: int64 */
             removedProducts: number;
         };
         ProgramSyncStatus: {
@@ -4860,9 +5525,15 @@ export interface components {
             programId: string;
             /** Format: uuid */
             templateId: string | null;
-            /** @description The template version the program last applied. */
+            /**
+             * Format: int64
+             * @description The template version the program last applied.
+             */
             templateVersion: number | null;
-            /** @description The template's current version. */
+            /**
+             * Format: int64
+             * @description The template's current version.
+             */
             latestTemplateVersion: number | null;
             /** @description templateVersion < latestTemplateVersion (a program never synced is behind). */
             isBehind: boolean;
@@ -4914,7 +5585,10 @@ export interface components {
             /** @enum {string} */
             code?: "WINDDOWN_CONSENT_REQUIRED";
             data: {
-                /** @description Patients with an active enrollment on the program. */
+                /**
+                 * Format: int64
+                 * @description Patients with an active enrollment on the program.
+                 */
                 patients: number;
             };
         };
@@ -4955,6 +5629,7 @@ export interface components {
             /** Format: uuid */
             globalProductId: string;
             name: string;
+            /** Format: int64 */
             displayOrder: number;
             /**
              * @description template: came from the program template (sync); program: added to the program.
@@ -4999,8 +5674,11 @@ export interface components {
              * @example 99
              */
             facilitationFee: number;
+            /** Format: int64 */
             packDurationMonths: number;
+            /** Format: int64 */
             vialsPerPack: number;
+            /** Format: int64 */
             supplyDays: number;
             allowPrepay: boolean;
             /** @description hasResolvedPrice and isCostBacked, active in the program and not discontinued. */
@@ -5062,6 +5740,7 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 name: string;
+                /** Format: int64 */
                 maxLevel: number;
             };
             /**
@@ -5070,6 +5749,7 @@ export interface components {
              */
             flatFee: number;
             allowedBillingMonths: number[];
+            /** Format: int64 */
             position: number;
             /** Format: date-time */
             createdAt: string;
@@ -5091,6 +5771,7 @@ export interface components {
              */
             allowedBillingMonths?: number[];
             /**
+             * Format: int32
              * @description Default: after the last attachment.
              * @example 0
              */
@@ -5110,7 +5791,10 @@ export interface components {
              *     ]
              */
             allowedBillingMonths?: number[];
-            /** @example 0 */
+            /**
+             * Format: int32
+             * @example 0
+             */
             position?: number;
         };
         /** @description A compact Order: the detail without items, payment, address and shipments, plus paidAt, the patient and the program. */
@@ -5129,6 +5813,7 @@ export interface components {
             /** @description The brand's share after pharmacy, doctor, processor and platform. */
             brandAmount: number;
             /**
+             * Format: int64
              * @description Months between charges (1 = monthly).
              * @example 1
              */
@@ -5196,10 +5881,17 @@ export interface components {
                 startDate: string | null;
                 endDate: string | null;
             };
-            /** @description Orders created in the window, any status. */
+            /**
+             * Format: int64
+             * @description Orders created in the window, any status.
+             */
             totalOrders: number;
-            /** @description Of those, orders that were paid (paidAt set), refunded ones included. */
+            /**
+             * Format: int64
+             * @description Of those, orders that were paid (paidAt set), refunded ones included.
+             */
             paidOrders: number;
+            /** Format: int64 */
             refundedOrders: number;
             /** @description Total of the paid orders (dollars). */
             grossSales: number;
@@ -5228,15 +5920,18 @@ export interface components {
                 startDate: string | null;
                 endDate: string | null;
             };
+            /** Format: int64 */
             totalOrders: number;
             byStatus: {
                 status: components["schemas"]["OrderStatus"];
+                /** Format: int64 */
                 orders: number;
             }[];
             byProgram: {
                 /** Format: uuid */
                 programId: string | null;
                 programName: string | null;
+                /** Format: int64 */
                 orders: number;
                 /** @description Total of the paid orders (dollars). */
                 paidSales: number;
@@ -5244,17 +5939,21 @@ export interface components {
             /** @description Only shipping states with 5 or more orders. */
             byState: {
                 state: string;
+                /** Format: int64 */
                 orders: number;
             }[];
             /** @description Shipping states with fewer than 5 orders, unnamed, together; null when there are none. */
             otherStates: {
+                /** Format: int64 */
                 states: number;
+                /** Format: int64 */
                 orders: number;
             } | null;
             refunds: {
                 byStatus: {
                     /** @enum {string} */
                     status: "pending" | "approved" | "denied";
+                    /** Format: int64 */
                     requests: number;
                 }[];
                 /** @description Refunded (dollars). */
@@ -5262,7 +5961,10 @@ export interface components {
             };
         };
         NeedsAttention: {
-            /** @description Orders in the queue (items holds at most 200, newest failure first). */
+            /**
+             * Format: int64
+             * @description Orders in the queue (items holds at most 200, newest failure first).
+             */
             count: number;
             items: {
                 /** Format: uuid */
@@ -5280,9 +5982,15 @@ export interface components {
                     /** @description The order's total (dollars). */
                     totalAmount: number;
                     paymentMethod: string;
-                    /** @description Failed payment attempts of the order so far. */
+                    /**
+                     * Format: int64
+                     * @description Failed payment attempts of the order so far.
+                     */
                     failedAttempts: number;
-                    /** @description Payment attempts of the order so far. */
+                    /**
+                     * Format: int64
+                     * @description Payment attempts of the order so far.
+                     */
                     totalAttempts: number;
                 };
             }[];
@@ -5302,6 +6010,7 @@ export interface components {
             /** @description The brand's share after pharmacy, doctor, processor and platform. */
             brandAmount: number;
             /**
+             * Format: int64
              * @description Months between charges (1 = monthly).
              * @example 1
              */
@@ -5331,6 +6040,7 @@ export interface components {
             orderItems: {
                 /** Format: uuid */
                 id: string;
+                /** Format: int64 */
                 quantity: number;
                 unitPrice: number;
                 totalPrice: number;
@@ -5442,7 +6152,10 @@ export interface components {
             phoneNumber: string | null;
             /** Format: date-time */
             createdAt: string;
-            /** @description All orders of the patient, any status. */
+            /**
+             * Format: int64
+             * @description All orders of the patient, any status.
+             */
             orderCount: number;
             /**
              * @description Dollars: totals of the paid orders minus what was refunded of them.
@@ -5457,7 +6170,9 @@ export interface components {
         TitrationHeldSchedule: {
             /** Format: uuid */
             id: string;
+            /** Format: int64 */
             currentLevel: number;
+            /** Format: int64 */
             maxLevel: number;
             /**
              * @description held: fulfilment waits for a revisit (this list shows held schedules only).
@@ -5471,7 +6186,10 @@ export interface components {
             lastRevisitAt: string | null;
             /** Format: date-time */
             heldSince: string | null;
-            /** @description Whole days since nextRevisitDueAt (0 while not yet due); null without a due date. */
+            /**
+             * Format: int64
+             * @description Whole days since nextRevisitDueAt (0 while not yet due); null without a due date.
+             */
             daysOverdue: number | null;
             order: {
                 /** Format: uuid */
@@ -5495,6 +6213,7 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 name: string;
+                /** Format: int64 */
                 maxLevel: number;
             };
         };
@@ -5591,7 +6310,10 @@ export interface components {
                  * @example 125.5
                  */
                 totalForfeited: number;
-                /** @description Reserve holds not yet released or forfeited. */
+                /**
+                 * Format: int64
+                 * @description Reserve holds not yet released or forfeited.
+                 */
                 heldCount: number;
             };
             heldBalance: {
@@ -5608,6 +6330,7 @@ export interface components {
             recentActivity: components["schemas"]["LedgerActivity"][];
         };
         LedgerActivity: {
+            /** Format: int64 */
             id: number;
             /**
              * @example charge
@@ -5630,12 +6353,20 @@ export interface components {
         };
         Disputes: {
             summary: {
+                /** Format: int64 */
                 total: number;
-                /** @description needs_response + under_review. */
+                /**
+                 * Format: int64
+                 * @description needs_response + under_review.
+                 */
                 open: number;
+                /** Format: int64 */
                 needsResponse: number;
+                /** Format: int64 */
                 underReview: number;
+                /** Format: int64 */
                 won: number;
+                /** Format: int64 */
                 lost: number;
                 /**
                  * @description Disputed in open disputes, US dollars.
@@ -5815,21 +6546,42 @@ export interface components {
                 grossSalesLast30Days: number;
             };
             orders: {
-                /** @description Every order, any status. */
+                /**
+                 * Format: int64
+                 * @description Every order, any status.
+                 */
                 total: number;
-                /** @description Orders that were paid (paidAt set), refunded ones included. */
+                /**
+                 * Format: int64
+                 * @description Orders that were paid (paidAt set), refunded ones included.
+                 */
                 paid: number;
-                /** @description Paid orders on their way: paid, awaiting_lab_results, awaiting_doctor_review, doctor_approved, sent_to_pharmacy, shipped. */
+                /**
+                 * Format: int64
+                 * @description Paid orders on their way: paid, awaiting_lab_results, awaiting_doctor_review, doctor_approved, sent_to_pharmacy, shipped.
+                 */
                 inProgress: number;
-                /** @description Orders created in the last 30 days, any status. */
+                /**
+                 * Format: int64
+                 * @description Orders created in the last 30 days, any status.
+                 */
                 last30Days: number;
             };
             patients: {
-                /** @description The clinic's patients. */
+                /**
+                 * Format: int64
+                 * @description The clinic's patients.
+                 */
                 total: number;
-                /** @description Distinct patients with an active enrollment. */
+                /**
+                 * Format: int64
+                 * @description Distinct patients with an active enrollment.
+                 */
                 active: number;
-                /** @description Patients created in the last 30 days. */
+                /**
+                 * Format: int64
+                 * @description Patients created in the last 30 days.
+                 */
                 newLast30Days: number;
             };
             balance: {
@@ -5845,17 +6597,35 @@ export interface components {
                 reserveHeld: number;
             };
             pendingActions: {
-                /** @description Refund requests waiting for a decision. */
+                /**
+                 * Format: int64
+                 * @description Refund requests waiting for a decision.
+                 */
                 refundRequests: number;
-                /** @description Orders whose latest payment failed (the GET /orders/needs-attention count). */
+                /**
+                 * Format: int64
+                 * @description Orders whose latest payment failed (the GET /orders/needs-attention count).
+                 */
                 failedPayments: number;
-                /** @description Disputes with status needs_response. */
+                /**
+                 * Format: int64
+                 * @description Disputes with status needs_response.
+                 */
                 disputesNeedingResponse: number;
-                /** @description Pharmacy price-change alerts not yet acknowledged. */
+                /**
+                 * Format: int64
+                 * @description Pharmacy price-change alerts not yet acknowledged.
+                 */
                 openPriceAlerts: number;
-                /** @description Titration schedules holding fulfilment for a revisit. */
+                /**
+                 * Format: int64
+                 * @description Titration schedules holding fulfilment for a revisit.
+                 */
                 heldTitrationSchedules: number;
-                /** @description The sum of the above. */
+                /**
+                 * Format: int64
+                 * @description The sum of the above.
+                 */
                 total: number;
             };
         };
@@ -5870,11 +6640,20 @@ export interface components {
             };
             /** @description Orders created in the window, any status (totalOrders of GET /orders/stats). */
             orders: {
-                /** @description This window. */
+                /**
+                 * Format: int64
+                 * @description This window.
+                 */
                 current: number;
-                /** @description The previous window. */
+                /**
+                 * Format: int64
+                 * @description The previous window.
+                 */
                 previous: number;
-                /** @description current - previous. */
+                /**
+                 * Format: int64
+                 * @description current - previous.
+                 */
                 change: number;
                 /**
                  * @description (current - previous) / previous x 100, one decimal; null when previous is 0.
@@ -5884,11 +6663,20 @@ export interface components {
             };
             /** @description Of those, the paid ones (paidOrders of GET /orders/stats). */
             paidOrders: {
-                /** @description This window. */
+                /**
+                 * Format: int64
+                 * @description This window.
+                 */
                 current: number;
-                /** @description The previous window. */
+                /**
+                 * Format: int64
+                 * @description The previous window.
+                 */
                 previous: number;
-                /** @description current - previous. */
+                /**
+                 * Format: int64
+                 * @description current - previous.
+                 */
                 change: number;
                 /**
                  * @description (current - previous) / previous x 100, one decimal; null when previous is 0.
@@ -5967,11 +6755,20 @@ export interface components {
             };
             /** @description Patients created in the window. */
             newPatients: {
-                /** @description This window. */
+                /**
+                 * Format: int64
+                 * @description This window.
+                 */
                 current: number;
-                /** @description The previous window. */
+                /**
+                 * Format: int64
+                 * @description The previous window.
+                 */
                 previous: number;
-                /** @description current - previous. */
+                /**
+                 * Format: int64
+                 * @description current - previous.
+                 */
                 change: number;
                 /**
                  * @description (current - previous) / previous x 100, one decimal; null when previous is 0.
@@ -5981,11 +6778,20 @@ export interface components {
             };
             /** @description Distinct patients with an order created in the window. */
             orderingPatients: {
-                /** @description This window. */
+                /**
+                 * Format: int64
+                 * @description This window.
+                 */
                 current: number;
-                /** @description The previous window. */
+                /**
+                 * Format: int64
+                 * @description The previous window.
+                 */
                 previous: number;
-                /** @description current - previous. */
+                /**
+                 * Format: int64
+                 * @description current - previous.
+                 */
                 change: number;
                 /**
                  * @description (current - previous) / previous x 100, one decimal; null when previous is 0.
@@ -6083,7 +6889,10 @@ export interface components {
                  */
                 forfeited: number;
             };
-            /** @description Ledger entries in the window. */
+            /**
+             * Format: int64
+             * @description Ledger entries in the window.
+             */
             entries: number;
             /** @description The same figures per calendar month (UTC) that has entries in the window, oldest first. */
             byMonth: {
@@ -6181,9 +6990,15 @@ export interface components {
                  * @example 2030-01-06
                  */
                 bucket: string;
-                /** @description Orders created in the bucket (inside the window), any status. */
+                /**
+                 * Format: int64
+                 * @description Orders created in the bucket (inside the window), any status.
+                 */
                 orders: number;
-                /** @description Of those, the paid ones. */
+                /**
+                 * Format: int64
+                 * @description Of those, the paid ones.
+                 */
                 paidOrders: number;
                 /**
                  * @description grossSales of those orders.
@@ -6202,9 +7017,15 @@ export interface components {
                 netRevenue: number;
             }[];
             totals: {
-                /** @description All buckets: GET /orders/stats totalOrders over the window. */
+                /**
+                 * Format: int64
+                 * @description All buckets: GET /orders/stats totalOrders over the window.
+                 */
                 orders: number;
-                /** @description All buckets: paidOrders. */
+                /**
+                 * Format: int64
+                 * @description All buckets: paidOrders.
+                 */
                 paidOrders: number;
                 /**
                  * @description All buckets: grossSales.
@@ -6227,6 +7048,7 @@ export interface components {
         DashboardProjectedRevenue: {
             /** Format: date-time */
             asOf: string;
+            /** Format: int64 */
             months: number;
             /** @description From asOf to the end of the last month projected (UTC), inclusive. */
             horizon: {
@@ -6235,12 +7057,21 @@ export interface components {
                 /** Format: date-time */
                 endDate: string;
             };
-            /** @description Active enrollments. */
+            /**
+             * Format: int64
+             * @description Active enrollments.
+             */
             activeEnrollments: number;
-            /** @description Of those, enrollments without a next charge date (not projected). */
+            /**
+             * Format: int64
+             * @description Of those, enrollments without a next charge date (not projected).
+             */
             unscheduledEnrollments: number;
             totals: {
-                /** @description Charges expected. */
+                /**
+                 * Format: int64
+                 * @description Charges expected.
+                 */
                 charges: number;
                 /**
                  * @description What those charges bill patients (enrollment chargeAmount).
@@ -6260,7 +7091,10 @@ export interface components {
                  * @example 2030-02
                  */
                 month: string;
-                /** @description Charges expected. */
+                /**
+                 * Format: int64
+                 * @description Charges expected.
+                 */
                 charges: number;
                 /**
                  * @description What those charges bill patients (enrollment chargeAmount).
@@ -6272,7 +7106,10 @@ export interface components {
                  * @example 1249.5
                  */
                 net: number;
-                /** @description Distinct patients charged in the month. */
+                /**
+                 * Format: int64
+                 * @description Distinct patients charged in the month.
+                 */
                 patients: number;
             }[];
             /** @description Programs with expected charges, highest billing first. */
@@ -6280,7 +7117,10 @@ export interface components {
                 /** Format: uuid */
                 programId: string;
                 programName: string;
-                /** @description Charges expected. */
+                /**
+                 * Format: int64
+                 * @description Charges expected.
+                 */
                 charges: number;
                 /**
                  * @description What those charges bill patients (enrollment chargeAmount).
@@ -6306,7 +7146,10 @@ export interface components {
              * @description The last delivery attempt to this endpoint.
              */
             lastTriggeredAt: string | null;
-            /** @description Failed attempts in a row; any success resets it. */
+            /**
+             * Format: int64
+             * @description Failed attempts in a row; any success resets it.
+             */
             consecutiveFailures: number;
             /** Format: date-time */
             createdAt: string;
@@ -6368,6 +7211,7 @@ export interface components {
         };
         RotateWebhookSecretRequest: {
             /**
+             * Format: int32
              * @description How long the previous secret keeps signing next to the new one (0 to 86400; default 86400 = 24 hours; 0 ends it at once). Default: 86400.
              * @example 3600
              */
@@ -6386,9 +7230,15 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "held" | "succeeded" | "failed";
-            /** @description HTTP attempts made so far (at most 8). */
+            /**
+             * Format: int64
+             * @description HTTP attempts made so far (at most 8).
+             */
             attempts: number;
-            /** @description HTTP status of the last attempt; null before the first or after a timeout or network error. */
+            /**
+             * Format: int64
+             * @description HTTP status of the last attempt; null before the first or after a timeout or network error.
+             */
             lastResponseStatus: number | null;
             /** Format: date-time */
             createdAt: string;
@@ -6438,13 +7288,22 @@ export interface components {
              * @description The attempt id: the X-Service-Delivery-Id header it was sent with.
              */
             id: string;
-            /** @description 1 for the first attempt of the delivery. */
+            /**
+             * Format: int64
+             * @description 1 for the first attempt of the delivery.
+             */
             attemptNumber: number;
             /** Format: date-time */
             attemptedAt: string;
-            /** @description The receiver's HTTP status; null when it gave none. */
+            /**
+             * Format: int64
+             * @description The receiver's HTTP status; null when it gave none.
+             */
             responseStatus: number | null;
-            /** @description From sending to the answer (0 when nothing was sent). */
+            /**
+             * Format: int64
+             * @description From sending to the answer (0 when nothing was sent).
+             */
             durationMs: number;
             /**
              * @description Why it failed, null on success: timeout (no answer within 5 s), connection_refused (no connection: refused, unreachable, or a URL we refuse to call), dns (the name has no address, resolves to an address we do not call, or could not be checked), tls, invalid_response (connected, but no usable HTTP answer), http_status (answered, not 2xx).
@@ -6547,7 +7406,7 @@ export interface components {
              * @example cs_tok_3q2-7wEjc0x1b0mXo0JtDqj6f1i7m0ZqH8yG9yQwQzE
              */
             sessionToken: string;
-            /** @description The checkout page for the browser: <CHECKOUT_EMBED_BASE_URL>/<sessionId>#token=<sessionToken>. */
+            /** @description The checkout page for the browser: `<CHECKOUT_EMBED_BASE_URL>/<sessionId>#token=<sessionToken>`. */
             embedUrl: string;
             /**
              * Format: date-time
@@ -6686,17 +7545,32 @@ export interface components {
             smsOptedOut?: boolean;
         };
         ContactImportResult: {
-            /** @description Data rows read (the header and blank rows not counted) = imported + skipped + failed. */
+            /**
+             * Format: int64
+             * @description Data rows read (the header and blank rows not counted) = imported + skipped + failed.
+             */
             totalRows: number;
-            /** @description New contacts created. */
+            /**
+             * Format: int64
+             * @description New contacts created.
+             */
             imported: number;
-            /** @description Rows whose email is already a contact of the clinic, or appears on an earlier row of the file (ignoring case); nothing was changed for them. */
+            /**
+             * Format: int64
+             * @description Rows whose email is already a contact of the clinic, or appears on an earlier row of the file (ignoring case); nothing was changed for them.
+             */
             skipped: number;
-            /** @description Rows refused as invalid (each is in errors, up to the first 1000). */
+            /**
+             * Format: int64
+             * @description Rows refused as invalid (each is in errors, up to the first 1000).
+             */
             failed: number;
             /** @description Invalid rows in file order, at most 1000. */
             errors: {
-                /** @description Line of the file the row starts on (the header is line 1; a quoted field spanning lines counts every line). */
+                /**
+                 * Format: int64
+                 * @description Line of the file the row starts on (the header is line 1; a quoted field spanning lines counts every line).
+                 */
                 line: number;
                 reason: string;
                 /**
@@ -6808,7 +7682,10 @@ export interface components {
              */
             mergeFields: string[];
             isActive: boolean;
-            /** @description 1 on creation, +1 on every update. */
+            /**
+             * Format: int64
+             * @description 1 on creation, +1 on every update.
+             */
             version: number;
             /**
              * Format: uuid
@@ -6856,7 +7733,7 @@ export interface components {
             isActive?: boolean;
         };
         TemplateImageResult: {
-            /** @description The image url, to embed in a template body (<img src="...">). */
+            /** @description The image url, to embed in a template body (`<img src="...">`). */
             url: string;
             upload: components["schemas"]["StoredImage"];
         };
@@ -6924,10 +7801,14 @@ export interface components {
         SequenceStep: {
             /** Format: uuid */
             id: string;
-            /** @description From 0, in the order the steps run. */
+            /**
+             * Format: int64
+             * @description From 0, in the order the steps run.
+             */
             position: number;
             /** @enum {string} */
             type: "delay" | "email" | "sms";
+            /** Format: int64 */
             timeSeconds: number | null;
             useCustomText: boolean;
             /** Format: uuid */
@@ -6936,18 +7817,37 @@ export interface components {
             customSubject: string | null;
         };
         SequenceAnalytics: {
-            /** @description Contacts ever enrolled. */
+            /**
+             * Format: int64
+             * @description Contacts ever enrolled.
+             */
             enrolled: number;
-            /** @description Enrollments still going through the steps. */
+            /**
+             * Format: int64
+             * @description Enrollments still going through the steps.
+             */
             active: number;
+            /** Format: int64 */
             completed: number;
-            /** @description Enrollments stopped by archiving the sequence. */
+            /**
+             * Format: int64
+             * @description Enrollments stopped by archiving the sequence.
+             */
             cancelled: number;
-            /** @description Message steps sent. */
+            /**
+             * Format: int64
+             * @description Message steps sent.
+             */
             sent: number;
-            /** @description Message steps skipped (contact opted out, or no address). */
+            /**
+             * Format: int64
+             * @description Message steps skipped (contact opted out, or no address).
+             */
             skipped: number;
-            /** @description Message steps that could not be sent (e.g. their template was deleted). */
+            /**
+             * Format: int64
+             * @description Message steps that could not be sent (e.g. their template was deleted).
+             */
             failed: number;
         };
         CreateSequenceRequest: {
@@ -7008,6 +7908,7 @@ export interface components {
              */
             type: "delay" | "email" | "sms";
             /**
+             * Format: int64
              * @description delay steps only: seconds to wait, 1 to 31536000 (365 days).
              * @example 86400
              */
@@ -7028,9 +7929,15 @@ export interface components {
         ManualSequenceTriggerResult: {
             /** Format: uuid */
             sequenceId: string;
-            /** @description Contacts enrolled now (their first step runs on the next sweep). */
+            /**
+             * Format: int64
+             * @description Contacts enrolled now (their first step runs on the next sweep).
+             */
             enrolled: number;
-            /** @description Targets already enrolled in this sequence (at any time, also completed), left as they are. */
+            /**
+             * Format: int64
+             * @description Targets already enrolled in this sequence (at any time, also completed), left as they are.
+             */
             alreadyEnrolled: number;
         };
         ManualSequenceTriggerRequest: {
@@ -7058,16 +7965,22 @@ export interface components {
             affiliateFirstOrderRate: number;
             /** @description Percent, or US dollars in flat mode. */
             affiliateDefaultRate: number;
+            /** Format: int64 */
             affiliateCommissionDurationMonths: number | null;
+            /** Format: int64 */
             affiliateCookieWindowDays: number;
             /** @description US dollars. */
             affiliateMinimumPayoutThreshold: number;
             /** @enum {string} */
             affiliatePayoutFrequency: "weekly" | "biweekly" | "monthly";
+            /** Format: int64 */
             affiliateMaxCount: number | null;
             /** @description false: the clinic never saved a configuration and these are the defaults. */
             isConfigured: boolean;
-            /** @description Affiliates not removed (active and paused). */
+            /**
+             * Format: int64
+             * @description Affiliates not removed (active and paused).
+             */
             affiliateCount: number;
             /** @description The referral tiers, by minActiveReferrals ascending. */
             tiers: components["schemas"]["AffiliateTier"][];
@@ -7077,6 +7990,7 @@ export interface components {
         AffiliateTier: {
             /** Format: uuid */
             id: string;
+            /** Format: int64 */
             minActiveReferrals: number;
             /** @description Percent (0-100) earned by affiliates with at least minActiveReferrals active referrals. */
             percentage: number;
@@ -7104,11 +8018,13 @@ export interface components {
              */
             affiliateDefaultRate?: number;
             /**
+             * Format: int32
              * @description Orders paid within this many months of the referral earn commissions (1-120); null: for as long as the patient buys.
              * @example 12
              */
             affiliateCommissionDurationMonths?: number | null;
             /**
+             * Format: int32
              * @description Days a referral link is remembered before sign-up (1-365).
              * @example 30
              */
@@ -7124,6 +8040,7 @@ export interface components {
              */
             affiliatePayoutFrequency?: "weekly" | "biweekly" | "monthly";
             /**
+             * Format: int32
              * @description Most affiliates the program accepts; null: no limit.
              * @example 100
              */
@@ -7180,17 +8097,17 @@ export interface components {
             payoutNotes: string | null;
             /** Format: date-time */
             joinedAt: string;
-            /** @description Patients referred. */
+            /**
+             * Format: int64
+             * @description Patients referred.
+             */
             referralCount: number;
-            /** @description Referred patients with an active enrollment (what tiers count). */
+            /**
+             * Format: int64
+             * @description Referred patients with an active enrollment (what tiers count).
+             */
             activeReferralCount: number;
-            /** @description The best tier reached by activeReferralCount; null when none. */
-            tier: {
-                /** Format: uuid */
-                id: string;
-                label: string;
-                percentage: number;
-            } | null;
+            tier: components["schemas"]["AffiliateReachedTier"];
             /** @description US dollars: all commissions not excluded. */
             earnedTotal: number;
             /** @description US dollars: commissions earned or in a payout not yet paid. */
@@ -7200,6 +8117,13 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /** @description The best tier reached by activeReferralCount; null when none. */
+        AffiliateReachedTier: {
+            /** Format: uuid */
+            id: string;
+            label: string;
+            percentage: number;
+        } | null;
         UpdateAffiliateRequest: {
             /**
              * @description Override of the first-order rate (percent 0-100, or US dollars in flat mode); null clears it.
@@ -7243,8 +8167,12 @@ export interface components {
             amount: number;
             /** @enum {string} */
             status: "pending" | "approved" | "paid";
-            /** @description Commissions included (or paid). */
+            /**
+             * Format: int64
+             * @description Commissions included (or paid).
+             */
             commissionCount: number;
+            /** Format: int64 */
             excludedCommissionCount: number;
             /** Format: date-time */
             approvedAt: string | null;
@@ -7266,10 +8194,14 @@ export interface components {
              * @description Exclusive: the last complete period before now.
              */
             periodEnd: string;
-            /** @description New commissions computed from referred orders by this call. */
+            /**
+             * Format: int64
+             * @description New commissions computed from referred orders by this call.
+             */
             commissionsCreated: number;
             /** @description US dollars: their sum. */
             commissionsAmount: number;
+            /** Format: int64 */
             payoutsCreated: number;
             /** @description The payouts this call created (empty when the period was already generated). */
             payouts: components["schemas"]["AffiliatePayout"][];
@@ -7283,6 +8215,7 @@ export interface components {
                     email: string;
                 };
                 amount: number;
+                /** Format: int64 */
                 commissionCount: number;
             }[];
         };
@@ -7345,6 +8278,7 @@ export interface components {
             };
             /** @example w9 */
             documentType: string;
+            /** Format: int64 */
             taxYear: number;
             /** @enum {string} */
             status: "pending" | "verified" | "rejected";
@@ -7365,6 +8299,7 @@ export interface components {
         };
         CreateAffiliateTierRequest: {
             /**
+             * Format: int32
              * @description Active referrals needed; unique per clinic.
              * @example 10
              */
@@ -7475,7 +8410,10 @@ export interface components {
             seoDescription: string | null;
             seoOgImage: string | null;
             seoCanonical: string | null;
-            /** @description The number of the newest version, which is also how many versions exist; 0 before the first publish. */
+            /**
+             * Format: int64
+             * @description The number of the newest version, which is also how many versions exist; 0 before the first publish.
+             */
             publishedVersion: number;
             /**
              * Format: date-time
@@ -7505,7 +8443,10 @@ export interface components {
             seoDescription: string | null;
             seoOgImage: string | null;
             seoCanonical: string | null;
-            /** @description The number of the newest version, which is also how many versions exist; 0 before the first publish. */
+            /**
+             * Format: int64
+             * @description The number of the newest version, which is also how many versions exist; 0 before the first publish.
+             */
             publishedVersion: number;
             /**
              * Format: date-time
@@ -7528,7 +8469,10 @@ export interface components {
             versions: components["schemas"]["PageVersionSummary"][];
         };
         PageVersionSummary: {
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             version: number;
             /** Format: date-time */
             publishedAt: string;
@@ -8095,13 +9039,25 @@ export interface components {
             } | null;
             /** @description All the forms together. */
             totals: {
-                /** @description Sessions started (every session, whatever happened next). */
+                /**
+                 * Format: int64
+                 * @description Sessions started (every session, whatever happened next).
+                 */
                 started: number;
-                /** @description Of those, completed. */
+                /**
+                 * Format: int64
+                 * @description Of those, completed.
+                 */
                 completed: number;
-                /** @description Of those, abandoned (marked by the sweep after 24 hours without completion). */
+                /**
+                 * Format: int64
+                 * @description Of those, abandoned (marked by the sweep after 24 hours without completion).
+                 */
                 abandoned: number;
-                /** @description Of those, still started (neither completed nor abandoned yet). */
+                /**
+                 * Format: int64
+                 * @description Of those, still started (neither completed nor abandoned yet).
+                 */
                 inProgress: number;
                 /**
                  * @description completed / started x 100. Percent with one decimal; null without sessions.
@@ -8133,13 +9089,25 @@ export interface components {
                 formId: string;
                 name: string;
                 isActive: boolean;
-                /** @description Sessions started (every session, whatever happened next). */
+                /**
+                 * Format: int64
+                 * @description Sessions started (every session, whatever happened next).
+                 */
                 started: number;
-                /** @description Of those, completed. */
+                /**
+                 * Format: int64
+                 * @description Of those, completed.
+                 */
                 completed: number;
-                /** @description Of those, abandoned (marked by the sweep after 24 hours without completion). */
+                /**
+                 * Format: int64
+                 * @description Of those, abandoned (marked by the sweep after 24 hours without completion).
+                 */
                 abandoned: number;
-                /** @description Of those, still started (neither completed nor abandoned yet). */
+                /**
+                 * Format: int64
+                 * @description Of those, still started (neither completed nor abandoned yet).
+                 */
                 inProgress: number;
                 /**
                  * @description completed / started x 100. Percent with one decimal; null without sessions.
@@ -8193,13 +9161,25 @@ export interface components {
                 endDate: string;
             } | null;
             summary: {
-                /** @description Sessions started (every session, whatever happened next). */
+                /**
+                 * Format: int64
+                 * @description Sessions started (every session, whatever happened next).
+                 */
                 started: number;
-                /** @description Of those, completed. */
+                /**
+                 * Format: int64
+                 * @description Of those, completed.
+                 */
                 completed: number;
-                /** @description Of those, abandoned (marked by the sweep after 24 hours without completion). */
+                /**
+                 * Format: int64
+                 * @description Of those, abandoned (marked by the sweep after 24 hours without completion).
+                 */
                 abandoned: number;
-                /** @description Of those, still started (neither completed nor abandoned yet). */
+                /**
+                 * Format: int64
+                 * @description Of those, still started (neither completed nor abandoned yet).
+                 */
                 inProgress: number;
                 /**
                  * @description completed / started x 100. Percent with one decimal; null without sessions.
@@ -8224,18 +9204,30 @@ export interface components {
             };
             /** @description One row per step, from 1 to the largest step count of the sessions. */
             funnel: {
-                /** @description 1-based. */
+                /**
+                 * Format: int64
+                 * @description 1-based.
+                 */
                 step: number;
-                /** @description Sessions that reached this step or a later one. */
+                /**
+                 * Format: int64
+                 * @description Sessions that reached this step or a later one.
+                 */
                 reached: number;
                 /**
                  * @description reached / started x 100. Percent with one decimal; null without sessions.
                  * @example 62.5
                  */
                 reachedPercent: number | null;
-                /** @description Abandoned sessions whose last step reached was this one. */
+                /**
+                 * Format: int64
+                 * @description Abandoned sessions whose last step reached was this one.
+                 */
                 abandonedHere: number;
-                /** @description Sessions still started whose last step reached is this one. */
+                /**
+                 * Format: int64
+                 * @description Sessions still started whose last step reached is this one.
+                 */
                 inProgressHere: number;
             }[];
             /** @description The page of sessions, newest first (startedAt, then id). */
@@ -8251,7 +9243,9 @@ export interface components {
             programId: string | null;
             /** @enum {string} */
             status: "started" | "completed" | "abandoned";
+            /** Format: int64 */
             lastStepReached: number;
+            /** Format: int64 */
             totalSteps: number;
             /** Format: date-time */
             startedAt: string;
@@ -8287,13 +9281,25 @@ export interface components {
                 endDate: string;
             } | null;
             summary: {
-                /** @description Sessions started (every session, whatever happened next). */
+                /**
+                 * Format: int64
+                 * @description Sessions started (every session, whatever happened next).
+                 */
                 started: number;
-                /** @description Of those, completed. */
+                /**
+                 * Format: int64
+                 * @description Of those, completed.
+                 */
                 completed: number;
-                /** @description Of those, abandoned (marked by the sweep after 24 hours without completion). */
+                /**
+                 * Format: int64
+                 * @description Of those, abandoned (marked by the sweep after 24 hours without completion).
+                 */
                 abandoned: number;
-                /** @description Of those, still started (neither completed nor abandoned yet). */
+                /**
+                 * Format: int64
+                 * @description Of those, still started (neither completed nor abandoned yet).
+                 */
                 inProgress: number;
                 /**
                  * @description completed / started x 100. Percent with one decimal; null without sessions.
@@ -8318,18 +9324,30 @@ export interface components {
             };
             /** @description One row per step, from 1 to the largest step count of the sessions. */
             funnel: {
-                /** @description 1-based. */
+                /**
+                 * Format: int64
+                 * @description 1-based.
+                 */
                 step: number;
-                /** @description Sessions that reached this step or a later one. */
+                /**
+                 * Format: int64
+                 * @description Sessions that reached this step or a later one.
+                 */
                 reached: number;
                 /**
                  * @description reached / started x 100. Percent with one decimal; null without sessions.
                  * @example 62.5
                  */
                 reachedPercent: number | null;
-                /** @description Abandoned sessions whose last step reached was this one. */
+                /**
+                 * Format: int64
+                 * @description Abandoned sessions whose last step reached was this one.
+                 */
                 abandonedHere: number;
-                /** @description Sessions still started whose last step reached is this one. */
+                /**
+                 * Format: int64
+                 * @description Sessions still started whose last step reached is this one.
+                 */
                 inProgressHere: number;
             }[];
             /** @description The page of sessions, newest first (startedAt, then id). */
@@ -8339,11 +9357,20 @@ export interface components {
                 /** Format: uuid */
                 formId: string;
                 name: string;
-                /** @description Sessions of this form for the program. */
+                /**
+                 * Format: int64
+                 * @description Sessions of this form for the program.
+                 */
                 started: number;
-                /** @description Of those, completed. */
+                /**
+                 * Format: int64
+                 * @description Of those, completed.
+                 */
                 completed: number;
-                /** @description Of those, abandoned. */
+                /**
+                 * Format: int64
+                 * @description Of those, abandoned.
+                 */
                 abandoned: number;
                 /**
                  * @description completed / started x 100. Percent with one decimal; null without sessions.
@@ -8358,9 +9385,15 @@ export interface components {
             /** Format: uuid */
             globalProductId: string;
             productName: string;
-            /** @description Every like of the product (all time). */
+            /**
+             * Format: int64
+             * @description Every like of the product (all time).
+             */
             totalLikes: number;
-            /** @description Distinct patients who like it (all time; a patient likes a product at most once). */
+            /**
+             * Format: int64
+             * @description Distinct patients who like it (all time; a patient likes a product at most once).
+             */
             uniquePatients: number;
             /** Format: date-time */
             firstLikedAt: string | null;
@@ -8369,9 +9402,15 @@ export interface components {
             window: components["schemas"]["ReportWindow"];
             /** @enum {string} */
             granularity: "day" | "week" | "month";
-            /** @description Likes created in the window. */
+            /**
+             * Format: int64
+             * @description Likes created in the window.
+             */
             likesInWindow: number;
-            /** @description Distinct patients who liked it in the window. */
+            /**
+             * Format: int64
+             * @description Distinct patients who liked it in the window.
+             */
             uniquePatientsInWindow: number;
             /** @description Every bucket of the window, oldest first, zeros included. */
             series: {
@@ -8380,7 +9419,10 @@ export interface components {
                  * @example 2030-01-06
                  */
                 bucket: string;
-                /** @description Likes created in the bucket (inside the window). */
+                /**
+                 * Format: int64
+                 * @description Likes created in the bucket (inside the window).
+                 */
                 likes: number;
             }[];
         };
@@ -8392,10 +9434,16 @@ export interface components {
                  * @description As sent (lower-cased).
                  */
                 tenantProductId: string;
-                /** @description Likes of the clinic's tenant product; 0 for an id that is not one of the clinic's tenant products (unknown or another clinic's). */
+                /**
+                 * Format: int64
+                 * @description Likes of the clinic's tenant product; 0 for an id that is not one of the clinic's tenant products (unknown or another clinic's).
+                 */
                 likes: number;
             }[];
-            /** @description The sum of the counts. */
+            /**
+             * Format: int64
+             * @description The sum of the counts.
+             */
             total: number;
         };
         LikeCountsRequest: {
@@ -8405,11 +9453,19 @@ export interface components {
         NotificationList: {
             /** @description One page, newest first (page and limit: default 25, at most 200). */
             notifications: components["schemas"]["Notification"][];
-            /** @description The clinic's unread notifications, all of them. */
+            /**
+             * Format: int64
+             * @description The clinic's unread notifications, all of them.
+             */
             unreadCount: number;
-            /** @description The clinic's notifications, all of them (read and unread). */
+            /**
+             * Format: int64
+             * @description The clinic's notifications, all of them (read and unread).
+             */
             total: number;
+            /** Format: int64 */
             page: number;
+            /** Format: int64 */
             limit: number;
         };
         Notification: {
@@ -8437,7 +9493,10 @@ export interface components {
             createdAt: string;
         };
         MarkNotificationsReadResult: {
-            /** @description How many of the clinic's unread notifications this call marked read. */
+            /**
+             * Format: int64
+             * @description How many of the clinic's unread notifications this call marked read.
+             */
             updated: number;
         };
         MarkNotificationsReadRequest: {
@@ -8488,6 +9547,7 @@ export interface components {
              */
             monthlyPrice: number;
             /**
+             * Format: int64
              * @description Integer cents. Price per month.
              * @example 49900
              */
@@ -8503,11 +9563,17 @@ export interface components {
              */
             features: string[];
             limits: {
-                /** @description Tenant products offered at once; null: no limit. */
+                /**
+                 * Format: int64
+                 * @description Tenant products offered at once; null: no limit.
+                 */
                 maxSelectedProducts: number | null;
                 /** @description US dollars: the highest price of one product; null: no cap. */
                 maxProductPrice: number | null;
-                /** @description The same in integer cents. */
+                /**
+                 * Format: int64
+                 * @description The same in integer cents.
+                 */
                 maxProductPriceCents: number | null;
             };
             /** @description Whether this is the clinic's plan now. */
@@ -8539,7 +9605,10 @@ export interface components {
                 /** Format: date-time */
                 expiresAt: string;
                 isOpen: boolean;
-                /** @description Whole days left, rounded up; 0 once over. */
+                /**
+                 * Format: int64
+                 * @description Whole days left, rounded up; 0 once over.
+                 */
                 daysRemaining: number;
                 /** Format: date-time */
                 goLiveRequestedAt: string | null;
@@ -8570,7 +9639,9 @@ export interface components {
                     title: string;
                     done: boolean;
                 }[];
+                /** Format: int64 */
                 completedCount: number;
+                /** Format: int64 */
                 totalCount: number;
                 isComplete: boolean;
             };
@@ -8582,7 +9653,10 @@ export interface components {
             name: string;
             /** @description US dollars. Price per month. */
             monthlyPrice: number;
-            /** @description Integer cents. Price per month. */
+            /**
+             * Format: int64
+             * @description Integer cents. Price per month.
+             */
             monthlyPriceCents: number;
             entitlements: ("affiliates" | "crm_connect")[];
         } | null;
@@ -8622,27 +9696,44 @@ export interface components {
             currentPeriodStart: string;
             /** Format: date-time */
             currentPeriodEnd: string;
+            /** Format: int64 */
             periodSeconds: number;
+            /** Format: int64 */
             remainingSeconds: number;
             /** @description US dollars. Credit for the unused time of the current plan. */
             unusedTimeCredit: number;
-            /** @description Integer cents. Credit for the unused time of the current plan: price x remaining / period, rounded half up. */
+            /**
+             * Format: int64
+             * @description Integer cents. Credit for the unused time of the current plan: price x remaining / period, rounded half up.
+             */
             unusedTimeCreditCents: number;
             /** @description US dollars. Charge for the rest of the period on the new plan. */
             remainingTimeCharge: number;
-            /** @description Integer cents. Charge for the rest of the period on the new plan: price x remaining / period, rounded half up. */
+            /**
+             * Format: int64
+             * @description Integer cents. Charge for the rest of the period on the new plan: price x remaining / period, rounded half up.
+             */
             remainingTimeChargeCents: number;
             /** @description US dollars. Invoiced now: charge - credit, at least 0. */
             amountDue: number;
-            /** @description Integer cents. Invoiced now: charge - credit, at least 0. */
+            /**
+             * Format: int64
+             * @description Integer cents. Invoiced now: charge - credit, at least 0.
+             */
             amountDueCents: number;
             /** @description US dollars. What a downgrade leaves as credit for the next invoices: credit - charge, at least 0. */
             creditToBalance: number;
-            /** @description Integer cents. credit - charge, at least 0. */
+            /**
+             * Format: int64
+             * @description Integer cents. credit - charge, at least 0.
+             */
             creditToBalanceCents: number;
             /** @description US dollars. The new plan price from the next period on. */
             nextPeriodAmount: number;
-            /** @description Integer cents. The new plan price from the next period on. */
+            /**
+             * Format: int64
+             * @description Integer cents. The new plan price from the next period on.
+             */
             nextPeriodAmountCents: number;
             entitlementsGained: ("affiliates" | "crm_connect")[];
             entitlementsLost: ("affiliates" | "crm_connect")[];
@@ -8836,12 +9927,22 @@ export interface components {
                  * @description First instant of the next month (exclusive).
                  */
                 periodEnd: string;
-                /** @description SMS the clinic sent this month (queued or sent; failed ones do not count). */
+                /**
+                 * Format: int64
+                 * @description SMS the clinic sent this month (queued or sent; failed ones do not count).
+                 */
                 messagesSent: number;
-                /** @description SMS included per calendar month (500). */
+                /**
+                 * Format: int64
+                 * @description SMS included per calendar month (500).
+                 */
                 freeTierLimit: number;
+                /** Format: int64 */
                 freeTierRemaining: number;
-                /** @description Messages beyond the free tier this month. */
+                /**
+                 * Format: int64
+                 * @description Messages beyond the free tier this month.
+                 */
                 billableMessages: number;
             };
         };
@@ -8978,7 +10079,10 @@ export interface components {
              * @enum {string}
              */
             purpose: "routing" | "ownership_verification" | "spf" | "dkim" | "return_path" | "dmarc" | "tracking";
-            /** @description MX records only; null otherwise. */
+            /**
+             * Format: int64
+             * @description MX records only; null otherwise.
+             */
             priority: number | null;
         };
         /** @description A partial update: only the fields sent change; null clears a field (timezone and customDomain cannot be null). */
@@ -9035,6 +10139,7 @@ export interface components {
                 /** @enum {string} */
                 basis: "per_order";
                 /**
+                 * Format: int64
                  * @description Integer cents per order the doctor reviews.
                  * @example 1500
                  */
@@ -9047,6 +10152,7 @@ export interface components {
                  */
                 percent: number;
                 /**
+                 * Format: int64
                  * @description The same rate per mille (29 = 2.9%), as stored.
                  * @example 29
                  */
@@ -9054,6 +10160,7 @@ export interface components {
                 /** @enum {string} */
                 basis: "per_charge";
                 /**
+                 * Format: int64
                  * @description Plus this many cents per charge.
                  * @example 30
                  */
@@ -9066,6 +10173,7 @@ export interface components {
                  */
                 percent: number;
                 /**
+                 * Format: int64
                  * @description The same rate per mille (29 = 2.9%), as stored.
                  * @example 29
                  */
@@ -9105,11 +10213,7 @@ export interface components {
             id: string;
             /** @example mail.example-brand.com */
             domain: string;
-            /**
-             * @description pending (start) -> verified (verify); pending or verified -> removed (remove).
-             * @enum {string}
-             */
-            status: "pending" | "verified" | "removed";
+            status: components["schemas"]["EmailDomainState"];
             /** @description What to publish: SPF, DKIM and the return-path MX. */
             dnsRecords: components["schemas"]["DnsRecord"][];
             /** Format: date-time */
@@ -9121,6 +10225,11 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         } | null;
+        /**
+         * @description pending (start) -> verified (verify); pending or verified -> removed (remove).
+         * @enum {string}
+         */
+        EmailDomainState: "pending" | "verified" | "removed";
         EmailSender: {
             /**
              * @description Display name of the clinic's emails; null: the clinic's name.
@@ -9167,7 +10276,7 @@ export interface components {
              */
             domain: string;
             /**
-             * @description Emails are sent from <fromLocalPart>@<domain> once verified.
+             * @description Emails are sent from `<fromLocalPart>@<domain>` once verified.
              * @example care
              */
             fromLocalPart: string;
@@ -9407,6 +10516,7 @@ export interface components {
                 firstName: string;
                 lastName: string;
             } | null;
+            /** Format: int64 */
             messageCount: number;
             /** Format: date-time */
             lastMessageAt: string | null;
@@ -9439,6 +10549,7 @@ export interface components {
                 firstName: string;
                 lastName: string;
             } | null;
+            /** Format: int64 */
             messageCount: number;
             /** Format: date-time */
             lastMessageAt: string | null;
@@ -9539,6 +10650,10 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
+        /** @description On a deprecated operation (deprecated: true): when it was deprecated, as `@<unix seconds>` (RFC 9745). docs/api-conventions.md, "Deprecation policy". */
+        Deprecation: string;
+        /** @description On a deprecated operation: the date from which it may be removed (RFC 8594), an HTTP date. Afterwards it answers 410. */
+        Sunset: string;
     };
     pathItems: never;
 }
@@ -12730,7 +13845,10 @@ export interface operations {
                         success: true;
                         message: string;
                         data: {
-                            /** @description Alerts matching the status filter (all of them, also beyond limit). */
+                            /**
+                             * Format: int64
+                             * @description Alerts matching the status filter (all of them, also beyond limit).
+                             */
                             count: number;
                             alerts: components["schemas"]["PharmacyPriceChangeAlert"][];
                         };
@@ -44132,6 +45250,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44180,6 +45300,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44230,6 +45352,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44303,6 +45427,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44342,6 +45468,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44392,6 +45520,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44414,6 +45544,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44436,6 +45568,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44458,6 +45592,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44480,6 +45616,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44539,6 +45677,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44578,6 +45718,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44628,6 +45770,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44650,6 +45794,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44725,6 +45871,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44764,6 +45912,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44814,6 +45964,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44836,6 +45988,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44858,6 +46012,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44880,6 +46036,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44902,6 +46060,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44924,6 +46084,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44986,6 +46148,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45032,6 +46196,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45082,6 +46248,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45151,6 +46319,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45188,6 +46358,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45238,6 +46410,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45260,6 +46434,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45282,6 +46458,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45304,6 +46482,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45326,6 +46506,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45348,6 +46530,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45417,6 +46601,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45446,6 +46632,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45496,6 +46684,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45518,6 +46708,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45540,6 +46732,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45562,6 +46756,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45584,6 +46780,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45606,6 +46804,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45681,6 +46881,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45719,6 +46921,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45769,6 +46973,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45791,6 +46997,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45813,6 +47021,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45835,6 +47045,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45857,6 +47069,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45879,6 +47093,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -60192,7 +61408,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -60204,7 +61420,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -60262,7 +61478,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -60274,7 +61490,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -60332,7 +61548,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -60344,7 +61560,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -60402,7 +61618,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -60414,7 +61630,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -60472,7 +61688,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -60484,7 +61700,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -60542,7 +61758,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -60554,7 +61770,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -60612,7 +61828,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -60624,7 +61840,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -60682,7 +61898,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -60694,7 +61910,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -60752,7 +61968,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -60764,7 +61980,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -60822,7 +62038,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -60834,7 +62050,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -60892,7 +62108,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -60904,7 +62120,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -60962,7 +62178,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -60974,7 +62190,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -61032,7 +62248,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -61044,7 +62260,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -61105,7 +62321,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -61117,7 +62333,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -61178,7 +62394,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -61190,7 +62406,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -61248,7 +62464,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -61260,7 +62476,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -61318,7 +62534,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md). */
+                /** @description The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md). */
                 "x-service-signature": string;
                 /** @description The event name. */
                 "x-service-event": string;
@@ -61330,7 +62546,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks: unix seconds. */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated. */
                 "webhook-signature": string;
             };
             path?: never;

@@ -6,6 +6,7 @@ import { findActiveUser } from '../auth/users';
 import type { AppEnv, KeyPrincipal } from '../context';
 import { ERROR_MESSAGES } from '../values/error-messages';
 import { ApiError, type ErrorCode, forbidden, unauthorized } from '../values/errors';
+import { type DeprecationSchedule, deprecationHeaders } from './deprecation';
 import { errorBody } from './envelope';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, idempotency } from './idempotency';
 import { declaredQueryNames, onlyQueryParams } from './strict-query';
@@ -144,6 +145,7 @@ export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'
       responses[status] = declared ? { ...declared, description: `${declared.description} Or ${text}` } : errorResponse(text);
     }
   }
+  const deprecation = (config as { 'x-deprecation'?: DeprecationSchedule })['x-deprecation'];
   const query = config.request?.query;
   const queryParams = onlyQueryParams(query ? declaredQueryNames(query, `${config.method.toUpperCase()} ${config.path}`) : []);
   return createRoute<P, R>({
@@ -153,7 +155,13 @@ export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'
     responses,
     // After the access checks (401/403 first), before the idempotency claim and validation: an
     // undeclared query parameter is a 400 naming it (docs/api-conventions.md).
-    middleware: [guard(access, config.path), queryParams, ...(idempotent ? [idempotency] : [])],
+    // First, so that every answer (a 401 or 400 as well) carries Deprecation and Sunset.
+    middleware: [
+      ...(deprecation ? [deprecationHeaders(deprecation)] : []),
+      guard(access, config.path),
+      queryParams,
+      ...(idempotent ? [idempotency] : []),
+    ],
     'x-access': access,
   } as R);
 }

@@ -44,8 +44,13 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** Scalar's settings (data-configuration): no fonts from its CDN, no telemetry. */
-const rendererConfiguration = JSON.stringify({ withDefaultFonts: false, telemetry: false });
+/** Scalar's settings (data-configuration): no fonts from its CDN, no telemetry, this server. */
+const rendererConfiguration = JSON.stringify({
+  withDefaultFonts: false,
+  telemetry: false,
+  // "Try it" calls this origin (the one connect-src allows), not the document's absolute servers.
+  servers: [{ url: '/', description: 'This server' }],
+});
 
 const docsHtml = `<!doctype html>
 <html lang="en">

@@ -1,8 +1,10 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../context';
+import { type ToolDocument, withIntegerFormats, withOperationDescriptions, withPlainPatterns } from './compatibility';
 import { runDocumentOnly } from './document-only';
 import { type ExampleDocument, withExamples } from './examples';
 import { type HeaderDocument, withResponseHeaders } from './response-headers';
+import { type TaggedDocument, withTags } from './tags';
 
 export const API_VERSION = '1.0.0';
 
@@ -45,8 +47,15 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>) {
         'Server-to-server API with which a brand (clinic) runs its admin work. Every /api/v1 call carries an API key in x-api-key. ' +
         'Each operation states who may call it in x-access (auth, scope, gates).',
       license,
+      contact: { name: 'Brand Administration API support', url: 'https://api.example.com/docs' },
     },
-    servers: [{ url: '/', description: 'This server' }],
+    // Absolute, so that a tool importing the document alone (Postman, a generator) has a base URL; /docs
+    // overrides them with its own origin (docs-page.ts).
+    servers: [
+      // x-internal: who a server is for (OWASP's inventory-access): production for integrators, the local one for developers of the API.
+      { url: 'https://api.example.com', description: 'Production (a placeholder: use the host your brand was given)', 'x-internal': false },
+      { url: 'http://127.0.0.1:8787', description: 'Local development (npm run dev, wrangler dev)', 'x-internal': true },
+    ],
     // The default of every operation (each also states its own: ApiKey, BearerToken for the key
     // routes, none for sign-in), so a reader or a client ("try it" on /docs) knows to send x-api-key.
     security: [{ ApiKey: [] }],
@@ -54,6 +63,10 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>) {
   withoutRequestDefaults(document as unknown as OpenApiObject);
   withExamples(document as unknown as ExampleDocument);
   withResponseHeaders(document as unknown as HeaderDocument);
+  withOperationDescriptions(document as unknown as ToolDocument);
+  withPlainPatterns(document as unknown as ToolDocument);
+  withIntegerFormats(document as unknown as ToolDocument);
+  withTags(document as unknown as TaggedDocument);
   documents.set(app, document);
   return document;
 }

@@ -18,7 +18,7 @@ const signInBody = z
 
 const signInData = z
   .object({
-    token: z.string().openapi({ description: 'Brand-admin JWT; send as Authorization: Bearer <token>.' }),
+    token: z.string().openapi({ description: 'Brand-admin JWT; send as `Authorization: Bearer <token>`.' }),
     expiresAt: z.string().datetime().openapi({ description: 'Tokens last 12 hours.' }),
     user: z.object({
       id: z.string().uuid(),

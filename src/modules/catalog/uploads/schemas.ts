@@ -49,7 +49,9 @@ export const storedImage = z
     key: z
       .string()
       .openapi({ example: 'clinics/5b0c1f0e-9a51-4a34-8a5f-0e6f3f4b9e21/program_image/0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10.png' }),
-    url: z.string().openapi({ description: 'Where the image is served: UPLOADS_PUBLIC_BASE_URL/<key>, or /uploads/<key> on this host.' }),
+    url: z
+      .string()
+      .openapi({ description: 'Where the image is served: `UPLOADS_PUBLIC_BASE_URL/<key>`, or `/uploads/<key>` on this host.' }),
     contentType: z.enum(['image/png', 'image/jpeg', 'image/webp', 'image/gif']),
     sizeBytes: z.number().int(),
     purpose: z.enum(UPLOAD_PURPOSES),

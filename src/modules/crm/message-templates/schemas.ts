@@ -125,7 +125,7 @@ export const deletedMessageTemplate = z.object({ id: z.string().uuid(), deleted:
 
 export const templateImageResult = z
   .object({
-    url: z.string().openapi({ description: 'The image url, to embed in a template body (<img src="...">).' }),
+    url: z.string().openapi({ description: 'The image url, to embed in a template body (`<img src="...">`).' }),
     upload: storedImage,
   })
   .openapi('TemplateImageResult');

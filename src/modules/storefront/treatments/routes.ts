@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type AppEnv, handlerContext } from '../../../platform/context';
+import { deprecated, LEGACY_TREATMENTS } from '../../../platform/http/deprecation';
 import { errorBody, jsonBody, jsonContent, ok, successBody } from '../../../platform/http/envelope';
 import { pagedBody, pageQuery } from '../../../platform/http/pagination';
 import { defineRoute } from '../../../platform/http/route';
@@ -30,6 +31,8 @@ import {
 } from './service';
 
 const tags = ['Treatments (legacy)'];
+/** Every operation here is deprecated, with one schedule (docs/api-conventions.md, "Deprecation policy"). */
+const legacy = deprecated(LEGACY_TREATMENTS);
 const read = { auth: 'key', scope: 'read' } as const;
 const write = { auth: 'key', scope: 'write' } as const;
 const treatmentNotFound = jsonContent(errorBody, "Treatment not found: unknown, or another clinic's.");
@@ -39,6 +42,7 @@ const list = defineRoute(read, {
   path: '/api/v1/treatments',
   operationId: 'listTreatments',
   tags,
+  ...legacy,
   summary: "List the clinic's treatments, oldest first",
   request: { query: pageQuery },
   responses: { 200: jsonContent(pagedBody(treatment), 'Treatments') },
@@ -49,6 +53,7 @@ const create = defineRoute(write, {
   path: '/api/v1/treatments',
   operationId: 'createTreatment',
   tags,
+  ...legacy,
   summary: 'Create a treatment (its slug comes from the name, unique in the clinic)',
   request: { body: jsonBody(createTreatmentBody) },
   responses: {
@@ -62,6 +67,7 @@ const get = defineRoute(read, {
   path: '/api/v1/treatments/{id}',
   operationId: 'getTreatment',
   tags,
+  ...legacy,
   summary: "Get one of the clinic's treatments",
   request: { params: idParam() },
   responses: { 200: jsonContent(successBody(treatment), 'The treatment') },
@@ -72,6 +78,7 @@ const update = defineRoute(write, {
   path: '/api/v1/treatments/{id}',
   operationId: 'updateTreatment',
   tags,
+  ...legacy,
   summary: 'Update a treatment (only the fields sent change)',
   request: { params: idParam(), body: jsonBody(updateTreatmentBody) },
   responses: { 200: jsonContent(successBody(treatment), 'Updated') },
@@ -82,6 +89,7 @@ const listBrand = defineRoute(read, {
   path: '/api/v1/brand-treatments',
   operationId: 'listBrandTreatments',
   tags,
+  ...legacy,
   summary: 'List the treatments the brand offers (its selections), newest first',
   request: { query: pageQuery },
   responses: { 200: jsonContent(pagedBody(brandTreatment), 'Brand treatments') },
@@ -92,6 +100,7 @@ const addBrand = defineRoute(write, {
   path: '/api/v1/brand-treatments',
   operationId: 'addBrandTreatment',
   tags,
+  ...legacy,
   summary: "Select one of the clinic's treatments for the brand",
   request: { body: jsonBody(brandTreatmentBody) },
   responses: {
@@ -106,6 +115,7 @@ const removeBrand = defineRoute(write, {
   path: '/api/v1/brand-treatments',
   operationId: 'removeBrandTreatment',
   tags,
+  ...legacy,
   summary: 'Stop offering a treatment (deletes the selection)',
   request: { body: jsonBody(brandTreatmentBody) },
   responses: {
@@ -119,6 +129,7 @@ const uploadLogoRoute = defineRoute(write, {
   path: '/api/v1/treatment/{id}/upload-logo',
   operationId: 'uploadTreatmentLogo',
   tags,
+  ...legacy,
   summary: "Upload or remove a treatment's logo",
   description:
     'multipart/form-data with the file field logo (PNG, JPEG, WebP or GIF by its bytes, SVG refused; at most 5 MiB, 413 above) sets the logo; ' +

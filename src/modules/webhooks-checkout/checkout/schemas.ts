@@ -64,7 +64,7 @@ export const createdSession = z
     }),
     embedUrl: z
       .string()
-      .openapi({ description: 'The checkout page for the browser: <CHECKOUT_EMBED_BASE_URL>/<sessionId>#token=<sessionToken>.' }),
+      .openapi({ description: 'The checkout page for the browser: `<CHECKOUT_EMBED_BASE_URL>/<sessionId>#token=<sessionToken>`.' }),
     expiresAt: z.string().datetime().openapi({ description: '30 minutes after creation.' }),
   })
   .openapi('CreatedCheckoutSession');

@@ -44,9 +44,11 @@ export function exampleEventData(event: WebhookEvent): Record<string, unknown> {
 }
 
 const SIGNATURE_HEADERS = z.object({
-  'x-service-signature': z
-    .string()
-    .openapi({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">, one v1 per active secret (docs/webhooks.md).' }),
+  'x-service-signature': z.string().openapi({
+    description:
+      // In code spans: the reference page renders descriptions as Markdown, which drops a bare <placeholder> as an HTML tag.
+      'The signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1=` per active secret (docs/webhooks.md).',
+  }),
   'x-service-event': z.string().openapi({ description: 'The event name.' }),
   'x-service-delivery-id': z.string().openapi({ description: 'New for every attempt.' }),
   'x-service-idempotency-key': z.string().openapi({
@@ -57,7 +59,7 @@ const SIGNATURE_HEADERS = z.object({
   'webhook-timestamp': z.string().openapi({ description: 'Standard Webhooks: unix seconds.' }),
   'webhook-signature': z
     .string()
-    .openapi({ description: 'Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">, space-separated.' }),
+    .openapi({ description: 'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, space-separated.' }),
 });
 
 const camel = (event: string) => event.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase());

@@ -51,8 +51,10 @@ export const affiliate = z
     joinedAt: z.string().datetime(),
     referralCount: z.number().int().openapi({ description: 'Patients referred.' }),
     activeReferralCount: z.number().int().openapi({ description: 'Referred patients with an active enrollment (what tiers count).' }),
+    // Named: inline, generators would call it AffiliateTier, the name of the tier resource's own schema.
     tier: z
       .object({ id: z.string().uuid(), label: z.string(), percentage: z.number() })
+      .openapi('AffiliateReachedTier')
       .nullable()
       .openapi({ description: 'The best tier reached by activeReferralCount; null when none.' }),
     earnedTotal: z.number().openapi({ description: 'US dollars: all commissions not excluded.' }),

@@ -13,9 +13,10 @@ export const emailDomain = z
   .object({
     id: z.string().uuid(),
     domain: z.string().openapi({ example: 'mail.example-brand.com' }),
+    // Named: inline, generators would call it EmailDomainStatus, the name of GET /clinic/email-domain's answer.
     status: z
       .enum(['pending', 'verified', 'removed'])
-      .openapi({ description: 'pending (start) -> verified (verify); pending or verified -> removed (remove).' }),
+      .openapi('EmailDomainState', { description: 'pending (start) -> verified (verify); pending or verified -> removed (remove).' }),
     dnsRecords: z.array(dnsRecord).openapi({ description: 'What to publish: SPF, DKIM and the return-path MX.' }),
     verifiedAt: timestamp().nullable(),
     removedAt: timestamp().nullable(),
@@ -76,7 +77,7 @@ export const startEmailDomainBody = z
       .toLowerCase()
       .max(64)
       .regex(LOCAL_PART, 'must be a mailbox name: letters, digits and . _ + - (not first or last), at most 64')
-      .openapi({ description: 'Emails are sent from <fromLocalPart>@<domain> once verified.', example: 'care' }),
+      .openapi({ description: 'Emails are sent from `<fromLocalPart>@<domain>` once verified.', example: 'care' }),
   })
   .strict()
   .openapi('StartEmailDomainRequest');
