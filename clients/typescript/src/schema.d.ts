@@ -1635,7 +1635,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send again every event of a window (since, until) that the endpoint is subscribed to and has not received: one new delivery per event with its original idempotency key (the event id); calling it again queues nothing more */
+        /**
+         * Send again every event of a window (since, until) that the endpoint is subscribed to and has not received: one new delivery per event with its original idempotency key (the event id); calling it again queues nothing more
+         * @description Send again every event of a window (since, until) that the endpoint is subscribed to and has not received: one new delivery per event with its original idempotency key (the event id); calling it again queues nothing more.
+         */
         post: operations["recoverWebhookDeliveries"];
         delete?: never;
         options?: never;
@@ -7265,7 +7268,10 @@ export interface components {
             test: boolean;
         };
         WebhookRecoverResult: {
-            /** @description New deliveries queued: one per event of the window the endpoint is subscribed to with no delivery that succeeded or is waiting (pending, held). 0 when called again. */
+            /**
+             * Format: int64
+             * @description New deliveries queued: one per event of the window the endpoint is subscribed to with no delivery that succeeded or is waiting (pending, held). 0 when called again.
+             */
             queued: number;
         };
         WebhookRecoverRequest: {
