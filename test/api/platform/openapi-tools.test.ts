@@ -29,18 +29,19 @@ const text = JSON.stringify(document);
 /**
  * OWASP API Security ruleset (@stoplight/spectral-owasp-ruleset): the most problems each rule may still
  * report, measured, with why they remain. A rule not listed must report none. Lower a figure when a
- * change fixes some; never raise one without the reason here.
+ * change fixes some; never raise one without the reason here. Raised once (2026-11-27) by the webhooks'
+ * recover operation: its answer's strings and integer, and its CORS and 500 lines, for the reasons below.
  */
 const OWASP_REMAINING: Record<string, { count: number; reason: string }> = {
   'owasp:api4:2023-string-limit': {
-    count: 1381,
+    count: 1385,
     reason:
       'Mostly response strings (the rule checks every schema): what the API answers, not input it must bound. ' +
       'Request strings: 290 of 319 carry the maxLength zod enforces; the other 29 are bounded by a pattern (hex colours, ' +
       "status filters), by a refine (request id, phone, hostname), or are ignored (the dashboards' clinicId) — no max to declare without changing what is accepted.",
   },
   'owasp:api4:2023-string-restricted': {
-    count: 1040,
+    count: 1042,
     reason: 'Free text (names, descriptions, notes, markup): no format, pattern or enum describes it; mostly in responses.',
   },
   'owasp:api4:2023-array-limit': {
@@ -49,15 +50,15 @@ const OWASP_REMAINING: Record<string, { count: number; reason: string }> = {
       'Response arrays (pages are bounded by limit, not by the schema); the one request array without maxItems is GET /events type, a repeated query parameter.',
   },
   'owasp:api4:2023-integer-limit': {
-    count: 252,
+    count: 253,
     reason: 'Response integers (counts, amounts in cents) and request integers zod bounds only by .int(): no maximum the API enforces.',
   },
   'owasp:api8:2023-define-cors-origin': {
-    count: 1738,
+    count: 1748,
     reason: 'A server-to-server API: no CORS headers are sent (a browser calls only the checkout preflight), so none is declared.',
   },
   'owasp:api8:2023-define-error-responses-500': {
-    count: 464,
+    count: 466,
     reason: 'A 500 is a bug, not a documented answer (the no-5xx suite checks that bad input never gets one); it stays undeclared.',
   },
   'owasp:api8:2023-define-error-responses-401': { count: 2, reason: 'GET /healthz and POST /auth/signin take no credentials.' },
