@@ -8,6 +8,7 @@ import {
   orderEvents,
   orderItems,
   orders,
+  patients,
   payments,
   refundRequests,
   refunds,
@@ -16,7 +17,7 @@ import {
   titrationSchedules,
   visits,
 } from '../../drizzle/schema';
-import { orderAmountColumns } from '../../src/modules/orders/orders/lifecycle/create';
+import { type CreateOrderInput, createOrder, orderAmountColumns } from '../../src/modules/orders/orders/lifecycle/create';
 import type { Database } from '../../src/platform/db/client';
 import { makePatient } from './program-fixtures';
 
@@ -171,4 +172,25 @@ export async function makeTitrationSchedule(
     })
     .returning();
   return row!;
+}
+
+/**
+ * A pending-payment order made the way the platform makes one (createOrder: its number, its outbox event
+ * order.created), for a new patient of the clinic; unlike makeOrder, which inserts the rows directly.
+ */
+export async function createPendingOrder(db: Database, clinicId: string, options: Partial<CreateOrderInput> = {}) {
+  const [patient] = await db
+    .insert(patients)
+    .values({ clinicId, firstName: 'Pat', lastName: 'Ient', email: `p-${randomUUID()}@example.test` })
+    .returning();
+  return db.transaction((tx) =>
+    createOrder(tx, clinicId, {
+      patientId: patient!.id,
+      items: [{ productName: 'Semaglutide', unitPriceCents: 19_900, quantity: 1, pharmacyCostCents: 8_000, facilitationFeeCents: 1_000 }],
+      taxCents: 800,
+      shippingCents: 500,
+      shippingAddress: { address: '1 Main St', city: 'Austin', state: 'tx', zipCode: '78701' },
+      ...options,
+    }),
+  );
 }

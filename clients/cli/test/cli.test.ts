@@ -8,12 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../../clients/typescript/src/index';
 import { checkServiceSignature } from '../../../clients/typescript/src/webhook-signature';
-import { patients, webhookEndpoints } from '../../../drizzle/schema';
-import { createOrder } from '../../../src/modules/orders/orders/lifecycle/create';
+import { webhookEndpoints } from '../../../drizzle/schema';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';
 import { buildTestApp, type TestApp, useTestApp } from '../../../test/helpers/app';
 import { makeKey, makeTenant } from '../../../test/helpers/factories';
+import { createPendingOrder } from '../../../test/helpers/order-fixtures';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/tooling/webhook-receiver';
 import { type Served, serveTestApp } from '../../typescript/test/serve';
 import { forwardEvent, runCli } from '../src/index';
@@ -34,22 +34,6 @@ afterAll(async () => {
   await receiver?.close();
   await served?.close();
 });
-
-async function makePendingOrder(clinicId: string) {
-  const [patient] = await t.db
-    .insert(patients)
-    .values({ clinicId, firstName: 'Pat', lastName: 'Ient', email: `p-${crypto.randomUUID()}@example.test` })
-    .returning();
-  return t.db.transaction((tx) =>
-    createOrder(tx, clinicId, {
-      patientId: patient!.id,
-      items: [{ productName: 'Semaglutide', unitPriceCents: 19_900, quantity: 1, pharmacyCostCents: 8_000, facilitationFeeCents: 1_000 }],
-      taxCents: 800,
-      shippingCents: 500,
-      shippingAddress: { address: '1 Main St', city: 'Austin', state: 'tx', zipCode: '78701' },
-    }),
-  );
-}
 
 /** runCli with captured output; `stop` aborts it (Ctrl-C). */
 function start(argv: string[], env: Record<string, string | undefined> = {}) {
@@ -75,7 +59,7 @@ describe('brand-admin listen', () => {
   it('forwards each new event of the clinic once, signed with the printed secret as a real delivery is; not older ones, not another clinic’s', async () => {
     const { clinic, key } = await makeTenant(t.db);
     const other = await makeTenant(t.db);
-    const order = await makePendingOrder(clinic.id); // order.created: before listen, so not forwarded
+    const order = await createPendingOrder(t.db, clinic.id); // order.created: before listen, so not forwarded
     const before = new Set(await eventIds(key));
     expect(before.size).toBeGreaterThan(0);
     const received = receiver.received.length;

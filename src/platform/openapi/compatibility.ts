@@ -42,19 +42,9 @@ export function withOperationDescriptions(document: ToolDocument): void {
  * (`\\/`) is left alone.
  */
 export function withPlainPatterns(document: ToolDocument): void {
-  const seen = new Set<object>();
-  const visit = (node: unknown): void => {
-    if (!node || typeof node !== 'object' || seen.has(node)) return;
-    seen.add(node);
-    if (Array.isArray(node)) {
-      node.forEach(visit);
-      return;
-    }
-    const record = node as Record<string, unknown>;
-    if (typeof record.pattern === 'string') record.pattern = unescapeSlashes(record.pattern);
-    Object.values(record).forEach(visit);
-  };
-  visit(document);
+  eachObject(document, (node) => {
+    if (typeof node.pattern === 'string') node.pattern = unescapeSlashes(node.pattern);
+  });
 }
 
 export const unescapeSlashes = (pattern: string) =>
@@ -68,24 +58,37 @@ const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
  * which int64 holds). A declared format stays.
  */
 export function withIntegerFormats(document: ToolDocument): void {
-  const seen = new Set<object>();
-  const visit = (node: unknown): void => {
-    if (!node || typeof node !== 'object' || seen.has(node)) return;
-    seen.add(node);
-    if (Array.isArray(node)) {
-      node.forEach(visit);
-      return;
-    }
-    const schema = node as Record<string, unknown>;
-    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-    if (types.includes('integer') && schema.format === undefined) {
-      const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
-      const fits = typeof minimum === 'number' && typeof maximum === 'number' && minimum >= INT32.min && maximum <= INT32.max;
-      schema.format = fits ? 'int32' : 'int64';
-    }
-    for (const [keyword, value] of Object.entries(schema)) {
-      if (keyword !== 'example' && keyword !== 'examples' && keyword !== 'enum' && keyword !== 'const') visit(value);
-    }
-  };
-  visit(document);
+  eachObject(
+    document,
+    (schema) => {
+      const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+      if (types.includes('integer') && schema.format === undefined) {
+        const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
+        const fits = typeof minimum === 'number' && typeof maximum === 'number' && minimum >= INT32.min && maximum <= INT32.max;
+        schema.format = fits ? 'int32' : 'int64';
+      }
+    },
+    VALUE_KEYWORDS,
+  );
+}
+
+/** Keywords whose contents are values, not schemas: an integer there is data, never given a format. */
+const VALUE_KEYWORDS: ReadonlySet<string> = new Set(['example', 'examples', 'enum', 'const']);
+
+/** Calls `fn` once on every object of the document (arrays are walked through), not entering `skip` keywords. */
+function eachObject(
+  node: unknown,
+  fn: (object: Record<string, unknown>) => void,
+  skip: ReadonlySet<string> = new Set(),
+  seen = new Set<object>(),
+): void {
+  if (!node || typeof node !== 'object' || seen.has(node)) return;
+  seen.add(node);
+  if (Array.isArray(node)) {
+    for (const item of node) eachObject(item, fn, skip, seen);
+    return;
+  }
+  const record = node as Record<string, unknown>;
+  fn(record);
+  for (const [keyword, value] of Object.entries(record)) if (!skip.has(keyword)) eachObject(value, fn, skip, seen);
 }

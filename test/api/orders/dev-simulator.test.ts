@@ -2,9 +2,9 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { disputes, ledgerEntries, orderEvents, orders, outboxEvents, patients, payments, shipments, visits } from '../../../drizzle/schema';
-import { type CreateOrderInput, createOrder } from '../../../src/modules/orders/orders/lifecycle/create';
 import { buildTestApp, type TestApp, useTestApp } from '../../helpers/app';
 import { makeClinic, makeKey, makeTenant } from '../../helpers/factories';
+import { createPendingOrder } from '../../helpers/order-fixtures';
 
 const t = useTestApp();
 let dev: TestApp;
@@ -12,23 +12,6 @@ beforeAll(() => {
   dev = buildTestApp(t.db, t.databaseUrl);
   dev.config.devSimulator = true;
 });
-
-async function makeOrder(clinicId: string, options: Partial<CreateOrderInput> = {}) {
-  const [patient] = await t.db
-    .insert(patients)
-    .values({ clinicId, firstName: 'Pat', lastName: 'Ient', email: `p-${crypto.randomUUID()}@example.test` })
-    .returning();
-  return t.db.transaction((tx) =>
-    createOrder(tx, clinicId, {
-      patientId: patient!.id,
-      items: [{ productName: 'Semaglutide', unitPriceCents: 19_900, quantity: 1, pharmacyCostCents: 8_000, facilitationFeeCents: 1_000 }],
-      taxCents: 800,
-      shippingCents: 500,
-      shippingAddress: { address: '1 Main St', city: 'Austin', state: 'tx', zipCode: '78701' },
-      ...options,
-    }),
-  );
-}
 
 const send = (app: TestApp, orderId: string, key: string | undefined, body: unknown) =>
   app.request(`/_dev/orders/${orderId}/events`, { method: 'POST', key, body });
@@ -40,7 +23,7 @@ async function events(orderId: string) {
 describe('mounting', () => {
   it('answers the generic 404 of an unknown route when DEV_SIMULATOR is not "true", even with a valid key and body', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const order = await makeOrder(clinic.id);
+    const order = await createPendingOrder(t.db, clinic.id);
     expect(t.config.devSimulator).toBe(false);
     const res = await send(t, order.id, key, { event: 'payment.succeeded' });
     expect(res.status).toBe(404);
@@ -59,7 +42,7 @@ describe('mounting', () => {
 describe('authentication and input', () => {
   it('401 without a valid key (none, made up, revoked, expired)', async () => {
     const { clinic } = await makeTenant(t.db);
-    const order = await makeOrder(clinic.id);
+    const order = await createPendingOrder(t.db, clinic.id);
     const revoked = await makeKey(t.db, clinic.id, { revokedAt: new Date() });
     const expired = await makeKey(t.db, clinic.id, { expiresAt: new Date(Date.now() - 1000) });
     for (const key of [undefined, 'svc_live_nope', revoked.raw, expired.raw]) {
@@ -71,7 +54,7 @@ describe('authentication and input', () => {
 
   it('403 for publishable and AI-connector keys, read-only keys and sandbox keys', async () => {
     const { clinic } = await makeTenant(t.db);
-    const order = await makeOrder(clinic.id);
+    const order = await createPendingOrder(t.db, clinic.id);
     const cases: [string, string][] = [
       [(await makeKey(t.db, clinic.id, { kind: 'publishable' })).raw, 'KEY_KIND_NOT_ALLOWED'],
       [(await makeKey(t.db, clinic.id, { kind: 'ai_connector', scopes: ['read'] })).raw, 'KEY_KIND_NOT_ALLOWED'],
@@ -89,7 +72,7 @@ describe('authentication and input', () => {
   it("another clinic's order, an unknown id and a malformed id answer the same 404", async () => {
     const { key } = await makeTenant(t.db);
     const other = await makeTenant(t.db);
-    const foreign = await makeOrder(other.clinic.id);
+    const foreign = await createPendingOrder(t.db, other.clinic.id);
     const bodies = [];
     for (const id of [foreign.id, crypto.randomUUID(), 'not-a-uuid']) {
       const res = await send(dev, id, key, { event: 'payment.succeeded' });
@@ -104,7 +87,7 @@ describe('authentication and input', () => {
 
   it('400 for an unknown event, a missing or extra field, a control character and invalid JSON, naming the field', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const order = await makeOrder(clinic.id);
+    const order = await createPendingOrder(t.db, clinic.id);
     const cases: [unknown, string][] = [
       [{ event: 'order.teleported' }, 'body.event'],
       [{}, 'body.event'],
@@ -129,7 +112,7 @@ describe('authentication and input', () => {
 describe('events', () => {
   it('walks an order from payment to delivery, with payments, ledger, shipment and events', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const order = await makeOrder(clinic.id, { visit: { bookingRequired: true } });
+    const order = await createPendingOrder(t.db, clinic.id, { visit: { bookingRequired: true } });
     const fees = order.feeBreakdown;
 
     const failed = await send(dev, order.id, key, { event: 'payment.failed', failureReason: 'card_declined' });
@@ -232,7 +215,7 @@ describe('events', () => {
 
   it('409 for illegal moves, changing nothing; 409 when the part an event needs is missing', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const order = await makeOrder(clinic.id);
+    const order = await createPendingOrder(t.db, clinic.id);
     const cases: [object, RegExp][] = [
       [{ event: 'order.shipped', carrier: 'UPS', trackingNumber: '1' }, /allowed from: sent_to_pharmacy/],
       [{ event: 'order.doctor_approved' }, /status pending_payment/],
@@ -261,7 +244,7 @@ describe('events', () => {
 
   it('lab-gated orders: payment waits for results, stages move forward only with their timestamps and shipments', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const order = await makeOrder(clinic.id, { lab: { isLabGated: true } });
+    const order = await createPendingOrder(t.db, clinic.id, { lab: { isLabGated: true } });
     expect((await (await send(dev, order.id, key, { event: 'payment.succeeded' })).json()).data.status).toBe('awaiting_lab_results');
     expect((await send(dev, order.id, key, { event: 'lab.sample_received' })).status).toBe(409);
 
@@ -297,7 +280,7 @@ describe('events', () => {
 
   it('visits: no_show keeps scheduledAt, rebooking, conclusion, and appointment.cancelled cancels the order', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const order = await makeOrder(clinic.id, { visit: { bookingRequired: null } });
+    const order = await createPendingOrder(t.db, clinic.id, { visit: { bookingRequired: null } });
     expect((await send(dev, order.id, key, { event: 'appointment.no_show' })).status).toBe(409);
     const first = '2031-05-01T10:00:00.000Z';
     await send(dev, order.id, key, { event: 'appointment.scheduled', scheduledAt: first });
@@ -312,7 +295,7 @@ describe('events', () => {
     expect(cancelled.data).toMatchObject({ status: 'cancelled', visit: { status: 'cancelled', scheduledAt: null } });
     expect(cancelled.data.cancelledAt).toBeTruthy();
 
-    const other = await makeOrder(clinic.id, { visit: { bookingRequired: true } });
+    const other = await createPendingOrder(t.db, clinic.id, { visit: { bookingRequired: true } });
     await send(dev, other.id, key, { event: 'appointment.scheduled', scheduledAt: first });
     expect((await (await send(dev, other.id, key, { event: 'appointment.concluded' })).json()).data.visit.status).toBe('concluded');
     const cancelledOrder = await (await send(dev, other.id, key, { event: 'order.cancelled', reason: 'patient asked' })).json();
@@ -324,12 +307,12 @@ describe('events', () => {
 describe('createOrder', () => {
   it('numbers orders per clinic in sequence, stores the address state and the first pending payment', async () => {
     const { clinic } = await makeTenant(t.db);
-    const a = await makeOrder(clinic.id);
-    const b = await makeOrder(clinic.id);
+    const a = await createPendingOrder(t.db, clinic.id);
+    const b = await createPendingOrder(t.db, clinic.id);
     expect(a.orderNumber).toMatch(/^[A-Z]{3}-1000001$/);
     expect(b.orderNumber).toBe(a.orderNumber.replace(/1$/, '2'));
     const other = await makeTenant(t.db);
-    expect((await makeOrder(other.clinic.id)).orderNumber).toMatch(/-1000001$/);
+    expect((await createPendingOrder(t.db, other.clinic.id)).orderNumber).toMatch(/-1000001$/);
     const [row] = await t.db.select().from(orders).where(eq(orders.id, a.id));
     expect(row).toMatchObject({
       status: 'pending_payment',
@@ -343,7 +326,7 @@ describe('createOrder', () => {
 
   it('draws distinct numbers for concurrent orders of one clinic', async () => {
     const { clinic } = await makeTenant(t.db);
-    const created = await Promise.all(Array.from({ length: 4 }, () => makeOrder(clinic.id)));
+    const created = await Promise.all(Array.from({ length: 4 }, () => createPendingOrder(t.db, clinic.id)));
     expect(new Set(created.map((o) => o.orderNumber)).size).toBe(4);
   });
 
@@ -354,7 +337,7 @@ describe('createOrder', () => {
       .insert(patients)
       .values({ clinicId: other.clinic.id, firstName: 'A', lastName: 'B', email: `x-${crypto.randomUUID()}@example.test` })
       .returning();
-    await expect(makeOrder(clinic.id, { patientId: patient!.id })).rejects.toThrow(/patient is not one of clinic/);
+    await expect(createPendingOrder(t.db, clinic.id, { patientId: patient!.id })).rejects.toThrow(/patient is not one of clinic/);
     expect(await t.db.$count(orders, eq(orders.clinicId, clinic.id))).toBe(0);
   });
 });
@@ -473,7 +456,7 @@ describe('demo orders (scripts/seed/orders.ts)', () => {
 describe('the transactional outbox', () => {
   it('records each webhook event of a transition in its transaction, ids only; an illegal transition records nothing', async () => {
     const { clinic, key } = await makeTenant(t.db);
-    const order = await makeOrder(clinic.id);
+    const order = await createPendingOrder(t.db, clinic.id);
     const outbox = () => t.db.select().from(outboxEvents).where(eq(outboxEvents.clinicId, clinic.id)).orderBy(asc(outboxEvents.createdAt));
     expect((await outbox()).map((e) => e.eventType)).toEqual(['order.created']);
     expect((await send(dev, order.id, key, { event: 'payment.succeeded' })).status).toBe(200);

@@ -5,14 +5,14 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { patients, questionnaires, webhookDeliveries, webhookEndpoints } from '../../../drizzle/schema';
+import { questionnaires, webhookDeliveries, webhookEndpoints } from '../../../drizzle/schema';
 import { QSTASH_CALLBACK_PATH, type QStashConfig } from '../../../src/config';
-import { createOrder } from '../../../src/modules/orders/orders/lifecycle/create';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import type { WebhookEvent } from '../../../src/platform/events/names';
 import { PLATFORM_HEADERS, signPlatformRequest } from '../../../src/platform/http/platform-request';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
+import { createPendingOrder } from '../../helpers/order-fixtures';
 import { makeGlobalProduct, makeProgram } from '../../helpers/program-fixtures';
 import { type QStashStandIn, startQStashStandIn } from '../../tooling/qstash-stand-in';
 import { startWebhookReceiver, type WebhookReceiver } from '../../tooling/webhook-receiver';
@@ -77,22 +77,6 @@ async function receivedWithoutCron(): Promise<string[]> {
   return receiver.received.map((r) => (JSON.parse(r.rawBody) as { type: string }).type);
 }
 
-async function orderOf(clinicId: string) {
-  const [patient] = await t.db
-    .insert(patients)
-    .values({ clinicId, firstName: 'Pat', lastName: 'Ient', email: `p-${crypto.randomUUID()}@example.test` })
-    .returning();
-  return t.db.transaction((tx) =>
-    createOrder(tx, clinicId, {
-      patientId: patient!.id,
-      items: [{ productName: 'Semaglutide', unitPriceCents: 19_900, quantity: 1, pharmacyCostCents: 8_000, facilitationFeeCents: 1_000 }],
-      taxCents: 800,
-      shippingCents: 500,
-      shippingAddress: { address: '1 Main St', city: 'Austin', state: 'tx', zipCode: '78701' },
-    }),
-  );
-}
-
 /**
  * Every writer of the outbox in src/ (the calls of recordOutboxEvent, the one insert into outbox_events),
  * and how each reaches a receiver without the cron. A new writer fails the inventory test until it is
@@ -154,7 +138,7 @@ describe('every writer of the outbox kicks delivery', () => {
 
   it('an order transition through the platform entry point: order.doctor_approved reaches the receiver', async () => {
     const w = await subscribedClinic(['payment.succeeded', 'order.doctor_approved']);
-    const order = await orderOf(w.clinic.id);
+    const order = await createPendingOrder(t.db, w.clinic.id);
     expect((await platform(`/internal/platform/orders/${order.id}/events`, w.clinic.id, { event: 'payment.succeeded' })).status).toBe(200);
     const approved = await platform(`/internal/platform/orders/${order.id}/events`, w.clinic.id, { event: 'order.doctor_approved' });
     expect(approved.status, await approved.clone().text()).toBe(200);
@@ -187,7 +171,7 @@ describe('POST /internal/platform/...: signed, refused otherwise', () => {
   it('refuses missing, malformed, wrongly signed, tampered, re-addressed and stale requests with 401 and changes nothing', async () => {
     const w = await subscribedClinic(['payment.succeeded']);
     const other = await makeTenant(t.db);
-    const order = await orderOf(w.clinic.id);
+    const order = await createPendingOrder(t.db, w.clinic.id);
     const path = `/internal/platform/orders/${order.id}/events`;
     const body = { event: 'payment.succeeded' };
     const refused = [
@@ -229,7 +213,7 @@ describe('POST /internal/platform/...: signed, refused otherwise', () => {
   it("another clinic's ids are the 404 of unknown ones; bad bodies are 400s naming the field", async () => {
     const w = await subscribedClinic(['payment.succeeded']);
     const other = await makeTenant(t.db);
-    const order = await orderOf(w.clinic.id);
+    const order = await createPendingOrder(t.db, w.clinic.id);
     const foreign = await platform(`/internal/platform/orders/${order.id}/events`, other.clinic.id, { event: 'payment.succeeded' });
     const unknown = await platform(`/internal/platform/orders/${crypto.randomUUID()}/events`, w.clinic.id, { event: 'payment.succeeded' });
     expect(foreign.status).toBe(404);
@@ -248,7 +232,7 @@ describe('POST /internal/platform/...: signed, refused otherwise', () => {
     const doc = (await (await t.request('/api/v1/openapi.json')).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/internal'))).toEqual([]);
     const w = await subscribedClinic(['payment.succeeded']);
-    const order = await orderOf(w.clinic.id);
+    const order = await createPendingOrder(t.db, w.clinic.id);
     expect((await platform(`/internal/platform/orders/${order.id}/events`, w.clinic.id, { event: 'payment.succeeded' })).status).toBe(200);
     expect(await receivedWithoutCron()).toEqual(['payment.succeeded']);
   });
