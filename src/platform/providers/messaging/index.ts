@@ -1,3 +1,4 @@
+export type { FetchLike } from '../http';
 export {
   DELIVERY_BATCH_LIMIT,
   type DeliveryOptions,
@@ -10,6 +11,6 @@ export {
 export { DevelopmentMessageSender } from './development';
 export { QueueingMessageSender } from './queueing';
 export { ResendEmailTransport } from './resend';
-export type { ChannelTransport, DeliverableMessage, DeliveryResult, FetchLike, MessageTransport } from './transport';
+export type { ChannelTransport, DeliverableMessage, DeliveryResult, MessageTransport } from './transport';
 export { TwilioSmsTransport } from './twilio';
 export type { MessageSender, OutgoingMessage, RecordedMessage } from './types';

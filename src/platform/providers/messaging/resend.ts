@@ -1,18 +1,7 @@
 import type { ResendConfig } from '../../../config/messaging';
 import { htmlToText } from '../../values/markup';
-import { callVendor } from '../http';
-import {
-  type ChannelTransport,
-  type DeliverableMessage,
-  type DeliveryResult,
-  defaultFetch,
-  type FetchLike,
-  isRetryableStatus,
-  networkFailure,
-  PROVIDER_TIMEOUT_MS,
-  stringOr,
-  truncateError,
-} from './transport';
+import { callVendor, defaultFetch, type FetchLike, isRetryableStatus, PROVIDER_TIMEOUT_MS } from '../http';
+import { type ChannelTransport, type DeliverableMessage, type DeliveryResult, networkFailure, stringOr, truncateError } from './transport';
 
 /** Resend error names (409) that mean "the same request is still being processed": try again. */
 const RETRYABLE_NAMES = new Set(['concurrent_idempotent_requests', 'rate_limit_exceeded', 'internal_server_error', 'application_error']);

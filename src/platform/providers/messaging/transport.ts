@@ -29,7 +29,6 @@ export interface MessageTransport {
 }
 
 // The vendor call itself (fetch, timeout, failure text) is ../http.ts, shared by every provider.
-export { defaultFetch, type FetchLike, isRetryableStatus, PROVIDER_TIMEOUT_MS } from '../http';
 
 const MAX_ERROR = 500;
 

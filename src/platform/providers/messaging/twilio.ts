@@ -1,17 +1,6 @@
 import type { TwilioConfig } from '../../../config/messaging';
-import { callVendor } from '../http';
-import {
-  type ChannelTransport,
-  type DeliverableMessage,
-  type DeliveryResult,
-  defaultFetch,
-  type FetchLike,
-  isRetryableStatus,
-  networkFailure,
-  PROVIDER_TIMEOUT_MS,
-  stringOr,
-  truncateError,
-} from './transport';
+import { callVendor, defaultFetch, type FetchLike, isRetryableStatus, PROVIDER_TIMEOUT_MS } from '../http';
+import { type ChannelTransport, type DeliverableMessage, type DeliveryResult, networkFailure, stringOr, truncateError } from './transport';
 
 /**
  * SMS through Twilio's REST API: POST https://api.twilio.com/2010-04-01/Accounts/{AccountSid}/Messages.json
