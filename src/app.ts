@@ -9,6 +9,7 @@ import * as storefront from './modules/storefront';
 import * as webhooksCheckout from './modules/webhooks-checkout';
 import type { AppEnv } from './platform/context';
 import { trackOutboxWrites } from './platform/events/outbox';
+import { recordPatientReads } from './platform/http/audit';
 import { requestBodyLimit } from './platform/http/body-limit';
 import { devSimulatorOnly } from './platform/http/dev-simulator';
 import { onError, onNotFound, validationError } from './platform/http/error-handler';
@@ -49,6 +50,8 @@ export function createApp(servicesFor: ServicesFactory) {
       // committed before a later failure is as real as any other, and a kick with nothing due costs a query.
       const { written } = await trackOutboxWrites(() => next());
       if (written) webhooksCheckout.kickDeliveries(services);
+      // Patient-data reads of an answer that goes out are audited after it (docs/audit-log.md).
+      recordPatientReads(c, services);
     } finally {
       finish();
     }

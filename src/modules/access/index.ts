@@ -4,6 +4,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../platform/context';
 import type { Sweep } from '../../platform/sweep';
 import { apiKeyRoutes } from './api-keys/routes';
+import { auditEventRoutes } from './audit-events/routes';
 import { authRoutes } from './auth/routes';
 import { healthRoutes } from './health/routes';
 import { meRoutes } from './me/routes';
@@ -14,6 +15,7 @@ export const routes = new OpenAPIHono<AppEnv>()
   .route('/', authRoutes)
   .route('/', apiKeyRoutes)
   .route('/', meRoutes)
-  .route('/', requestLogRoutes);
+  .route('/', requestLogRoutes)
+  .route('/', auditEventRoutes);
 
 export const sweeps: Record<string, Sweep> = {};

@@ -175,10 +175,12 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
       ran = true;
       // The handler's services: the same, with the transaction as the database.
       c.set('services', Object.assign(Object.create(services) as Services, { db: tx as unknown as Database }));
+      c.set('inRequestTransaction', true);
       try {
         await next();
       } finally {
         c.set('services', services);
+        c.set('inRequestTransaction', false);
       }
       // A 5xx is not kept; a refusal the handler threw (rendered by the app's error handler) is kept,
       // but none of what it may have written before throwing: both roll back.
