@@ -129,6 +129,8 @@ export interface AppEnv {
     errorCode: string;
     /** True while the handler runs inside the request's transaction (Idempotency-Key, or an audited write). */
     inRequestTransaction: boolean;
+    /** The audit row of a write under an Idempotency-Key, written with its kept answer (src/platform/http/audit.ts). */
+    auditEvents: AuditEventInput[];
     /** Patient-data reads of this answer, written after it (src/platform/http/audit.ts). */
     patientReads: AuditEventInput[];
   };

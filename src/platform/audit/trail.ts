@@ -1,5 +1,5 @@
 // The audit trail's writes and its chain check (docs/audit-log.md). Rows are appended only; the insert
-// trigger of migration 0018 sets seq, prev_hash and hash under the clinic's advisory lock.
+// trigger of migration 0019 sets seq, prev_hash and hash under the clinic's advisory lock.
 import { sql } from 'drizzle-orm';
 import { type AuditActorKind, type AuditChange, auditEvents } from '../../../drizzle/schema';
 import { sha256Hex } from '../crypto/bytes';
@@ -28,7 +28,15 @@ const MAX_USER_AGENT = 512;
 /** Appends the rows in one statement (the caller's transaction, when it has one). */
 export async function appendAuditEvents(db: Queryable, events: AuditEventInput[]): Promise<void> {
   if (events.length === 0) return;
-  await db.insert(auditEvents).values(
+  await auditInsert(db, events);
+}
+
+/**
+ * The insert of the rows, unsent: a caller may send it as a statement of its own or inside another one
+ * (a data-modifying WITH, as idempotency.ts does with the kept answer, to save a round trip).
+ */
+export function auditInsert(db: Queryable, events: AuditEventInput[]) {
+  return db.insert(auditEvents).values(
     events.map((e) => ({
       clinicId: e.clinicId,
       actorKind: e.actorKind,

@@ -2,7 +2,8 @@
 // - auditWrite: every write (POST/PUT/PATCH/DELETE) by a key or a brand-admin token that succeeds gets
 //   one audit row in the same transaction as its change. Under an Idempotency-Key the request already
 //   runs in one transaction (idempotency.ts) and the row joins it; otherwise this opens one around the
-//   handler (a refusal or a 5xx rolls the handler's writes back, as under an Idempotency-Key).
+//   handler (a thrown refusal or a 5xx rolls the handler's writes back, as under an Idempotency-Key,
+//   unless the refusal keeps them: keepingWrites in values/errors.ts).
 // - auditPatientRead: a read of patient data (routes declaring `patientData`) gets one row per resource
 //   read, ids only, written after the answer in the background.
 import type { Context, MiddlewareHandler } from 'hono';
@@ -12,6 +13,7 @@ import type { AppEnv, Services } from '../context';
 import type { Database } from '../db/client';
 import { classifyDatabaseError } from '../db/errors';
 import { logLine } from '../log';
+import { rollsBack } from './idempotency';
 import { clientIp } from './rate-limits';
 
 /** Verbs of POST operations that change nothing (they compute an answer): not audited. */
@@ -113,33 +115,38 @@ export function auditWrite(operationId: string, path: string): MiddlewareHandler
     const who = actorOf(c);
     if (!described || !who) return next();
     const note: AuditNote = {};
-    const record = async (db: Database) => {
-      if (c.error || c.res.status >= 400) return;
+    /** The row of a write that succeeded; none for a refusal (even one that keeps its writes) or a 5xx. */
+    const event = async (): Promise<AuditEventInput | null> => {
+      if (c.error || c.res.status >= 400) return null;
       const targetId = pathTarget(c, path) ?? (await answerTarget(c.res));
-      await appendAuditEvents(db, [
-        {
-          ...who,
-          action: described.action,
-          route: path,
-          targetType: described.targetType,
-          targetId,
-          changes: auditChanges(described.targetType, writtenBody(c), note.before),
-        },
-      ]);
+      return {
+        ...who,
+        action: described.action,
+        route: path,
+        targetType: described.targetType,
+        targetId,
+        changes: auditChanges(described.targetType, writtenBody(c), note.before),
+      };
     };
     const services = c.get('services');
     const withNote = (db: Database) => Object.assign(Object.create(services) as Services, { db, auditNote: note });
     if (c.get('inRequestTransaction')) {
-      // Under an Idempotency-Key: the request's transaction is the services' db already.
+      // Under an Idempotency-Key: the request's transaction is the services' db already, and the row
+      // rides the statement that keeps the answer (idempotency.ts): no statement of its own.
       c.set('services', withNote(services.db));
       try {
         await next();
       } finally {
         c.set('services', services);
       }
-      await record(services.db);
+      const row = await event();
+      if (row) c.set('auditEvents', [row]);
       return;
     }
+    const record = async (db: Database) => {
+      const row = await event();
+      if (row) await appendAuditEvents(db, [row]);
+    };
     try {
       await services.db.transaction(async (tx) => {
         c.set('services', withNote(tx as unknown as Database));
@@ -150,13 +157,13 @@ export function auditWrite(operationId: string, path: string): MiddlewareHandler
           c.set('services', services);
           c.set('inRequestTransaction', false);
         }
-        if (c.error || c.res.status >= 500) throw new RollBack();
+        if (rollsBack(c)) throw new RollBack();
         await record(tx as unknown as Database);
       });
     } catch (error) {
       // Rolled back on purpose, or the rollback itself failed (the connection is gone): the answer stands.
       if (error instanceof RollBack) return;
-      if ((c.error || c.res.status >= 500) && classifyDatabaseError(error) === 'unavailable') return;
+      if (rollsBack(c) && classifyDatabaseError(error) === 'unavailable') return;
       throw error;
     }
   };
