@@ -2,7 +2,7 @@
 // their endpoints' health in one statement, in one transaction with the alert of any endpoint the
 // batch turned off.
 import { sql } from 'drizzle-orm';
-import type { Database } from '../../../../platform/db/client';
+import type { Database, Queryable } from '../../../../platform/db/client';
 import { rowsOf } from '../../../../platform/db/sql';
 import type { MessageSender } from '../../../../platform/providers/messaging/types';
 import { ENDPOINT_FAILURE_CUTOFF } from './claim';
@@ -39,6 +39,11 @@ export interface AttemptRecord {
  * batch has several (one lock order with the claims, no deadlock between two recorders).
  */
 export async function recordAttempts(db: Database, now: Date, records: AttemptRecord[], messaging: MessageSender): Promise<void> {
+  if (records.length > 0) await db.transaction((tx) => recordWithin(tx, now, records, messaging));
+}
+
+/** recordAttempts inside a transaction the caller holds. */
+export async function recordWithin(tx: Queryable, now: Date, records: AttemptRecord[], messaging: MessageSender): Promise<void> {
   if (records.length === 0) return;
   const at = now.toISOString();
   const input = JSON.stringify(
@@ -61,66 +66,64 @@ export async function recordAttempts(db: Database, now: Date, records: AttemptRe
     })),
   );
   const endpoints = [...new Set(records.map((r) => r.endpointId))].sort();
-  await db.transaction(async (tx) => {
-    if (endpoints.length > 1) {
-      await tx.execute(sql`select id from webhook_endpoints where id = any(${`{${endpoints.join(',')}}`}::uuid[]) order by id for update`);
-    }
-    const turnedOff = await rowsOf<{ id: string; clinic_id: string; consecutive_failures: number }>(
-      tx,
-      sql`
-      with input as (
-        select * from jsonb_to_recordset(${input}::jsonb) as i(
-          seq int, attempt_id uuid, delivery_id uuid, clinic_id uuid, endpoint_id uuid, attempt_number int,
-          response_status int, duration_ms int, error text, error_kind text, response_body text, status text,
-          next_attempt_at timestamptz, succeeded boolean, counts boolean)
-      ),
-      attempts as (
-        insert into webhook_attempts (id, clinic_id, delivery_id, attempt_number, response_status, duration_ms, error, error_kind, response_body, created_at)
-        select attempt_id, clinic_id, delivery_id, attempt_number, response_status, duration_ms, error, error_kind, response_body, ${at}::timestamptz
-        from input
-      ),
-      deliveries as (
-        update webhook_deliveries d set
-          status = i.status, attempts = i.attempt_number, last_attempt_at = ${at}::timestamptz,
-          last_response_status = i.response_status, last_error = i.error, next_attempt_at = i.next_attempt_at,
-          claimed_until = null,
-          succeeded_at = case when i.succeeded then ${at}::timestamptz else d.succeeded_at end
-        from input i
-        where d.id = i.delivery_id and d.clinic_id = i.clinic_id
-      ),
-      health as (
-        select endpoint_id, clinic_id, bool_or(succeeded) as any_success,
-          count(*) filter (where counts and not succeeded
-            and seq > coalesce((select max(s.seq) from input s where s.endpoint_id = i.endpoint_id and s.succeeded), -1))::int as failures
-        from input i
-        where counts
-        group by endpoint_id, clinic_id
-      ),
-      updated as (
-        update webhook_endpoints e set
-          consecutive_failures = case when h.any_success then h.failures else e.consecutive_failures + h.failures end,
-          is_active = case when (case when h.any_success then h.failures else e.consecutive_failures + h.failures end) >= ${ENDPOINT_FAILURE_CUTOFF} then false else e.is_active end,
-          disabled_at = case when (case when h.any_success then h.failures else e.consecutive_failures + h.failures end) >= ${ENDPOINT_FAILURE_CUTOFF} and e.is_active then ${at}::timestamptz else e.disabled_at end,
-          last_triggered_at = ${at}::timestamptz,
-          updated_at = ${at}::timestamptz
-        from health h
-        where e.id = h.endpoint_id and e.clinic_id = h.clinic_id
-        returning e.id, e.clinic_id, e.consecutive_failures, e.is_active, e.disabled_at
-      )
-      select id, clinic_id, consecutive_failures from updated
-      where not is_active and disabled_at = ${at}::timestamptz and consecutive_failures >= ${ENDPOINT_FAILURE_CUTOFF}`,
-    );
-    // This batch turned it off: its failure reached the cut-off on an endpoint that was on.
-    for (const endpoint of turnedOff) {
-      const last = records.filter((r) => r.endpointId === endpoint.id && r.status !== 'succeeded' && r.countsAgainstEndpoint).at(-1);
-      await alertEndpointDisabled(tx, messaging, {
-        clinicId: endpoint.clinic_id,
-        endpointId: endpoint.id,
-        url: last?.url ?? '',
-        lastError: last?.error ?? 'failed',
-        failures: endpoint.consecutive_failures,
-        disabledAt: now,
-      });
-    }
-  });
+  if (endpoints.length > 1) {
+    await tx.execute(sql`select id from webhook_endpoints where id = any(${`{${endpoints.join(',')}}`}::uuid[]) order by id for update`);
+  }
+  const turnedOff = await rowsOf<{ id: string; clinic_id: string; consecutive_failures: number }>(
+    tx,
+    sql`
+    with input as (
+      select * from jsonb_to_recordset(${input}::jsonb) as i(
+        seq int, attempt_id uuid, delivery_id uuid, clinic_id uuid, endpoint_id uuid, attempt_number int,
+        response_status int, duration_ms int, error text, error_kind text, response_body text, status text,
+        next_attempt_at timestamptz, succeeded boolean, counts boolean)
+    ),
+    attempts as (
+      insert into webhook_attempts (id, clinic_id, delivery_id, attempt_number, response_status, duration_ms, error, error_kind, response_body, created_at)
+      select attempt_id, clinic_id, delivery_id, attempt_number, response_status, duration_ms, error, error_kind, response_body, ${at}::timestamptz
+      from input
+    ),
+    deliveries as (
+      update webhook_deliveries d set
+        status = i.status, attempts = i.attempt_number, last_attempt_at = ${at}::timestamptz,
+        last_response_status = i.response_status, last_error = i.error, next_attempt_at = i.next_attempt_at,
+        claimed_until = null,
+        succeeded_at = case when i.succeeded then ${at}::timestamptz else d.succeeded_at end
+      from input i
+      where d.id = i.delivery_id and d.clinic_id = i.clinic_id
+    ),
+    health as (
+      select endpoint_id, clinic_id, bool_or(succeeded) as any_success,
+        count(*) filter (where counts and not succeeded
+          and seq > coalesce((select max(s.seq) from input s where s.endpoint_id = i.endpoint_id and s.succeeded), -1))::int as failures
+      from input i
+      where counts
+      group by endpoint_id, clinic_id
+    ),
+    updated as (
+      update webhook_endpoints e set
+        consecutive_failures = case when h.any_success then h.failures else e.consecutive_failures + h.failures end,
+        is_active = case when (case when h.any_success then h.failures else e.consecutive_failures + h.failures end) >= ${ENDPOINT_FAILURE_CUTOFF} then false else e.is_active end,
+        disabled_at = case when (case when h.any_success then h.failures else e.consecutive_failures + h.failures end) >= ${ENDPOINT_FAILURE_CUTOFF} and e.is_active then ${at}::timestamptz else e.disabled_at end,
+        last_triggered_at = ${at}::timestamptz,
+        updated_at = ${at}::timestamptz
+      from health h
+      where e.id = h.endpoint_id and e.clinic_id = h.clinic_id
+      returning e.id, e.clinic_id, e.consecutive_failures, e.is_active, e.disabled_at
+    )
+    select id, clinic_id, consecutive_failures from updated
+    where not is_active and disabled_at = ${at}::timestamptz and consecutive_failures >= ${ENDPOINT_FAILURE_CUTOFF}`,
+  );
+  // This batch turned it off: its failure reached the cut-off on an endpoint that was on.
+  for (const endpoint of turnedOff) {
+    const last = records.filter((r) => r.endpointId === endpoint.id && r.status !== 'succeeded' && r.countsAgainstEndpoint).at(-1);
+    await alertEndpointDisabled(tx, messaging, {
+      clinicId: endpoint.clinic_id,
+      endpointId: endpoint.id,
+      url: last?.url ?? '',
+      lastError: last?.error ?? 'failed',
+      failures: endpoint.consecutive_failures,
+      disabledAt: now,
+    });
+  }
 }
