@@ -233,37 +233,6 @@ export async function runDueDeliveries(db: Database, now: Date, limit: number, o
   return { dispatched, ...summary };
 }
 
-/**
- * Up to `limit` due pending deliveries of endpoints that are on, taken in turns across endpoints: every
- * endpoint's oldest due delivery first (oldest due first among them), then every endpoint's second, and
- * so on. So one endpoint with 10,000 due (a recover, an endpoint turned on again) does not keep another
- * endpoint's, or another clinic's, fresh events waiting behind it, and still gets the whole run when it
- * is alone. One statement; the window runs over the due rows only (the partial due index).
- */
-export async function dueInTurns(
-  db: Queryable,
-  now: Date,
-  limit: number,
-): Promise<{ id: string; attempts: number; nextAttemptAt: Date }[]> {
-  const at = now.toISOString();
-  const rows = await rowsOf<{ id: string; attempts: number; next_attempt_at: string }>(
-    db,
-    sql`
-    select id, attempts, next_attempt_at from (
-      select d.id, d.attempts, d.next_attempt_at, d.created_at,
-        row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.created_at, d.id) as turn
-      from webhook_deliveries d
-      join webhook_endpoints e on e.id = d.endpoint_id and e.clinic_id = d.clinic_id
-      where d.status = 'pending' and d.next_attempt_at <= ${at}::timestamptz
-        and (d.claimed_until is null or d.claimed_until <= ${at}::timestamptz)
-        and e.is_active and e.deleted_at is null
-    ) due
-    order by turn, next_attempt_at, created_at, id
-    limit ${limit}`,
-  );
-  return rows.map((r) => ({ id: r.id, attempts: r.attempts, nextAttemptAt: new Date(r.next_attempt_at) }));
-}
-
 /** Deliveries one flush attempts at most. */
 export const FLUSH_LIMIT = 1_000;
 
