@@ -1,10 +1,9 @@
 // One delivery engine for every path (the local dispatcher, the dev flush, QStash's callback): claim
 // in batches, sign fresh, POST, record the attempts, schedule the next ones (docs/webhooks.md).
-import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lte, or } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints } from '../../../../../drizzle/schema';
 import type { HandlerContext } from '../../../../platform/context';
-import type { Database, Queryable } from '../../../../platform/db/client';
-import { rowsOf } from '../../../../platform/db/sql';
+import type { Database } from '../../../../platform/db/client';
 import { isUuid } from '../../../../platform/values/ids';
 import { type ClaimedAttempt, claimAttempts, claimWithin } from './claim';
 import { dispatchOutbox } from './outbox-fan-out';
