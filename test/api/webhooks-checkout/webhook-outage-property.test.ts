@@ -55,7 +55,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server?.close(() => resolve())));
 
-const RUNS = Number(process.env.WEBHOOK_PROPERTY_RUNS ?? 5);
+const RUNS = Number(process.env.WEBHOOK_PROPERTY_RUNS ?? 6);
 const SEED = process.env.WEBHOOK_PROPERTY_SEED ? Number(process.env.WEBHOOK_PROPERTY_SEED) : undefined;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
