@@ -19,6 +19,8 @@ export interface StandInMessage {
   retried: number;
   state: 'pending' | 'delivered' | 'failed';
   lastStatus: number | null;
+  /** Flow control (Upstash-Flow-Control-Key and its parallelism=N): at most N callbacks of the key at once. */
+  flowControl: { key: string; parallelism: number } | null;
 }
 
 /** How the stand-in reaches a destination: in tests, the app's request() instead of a socket. */
@@ -40,8 +42,9 @@ export interface QStashStandIn {
   /**
    * Calls back as QStash does once started: each message on its own, as soon as it is published (or
    * when its not-before time comes), concurrently with the others, its retries on the backoff; no
-   * polling, and a slow callback holds up only its own message. Answers the function that stops it
-   * (and waits for the callbacks in flight).
+   * polling, and a slow callback holds up only its own message. A message under flow control waits
+   * while its key has `parallelism` callbacks in flight. Answers the function that stops it (and waits
+   * for the callbacks in flight).
    */
   deliverContinuously(call: Caller, onError?: (error: unknown) => void): () => Promise<void>;
   /** A signature as QStash makes it, for tests that forge or tamper. */
@@ -96,6 +99,8 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
     const deduplicationId = header('upstash-deduplication-id') ?? null;
     if (deduplicationId && seen.has(deduplicationId)) return send(201, { messageId: seen.get(deduplicationId), deduplicated: true });
     const notBefore = header('upstash-not-before');
+    const flowKey = header('upstash-flow-control-key');
+    const parallelism = /(?:^|,)\s*parallelism=(\d+)/.exec(header('upstash-flow-control-value') ?? '');
     const forwarded: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (name.startsWith('upstash-forward-') && typeof value === 'string') forwarded[name.slice('upstash-forward-'.length)] = value;
@@ -111,6 +116,7 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
       retried: 0,
       state: 'pending',
       lastStatus: null,
+      flowControl: flowKey && parallelism ? { key: flowKey, parallelism: Number(parallelism[1]) } : null,
     };
     messages.push(message);
     if (deduplicationId) seen.set(deduplicationId, message.messageId);
@@ -173,23 +179,47 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
     deliverContinuously(call, onError = () => {}) {
       const timers = new Set<NodeJS.Timeout>();
       const inFlight = new Set<Promise<void>>();
+      /** Per flow-control key: callbacks in flight, and messages due that wait for one to end. */
+      const flows = new Map<string, { running: number; waiting: StandInMessage[] }>();
       let stopped = false;
+      const start = (message: StandInMessage) => {
+        const flow = message.flowControl ? flows.get(message.flowControl.key) : undefined;
+        if (message.flowControl) {
+          const f = flow ?? { running: 0, waiting: [] };
+          flows.set(message.flowControl.key, f);
+          if (f.running >= message.flowControl.parallelism) {
+            f.waiting.push(message);
+            return;
+          }
+          f.running++;
+        }
+        const at = Math.floor(Date.now() / 1000);
+        const run = callOnce(message, call, at)
+          .catch((error) => {
+            // Our callback not reached (a network error): QStash retries it like a 5xx.
+            onError(error);
+            retryLater(message, at);
+          })
+          .then(() => {
+            if (message.flowControl) {
+              const f = flows.get(message.flowControl.key)!;
+              f.running--;
+              let next = f.waiting.shift();
+              while (next && next.state !== 'pending') next = f.waiting.shift();
+              if (next && !stopped) start(next);
+            }
+            schedule(message);
+          })
+          .finally(() => inFlight.delete(run));
+        inFlight.add(run);
+      };
       const schedule = (message: StandInMessage) => {
         if (stopped || message.state !== 'pending') return;
         const wait = message.notBefore === null ? 0 : Math.max(0, message.notBefore * 1000 - Date.now());
         const timer = setTimeout(() => {
           timers.delete(timer);
           if (stopped || message.state !== 'pending') return;
-          const at = Math.floor(Date.now() / 1000);
-          const run = callOnce(message, call, at)
-            .catch((error) => {
-              // Our callback not reached (a network error): QStash retries it like a 5xx.
-              onError(error);
-              retryLater(message, at);
-            })
-            .then(() => schedule(message))
-            .finally(() => inFlight.delete(run));
-          inFlight.add(run);
+          start(message);
         }, wait);
         timers.add(timer);
       };

@@ -55,6 +55,8 @@ export interface AttemptResult {
   skipReason?: SkipReason;
   /** Attempts made so far and when the next one is due (pending deliveries), after this call. */
   attempts: number;
+  /** The delivery's endpoint (null: the delivery is unknown). */
+  endpointId: string | null;
   nextAttemptAt: Date | null;
 }
 
@@ -127,12 +129,12 @@ async function sendAndRecord(db: Database, claimed: ClaimedAttempt[], now: Date,
 }
 
 /** Closes a pending delivery of a deleted endpoint as failed, without sending. */
-async function closeForDeletedEndpoint(db: Database, row: { id: string; clinicId: string; attempts: number }) {
+async function closeForDeletedEndpoint(db: Database, row: { id: string; clinicId: string; endpointId: string; attempts: number }) {
   await db
     .update(webhookDeliveries)
     .set({ status: 'failed', nextAttemptAt: null, claimedUntil: null, lastError: 'endpoint deleted' })
     .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.clinicId, row.clinicId), eq(webhookDeliveries.status, 'pending')));
-  return { outcome: 'failed' as const, attempts: row.attempts, nextAttemptAt: null };
+  return { outcome: 'failed' as const, attempts: row.attempts, endpointId: row.endpointId, nextAttemptAt: null };
 }
 
 /** Why a delivery was not claimed, read after the claim found nothing (a deleted endpoint's is closed). */
@@ -141,6 +143,7 @@ async function notClaimed(db: Database, deliveryId: string, now: Date, options: 
     .select({
       id: webhookDeliveries.id,
       clinicId: webhookDeliveries.clinicId,
+      endpointId: webhookDeliveries.endpointId,
       status: webhookDeliveries.status,
       attempts: webhookDeliveries.attempts,
       nextAttemptAt: webhookDeliveries.nextAttemptAt,
@@ -152,11 +155,12 @@ async function notClaimed(db: Database, deliveryId: string, now: Date, options: 
     .innerJoin(webhookEndpoints, endpointOfDelivery)
     .where(eq(webhookDeliveries.id, deliveryId))
     .limit(1);
-  if (!row) return { outcome: 'skipped', skipReason: 'not_found', attempts: 0, nextAttemptAt: null };
+  if (!row) return { outcome: 'skipped', skipReason: 'not_found', attempts: 0, endpointId: null, nextAttemptAt: null };
   const skipped = (skipReason: SkipReason): AttemptResult => ({
     outcome: 'skipped',
     skipReason,
     attempts: row.attempts,
+    endpointId: row.endpointId,
     nextAttemptAt: row.nextAttemptAt,
   });
   if (row.status !== 'pending') return skipped('not_pending');
@@ -186,10 +190,10 @@ export async function attemptDeliveryDetailed(
   if (claimed.length === 0)
     return isUuid(deliveryId)
       ? notClaimed(db, deliveryId, now, options)
-      : { outcome: 'skipped', skipReason: 'not_found', attempts: 0, nextAttemptAt: null };
+      : { outcome: 'skipped', skipReason: 'not_found', attempts: 0, endpointId: null, nextAttemptAt: null };
   const [record] = await sendAndRecord(db, claimed, now, options);
   const outcome = record!.status === 'succeeded' ? 'succeeded' : record!.status === 'pending' ? 'retrying' : 'failed';
-  return { outcome, attempts: record!.attemptNumber, nextAttemptAt: record!.nextAttemptAt };
+  return { outcome, attempts: record!.attemptNumber, endpointId: record!.endpointId, nextAttemptAt: record!.nextAttemptAt };
 }
 
 export interface RunSummary {

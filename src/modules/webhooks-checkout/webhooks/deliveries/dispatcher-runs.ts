@@ -74,12 +74,12 @@ async function duePage(
   now: Date,
   overdue: boolean,
   after: { at: string; id: string } | null,
-): Promise<{ id: string; attempts: number; at: string }[]> {
+): Promise<{ id: string; endpointId: string; attempts: number; at: string }[]> {
   const at = now.toISOString();
   const overdueBefore = new Date(now.getTime() - QSTASH_OVERDUE_MS).toISOString();
   return rowsOf(
     db,
-    sql`select d.id, d.attempts, d.next_attempt_at::text as at
+    sql`select d.id, d.endpoint_id as "endpointId", d.attempts, d.next_attempt_at::text as at
       from webhook_deliveries d
       join webhook_endpoints e on e.id = d.endpoint_id and e.clinic_id = d.clinic_id
       where d.status = 'pending' and e.is_active and e.deleted_at is null
@@ -114,8 +114,14 @@ export async function publishDueDeliveries(
       const page = await duePage(db, now, overdue, after);
       const attempts: QueuedAttempt[] = page.map((row) =>
         overdue
-          ? { deliveryId: row.id, attempts: row.attempts, notBefore: null, republishTag: `r${Math.floor(now.getTime() / 60_000)}` }
-          : { deliveryId: row.id, attempts: 0, notBefore: null },
+          ? {
+              deliveryId: row.id,
+              endpointId: row.endpointId,
+              attempts: row.attempts,
+              notBefore: null,
+              republishTag: `r${Math.floor(now.getTime() / 60_000)}`,
+            }
+          : { deliveryId: row.id, endpointId: row.endpointId, attempts: 0, notBefore: null },
       );
       await queue.publish(attempts);
       published += attempts.length;
