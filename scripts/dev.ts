@@ -205,11 +205,11 @@ function startWrangler(databaseUrl: string, wranglerPort: number): ChildProcess 
     ENVIRONMENT: 'development',
     DATABASE_URL: databaseUrl,
     DATABASE_MAX_CONNECTIONS: String(DEV_GATE_CONNECTIONS),
-    // node-postgres straight to DATABASE_URL (the driver the HYPERDRIVE binding uses in production), not
-    // through wrangler's local Hyperdrive proxy: that proxy (miniflare 4.20260426) pipes sockets without
-    // error handlers, so one socket reset (a connection closed right after a query error, e.g. a 409 race)
-    // kills wrangler. Its fix (wrangler 4.87) needs Node 22. README, "How `npm run dev` reaches the database".
-    DATABASE_BYPASS_HYPERDRIVE: 'true',
+    // The embedded database goes through the HYPERDRIVE binding, as production does (wrangler 4.87+ no
+    // longer pipes a database without TLS through its crash-prone local proxy). A DATABASE_URL of yours
+    // is reached straight with node-postgres: it may use TLS, which still goes through that proxy
+    // (cloudflare/workers-sdk#15768), or have no password, which wrangler refuses for a binding.
+    ...(process.env.DATABASE_URL ? { DATABASE_BYPASS_HYPERDRIVE: 'true' } : {}),
     JWT_SECRET: process.env.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET,
     DEV_SIMULATOR: 'true', // mounts /_dev (docs/order-lifecycle.md); never set in wrangler.toml
     WEBHOOK_ALLOW_INSECURE_LOCALHOST: 'true', // http://127.0.0.1:PORT webhook receivers (docs/webhooks.md)
@@ -240,7 +240,7 @@ function startWrangler(databaseUrl: string, wranglerPort: number): ChildProcess 
         WRANGLER_SEND_METRICS: 'false',
         WRANGLER_SEND_ERROR_REPORTS: 'false',
         CLOUDFLARE_CF_FETCH_ENABLED: 'false', // no download of request.cf data; a built-in sample is used
-        // wrangler.toml's HYPERDRIVE binding needs a local database even though the Worker bypasses it here.
+        // The HYPERDRIVE binding's local database (wrangler needs one even when the Worker bypasses it).
         CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_HYPERDRIVE: databaseUrl,
       },
     },

@@ -56,8 +56,11 @@ export function parseAddress(address: string | null): { host: string; port: numb
   return { host, port };
 }
 
+// Typed here: @cloudflare/workers-types 5 declares the global `Buffer` as `any`, which drops isBuffer's narrowing.
+const isBuffer: (value: unknown) => value is Buffer = Buffer.isBuffer;
+
 function toBuffer(data: RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
+  if (isBuffer(data)) return data;
   if (Array.isArray(data)) return Buffer.concat(data);
   return Buffer.from(data);
 }

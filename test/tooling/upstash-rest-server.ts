@@ -68,6 +68,9 @@ export function stripShebang(script: string): string {
   return `-- shebang removed for Redis 7.0: ${first.slice(2)}${rest}`;
 }
 
+// Typed here: @cloudflare/workers-types 5 declares the global `Buffer` as `any`, which drops isBuffer's narrowing.
+const isBuffer: (value: unknown) => value is Buffer = Buffer.isBuffer;
+
 function toArg(value: Json): string | number {
   if (typeof value === 'string' || typeof value === 'number') return value;
   if (value === null || typeof value === 'boolean') return String(value);
@@ -77,7 +80,7 @@ function toArg(value: Json): string | number {
 function encode(reply: unknown, base64: boolean): Json {
   if (reply === null || reply === undefined) return null;
   if (typeof reply === 'number') return reply;
-  if (Buffer.isBuffer(reply)) return base64 ? reply.toString('base64') : reply.toString('utf8');
+  if (isBuffer(reply)) return base64 ? reply.toString('base64') : reply.toString('utf8');
   if (typeof reply === 'string') return base64 ? Buffer.from(reply, 'utf8').toString('base64') : reply;
   if (Array.isArray(reply)) return reply.map((item) => encode(item, base64));
   if (reply instanceof Error) return encode(reply.message, base64);
@@ -90,7 +93,7 @@ function encode(reply: unknown, base64: boolean): Json {
 
 /** Top-level encoding: a bare "OK" status goes out unencoded, like Upstash's. */
 function encodeResult(reply: unknown, base64: boolean): Json {
-  if (Buffer.isBuffer(reply) && reply.length === 2 && reply.toString('latin1') === 'OK') return 'OK';
+  if (isBuffer(reply) && reply.length === 2 && reply.toString('latin1') === 'OK') return 'OK';
   if (reply === 'OK') return 'OK';
   return encode(reply, base64);
 }
@@ -156,7 +159,7 @@ export async function startUpstashRestServer(options: UpstashRestServerOptions =
         name,
         args: ['load', stripShebang(original)],
         after: (reply) => {
-          shaMap.set(clientSha, Buffer.isBuffer(reply) ? reply.toString('utf8') : String(reply));
+          shaMap.set(clientSha, isBuffer(reply) ? reply.toString('utf8') : String(reply));
           return clientSha;
         },
       };

@@ -4,24 +4,19 @@
 // exactOptionalPropertyTypes on) and an esbuild bundle for workerd run in workerd (Miniflare), each
 // against the test app over HTTP. The install reuses npm's cache (--prefer-offline: the repository's own
 // install put openapi-fetch there); TypeScript, esbuild and Miniflare are the repository's.
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../../test/helpers/app';
 import { makeTenant } from '../../../test/helpers/factories';
 import { makeOrder } from '../../../test/helpers/order-fixtures';
+import { bin, npmIn, packAndInstall, root, sh } from './pack';
 import { type Served, serveTestApp } from './serve';
 
-const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
-const root = fileURLToPath(new URL('../../..', import.meta.url));
-const bin = (path: string) => join(root, 'node_modules', path);
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** Why workerd cannot run here (the workerd leg is then skipped with a message), or null when it can. */
 function workerdProblem(): string | null {
@@ -40,16 +35,6 @@ let served: Served;
 let project: string;
 let env: NodeJS.ProcessEnv;
 let expected: { total: number };
-
-/** Runs a command; on failure the error names it with its output. */
-async function sh(file: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) {
-  try {
-    return await run(file, args, { ...options, maxBuffer: 16 * 1024 * 1024 });
-  } catch (e) {
-    const failure = e as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${file} ${args.join(' ')} failed: ${failure.message}\n${failure.stdout ?? ''}\n${failure.stderr ?? ''}`);
-  }
-}
 
 // The README's first call, and the two additions an integrator reaches for next: paginate and the error.
 const FIRST_CALL_TS = `
@@ -114,16 +99,7 @@ beforeAll(async () => {
   expected = { total: 3 };
   env = { ...process.env, BASE_URL: served.baseUrl, BRAND_ADMIN_API_KEY: tenant.key };
 
-  // Build once, then pack without running prepack (it would build again).
-  await sh(process.execPath, [bin('tsup/dist/cli-default.js')], { cwd: packageDir });
-  project = mkdtempSync(join(tmpdir(), 'brand-admin-client-'));
-  await sh(npm, ['pack', '--ignore-scripts', '--pack-destination', project], { cwd: packageDir });
-  const tarball = readdirSync(project).find((name) => name.endsWith('.tgz'));
-  if (!tarball) throw new Error('npm pack made no tarball');
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'integrator', private: true, type: 'module' }));
-  await sh(npm, ['install', `./${tarball}`, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], {
-    cwd: project,
-  });
+  project = await packAndInstall([packageDir], 'brand-admin-client-');
 }, 240_000);
 afterAll(async () => {
   await served?.close();
@@ -143,7 +119,7 @@ describe('the published client package', () => {
   }, 120_000);
 
   it('ships dist only, with ESM, CommonJS and both declarations per entry', async () => {
-    const { stdout } = await sh(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: packageDir });
+    const { stdout } = await npmIn(packageDir, ['pack', '--dry-run', '--json', '--ignore-scripts']);
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path).sort();
     for (const entry of ['index', 'schema', 'webhook-signature'])
       for (const ext of ['js', 'cjs', 'd.ts', 'd.cts']) expect(files).toContain(`dist/${entry}.${ext}`);

@@ -450,7 +450,7 @@ describe('demo orders (scripts/seed/orders.ts)', () => {
     await seedDemoData(t.db);
     const [after] = await rows<{ n: number }>(sql`select count(*)::int as n from ledger_entries`);
     expect(after!.n).toBe(before!.n);
-  });
+  }, 60_000); // seeds every demo clinic twice: 5-15 s alone, past 20 s on a loaded 2-core machine
 });
 
 describe('the transactional outbox', () => {
