@@ -1,5 +1,5 @@
 // The audit trail's writes and its chain check (docs/audit-log.md). Rows are appended only; the insert
-// trigger of migration 0019 sets seq, prev_hash and hash under the clinic's advisory lock.
+// trigger of migration 0020 sets seq, prev_hash and hash under the clinic's advisory lock.
 import { sql } from 'drizzle-orm';
 import { type AuditActorKind, type AuditChange, auditEvents } from '../../../drizzle/schema';
 import { sha256Hex } from '../crypto/bytes';
