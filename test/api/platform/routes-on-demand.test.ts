@@ -90,7 +90,7 @@ describe('an app with areas on demand', () => {
     const onDemandAnswers = await answers(onDemand, key);
     expect(onDemandAnswers).toEqual(eagerAnswers);
     expect(eagerAnswers.filter((answer) => / 2\d\d $/.test(answer)).length).toBeGreaterThan(50);
-  });
+  }, 180_000); // about 480 requests, one at a time
 
   it('serves the document of the app with every area mounted', async () => {
     const [a, b] = await Promise.all([eager.request('/api/v1/openapi.json'), onDemand.request('/api/v1/openapi.json')]);
