@@ -8,10 +8,11 @@
 //   read, ids only, written after the answer in the background.
 import type { Context, MiddlewareHandler } from 'hono';
 import { auditChanges } from '../audit/fields';
-import { type AuditEventInput, appendAuditEvents } from '../audit/trail';
+import { type AuditEventInput, appendAuditEvents, auditInsert } from '../audit/trail';
 import type { AppEnv, Services } from '../context';
 import type { Database } from '../db/client';
 import { classifyDatabaseError } from '../db/errors';
+import { requestTransaction } from '../db/request-transaction';
 import { logLine } from '../log';
 import { rollsBack } from './idempotency';
 import { clientIp } from './rate-limits';
@@ -143,12 +144,10 @@ export function auditWrite(operationId: string, path: string): MiddlewareHandler
       if (row) c.set('auditEvents', [row]);
       return;
     }
-    const record = async (db: Database) => {
-      const row = await event();
-      if (row) await appendAuditEvents(db, [row]);
-    };
     try {
-      await services.db.transaction(async (tx) => {
+      // BEGIN goes with the handler's first statement, and the audit row with COMMIT
+      // (request-transaction.ts): a write of one statement costs two round trips.
+      await requestTransaction(services.db, async (tx) => {
         c.set('services', withNote(tx as unknown as Database));
         c.set('inRequestTransaction', true);
         try {
@@ -158,7 +157,8 @@ export function auditWrite(operationId: string, path: string): MiddlewareHandler
           c.set('inRequestTransaction', false);
         }
         if (rollsBack(c)) throw new RollBack();
-        await record(tx as unknown as Database);
+        const row = await event();
+        return row ? auditInsert(tx, [row]).getSQL() : undefined;
       });
     } catch (error) {
       // Rolled back on purpose, or the rollback itself failed (the connection is gone): the answer stands.

@@ -18,6 +18,7 @@ import { SEALED } from '../crypto/sealed-values';
 import { open, seal } from '../crypto/secret-box';
 import type { Database, Transaction } from '../db/client';
 import { classifyDatabaseError, databaseErrorState } from '../db/errors';
+import { requestTransaction } from '../db/request-transaction';
 import { rowsOf } from '../db/sql';
 import type { Sweep } from '../sweep';
 import { ERROR_MESSAGES } from '../values/error-messages';
@@ -174,14 +175,15 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   let kept: typeof idempotencyKeys.$inferSelect | undefined;
   let ran = false;
   try {
-    await db.transaction(async (tx) => {
+    // BEGIN goes with the claim, and the kept answer with COMMIT (request-transaction.ts): three round trips for a write of one statement.
+    await requestTransaction(db, async (tx) => {
       const id = await claim(tx, clinicId, keyHash, requestHash, at);
       if (!id) {
         [kept] = await tx
           .select()
           .from(idempotencyKeys)
           .where(and(eq(idempotencyKeys.clinicId, clinicId), eq(idempotencyKeys.keyHash, keyHash)));
-        return;
+        return undefined;
       }
       ran = true;
       // The handler's services: the same, with the transaction as the database.
@@ -203,7 +205,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
         .where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.clinicId, clinicId)));
       // The write's audit row (audit.ts) goes in the same statement, a data-modifying WITH: no round trip of its own.
       const audit = c.get('auditEvents');
-      await (audit?.length ? tx.execute(sql`with audit as (${auditInsert(tx, audit).getSQL()}) ${done.getSQL()}`) : done);
+      return audit?.length ? sql`with audit as (${auditInsert(tx, audit).getSQL()}) ${done.getSQL()}` : done.getSQL();
     });
   } catch (error) {
     if (!ran && isLockTimeout(error)) throw conflict('IDEMPOTENCY_KEY_IN_USE', ERROR_MESSAGES.IDEMPOTENCY_KEY_IN_USE);
