@@ -1,18 +1,12 @@
-import type { ExtractTablesWithRelations } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { PoolConfig } from 'pg';
 import type { parse as parseConnectionString } from 'pg-connection-string';
-import type * as schema from '../../../drizzle/schema';
 import type { DatabaseDriver } from '../../config';
 import type { ConnectionGate } from './connection-gate';
 import { type GuardedPool, guardPool } from './pool-guard';
 import { type NodePgDriver, type PipelineParts, pipelineTransactions } from './request-transaction';
+import type { Database } from './types';
 
-export type Schema = typeof schema;
-export type Database = PgDatabase<PgQueryResultHKT, Schema>;
-export type Transaction = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
-/** Anything a query can run on: the database or an open transaction. */
-export type Queryable = Database | Transaction;
+export type { Database, Queryable, Schema, Transaction } from './types';
 
 export interface DatabaseHandle {
   db: Database;

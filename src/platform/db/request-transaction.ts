@@ -9,7 +9,7 @@
 // a COMMIT after a failed statement ends the transaction as ROLLBACK (and says so), and the outcome is
 // read from the answers of both before this returns.
 import type { SQL } from 'drizzle-orm';
-import type { Database, Transaction } from './client';
+import type { Database, Transaction } from './types';
 
 /** The body: runs on the transaction and answers the statement to send with COMMIT, if any. */
 export type TransactionBody = (tx: Transaction) => Promise<SQL | undefined>;
