@@ -14,7 +14,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { createApp } from '../../src/app';
 import { isLoopbackHost } from '../../src/config';
-import { listContacts } from '../../src/modules/crm/contacts/service';
+import { listContacts } from '../../src/modules/crm';
 import {
   dashboardMetrics,
   dashboardOverview,
