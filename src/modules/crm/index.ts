@@ -35,6 +35,5 @@ export const sweeps: Record<string, Sweep> = { sequenceSweep };
 export { generatePayouts } from './affiliate-program/payouts/generate';
 export { lastCompletePeriod } from './affiliate-program/rules';
 export { credentialHintFor, encryptCrmCredentials } from './connection/credentials';
-/** For `npm run seed:large -- --measure` (scripts reach an area only through its index). */
 export { listContacts, welcomeEmail } from './contacts/service';
 export { extractMergeFields, renderMergeFields } from './message-templates/merge-fields';
