@@ -143,14 +143,13 @@ async function listFilteredOrders(ctx: HandlerContext, query: ListOrdersQuery) {
   const where = (...more: SQL[]) => sql.join([...conditions, ...more], sql` and `);
   const newestFirst = sql`order by created_at desc, id desc`;
 
-  const groupTotal =
-    from || to || query.q
-      ? null
-      : statuses.length && !query.programId
-        ? groupRollup(clinicId, 'status', statuses, 'orders')
-        : query.programId && !statuses.length
-          ? groupRollup(clinicId, 'program', [query.programId.toLowerCase()], 'orders')
-          : null;
+  // A status or a program alone has rollup rows; no other filter or combination does.
+  const alone = !from && !to && !query.q;
+  let groupTotal: SQL | null = null;
+  if (alone && statuses.length && !query.programId) groupTotal = groupRollup(clinicId, 'status', statuses, 'orders');
+  // The rollup key is the program id as PostgreSQL prints a uuid: lower case.
+  if (alone && query.programId && !statuses.length)
+    groupTotal = groupRollup(clinicId, 'program', [query.programId.toLowerCase()], 'orders');
   if (groupTotal) {
     // Each status's newest (offset + limit) through its index, merged: no more rows read than the page needs.
     const page = statuses.length
