@@ -23,7 +23,7 @@ const foundationOrder = FOUNDATION.slice(0, -1).map((name, i) => ({
  * values (and log.ts, which imports nothing); auth, rate-limit, providers and events nothing of the
  * request pipeline (http) or the document (openapi); http nothing of openapi.
  */
-const LOWER_FLOORS = '(values|db|crypto|auth|rate-limit|providers|events)';
+const LOWER_FLOORS = '(values|db|crypto|auth|audit|rate-limit|providers|events)';
 const platformFloors = [
   {
     name: 'platform-floor-values',
@@ -37,7 +37,7 @@ const platformFloors = [
     comment: 'platform/db and platform/crypto use only values (and log.ts) of platform',
     severity: 'error',
     from: { path: '^src/platform/(db|crypto)/' },
-    to: { path: '^src/platform/(auth|rate-limit|providers|events|http|openapi)/' },
+    to: { path: '^src/platform/(auth|audit|rate-limit|providers|events|http|openapi)/' },
   },
   {
     name: 'platform-floor-pipeline',

@@ -48,6 +48,7 @@ export default defineConfig({
           // Both together: `npm test` in 321 s instead of 600-720 s (2026-11-24, this 2-core machine).
           isolate: false,
           globalSetup: ['test/global-setup.ts'],
+          setupFiles: ['test/helpers/load-areas.ts'],
           testTimeout: 20_000,
           hookTimeout: 60_000,
         },
@@ -77,6 +78,7 @@ export default defineConfig({
           fileParallelism: false,
           // Its own PostgreSQL (data folder and database named apart from the node project's).
           globalSetup: ['test/workers/global-setup.ts'],
+          setupFiles: ['test/helpers/load-areas.ts'],
           // The first request loads pg, Drizzle and Hono through the module-fallback service (~6 s).
           testTimeout: 20_000,
           hookTimeout: 60_000,

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApp } from '../src/app';
+import { createApp, loadAreas } from '../src/app';
 import { OPENAPI_ASSET_PATH } from '../src/platform/openapi/asset';
 import { DOCS_RENDERER, DOCS_RENDERER_PATH } from '../src/platform/openapi/docs-page';
 import { openApiDocumentJson } from '../src/platform/openapi/document';
@@ -39,6 +39,7 @@ for (const name of readdirSync(dirname(target))) {
 if (!existsSync(target) || !readFileSync(target).equals(bytes)) copyFileSync(source, target);
 
 const documentTarget = join(root, 'public', OPENAPI_ASSET_PATH);
+await loadAreas();
 const document = openApiDocumentJson(createApp(() => Promise.reject(new Error('the document needs no services'))));
 mkdirSync(dirname(documentTarget), { recursive: true });
 if (!existsSync(documentTarget) || readFileSync(documentTarget, 'utf8') !== document) {

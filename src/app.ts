@@ -1,14 +1,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { loadAreas, loadedArea, mountAreas } from './areas';
 import { QSTASH_CALLBACK_PATH } from './config';
-import * as access from './modules/access';
-import * as catalog from './modules/catalog';
-import * as crm from './modules/crm';
-import * as orders from './modules/orders';
-import * as organization from './modules/organization';
-import * as storefront from './modules/storefront';
-import * as webhooksCheckout from './modules/webhooks-checkout';
+// The one piece of an area that every API request runs, imported from its module rather than the area's
+// index.ts, which would build the area's services (and the foundation areas under them) at start.
+import { applyCheckoutCors } from './modules/webhooks-checkout/checkout/cors';
 import type { AppEnv } from './platform/context';
 import { trackOutboxWrites } from './platform/events/outbox';
+import { recordPatientReads } from './platform/http/audit';
 import { requestBodyLimit } from './platform/http/body-limit';
 import { devSimulatorOnly } from './platform/http/dev-simulator';
 import { onError, onNotFound, validationError } from './platform/http/error-handler';
@@ -22,13 +20,18 @@ import { docsPage } from './platform/openapi/docs-page';
 import { registerForDocument } from './platform/openapi/document-only';
 import type { ServicesFactory } from './platform/services';
 
-/** The seven areas, foundation first (docs/architecture.md). A new resource joins its area's index. */
-const AREAS = [access, catalog, orders, webhooksCheckout, crm, storefront, organization];
-
 const isApiPath = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
 const isSignedInternalPath = (path: string) => path === QSTASH_CALLBACK_PATH || path.startsWith(PLATFORM_REQUEST_PREFIX);
 
-export function createApp(servicesFor: ServicesFactory) {
+export interface AppOptions {
+  /**
+   * Mount each area on its first request (the Worker: src/index.ts) rather than now, which needs
+   * `await loadAreas()` first (Node: tests and scripts walk the whole route table). docs/architecture.md, "Startup".
+   */
+  areasOnDemand?: boolean;
+}
+
+export function createApp(servicesFor: ServicesFactory, { areasOnDemand = false }: AppOptions = {}) {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error, result.target);
@@ -48,7 +51,9 @@ export function createApp(servicesFor: ServicesFactory) {
       // recorded go out right after the answer rather than at the next cron run. Any status: an event
       // committed before a later failure is as real as any other, and a kick with nothing due costs a query.
       const { written } = await trackOutboxWrites(() => next());
-      if (written) webhooksCheckout.kickDeliveries(services);
+      if (written) (await import('./modules/webhooks-checkout')).kickDeliveries(services);
+      // Patient-data reads of an answer that goes out are audited after it (docs/audit-log.md).
+      recordPatientReads(c, services);
     } finally {
       finish();
     }
@@ -61,7 +66,7 @@ export function createApp(servicesFor: ServicesFactory) {
     // Browsers create checkout sessions (docs/checkout.md, "CORS"): the CORS headers are set before the
     // gateway, so every answer of that route carries them (401 and 429 included), and its preflight, an
     // OPTIONS that by the rules of CORS carries no x-api-key, passes without a key, limited per address.
-    if (webhooksCheckout.applyCheckoutCors(c).preflight) return ipGateway(c, next);
+    if (applyCheckoutCors(c).preflight) return ipGateway(c, next);
     return apiKeyGateway(c, next);
   });
   // The development simulator exists only with DEV_SIMULATOR="true" (its routes are in their areas).
@@ -78,12 +83,15 @@ export function createApp(servicesFor: ServicesFactory) {
   // tests generate it in-process, once per app; test/architecture/worker-bundle.test.ts checks both agree.
   // (Each test spells the constant out: esbuild folds a define where it is written, not through a variable.)
   if (typeof __OPENAPI_FROM_ASSETS__ === 'undefined' || !__OPENAPI_FROM_ASSETS__)
-    registerForDocument(app, webhooksCheckout.registerWebhookEvents);
-  for (const area of AREAS) app.route('/', area.routes);
+    registerForDocument(app, (document) => loadedArea('webhooks-checkout').registerWebhookEvents(document));
+  mountAreas(app, areasOnDemand);
+  // The document of an app with areas on demand is that of the same app with every area loaded.
+  let documentApp: Promise<OpenAPIHono<AppEnv>> | undefined;
   app.get('/api/v1/openapi.json', async (c) => {
     if (typeof __OPENAPI_FROM_ASSETS__ === 'undefined' || !__OPENAPI_FROM_ASSETS__) {
       const { openApiDocument } = await import('./platform/openapi/document');
-      return c.json(openApiDocument(app));
+      documentApp ??= areasOnDemand ? loadAreas().then(() => createApp(servicesFor)) : Promise.resolve(app);
+      return c.json(openApiDocument(await documentApp));
     }
     return openApiAsset(c);
   });
@@ -96,4 +104,5 @@ export function createApp(servicesFor: ServicesFactory) {
 
 export type App = ReturnType<typeof createApp>;
 
+export { loadAreas } from './areas';
 export { routeTable } from './platform/http/route-table';

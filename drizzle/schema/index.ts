@@ -2,6 +2,7 @@
 
 export * from './affiliates';
 export * from './api-keys';
+export * from './audit';
 export * from './catalog';
 export * from './clinics';
 export * from './coupons';

@@ -113,6 +113,8 @@ export const webhookDeliveries = pgTable(
   (t) => [
     index('webhook_deliveries_clinic_id_endpoint_id_created_at_idx').on(t.clinicId, t.endpointId, t.createdAt, t.id),
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // An endpoint's due deliveries in its order: the batch claim's per-endpoint turns (deliveries/claim.ts).
+    index('webhook_deliveries_endpoint_due_idx').on(t.endpointId, t.nextAttemptAt, t.createdAt, t.id).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_in_flight_idx').on(t.endpointId).where(sql`${t.claimedUntil} is not null`),
     // An event's deliveries (GET /api/v1/events/{id}) and the cascade when the retention sweep deletes it.
     index('webhook_deliveries_outbox_event_id_idx').on(t.outboxEventId, t.endpointId),

@@ -1,7 +1,8 @@
-import { drizzle } from 'drizzle-orm/node-postgres';
+import * as nodePg from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import * as schema from '../../drizzle/schema';
 import type { Database } from '../../src/platform/db/client';
+import { type NodePgDriver, type PipelineParts, pipelineTransactions } from '../../src/platform/db/request-transaction';
 
 /**
  * A node-postgres pool wrapped in Drizzle, for scripts and tests running in Node. `onQuery` sees the
@@ -12,12 +13,15 @@ export function connect(
   max = 4,
   onQuery?: (sql: string) => void,
 ): { db: Database; pool: pg.Pool; close: () => Promise<void> } {
-  const pool = new pg.Pool({ connectionString: url, max });
+  // pipeline: request transactions run as in the Worker (src/platform/db/request-transaction.ts).
+  const pool = new pg.Pool({ connectionString: url, max, pipeline: true } as pg.PoolConfig);
   // An idle client killed by the server (a test database dropped "with (force)" while a client is
   // still closing, a restart) is reported here; without a listener it would crash the process.
   pool.on('error', () => {});
   const logger = onQuery ? { logQuery: (query: string) => onQuery(query) } : undefined;
-  return { db: drizzle({ client: pool, schema, logger }) as unknown as Database, pool, close: () => pool.end() };
+  const db = nodePg.drizzle({ client: pool, schema, logger }) as unknown as Database;
+  pipelineTransactions(db, { pool: pool as unknown as PipelineParts['pool'], driver: nodePg as unknown as NodePgDriver, logger });
+  return { db, pool, close: () => pool.end() };
 }
 
 /** The same server's URL with another database name. */

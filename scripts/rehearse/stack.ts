@@ -75,7 +75,7 @@ export interface Stack {
   /** Worker log lines so far. */
   logs: string[];
   /** QStash's delivery loop: calls back what is due, every `ms`, until stopped. */
-  startQStashDelivery(ms?: number): void;
+  startQStashDelivery(): void;
   stop(): Promise<void>;
 }
 
@@ -281,25 +281,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (target.host !== HOSTS.api) return Promise.resolve(new Response('unknown host', { status: 502 }));
       return fetch(`${worker.url}${target.pathname}${target.search}`, init);
     };
-    let pump: NodeJS.Timeout | null = null;
-    let pumping = false;
-    const startQStashDelivery = (ms = 150) => {
-      if (pump) return;
-      pump = setInterval(async () => {
-        if (pumping) return;
-        pumping = true;
-        try {
-          await qstash.deliverDue(callWorker);
-        } catch (error) {
-          log(`qstash delivery loop: ${String(error)}`);
-        } finally {
-          pumping = false;
-        }
-      }, ms);
+    // QStash's way of calling back: each message as soon as it is published, concurrently (not a poll
+    // of every due message, one after another, which held each callback behind the slowest).
+    let stopDelivery: (() => Promise<void>) | null = null;
+    const startQStashDelivery = () => {
+      if (stopDelivery) return;
+      stopDelivery = qstash.deliverContinuously(callWorker, (error) => log(`qstash delivery: ${String(error)}`));
     };
     stops.push(async () => {
-      if (pump) clearInterval(pump);
-      while (pumping) await new Promise((r) => setTimeout(r, 20));
+      await stopDelivery?.();
     });
 
     return {

@@ -12,7 +12,7 @@
 // unless --force. Development only.
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
-import { createApp } from '../../src/app';
+import { createApp, loadAreas } from '../../src/app';
 import { isLoopbackHost } from '../../src/config';
 import { listContacts } from '../../src/modules/crm';
 import {
@@ -328,6 +328,7 @@ await client.end();
 
 /** Times reads through the app with the Worker's per-request services, and explains the list's page query. */
 async function measure(clinicId: string) {
+  await loadAreas();
   const app = createApp(workerServices);
   const env = { DATABASE_URL: url, ENVIRONMENT: 'development' };
   const pending: Promise<unknown>[] = [];

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { Entitlement, KeyKind, KeyScope, UserRole } from '../../drizzle/schema';
 import type { AppConfig, Env } from '../config';
+import type { AuditEventInput } from './audit/trail';
 import type { Database } from './db/client';
 import type { Providers } from './providers';
 import type { RuleOutcome } from './rate-limit/policy';
@@ -24,6 +25,11 @@ export interface Services extends Providers {
   /** Runs work after the response without blocking or failing it (ctx.waitUntil in the Worker). */
   background(work: Promise<unknown>): void;
   now(): Date;
+  /**
+   * Set for an audited write (src/platform/http/audit.ts): a service that reads a row before changing
+   * it may put the fields' old values in `before`, and the audit row shows them beside the new ones.
+   */
+  auditNote?: { before?: Record<string, unknown> };
 }
 
 /** Who is acting: a key, a signed-in brand admin, or the platform itself (a sweep, a script, a callback). */
@@ -97,6 +103,8 @@ export interface UserPrincipal {
   userId: string;
   clinicId: string;
   role: UserRole;
+  /** As the database has it now (read with the user's check on every request); the audit trail's label. */
+  email?: string;
 }
 
 export interface AppEnv {
@@ -119,5 +127,11 @@ export interface AppEnv {
     rateLimitOutcomes: RuleOutcome[];
     /** The code of the error the request was answered with (set where errors become answers); request logs record it. */
     errorCode: string;
+    /** True while the handler runs inside the request's transaction (Idempotency-Key, or an audited write). */
+    inRequestTransaction: boolean;
+    /** The audit row of a write under an Idempotency-Key, written with its kept answer (src/platform/http/audit.ts). */
+    auditEvents: AuditEventInput[];
+    /** Patient-data reads of this answer, written after it (src/platform/http/audit.ts). */
+    patientReads: AuditEventInput[];
   };
 }

@@ -16,12 +16,14 @@ import { OPENAPI_ASSET_PATH } from '../../src/platform/openapi/asset';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /**
  * gzip -9 of the uploaded code, in KiB, of the default build (Hyperdrive, node-postgres): 433.8 when set
- * (492.0 with both drivers and the OpenAPI generator, 731.6 before minify and the zod alias); room for
- * growth, not for a regression.
+ * at 440 (492.0 with both drivers and the OpenAPI generator, 731.6 before minify and the zod alias); room
+ * for growth, not for a regression. Raised to 455 with the areas on demand (issue 29, 430.2 -> 448.8):
+ * esbuild wraps every module an import() reaches in an initialiser of its own (about 16 KiB gzip over 819
+ * modules) and the route manifests add 2.2; the startup they buy is what users feel (docs/architecture.md, "Startup").
  */
-const BUDGET_KIB = 440;
-/** The same for `--env neon` (the Neon driver, no node-postgres): 453.0 when set. */
-const NEON_BUDGET_KIB = 460;
+const BUDGET_KIB = 455;
+/** The same for `--env neon` (the Neon driver, no node-postgres): 453.0 when set at 460; 467.9 with the areas on demand. */
+const NEON_BUDGET_KIB = 475;
 
 interface Metafile {
   inputs: Record<string, { imports: { path: string; original?: string }[] }>;

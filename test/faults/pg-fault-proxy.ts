@@ -4,7 +4,9 @@
 // ("INSERT 0 3", "UPDATE 1", "DELETE 2"), and ReadyForQuery ('Z') ends every statement with the
 // transaction status: 'I' idle, 'T' in a transaction block, 'E' in a failed one; from the client,
 // Parse ('P') and Query ('Q') carry the statement's text, and Execute ('E') runs the last one parsed
-// (node-postgres and Neon send one statement at a time and name no prepared statements). No TLS: the
+// (no driver here names prepared statements). Statements may be pipelined (node-postgres in pipeline
+// mode writes BEGIN with the next statement, and the last one with COMMIT): each is answered in order by
+// CommandComplete, ErrorResponse ('E') or EmptyQueryResponse ('I'), then its ReadyForQuery. No TLS: the
 // drivers are pointed at it without SSL, as the tests' own PostgreSQL is.
 //
 // When armed with `cutAfterWrites(n)`, the n-th statement that wrote rows (counted from arming, over
@@ -207,8 +209,9 @@ export async function startPgFaultProxy(targetUrl: string, options: PgFaultProxy
           }
           const sql = running.shift() ?? '';
           if (wrote(tag, sql) && !options.ignore?.test(sql)) writeSeen = { tag, sql: sql.trim().slice(0, 300), connection };
+        } else if (type === 'E' || type === 'I') {
+          running.shift(); // this statement failed, or was empty: answered without a CommandComplete
         } else if (type === 'Z') {
-          running.length = 0;
           const status = String.fromCharCode(body[0]!);
           // A statement that ends inside a block after one that ended outside began a transaction; so did an autocommitted one.
           if (status === 'I' || !inTransaction) transactions++;

@@ -1,4 +1,4 @@
-// The app exactly as the Worker composes it (createApp(workerServices): configuration read from the
+// The app exactly as the Worker composes it (createApp(workerServices, { areasOnDemand: true }): configuration read from the
 // Worker's variables, a database opened per request through the isolate's connection gate and closed
 // in waitUntil, the providers from the one door), run in Node. The faults suite uses it rather than
 // the test harness's shared database so that a fault hits what production would run: the per-request
@@ -49,7 +49,7 @@ export function requestInit({ method, key, token, body, headers = {} }: WorkerRe
 }
 
 export function workerApp(env: Env): WorkerApp {
-  const app = createApp(workerServices);
+  const app = createApp(workerServices, { areasOnDemand: true });
   const send = async (path: string, init: RequestInit) => {
     const waiting: Promise<unknown>[] = [];
     const ctx = { waitUntil: (work: Promise<unknown>) => waiting.push(work), passThroughOnException() {}, props: {} };

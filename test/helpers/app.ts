@@ -21,6 +21,7 @@ import { MemoryStorage } from '../../src/platform/providers/storage/development'
 import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
 import type { RateLimiter } from '../../src/platform/rate-limit/types';
 import { RequestLogWriter } from '../../src/platform/request-log';
+import type { ServicesFactory } from '../../src/platform/services';
 import { createTestDatabase } from './database';
 import { assertDeclaredResponse } from './strict-response';
 
@@ -115,6 +116,8 @@ export interface TestAppOptions {
   payments?: PaymentProcessor;
   ai?: AiProvider | null;
   messaging?: MessageSender;
+  /** Mount the areas on demand, as the Worker does (src/index.ts); default: all mounted now. */
+  areasOnDemand?: boolean;
 }
 
 /**
@@ -184,14 +187,20 @@ export function buildTestApp(db: Database, databaseUrl: string, options: TestApp
       keyCache,
     );
   // The ASSETS binding a request passes (app.request(path, init, { ASSETS })), as workerServices hands it on.
-  const app = createApp(async (c) => ({ services: Object.assign(servicesFor(c.env), { assets: c.env?.ASSETS }), finish() {} }));
+  const requestServices: ServicesFactory = async (c) => ({
+    services: Object.assign(servicesFor(c.env), { assets: c.env?.ASSETS }),
+    finish() {},
+  });
+  const app = createApp(requestServices, { areasOnDemand: options.areasOnDemand });
+  // An app with areas on demand declares its routes once loaded: answers are checked against the same app with all mounted.
+  const declared = options.areasOnDemand ? createApp(requestServices) : app;
   const send = (path: string, init: RequestInit) => {
     const headers = new Headers(init.headers);
     if (!headers.has('cf-connecting-ip')) headers.set('cf-connecting-ip', nextClientIp());
     const method = init.method ?? 'GET';
     // Every JSON response must match what its operation declares for its status (strict-response.ts).
     return Promise.resolve(app.request(path, { ...init, method, headers })).then(async (res) => {
-      await assertDeclaredResponse(app, { method, path }, res);
+      await assertDeclaredResponse(declared, { method, path }, res);
       return withoutRequestId(res);
     }) as Promise<TestResponse>;
   };

@@ -134,6 +134,10 @@ const ID_ALIASES: Record<string, string[]> = {
   plan: ['plans'],
   webhook: ['webhook_endpoints'],
   event: ['outbox_events'],
+  // The audit trail's filters (GET /api/v1/audit-events): the acting key or user, and a resource acted on
+  // or read (an order, a patient, a coupon here; any resource's id in general).
+  actor: ['api_keys', 'users'],
+  target: ['orders', 'patients', 'coupons'],
 };
 
 const snake = (name: string) =>

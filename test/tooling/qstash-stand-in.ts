@@ -19,6 +19,8 @@ export interface StandInMessage {
   retried: number;
   state: 'pending' | 'delivered' | 'failed';
   lastStatus: number | null;
+  /** Flow control (Upstash-Flow-Control-Key and its parallelism=N): at most N callbacks of the key at once. */
+  flowControl: { key: string; parallelism: number } | null;
 }
 
 /** How the stand-in reaches a destination: in tests, the app's request() instead of a socket. */
@@ -37,6 +39,14 @@ export interface QStashStandIn {
   retryBackoffSeconds: (retried: number) => number;
   /** Calls back every pending message due at `nowSeconds` once; answers how many were called. */
   deliverDue(call: Caller, nowSeconds?: number): Promise<number>;
+  /**
+   * Calls back as QStash does once started: each message on its own, as soon as it is published (or
+   * when its not-before time comes), concurrently with the others, its retries on the backoff; no
+   * polling, and a slow callback holds up only its own message. A message under flow control waits
+   * while its key has `parallelism` callbacks in flight. Answers the function that stops it (and waits
+   * for the callbacks in flight).
+   */
+  deliverContinuously(call: Caller, onError?: (error: unknown) => void): () => Promise<void>;
   /** A signature as QStash makes it, for tests that forge or tamper. */
   sign(destination: string, body: string, key?: string): string;
   close(): Promise<void>;
@@ -68,6 +78,7 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
   const messages: StandInMessage[] = [];
   const seen = new Map<string, string>();
   let publishCalls = 0;
+  let continuous: { schedule(message: StandInMessage): void } | null = null;
 
   const server: Server = createServer(async (req, res) => {
     const send = (status: number, body: unknown) => {
@@ -88,6 +99,8 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
     const deduplicationId = header('upstash-deduplication-id') ?? null;
     if (deduplicationId && seen.has(deduplicationId)) return send(201, { messageId: seen.get(deduplicationId), deduplicated: true });
     const notBefore = header('upstash-not-before');
+    const flowKey = header('upstash-flow-control-key');
+    const parallelism = /(?:^|,)\s*parallelism=(\d+)/.exec(header('upstash-flow-control-value') ?? '');
     const forwarded: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (name.startsWith('upstash-forward-') && typeof value === 'string') forwarded[name.slice('upstash-forward-'.length)] = value;
@@ -103,13 +116,48 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
       retried: 0,
       state: 'pending',
       lastStatus: null,
+      flowControl: flowKey && parallelism ? { key: flowKey, parallelism: Number(parallelism[1]) } : null,
     };
     messages.push(message);
     if (deduplicationId) seen.set(deduplicationId, message.messageId);
     send(201, { messageId: message.messageId });
+    continuous?.schedule(message);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  /** One callback of a message, and what QStash does with the answer. */
+  const callOnce = async (message: StandInMessage, call: Caller, nowSeconds: number) => {
+    const res = await call(message.destination, {
+      method: 'POST',
+      headers: {
+        ...message.headers,
+        'upstash-signature': signLikeQStash(
+          standIn.signWith === 'next' ? nextSigningKey : currentSigningKey,
+          message.destination,
+          message.body,
+        ),
+        'upstash-message-id': message.messageId,
+        'upstash-retried': String(message.retried),
+      },
+      body: message.body,
+    });
+    message.lastStatus = res.status;
+    await res.body?.cancel().catch(() => undefined);
+    if (res.status >= 200 && res.status < 300) message.state = 'delivered';
+    else if (res.status === 489 && res.headers.get('upstash-nonretryable-error') === 'true') message.state = 'failed';
+    else retryLater(message, nowSeconds);
+  };
+  /** A failed callback: retried after the backoff, until its retries are spent. */
+  const retryLater = (message: StandInMessage, nowSeconds: number) => {
+    if (message.retried >= message.retries) {
+      message.state = 'failed';
+      return;
+    }
+    message.retried++;
+    const backoff = standIn.retryBackoffSeconds(message.retried);
+    if (backoff > 0) message.notBefore = nowSeconds + backoff;
+  };
 
   const standIn: QStashStandIn = {
     url,
@@ -125,33 +173,64 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
     sign: (destination, body, key = currentSigningKey) => signLikeQStash(key, destination, body),
     async deliverDue(call, nowSeconds = Math.floor(Date.now() / 1000)) {
       const due = messages.filter((m) => m.state === 'pending' && (m.notBefore === null || m.notBefore <= nowSeconds));
-      for (const message of due) {
-        const res = await call(message.destination, {
-          method: 'POST',
-          headers: {
-            ...message.headers,
-            'upstash-signature': signLikeQStash(
-              standIn.signWith === 'next' ? nextSigningKey : currentSigningKey,
-              message.destination,
-              message.body,
-            ),
-            'upstash-message-id': message.messageId,
-            'upstash-retried': String(message.retried),
-          },
-          body: message.body,
-        });
-        message.lastStatus = res.status;
-        await res.body?.cancel().catch(() => undefined);
-        if (res.status >= 200 && res.status < 300) message.state = 'delivered';
-        else if (res.status === 489 && res.headers.get('upstash-nonretryable-error') === 'true') message.state = 'failed';
-        else if (message.retried >= message.retries) message.state = 'failed';
-        else {
-          message.retried++;
-          const backoff = standIn.retryBackoffSeconds(message.retried);
-          if (backoff > 0) message.notBefore = nowSeconds + backoff;
-        }
-      }
+      for (const message of due) await callOnce(message, call, nowSeconds);
       return due.length;
+    },
+    deliverContinuously(call, onError = () => {}) {
+      const timers = new Set<NodeJS.Timeout>();
+      const inFlight = new Set<Promise<void>>();
+      /** Per flow-control key: callbacks in flight, and messages due that wait for one to end. */
+      const flows = new Map<string, { running: number; waiting: StandInMessage[] }>();
+      let stopped = false;
+      const start = (message: StandInMessage) => {
+        const flow = message.flowControl ? flows.get(message.flowControl.key) : undefined;
+        if (message.flowControl) {
+          const f = flow ?? { running: 0, waiting: [] };
+          flows.set(message.flowControl.key, f);
+          if (f.running >= message.flowControl.parallelism) {
+            f.waiting.push(message);
+            return;
+          }
+          f.running++;
+        }
+        const at = Math.floor(Date.now() / 1000);
+        const run = callOnce(message, call, at)
+          .catch((error) => {
+            // Our callback not reached (a network error): QStash retries it like a 5xx.
+            onError(error);
+            retryLater(message, at);
+          })
+          .then(() => {
+            if (message.flowControl) {
+              const f = flows.get(message.flowControl.key)!;
+              f.running--;
+              let next = f.waiting.shift();
+              while (next && next.state !== 'pending') next = f.waiting.shift();
+              if (next && !stopped) start(next);
+            }
+            schedule(message);
+          })
+          .finally(() => inFlight.delete(run));
+        inFlight.add(run);
+      };
+      const schedule = (message: StandInMessage) => {
+        if (stopped || message.state !== 'pending') return;
+        const wait = message.notBefore === null ? 0 : Math.max(0, message.notBefore * 1000 - Date.now());
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          if (stopped || message.state !== 'pending') return;
+          start(message);
+        }, wait);
+        timers.add(timer);
+      };
+      continuous = { schedule };
+      for (const message of messages) schedule(message);
+      return async () => {
+        stopped = true;
+        continuous = null;
+        for (const timer of timers) clearTimeout(timer);
+        await Promise.all([...inFlight]);
+      };
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -17,6 +17,10 @@ const CLOSED_SET_NAME =
 const OPEN: Record<string, string> = {
   'listEvents?type': 'one or more event names, comma-separated; each is checked against the events (400 naming the unknown ones)',
   'listEvents?type[]': 'the same names, repeated',
+  'AuditEvent.action': "named from the write operation (createCoupon: coupon.created) or patient_data.read; grows with the API's writes",
+  'AuditEvent.targetType': "the resource of the write operation or of the patient-data read; grows with the API's resources",
+  'listAuditEvents?action': 'the same names as AuditEvent.action (an unknown one matches no event)',
+  'listAuditEvents?targetType': 'the same names as AuditEvent.targetType (an unknown one matches no event)',
   'AffiliateTaxDocument.documentType': 'the IRS form name as filed (w9, w8ben, ...); no API writes it',
   'CrmOAuthStart.state': 'an opaque signed OAuth state, not a set',
   'DashboardActivityItem.status': "the payment's, refund's or payout's own status, by the item's type",

@@ -166,6 +166,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the clinic's audit events (who did what, when), newest first
+         * @description Every write made with a key or a brand-admin token, and every read of patient data, of the calling key's clinic. Patient data and secrets appear by field name only. Kept six years. docs/audit-log.md.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-events/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check the clinic's audit hash chain
+         * @description Recomputes every row's hash from the previous row's hash and its own content, from the first row on: intact, how many rows were checked, and the first row that breaks the chain (or null). docs/audit-log.md.
+         */
+        get: operations["verifyAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the audit events of a time range as CSV, oldest first
+         * @description At most 50000 events per export (a 400 asks for a narrower range). Cells that a spreadsheet would read as a formula are prefixed with a quote. docs/audit-log.md.
+         */
+        get: operations["exportAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/coupons": {
         parameters: {
             query?: never;
@@ -4550,6 +4610,65 @@ export interface components {
              * @example brand-server/2.3 node
              */
             userAgent: string | null;
+        };
+        AuditEvent: {
+            /** @example 1042 */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the clinic's hash chain, from 1.
+             * @example 42
+             */
+            seq: number;
+            /** Format: date-time */
+            createdAt: string;
+            actor: {
+                /** @enum {string} */
+                kind: "key" | "user" | "system";
+                id: string;
+                /** @description The key's prefix or the user's email. */
+                label: string | null;
+            };
+            ip: string | null;
+            userAgent: string | null;
+            requestId: string | null;
+            /** @example coupon.updated */
+            action: string;
+            /** @example /api/v1/coupons/{id} */
+            route: string | null;
+            /** @example coupon */
+            targetType: string;
+            targetId: string | null;
+            changes: {
+                [key: string]: components["schemas"]["AuditChange"];
+            };
+            prevHash: string;
+            hash: string;
+        };
+        AuditChange: {
+            /** @description The value before the write, where it was read. */
+            old?: unknown;
+            /** @description The value written. */
+            new?: unknown;
+            /**
+             * @description Patient data or a secret: the field is named, its values are not kept.
+             * @enum {boolean}
+             */
+            redacted?: true;
+        };
+        AuditChainCheck: {
+            intact: boolean;
+            /**
+             * Format: int64
+             * @description Rows checked (up to and including the first broken one).
+             */
+            checked: number;
+            /** @description The first row that breaks the chain, or null. */
+            brokenAt: {
+                id: string;
+                /** Format: int64 */
+                seq: number;
+            } | null;
         };
         Coupon: {
             /** Format: uuid */
@@ -12312,6 +12431,456 @@ export interface operations {
                      *       "success": false,
                      *       "message": "Request not found",
                      *       "code": "NOT_FOUND",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded; retry in 12 seconds",
+                     *       "code": "RATE_LIMIT_EXCEEDED",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Page size, at most 200. */
+                limit?: number;
+                /** @description The acting key's id, user's id, or system job's name. */
+                actorId?: string;
+                /** @description An action, e.g. coupon.updated or patient_data.read. */
+                action?: string;
+                /** @description The kind of resource acted on, e.g. coupon or order. */
+                targetType?: string;
+                /** @description The resource's id. */
+                targetId?: string;
+                /** @description Events at or after this instant (ISO 8601 with a zone). */
+                createdGte?: string;
+                /** @description Events at or before this instant (ISO 8601 with a zone). */
+                createdLte?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Audit events, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "OK",
+                     *       "data": [
+                     *         {
+                     *           "id": "1042",
+                     *           "seq": 42,
+                     *           "createdAt": "2026-03-02T14:05:09.000Z",
+                     *           "actor": {
+                     *             "kind": "key",
+                     *             "id": "8bb570f1-f5d9-4d51-a170-d5e5e1bbc015",
+                     *             "label": "Programs"
+                     *           },
+                     *           "ip": "203.0.113.7",
+                     *           "userAgent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5)",
+                     *           "requestId": "856f5209-9f7e-4ab1-aa45-6269cc88aab1",
+                     *           "action": "coupon.updated",
+                     *           "route": "/api/v1/coupons/{id}",
+                     *           "targetType": "coupon",
+                     *           "targetId": "6d70a653-a549-4b01-8bdf-781bb96b143d",
+                     *           "changes": {
+                     *             "example": {
+                     *               "old": "Old example",
+                     *               "new": "New example",
+                     *               "redacted": true
+                     *             }
+                     *           },
+                     *           "prevHash": "Prev hash example",
+                     *           "hash": "Hash example"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 25,
+                     *         "total": 1,
+                     *         "totalPages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["AuditEvent"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid query: query.limit: Too big: expected number to be <=200",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c",
+                     *       "errors": [
+                     *         {
+                     *           "field": "query.limit",
+                     *           "message": "Too big: expected number to be <=200"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or missing API key",
+                     *       "code": "UNAUTHORIZED",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE or a plan gate. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Publishable keys may only call POST /api/v1/checkout/sessions",
+                     *       "code": "KEY_KIND_NOT_ALLOWED",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded; retry in 12 seconds",
+                     *       "code": "RATE_LIMIT_EXCEEDED",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyAuditEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result of the check */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "intact": true,
+                     *         "checked": 1,
+                     *         "brokenAt": {
+                     *           "id": "fedaf4a6-485a-4784-8500-c7be6f203108",
+                     *           "seq": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["AuditChainCheck"];
+                    };
+                };
+            };
+            /** @description An unknown query parameter; the message names it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid body: body: Invalid input",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c",
+                     *       "errors": [
+                     *         {
+                     *           "field": "body",
+                     *           "message": "Invalid input"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or missing API key",
+                     *       "code": "UNAUTHORIZED",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE or a plan gate. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Publishable keys may only call POST /api/v1/checkout/sessions",
+                     *       "code": "KEY_KIND_NOT_ALLOWED",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED); see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded; retry in 12 seconds",
+                     *       "code": "RATE_LIMIT_EXCEEDED",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Events at or after this instant (ISO 8601 with a zone). */
+                createdGte?: string;
+                /** @description Events at or before this instant (ISO 8601 with a zone). */
+                createdLte?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV (RFC 4180, a header row) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input, or an unknown query parameter; the message names the field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid query: query.createdGte: Invalid ISO datetime",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c",
+                     *       "errors": [
+                     *         {
+                     *           "field": "query.createdGte",
+                     *           "message": "Invalid ISO datetime"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or missing API key",
+                     *       "code": "UNAUTHORIZED",
+                     *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description KEY_KIND_NOT_ALLOWED, SANDBOX_NOT_ALLOWED, INSUFFICIENT_SCOPE or a plan gate. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Publishable keys may only call POST /api/v1/checkout/sessions",
+                     *       "code": "KEY_KIND_NOT_ALLOWED",
                      *       "requestId": "3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c"
                      *     }
                      */

@@ -1,28 +1,10 @@
 // Orders (spec: "Orders", "Customers", "Payouts and refunds", "Dashboard and analytics"): the clinic's
 // orders and their lifecycle, customers, held titration schedules, the ledger with payouts and refunds,
 // and the dashboard. A foundation area: it imports no other area; feature areas use what is exported below.
-import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../platform/context';
 import type { Sweep } from '../../platform/sweep';
-import { customerRoutes } from './customers/routes';
-import { dashboardRoutes } from './dashboard/routes';
-import { devSimulatorRoutes, platformOrderEventRoutes } from './orders/lifecycle/dev-routes';
-import { orderRoutes } from './orders/routes';
-import { payoutRoutes } from './payouts/routes';
-import { refundRequestRoutes } from './refund-requests/routes';
-import { refundRoutes } from './refunds/routes';
-import { titrationScheduleRoutes } from './titration-schedule/routes';
 
-export const routes = new OpenAPIHono<AppEnv>()
-  .route('/', orderRoutes)
-  .route('/', customerRoutes)
-  .route('/', titrationScheduleRoutes)
-  .route('/', devSimulatorRoutes)
-  .route('/', platformOrderEventRoutes)
-  .route('/', payoutRoutes)
-  .route('/', refundRoutes)
-  .route('/', refundRequestRoutes)
-  .route('/', dashboardRoutes);
+/** The area's routes, imported on its first request (docs/architecture.md, "Startup"). */
+export const loadRoutes = () => import('./routes');
 
 export const sweeps: Record<string, Sweep> = {};
 

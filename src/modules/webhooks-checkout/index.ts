@@ -1,21 +1,12 @@
 // Webhooks and checkout (spec: "Webhooks", "Checkout sessions", "Events"): endpoints and their signing
 // secrets, delivery of the outbox's events (attempts, retries, QStash), and checkout sessions.
-import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../platform/context';
 import type { Sweep } from '../../platform/sweep';
-import { checkoutRoutes } from './checkout/routes';
 import { eventRetention } from './events/retention';
-import { eventRoutes } from './events/routes';
 import { runScheduledDeliveries } from './webhooks/deliveries/dispatcher-runs';
-import { webhookDeliveryRoutes } from './webhooks/deliveries/routes';
 import { testDeliveryRetention } from './webhooks/deliveries/test-send';
-import { webhookRoutes } from './webhooks/routes';
 
-export const routes = new OpenAPIHono<AppEnv>()
-  .route('/', webhookRoutes)
-  .route('/', webhookDeliveryRoutes)
-  .route('/', eventRoutes)
-  .route('/', checkoutRoutes);
+/** The area's routes, imported on its first request (docs/architecture.md, "Startup"). */
+export const loadRoutes = () => import('./routes');
 
 /**
  * Event retention (30 days, docs/webhooks.md "Events API"), test deliveries past their 30 days, then

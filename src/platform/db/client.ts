@@ -6,6 +6,7 @@ import type * as schema from '../../../drizzle/schema';
 import type { DatabaseDriver } from '../../config';
 import type { ConnectionGate } from './connection-gate';
 import { type GuardedPool, guardPool } from './pool-guard';
+import { type NodePgDriver, type PipelineParts, pipelineTransactions } from './request-transaction';
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -126,19 +127,27 @@ export async function openDatabase({ url, driver, gate, answerTimeoutMs }: OpenD
     return { db: drizzle({ client: pool }) as unknown as Database, close };
   }
   if (typeof __DATABASE_DRIVER__ === 'undefined' || __DATABASE_DRIVER__ === 'pg') {
-    const [{ default: pg }, { drizzle }, { parse }] = await Promise.all([
+    const [{ default: pg }, driverModule, { parse }] = await Promise.all([
       import('pg'),
       import('drizzle-orm/node-postgres'),
       import('pg-connection-string'),
     ]);
-    // The URL's settings last: pg lets a connectionString override the other options.
-    const pool = new pg.Pool({ max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...connectionSettings(url, parse) } as PoolConfig);
+    // The URL's settings last: pg lets a connectionString override the other options. pipeline: a
+    // request transaction sends BEGIN with its first statement and COMMIT with its last (request-transaction.ts).
+    const pool = new pg.Pool({
+      max: 1,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      pipeline: true,
+      ...connectionSettings(url, parse),
+    } as PoolConfig);
     coalescePoolWrites(pool as unknown as PoolEvents);
     const { close } = guardPool(pool as unknown as GuardedPool, { gate, answerTimeoutMs });
     // No `schema` here: with it, drizzle() rebuilds the relational-query config of every table on each
     // call, 0.5-1 ms of CPU per request (measured), for `db.query.*`, which no request uses. Request
     // databases therefore have no `db.query` (the typed builders, select/insert/update/delete/execute, work).
-    return { db: drizzle({ client: pool }) as unknown as Database, close };
+    const db = driverModule.drizzle({ client: pool }) as unknown as Database;
+    pipelineTransactions(db, { pool: pool as unknown as PipelineParts['pool'], driver: driverModule as unknown as NodePgDriver });
+    return { db, close };
   }
   throw new Error(`This Worker was built without the ${driver} driver`);
 }

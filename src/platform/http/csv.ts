@@ -16,6 +16,9 @@ export function neutraliseCsvCell(value: string): string {
   return FORMULA_START.test(value) ? `'${value}` : value;
 }
 
+/** The media type of every CSV answer. */
+export const CSV_MEDIA_TYPE = 'text/csv';
+
 export type CsvValue = string | number | boolean | null | undefined;
 
 /** Text neutralised; numbers and booleans as they are (a negative number is a number, not a formula); null and undefined empty. */

@@ -8,15 +8,17 @@
 // record would run a payment-grade write twice), development has no Redis, and one indexed row per key
 // costs one statement to claim and one to store the answer.
 import { and, eq, sql } from 'drizzle-orm';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import { idempotencyKeys } from '../../../drizzle/schema';
+import { auditInsert } from '../audit/trail';
 import type { AppEnv, Services } from '../context';
 import { sha256Hex, toHex } from '../crypto/bytes';
 import { SEALED } from '../crypto/sealed-values';
 import { open, seal } from '../crypto/secret-box';
 import type { Database, Transaction } from '../db/client';
 import { classifyDatabaseError, databaseErrorState } from '../db/errors';
+import { requestTransaction } from '../db/request-transaction';
 import { rowsOf } from '../db/sql';
 import type { Sweep } from '../sweep';
 import { ERROR_MESSAGES } from '../values/error-messages';
@@ -121,6 +123,16 @@ async function claim(tx: Transaction, clinicId: string, keyHash: string, request
 const isLockTimeout = (error: unknown) => databaseErrorState(error).code === '55P03';
 
 /**
+ * Whether the request's transaction (this one's, or an audited write's in audit.ts) rolls back once the
+ * handler has answered: on a 5xx, and on a refusal the handler threw, unless that refusal keeps the
+ * writes before it (keepingWrites in values/errors.ts). A refusal the handler returned commits.
+ */
+export function rollsBack(c: Context<AppEnv>): boolean {
+  if (c.res.status >= 500) return true;
+  return c.error !== undefined && !(c.error instanceof ApiError && c.error.keepsWrites);
+}
+
+/**
  * The middleware, placed by defineRoute after the access guard of every key-authenticated write (the
  * clinic is the calling key's), before validation: a request refused for its input is kept too, as
  * the same request would be refused the same way.
@@ -163,36 +175,42 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   let kept: typeof idempotencyKeys.$inferSelect | undefined;
   let ran = false;
   try {
-    await db.transaction(async (tx) => {
+    // BEGIN goes with the claim, and the kept answer with COMMIT (request-transaction.ts): three round trips for a write of one statement.
+    await requestTransaction(db, async (tx) => {
       const id = await claim(tx, clinicId, keyHash, requestHash, at);
       if (!id) {
         [kept] = await tx
           .select()
           .from(idempotencyKeys)
           .where(and(eq(idempotencyKeys.clinicId, clinicId), eq(idempotencyKeys.keyHash, keyHash)));
-        return;
+        return undefined;
       }
       ran = true;
       // The handler's services: the same, with the transaction as the database.
       c.set('services', Object.assign(Object.create(services) as Services, { db: tx as unknown as Database }));
+      c.set('inRequestTransaction', true);
       try {
         await next();
       } finally {
         c.set('services', services);
+        c.set('inRequestTransaction', false);
       }
       // A 5xx is not kept; a refusal the handler threw (rendered by the app's error handler) is kept,
-      // but none of what it may have written before throwing: both roll back.
-      if (c.res.status >= 500 || c.error) throw new RollBack();
+      // but none of what it may have written before throwing (unless it keeps them): both roll back.
+      if (rollsBack(c)) throw new RollBack();
       const sealedResponse = await sealAnswer(c.res);
-      await tx
+      const done = tx
         .update(idempotencyKeys)
         .set({ state: 'done', responseStatus: c.res.status, sealedResponse })
         .where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.clinicId, clinicId)));
+      // The write's audit row (audit.ts) goes in the same statement, a data-modifying WITH: no round trip of its own.
+      const audit = c.get('auditEvents');
+      return audit?.length ? sql`with audit as (${auditInsert(tx, audit).getSQL()}) ${done.getSQL()}` : done.getSQL();
     });
   } catch (error) {
     if (!ran && isLockTimeout(error)) throw conflict('IDEMPOTENCY_KEY_IN_USE', ERROR_MESSAGES.IDEMPOTENCY_KEY_IN_USE);
     // Rolled back on purpose, or the rollback itself failed (the connection is gone): the answer stands.
-    if (error instanceof RollBack || (ran && (c.res.status >= 500 || c.error) && classifyDatabaseError(error) === 'unavailable')) {
+    if (error instanceof RollBack || (ran && rollsBack(c) && classifyDatabaseError(error) === 'unavailable')) {
       if (c.res.status < 500) await keepRefusal(db, clinicId, keyHash, requestHash, at, c.res.status, await sealAnswer(c.res));
       return;
     }

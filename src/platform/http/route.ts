@@ -6,6 +6,7 @@ import { findActiveUser } from '../auth/users';
 import type { AppEnv, KeyPrincipal } from '../context';
 import { ERROR_MESSAGES } from '../values/error-messages';
 import { ApiError, type ErrorCode, forbidden, unauthorized } from '../values/errors';
+import { auditPatientRead, auditWrite, type PatientDataRead } from './audit';
 import { type DeprecationSchedule, deprecationHeaders } from './deprecation';
 import { errorBody } from './envelope';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, idempotency } from './idempotency';
@@ -28,8 +29,10 @@ export type RouteAccess =
       sandbox?: boolean | 'only';
       /** Plan entitlement required (AFFILIATES_TIER_REQUIRED / CRM_TIER_REQUIRED otherwise). */
       gate?: Entitlement;
+      /** The operation answers patient data: each resource read gets a patient_data.read audit row (docs/audit-log.md). */
+      patientData?: PatientDataRead;
     }
-  | { auth: 'jwt' }
+  | { auth: 'jwt'; patientData?: PatientDataRead }
   | { auth: 'public' };
 
 /** Areas that hold real patients and money: sandbox keys answer 403 SANDBOX_NOT_ALLOWED there. */
@@ -161,12 +164,18 @@ export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'
       guard(access, config.path),
       queryParams,
       ...(idempotent ? [idempotency] : []),
+      // After the claim: under an Idempotency-Key the audit row joins its transaction (docs/audit-log.md).
+      ...(audited(access, config.method) ? [auditWrite(config.operationId, config.path)] : []),
+      ...(access.auth !== 'public' && access.patientData ? [auditPatientRead(access.patientData, config.path)] : []),
     ],
     'x-access': access,
   } as R);
 }
 
 const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+/** Every write made with a key or a brand-admin token is audited (docs/audit-log.md). */
+const audited = (access: RouteAccess, method: string) => access.auth !== 'public' && WRITE_METHODS.has(method.toLowerCase());
 
 /** Every write of /api/v1 made with a key takes an Idempotency-Key (docs/api-conventions.md). */
 export const acceptsIdempotencyKey = (access: RouteAccess, method: string, path: string) =>

@@ -7,6 +7,8 @@
 export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Health: 'Readiness of the service (200 once the database answers); no key needed.',
   'Auth and key management': 'Brand-admin sign-in (a JWT) and the API keys a clinic calls the API with: create, list, rotate, revoke.',
+  'Audit trail':
+    "Who changed what and who read which patient's data, append-only and hash-chained per clinic: list, export as CSV, verify the chain.",
   Orders: "The clinic's orders with their fee breakdowns, their history, and the actions that move them through their states.",
   Customers: "The clinic's patients with their order counts, revenue and subscriptions.",
   Programs: 'Treatment programs a brand sells: pricing, plans, titration, forms and the products they ship.',

@@ -79,6 +79,22 @@ export class ApiError extends Error {
     super(message);
     this.name = 'ApiError';
   }
+
+  /**
+   * Set by keepingWrites: the writes the request made before this refusal stand. The request's
+   * transaction (an Idempotency-Key's, or an audited write's) otherwise rolls a thrown refusal's writes back.
+   */
+  keepsWrites = false;
+}
+
+/**
+ * A refusal that follows a write which must stand: the request found a state and recorded it (an
+ * invitation past its expiry marked expired, a domain that stopped validating back to pending), then
+ * refuses. Its transaction commits instead of rolling back; the refusal is still not audited as a change.
+ */
+export function keepingWrites(error: ApiError): ApiError {
+  error.keepsWrites = true;
+  return error;
 }
 
 export const unauthorized = (message: string = ERROR_MESSAGES.UNAUTHORIZED.apiKey) => new ApiError(401, 'UNAUTHORIZED', message);

@@ -210,6 +210,25 @@ describe('DELETE /api/v1/team/invitations/{invitationId}', () => {
     expect(expiredRow!.status).toBe('expired');
   });
 
+  it('an expired one is marked expired with its 409 under an Idempotency-Key too, and the retry replays the 409', async () => {
+    const { clinic, key } = await tenant();
+    const expired = await makeInvitation(clinic.id, { expiresAt: new Date(Date.now() - 1_000) });
+    const send = () =>
+      t.request(`/api/v1/team/invitations/${expired.id}`, {
+        key,
+        method: 'DELETE',
+        headers: { 'idempotency-key': `cancel-${expired.id}` },
+      });
+    const first = await send();
+    expect(first.status).toBe(409);
+    const [row] = await t.db.select().from(invitations).where(eq(invitations.id, expired.id));
+    expect(row!.status).toBe('expired');
+    const retry = await send();
+    expect(retry.status).toBe(409);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await retry.json()).toEqual(await first.json());
+  });
+
   it("answers the same 404 for another clinic's, an unknown and a malformed id, and leaves theirs alone", async () => {
     const { key } = await tenant();
     const other = await tenant();

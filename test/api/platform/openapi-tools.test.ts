@@ -34,31 +34,32 @@ const text = JSON.stringify(document);
  */
 const OWASP_REMAINING: Record<string, { count: number; reason: string }> = {
   'owasp:api4:2023-string-limit': {
-    count: 1385,
+    count: 1406,
     reason:
       'Mostly response strings (the rule checks every schema): what the API answers, not input it must bound. ' +
       'Request strings: 290 of 319 carry the maxLength zod enforces; the other 29 are bounded by a pattern (hex colours, ' +
-      "status filters), by a refine (request id, phone, hostname), or are ignored (the dashboards' clinicId) — no max to declare without changing what is accepted.",
+      "status filters), by a refine (request id, phone, hostname), or are ignored (the dashboards' clinicId) — no max to declare without changing what is accepted. " +
+      "The audit trail's routes add response strings and their createdGte/createdLte range (date-times checked by a refine, as the request logs' are).",
   },
   'owasp:api4:2023-string-restricted': {
-    count: 1042,
+    count: 1062,
     reason: 'Free text (names, descriptions, notes, markup): no format, pattern or enum describes it; mostly in responses.',
   },
   'owasp:api4:2023-array-limit': {
-    count: 131,
+    count: 132,
     reason:
       'Response arrays (pages are bounded by limit, not by the schema); the one request array without maxItems is GET /events type, a repeated query parameter.',
   },
   'owasp:api4:2023-integer-limit': {
-    count: 253,
+    count: 256,
     reason: 'Response integers (counts, amounts in cents) and request integers zod bounds only by .int(): no maximum the API enforces.',
   },
   'owasp:api8:2023-define-cors-origin': {
-    count: 1748,
+    count: 1763,
     reason: 'A server-to-server API: no CORS headers are sent (a browser calls only the checkout preflight), so none is declared.',
   },
   'owasp:api8:2023-define-error-responses-500': {
-    count: 466,
+    count: 472,
     reason: 'A 500 is a bug, not a documented answer (the no-5xx suite checks that bad input never gets one); it stays undeclared.',
   },
   'owasp:api8:2023-define-error-responses-401': { count: 2, reason: 'GET /healthz and POST /auth/signin take no credentials.' },

@@ -30,14 +30,17 @@ describe('database round trips per request', () => {
     expect(await statements(() => t.request('/api-keys', { token }))).toEqual({ status: 200, count: 2 });
   });
 
-  it('POST /api/v1/coupons: one statement without an Idempotency-Key; with one, the claim, the insert and the answer in one transaction', async () => {
+  it('POST /api/v1/coupons: the insert and its audit row in one transaction; with an Idempotency-Key, the claim and the answer too', async () => {
     const { key } = await makeTenant(t.db);
     // Warm: the key lookup is not counted.
     await t.request('/api/v1/me', { key });
     const body = () => ({ code: `RT${Math.random().toString(36).slice(2, 10).toUpperCase()}`, discountType: 'percent', discountValue: 10 });
     const without = await statementsOf(t, () => t.request('/api/v1/coupons', { key, body: body() }));
     expect(without.status).toBe(201);
-    expect(without.all.filter((q) => !q.includes('"request_logs"'))).toHaveLength(1);
+    // Before the audit trail: 1 statement. Now begin; the coupon; its audit row; commit (docs/audit-log.md).
+    const shown = (all: string[]) =>
+      all.filter((q) => !q.includes('"request_logs"')).map((q) => q.trim().split(/\s+/).slice(0, 3).join(' ').toLowerCase());
+    expect(shown(without.all)).toEqual(['begin', 'insert into "coupons"', 'insert into "audit_events"', 'commit']);
 
     const headers = { 'idempotency-key': crypto.randomUUID() };
     const first = await statementsOf(t, () => t.request('/api/v1/coupons', { key, body: body(), headers }));
@@ -45,7 +48,11 @@ describe('database round trips per request', () => {
     const sent = first.all
       .filter((q) => !q.includes('"request_logs"'))
       .map((q) => q.trim().split(/\s+/).slice(0, 3).join(' ').toLowerCase());
-    // begin; claim; the coupon; the answer; commit: 5 statements, 5 sequential round trips on node-postgres (not pipelined).
-    expect(sent).toEqual(['begin', 'insert into idempotency_keys', 'insert into "coupons"', 'update "idempotency_keys" set', 'commit']);
+    // begin; claim; the coupon; the answer with its audit row (one statement, a data-modifying WITH);
+    // commit: 5 statements and 5 sequential round trips on node-postgres, as before the audit trail.
+    expect(sent).toEqual(['begin', 'insert into idempotency_keys', 'insert into "coupons"', 'with audit as', 'commit']);
+    expect(first.all.find((q) => q.startsWith('with audit as'))).toMatch(
+      /^with audit as \(insert into "audit_events" .*\) update "idempotency_keys" set/s,
+    );
   });
 });

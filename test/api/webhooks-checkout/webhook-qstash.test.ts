@@ -240,6 +240,45 @@ describe('delivery through QStash end to end', () => {
     expect(qstash.messages[0]!.deduplicationId).toMatch(/:b\d+$/);
   });
 
+  it('publishes under flow control per endpoint: a backlog of 25 to one endpoint is called back 10 at a time, none busy, each delivered once', async () => {
+    const endpoint = await endpointWithEvent();
+    for (let i = 1; i < 25; i++) await recordOutboxEvent(t.db, endpoint.clinicId, 'order.created', { orderId: randomUUID() });
+    await publishDueDeliveries(t.db, new Date(t.clock.now()), queue(), { republishOverdue: false });
+    expect(qstash.messages).toHaveLength(25);
+    expect(new Set(qstash.messages.map((m) => JSON.stringify(m.flowControl)))).toEqual(
+      new Set([JSON.stringify({ key: `webhook-endpoint-${endpoint.id}`, parallelism: 10 })]),
+    );
+
+    // A receiver that takes 50 ms: without flow control all 25 callbacks would arrive at once, and the
+    // 15 past the endpoint's budget of 10 in flight would answer endpoint_busy and be published again.
+    receiver.delayMs = 50;
+    let calling = 0;
+    let most = 0;
+    const answers: string[] = [];
+    const stop = qstash.deliverContinuously(async (url, init) => {
+      most = Math.max(most, ++calling);
+      try {
+        const res = await callApp(url, init);
+        answers.push(((await res.clone().json()) as { result: string }).result);
+        return res;
+      } finally {
+        calling--;
+      }
+    });
+    try {
+      const deadline = Date.now() + 15_000;
+      while (qstash.messages.some((m) => m.state === 'pending') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await stop();
+      receiver.delayMs = 0;
+    }
+    expect(most).toBe(10);
+    expect(answers.filter((a) => a !== 'succeeded')).toEqual([]);
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(25);
+    expect(receiver.received).toHaveLength(25);
+    expect(qstash.messages).toHaveLength(25); // nothing re-published
+  });
+
   it('kickDeliveries publishes the new deliveries in the background when QStash is configured', async () => {
     const endpoint = await endpointWithEvent();
     const background: Promise<unknown>[] = [];

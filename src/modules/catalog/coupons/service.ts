@@ -137,6 +137,8 @@ export async function updateCoupon(ctx: HandlerContext, id: string, body: Update
         .where(live(tx, clinicId, eq(coupons.id, id)))
         .for('update');
       if (!current) throw notFound(RESOURCE);
+      // The audit row shows the old values beside the new (docs/audit-log.md): the row is read anyway.
+      if (ctx.auditNote) ctx.auditNote.before = toCoupon({ ...current, redemptionCount: 0 }) as unknown as Record<string, unknown>;
       const changes: Partial<typeof coupons.$inferInsert> = { updatedAt: now };
       if (body.code !== undefined) changes.code = body.code;
       if (body.description !== undefined) changes.description = body.description;

@@ -25,15 +25,18 @@ const read = { auth: 'key', scope: 'read' } as const;
 const write = { auth: 'key', scope: 'write' } as const;
 const emailTaken = jsonContent(errorBody, 'CONFLICT: another contact of the clinic has this email (ignoring case)');
 
-const list = defineRoute(read, {
-  method: 'get',
-  path: '/api/v1/contacts',
-  operationId: 'listContacts',
-  tags,
-  summary: "List the clinic's contacts (its patients), newest first, with their tags and last contact date",
-  request: { query: listContactsQuery },
-  responses: { 200: jsonContent(pagedBody(contact), 'Contacts') },
-});
+const list = defineRoute(
+  { ...read, patientData: { targetType: 'contact' } },
+  {
+    method: 'get',
+    path: '/api/v1/contacts',
+    operationId: 'listContacts',
+    tags,
+    summary: "List the clinic's contacts (its patients), newest first, with their tags and last contact date",
+    request: { query: listContactsQuery },
+    responses: { 200: jsonContent(pagedBody(contact), 'Contacts') },
+  },
+);
 
 const create = defineRoute(write, {
   method: 'post',

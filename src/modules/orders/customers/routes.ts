@@ -7,7 +7,7 @@ import { customer, listCustomersQuery } from './schemas';
 import { listCustomers } from './service';
 
 const list = defineRoute(
-  { auth: 'key', scope: 'read' },
+  { auth: 'key', scope: 'read', patientData: { targetType: 'customer' } },
   {
     method: 'get',
     path: '/api/v1/customers',

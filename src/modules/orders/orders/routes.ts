@@ -75,19 +75,22 @@ const attention = defineRoute(read, {
   responses: { 200: jsonContent(successBody(needsAttentionBody), 'The failed-payment queue') },
 });
 
-const detail = defineRoute(read, {
-  method: 'get',
-  path: '/api/v1/orders/{id}',
-  operationId: 'getOrder',
-  tags,
-  summary: 'One order with its patient, items, latest payment, address and shipments',
-  request: { params: idParam() },
-  responses: {
-    200: jsonContent(successBody(orderDetail), 'The order', {
-      data: { status: 'delivered', shippedAt: '2026-03-05T16:20:00.000Z', deliveredAt: '2026-03-07T11:02:00.000Z' },
-    }),
+const detail = defineRoute(
+  { ...read, patientData: { targetType: 'order' } },
+  {
+    method: 'get',
+    path: '/api/v1/orders/{id}',
+    operationId: 'getOrder',
+    tags,
+    summary: 'One order with its patient, items, latest payment, address and shipments',
+    request: { params: idParam() },
+    responses: {
+      200: jsonContent(successBody(orderDetail), 'The order', {
+        data: { status: 'delivered', shippedAt: '2026-03-05T16:20:00.000Z', deliveredAt: '2026-03-07T11:02:00.000Z' },
+      }),
+    },
   },
-});
+);
 
 const events = defineRoute(read, {
   method: 'get',

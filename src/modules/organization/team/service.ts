@@ -4,7 +4,7 @@ import type { HandlerContext } from '../../../platform/context';
 import type { Database, Transaction } from '../../../platform/db/client';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
-import { conflict, notFound } from '../../../platform/values/errors';
+import { conflict, keepingWrites, notFound } from '../../../platform/values/errors';
 import { isUuid } from '../../../platform/values/ids';
 import { expireStaleInvitations, issueInvitation, toInvitation, UNIQUE_PENDING_INVITATION } from './invitations';
 import type { ChangeRoleBody, InviteMemberBody, TeamInvitation, TeamMember, TeamRoster } from './schemas';
@@ -165,8 +165,11 @@ export async function cancelInvitation(ctx: HandlerContext, invitationId: string
       .returning();
     return { invitation: cancelled! };
   });
-  if ('refused' in outcome)
-    throw conflict('CONFLICT', `The invitation is already ${outcome.refused}; only pending invitations can be cancelled`);
+  if ('refused' in outcome) {
+    const refusal = conflict('CONFLICT', `The invitation is already ${outcome.refused}; only pending invitations can be cancelled`);
+    // One found past its expiry was marked expired above: that stands with the refusal.
+    throw outcome.refused === 'expired' ? keepingWrites(refusal) : refusal;
+  }
   return toInvitation(outcome.invitation);
 }
 

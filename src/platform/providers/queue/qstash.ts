@@ -19,6 +19,14 @@ export function deduplicationIdOf(attempt: QueuedAttempt): string {
   return attempt.republishTag ? `${base}:${attempt.republishTag}` : base;
 }
 
+/**
+ * Callbacks QStash makes at once for one endpoint (its flow control, keyed by endpoint). The same number
+ * as the endpoint's failure budget (ENDPOINT_FAILURE_CUTOFF, which the callback enforces): without it a
+ * backlog of thousands to one endpoint was called back all at once, and every callback past the budget
+ * answered endpoint_busy and re-published itself 10 s later, round after round.
+ */
+export const ENDPOINT_CALLBACK_PARALLELISM = 10;
+
 /** Attempts published at once (each is one HTTP call to QStash). */
 const PUBLISH_CONCURRENCY = 10;
 
@@ -48,6 +56,7 @@ export class QStashDeliveryQueue implements DeliveryQueue {
           body,
           deduplicationId: deduplicationIdOf(attempt),
           retries: QSTASH_CALLBACK_RETRIES,
+          flowControl: { key: `webhook-endpoint-${attempt.endpointId}`, parallelism: ENDPOINT_CALLBACK_PARALLELISM },
           ...(attempt.notBefore ? { notBefore: Math.ceil(attempt.notBefore.getTime() / 1000) } : {}),
         });
       }

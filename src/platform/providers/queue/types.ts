@@ -4,6 +4,8 @@
 /** One attempt to schedule: deliveryId at notBefore (null: now). */
 export interface QueuedAttempt {
   deliveryId: string;
+  /** The delivery's endpoint: QStash calls back at most ENDPOINT_FAILURE_CUTOFF of its attempts at once. */
+  endpointId: string;
   /** Attempts made so far; part of the deduplication id of every attempt after the first. */
   attempts: number;
   notBefore: Date | null;

@@ -11,7 +11,7 @@ import type { Queryable, Transaction } from '../../../../platform/db/client';
 import { isUniqueViolation } from '../../../../platform/db/errors';
 import { type CustomHostnameRecord, platformDomainOf } from '../../../../platform/providers/domains';
 import { ERROR_MESSAGES } from '../../../../platform/values/error-messages';
-import { ApiError, notFound } from '../../../../platform/values/errors';
+import { ApiError, keepingWrites, notFound } from '../../../../platform/values/errors';
 import { fieldError, viaDomainProvider, viaDomainProviderAbout } from '../../organization/errors';
 import { customHostnamesOf } from '../../providers';
 import type { CustomDomainView } from './schemas';
@@ -175,10 +175,13 @@ export async function finalizeCustomDomain(ctx: HandlerContext): Promise<CustomD
   if (!check.verified) {
     // It stopped validating since verify (DNS changed, certificate revoked): back to pending.
     await transition(db, now, row, 'verified', { status: 'pending_verification', verifiedAt: null });
-    throw new ApiError(
-      409,
-      'CUSTOM_DOMAIN_NOT_VERIFIED',
-      `The custom domain ${row.hostname} no longer validates (${check.problems.join('; ')}); verify it again`,
+    // The move back to pending stands with the refusal.
+    throw keepingWrites(
+      new ApiError(
+        409,
+        'CUSTOM_DOMAIN_NOT_VERIFIED',
+        `The custom domain ${row.hostname} no longer validates (${check.problems.join('; ')}); verify it again`,
+      ),
     );
   }
   const updated = await transition(db, now, row, 'verified', { status: 'active', activatedAt: now });

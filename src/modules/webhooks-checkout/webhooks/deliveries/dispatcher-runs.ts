@@ -1,10 +1,12 @@
+import { sql } from 'drizzle-orm';
 import type { Services } from '../../../../platform/context';
 import type { Database } from '../../../../platform/db/client';
+import { rowsOf } from '../../../../platform/db/sql';
 import type { DeliveryQueue, QueuedAttempt } from '../../../../platform/providers/queue/types';
 import type { Sweep, SweepServices } from '../../../../platform/sweep';
 import { checkWebhookDestination } from '../destination';
 import { signingSecretsFor } from '../secrets';
-import { type DeliveryOptions, dueInTurns, type RunSummary, runDueDeliveries } from './deliver';
+import { type DeliveryOptions, type RunSummary, runDueDeliveries } from './deliver';
 import { dispatchOutbox } from './outbox-fan-out';
 
 /** Deliveries one dispatcher run (cron sweep, post-request kick) attempts or publishes at most. */
@@ -58,12 +60,44 @@ export async function drainLocalDispatcher(
   }
 }
 
+/** Due deliveries one QStash dispatcher run publishes at most (pages of DISPATCH_LIMIT). */
+export const PUBLISH_LIMIT = 10_000;
+
 /**
- * The QStash dispatcher's run: fan out the outbox, then publish every due pending delivery of an
- * active endpoint. A first attempt is published under the delivery id (QStash drops a second
- * publication of it); with `republishOverdue` (the cron safety net) an attempt overdue by more than
- * QSTASH_OVERDUE_MS is published again under a fresh id, since its message was lost or stopped (the
- * endpoint was off when QStash called).
+ * One page of what a QStash run publishes, after `after` in (next_attempt_at, id) order (keyset: each
+ * page starts where the last ended, over the partial due index, instead of rescanning from the top):
+ * first attempts due no longer ago than QSTASH_OVERDUE_MS (their publication is new), or, for the
+ * safety net, any attempt overdue by more than that (its message was lost or stopped).
+ */
+async function duePage(
+  db: Database,
+  now: Date,
+  overdue: boolean,
+  after: { at: string; id: string } | null,
+): Promise<{ id: string; endpointId: string; attempts: number; at: string }[]> {
+  const at = now.toISOString();
+  const overdueBefore = new Date(now.getTime() - QSTASH_OVERDUE_MS).toISOString();
+  return rowsOf(
+    db,
+    sql`select d.id, d.endpoint_id as "endpointId", d.attempts, d.next_attempt_at::text as at
+      from webhook_deliveries d
+      join webhook_endpoints e on e.id = d.endpoint_id and e.clinic_id = d.clinic_id
+      where d.status = 'pending' and e.is_active and e.deleted_at is null
+        and (d.claimed_until is null or d.claimed_until <= ${at}::timestamptz)
+        and ${overdue ? sql`d.next_attempt_at < ${overdueBefore}::timestamptz` : sql`d.next_attempt_at <= ${at}::timestamptz and d.next_attempt_at >= ${overdueBefore}::timestamptz and d.attempts = 0`}
+        ${after ? sql`and (d.next_attempt_at, d.id) > (${after.at}::timestamptz, ${after.id}::uuid)` : sql``}
+      order by d.next_attempt_at, d.id
+      limit ${DISPATCH_LIMIT}`,
+  );
+}
+
+/**
+ * The QStash dispatcher's run: fan out the outbox, then publish, page by page (up to PUBLISH_LIMIT),
+ * every first attempt that became due in the last QSTASH_OVERDUE_MS, under the delivery id (QStash
+ * drops a second publication of it); with `republishOverdue` (the cron safety net) also every attempt
+ * overdue by more than QSTASH_OVERDUE_MS, again under a fresh id, since its message was lost or stopped
+ * (the endpoint was off when QStash called). A recover of 10,000 is published by the request's kick,
+ * not 200 per cron minute.
  */
 export async function publishDueDeliveries(
   db: Database,
@@ -72,24 +106,30 @@ export async function publishDueDeliveries(
   options: { republishOverdue: boolean },
 ): Promise<{ dispatched: number; published: number }> {
   const dispatched = await dispatchOutbox(db, now);
-  const due = await dueInTurns(db, now, DISPATCH_LIMIT);
-  const overdueBefore = now.getTime() - QSTASH_OVERDUE_MS;
-  const attempts: QueuedAttempt[] = [];
-  for (const row of due) {
-    const overdue = row.nextAttemptAt!.getTime() < overdueBefore;
-    if (overdue && options.republishOverdue) {
-      attempts.push({
-        deliveryId: row.id,
-        attempts: row.attempts,
-        notBefore: null,
-        republishTag: `r${Math.floor(now.getTime() / 60_000)}`,
-      });
-    } else if (!overdue && row.attempts === 0) {
-      attempts.push({ deliveryId: row.id, attempts: 0, notBefore: null });
+  let published = 0;
+  const passes = options.republishOverdue ? [false, true] : [false];
+  for (const overdue of passes) {
+    let after: { at: string; id: string } | null = null;
+    while (published < PUBLISH_LIMIT) {
+      const page = await duePage(db, now, overdue, after);
+      const attempts: QueuedAttempt[] = page.map((row) =>
+        overdue
+          ? {
+              deliveryId: row.id,
+              endpointId: row.endpointId,
+              attempts: row.attempts,
+              notBefore: null,
+              republishTag: `r${Math.floor(now.getTime() / 60_000)}`,
+            }
+          : { deliveryId: row.id, endpointId: row.endpointId, attempts: 0, notBefore: null },
+      );
+      await queue.publish(attempts);
+      published += attempts.length;
+      if (page.length < DISPATCH_LIMIT) break;
+      after = { at: page.at(-1)!.at, id: page.at(-1)!.id };
     }
   }
-  await queue.publish(attempts);
-  return { dispatched, published: attempts.length };
+  return { dispatched, published };
 }
 
 /** The cron sweep: the QStash safety net when QStash is configured (services.deliveryQueue), else the local dispatcher. */

@@ -40,13 +40,15 @@ export async function handleDeliveryCallback(
     case 'failed':
       return { status: 489, result: 'done' };
     case 'retrying':
-      await queue.publish([{ deliveryId, attempts: attempt.attempts, notBefore: attempt.nextAttemptAt }]);
+      await queue.publish([{ deliveryId, endpointId: attempt.endpointId!, attempts: attempt.attempts, notBefore: attempt.nextAttemptAt }]);
       return { status: 200, result: 'retry_scheduled' };
     case 'skipped':
       switch (attempt.skipReason) {
         case 'not_due':
           // Called early (or a duplicate): make sure the attempt is queued for when it is due.
-          await queue.publish([{ deliveryId, attempts: attempt.attempts, notBefore: attempt.nextAttemptAt }]);
+          await queue.publish([
+            { deliveryId, endpointId: attempt.endpointId!, attempts: attempt.attempts, notBefore: attempt.nextAttemptAt },
+          ]);
           return { status: 200, result: 'retry_scheduled' };
         case 'claimed':
           return { status: 200, result: 'in_progress' };
@@ -55,6 +57,7 @@ export async function handleDeliveryCallback(
           await queue.publish([
             {
               deliveryId,
+              endpointId: attempt.endpointId!,
               attempts: attempt.attempts,
               notBefore: new Date(now.getTime() + BUSY_RETRY_MS),
               republishTag: `b${now.getTime()}`,

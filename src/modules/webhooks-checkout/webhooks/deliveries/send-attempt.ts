@@ -1,7 +1,7 @@
 // One HTTP attempt of a webhook, whoever makes it (the delivery engine, a test send): the destination
 // checked again, signed fresh with the endpoint's active secrets, POSTed with a timeout, the answer's
 // status, the first 1 KiB of its body and a closed error kind (docs/webhooks.md, "Attempts").
-import type { Database, Queryable } from '../../../../platform/db/client';
+import type { Queryable } from '../../../../platform/db/client';
 import { logLine } from '../../../../platform/log';
 import { ProviderError } from '../../../../platform/providers/errors';
 import type { MessageSender } from '../../../../platform/providers/messaging/types';
@@ -189,16 +189,15 @@ async function send(
   }
 }
 
-/** Signs the attempt with the endpoint's active secrets (fresh timestamp and attempt id) and POSTs it. */
+/** Signs the attempt with the endpoint's active secrets, newest first (fresh timestamp and attempt id) and POSTs it. */
 export async function signAndSend(
-  db: Database,
+  secrets: string[],
   row: { clinicId: string; endpointId: string; url: string; eventType: string; idempotencyKey: string },
   body: string,
   attemptId: string,
   now: Date,
   options: DeliveryOptions,
 ): Promise<SendResult> {
-  const secrets = await options.secrets(db, row.clinicId, row.endpointId, now);
   if (secrets.length === 0) return notSent('no active signing secret', 'connection_refused', true);
   const headers = await deliveryHeaders({
     secrets,

@@ -51,7 +51,9 @@ export async function sendTestDelivery(
   const idempotencyKey = `test_${eventId}`;
   const body = JSON.stringify({ id: eventId, type: event, createdAt: now.toISOString(), data: exampleEventData(event), test: true });
   const target = { id: deliveryId, endpointId: endpoint.id, url: endpoint.url, clinicId, eventType: event, idempotencyKey };
-  const result = (await refusedDestination(options, target)) ?? (await signAndSend(db, target, body, attemptId, now, options));
+  const result =
+    (await refusedDestination(options, target)) ??
+    (await signAndSend(await options.secrets(db, target.clinicId, target.endpointId, now), target, body, attemptId, now, options));
   const succeeded = result.error === null;
   const { delivery, attempt } = await db.transaction(async (tx) => {
     const [delivery] = await tx

@@ -1,0 +1,96 @@
+// The audit trail's writes and its chain check (docs/audit-log.md). Rows are appended only; the insert
+// trigger of migration 0020 sets seq, prev_hash and hash under the clinic's advisory lock.
+import { sql } from 'drizzle-orm';
+import { type AuditActorKind, type AuditChange, auditEvents } from '../../../drizzle/schema';
+import { sha256Hex } from '../crypto/bytes';
+import type { Queryable } from '../db/client';
+import { rowsOf } from '../db/sql';
+
+export interface AuditEventInput {
+  clinicId: string;
+  actorKind: AuditActorKind;
+  actorId: string;
+  actorLabel?: string | null;
+  ip?: string | null;
+  userAgent?: string | null;
+  requestId?: string | null;
+  action: string;
+  route?: string | null;
+  targetType: string;
+  targetId?: string | null;
+  changes?: Record<string, AuditChange>;
+  createdAt?: Date;
+}
+
+/** User agents are kept to this length (a header may be long; the trail needs the client, not a novel). */
+const MAX_USER_AGENT = 512;
+
+/** Appends the rows in one statement (the caller's transaction, when it has one). */
+export async function appendAuditEvents(db: Queryable, events: AuditEventInput[]): Promise<void> {
+  if (events.length === 0) return;
+  await auditInsert(db, events);
+}
+
+/**
+ * The insert of the rows, unsent: a caller may send it as a statement of its own or inside another one
+ * (a data-modifying WITH, as idempotency.ts does with the kept answer, to save a round trip).
+ */
+export function auditInsert(db: Queryable, events: AuditEventInput[]) {
+  return db.insert(auditEvents).values(
+    events.map((e) => ({
+      clinicId: e.clinicId,
+      actorKind: e.actorKind,
+      actorId: e.actorId,
+      actorLabel: e.actorLabel ?? null,
+      ip: e.ip ?? null,
+      userAgent: e.userAgent ? e.userAgent.slice(0, MAX_USER_AGENT) : null,
+      requestId: e.requestId ?? null,
+      action: e.action,
+      route: e.route ?? null,
+      targetType: e.targetType,
+      targetId: e.targetId ?? null,
+      changes: e.changes ?? {},
+      ...(e.createdAt ? { createdAt: e.createdAt } : {}),
+    })),
+  );
+}
+
+export interface ChainCheck {
+  intact: boolean;
+  checked: number;
+  /** The first row that breaks the chain: its id and seq; null when intact. */
+  brokenAt: { id: string; seq: number } | null;
+}
+
+/** Rows read per query while walking a chain. */
+export const VERIFY_BATCH = 2_000;
+
+/**
+ * Walks the clinic's chain from seq 1: each row's seq follows the last, its prev_hash is the last
+ * row's hash, and its hash is sha256(prev_hash || content), recomputed here (the content as the
+ * database renders it, audit_event_content). Stops at the first broken row.
+ */
+export async function verifyAuditChain(db: Queryable, clinicId: string): Promise<ChainCheck> {
+  let lastSeq = 0;
+  let lastHash = '';
+  let checked = 0;
+  for (;;) {
+    const rows = await rowsOf<{ id: string; seq: string; prev_hash: string; hash: string; content: string }>(
+      db,
+      sql`select e.id::text as id, e.seq::text as seq, e.prev_hash, e.hash, audit_event_content(e) as content
+          from ${auditEvents} e where e.clinic_id = ${clinicId}::uuid and e.seq > ${lastSeq}
+          order by e.seq asc limit ${VERIFY_BATCH}`,
+    );
+    for (const row of rows) {
+      const seq = Number(row.seq);
+      const expected = await sha256Hex(row.prev_hash + row.content);
+      if (seq !== lastSeq + 1 || row.prev_hash !== lastHash || row.hash !== expected) {
+        return { intact: false, checked: checked + 1, brokenAt: { id: row.id, seq } };
+      }
+      checked++;
+      lastSeq = seq;
+      lastHash = row.hash;
+    }
+    if (rows.length < VERIFY_BATCH) return { intact: true, checked, brokenAt: null };
+  }
+}

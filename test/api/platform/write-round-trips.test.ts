@@ -1,0 +1,78 @@
+// Sequential database round trips of a write, as the Worker makes them (test/faults/worker-app.ts: the
+// per-request node-postgres pool in pipeline mode), counted by the benchmark's TCP proxy between the
+// app and PostgreSQL (scripts/bench/tcp-proxy.ts: a turn is one request->answer exchange; statements
+// written before the first answer is read share a turn). Issue 29, item 2: no write pays more than one
+// round trip for the idempotency machinery, the audit row (issue 30) none of its own.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countSequential, startTcpProxy, type TcpProxy } from '../../../scripts/bench/tcp-proxy';
+import { type WorkerApp, type WorkerRequest, workerApp } from '../../faults/worker-app';
+import { useTestApp } from '../../helpers/app';
+import { makeTenant } from '../../helpers/factories';
+
+const t = useTestApp();
+let proxy: TcpProxy;
+let worker: WorkerApp;
+
+beforeAll(async () => {
+  const target = new URL(t.databaseUrl);
+  proxy = await startTcpProxy({ target: { host: target.hostname, port: Number(target.port) }, protocol: 'postgres' });
+  const through = new URL(t.databaseUrl);
+  through.port = String(proxy.port);
+  worker = workerApp({ ENVIRONMENT: 'test', DATABASE_URL: through.toString(), DATABASE_MAX_CONNECTIONS: '2' });
+});
+afterAll(async () => {
+  await proxy?.close();
+});
+
+/** The request's sequential exchanges with the database from its first statement to its answer, and its statements. */
+async function trips(path: string, request: WorkerRequest) {
+  proxy.clear();
+  proxy.recording = true;
+  const from = performance.now();
+  const { res, background } = await worker.answer(path, request);
+  const to = performance.now();
+  proxy.recording = false;
+  await background;
+  const sent = proxy.statements.filter((s) => s.at >= from && s.at <= to);
+  // From the first statement on: the connection's startup (and authentication) come before it.
+  const sequential = sent.length ? countSequential(proxy.turns, sent[0]!.at, to) : 0;
+  return { status: res.status, sequential, statements: sent.map((s) => s.sql.trim().split(/\s+/).slice(0, 3).join(' ')) };
+}
+
+const coupon = () => ({ code: `RT${Math.random().toString(36).slice(2, 10).toUpperCase()}`, discountType: 'percent', discountValue: 10 });
+
+describe('sequential database round trips of a write (the Worker’s driver, pipelined)', () => {
+  it('a read of one statement: one', async () => {
+    const { key } = await makeTenant(t.db);
+    await worker.request('/api/v1/me', { key }); // the key cached
+    const read = await trips('/api/v1/coupons', { key });
+    expect(read.status).toBe(200);
+    expect(read.statements).toHaveLength(1);
+    expect(read.sequential).toBe(1);
+  });
+
+  it('POST /api/v1/coupons: BEGIN with the insert, the audit row with COMMIT (2); with an Idempotency-Key, the claim with BEGIN, the insert, the answer and audit row with COMMIT (3)', async () => {
+    const { key } = await makeTenant(t.db);
+    await worker.request('/api/v1/me', { key });
+    const plain = await trips('/api/v1/coupons', { key, body: coupon() });
+    expect(plain.status).toBe(201);
+    expect(plain.statements).toEqual([
+      expect.stringMatching(/^begin/i),
+      expect.stringMatching(/^insert into "coupons"/i),
+      expect.stringMatching(/^insert into "audit_events"/i),
+      'commit',
+    ]);
+    expect(plain.sequential).toBe(2);
+
+    const keyed = await trips('/api/v1/coupons', { key, body: coupon(), headers: { 'idempotency-key': crypto.randomUUID() } });
+    expect(keyed.status).toBe(201);
+    expect(keyed.statements).toEqual([
+      expect.stringMatching(/^begin/i),
+      expect.stringMatching(/^insert into idempotency_keys/i),
+      expect.stringMatching(/^insert into "coupons"/i),
+      expect.stringMatching(/^with audit as/i),
+      'commit',
+    ]);
+    expect(keyed.sequential).toBe(3);
+  });
+});
