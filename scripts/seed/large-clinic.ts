@@ -4,9 +4,9 @@
 // visits, refunds, held titration schedules), fast: multi-row INSERT ... SELECT over generate_series,
 // in batches of 50,000 orders. Prints the clinic and its raw API key at the end.
 // --measure then times GET /api/v1/orders page 1 and page 2000, /orders/summary, /orders/stats,
-// /orders/needs-attention, /customers page 1 and /dashboard/overview through the app (createApp with
-// the Worker's real per-request services), the same service statements on a warm connection, and
-// prints EXPLAIN (ANALYZE) of each statement. `--clinic <id> --measure` measures a clinic loaded
+// /orders/needs-attention, /customers page 1, /dashboard/overview and the filtered lists (FILTERED
+// below) through the app (createApp with the Worker's real per-request services), the same service
+// statements on a warm connection, and prints EXPLAIN (ANALYZE) of each statement (the filtered ones too). `--clinic <id> --measure` measures a clinic loaded
 // earlier (a new key is made for it) instead of loading one.
 // DATABASE_URL defaults to the dev server's embedded database; a non-loopback host is refused
 // unless --force. Development only.
@@ -14,6 +14,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { createApp, loadAreas } from '../../src/app';
 import { isLoopbackHost } from '../../src/config';
+import { listContacts } from '../../src/modules/crm';
 import {
   dashboardMetrics,
   dashboardOverview,
@@ -335,6 +336,29 @@ async function measure(clinicId: string) {
   // Windowed reads: a year of whole UTC days, a 90-day window between two instants (partial edges),
   // the dashboard's periods (ending now) and the revenue chart by day and by week.
   const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+  const { rows: programRows } = await q(`select id from programs where clinic_id = $1 order by name limit 1`, [clinicId]);
+  const programId = String(programRows[0]?.id);
+  const on = (db: Database) => ({ db, clinicId, now: () => new Date() }) as HandlerContext;
+  const page = { page: 1, limit: 25 };
+  // Each filtered read as a request path and as its service call (for its EXPLAIN).
+  const FILTERED: [string, (db: Database) => Promise<unknown>][] = [
+    ['/api/v1/orders?status=pending_payment', (db) => listOrders(on(db), { ...page, status: ['pending_payment'] })],
+    ['/api/v1/orders?status=paid,shipped,delivered', (db) => listOrders(on(db), { ...page, status: ['paid', 'shipped', 'delivered'] })],
+    [`/api/v1/orders?programId=${programId}`, (db) => listOrders(on(db), { ...page, programId })],
+    [`/api/v1/orders?status=paid&programId=${programId}`, (db) => listOrders(on(db), { ...page, status: ['paid'], programId })],
+    [
+      `/api/v1/orders?createdGte=${day(30)}&createdLte=${day(1)}`,
+      (db) => listOrders(on(db), { ...page, createdGte: day(30), createdLte: day(1) }),
+    ],
+    ['/api/v1/orders?q=example', (db) => listOrders(on(db), { ...page, q: 'example' })],
+    ['/api/v1/orders?q=LRG-4242', (db) => listOrders(on(db), { ...page, q: 'LRG-4242' })],
+    ['/api/v1/orders?q=patient42@', (db) => listOrders(on(db), { ...page, q: 'patient42@' })],
+    ['/api/v1/orders?q=large.test', (db) => listOrders(on(db), { ...page, q: 'large.test' })],
+    ['/api/v1/customers?q=example', (db) => listCustomers(on(db), { ...page, q: 'example' })],
+    ['/api/v1/customers?q=patient42@', (db) => listCustomers(on(db), { ...page, q: 'patient42@' })],
+    ['/api/v1/contacts?q=example', (db) => listContacts(on(db), { ...page, q: 'example' })],
+    ['/api/v1/contacts?q=patient42@', (db) => listContacts(on(db), { ...page, q: 'patient42@' })],
+  ];
   const instant = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000 - 1_234_567).toISOString();
   const yearOfDays = `startDate=${day(400)}&endDate=${day(36)}`;
   const instants = `startDate=${encodeURIComponent(instant(120))}&endDate=${encodeURIComponent(instant(30))}`;
@@ -358,13 +382,10 @@ async function measure(clinicId: string) {
     '/api/v1/orders/needs-attention',
     '/api/v1/dashboard/overview',
     ...windowedPaths,
-    // The list filters (docs/orders.md, "Filters"): these count the matching rows.
-    '/api/v1/orders?status=pending_payment',
-    '/api/v1/orders?status=paid,shipped,delivered',
-    `/api/v1/orders?createdGte=${day(30)}&createdLte=${day(1)}`,
-    '/api/v1/orders?q=example',
-    '/api/v1/customers?q=example',
-    '/api/v1/contacts?q=example',
+    // The list filters (docs/orders.md, "Filters"): a status or a program alone totals from the
+    // rollups; the others count their matches. `q=example` matches nothing here (the generated emails
+    // are patientN@large.test), `patient42@` one patient, `LRG-4242` order numbers, `large.test` every order.
+    ...FILTERED.map(([path]) => path),
   ];
   console.log(`\nTimings through the app (each request opens its own connection, as a Worker does), median of 21 after 2 warm-ups:`);
   for (const path of paths) {
@@ -392,7 +413,6 @@ async function measure(clinicId: string) {
   // per-request connect and key lookup.
   const warm = connect(url, 1);
   // The reads take a handler context; of it they use only the database, the clinic and the clock.
-  const on = (db: Database) => ({ db, clinicId, now: () => new Date() }) as HandlerContext;
   const calls: [string, () => Promise<unknown>][] = [
     ['listOrders page 1', () => listOrders(on(warm.db), { page: 1, limit: 25 })],
     [`listOrders page ${deepPage}`, () => listOrders(on(warm.db), { page: deepPage, limit: 25 })],
@@ -437,6 +457,7 @@ async function measure(clinicId: string) {
     ['orderSummary (90 days, instants)', (db) => orderSummary(on(db), { startDate: instant(120), endDate: instant(30) })],
     ['dashboardMetrics 30d', (db) => dashboardMetrics(on(db), { period: '30d', clinicId: undefined })],
     ['revenueChart 90d', (db) => revenueChart(on(db), { period: '90d', clinicId: undefined })],
+    ...FILTERED.map(([path, call]): [string, (db: Database) => Promise<unknown>] => [path.replace('/api/v1', 'GET '), call]),
   ];
   for (const [label, call] of explained) {
     captured = null;

@@ -14,5 +14,5 @@ export const sweeps: Record<string, Sweep> = { sequenceSweep };
 export { generatePayouts } from './affiliate-program/payouts/generate';
 export { lastCompletePeriod } from './affiliate-program/rules';
 export { credentialHintFor, encryptCrmCredentials } from './connection/credentials';
-export { welcomeEmail } from './contacts/service';
+export { listContacts, welcomeEmail } from './contacts/service';
 export { extractMergeFields, renderMergeFields } from './message-templates/merge-fields';

@@ -15,3 +15,14 @@ export const num = (value: unknown): number => (value === null || value === unde
 
 /** `value` as a literal ILIKE substring pattern (its %, _ and \ match themselves). */
 export const likePattern = (value: string) => `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * A patient (table or alias `patient`) whose full name ("Ada Lovelace") or email contains `value`,
+ * ignoring case: GET /customers and GET /contacts. The full name holds every substring of the first
+ * and of the last name, so these two expressions are the whole search, each with its trigram index
+ * (migration list_search_indexes: the expression must stay the indexed one).
+ */
+export const patientMatches = (patient: SQL, value: string) => {
+  const pattern = likePattern(value);
+  return sql`((${patient}.first_name || ' ' || ${patient}.last_name) ilike ${pattern} or ${patient}.email ilike ${pattern})`;
+};

@@ -61,6 +61,12 @@ describe('GET /api/v1/orders filters', () => {
     expect(await page(`status=shipped,paid&programId=${program.id}&createdLte=2030-01-02`)).toEqual({ ids: [b.id], total: 1 });
     // Paging through a filtered list: the total is the filtered count.
     expect(await page('status=paid,shipped,pending_payment&limit=1&page=2')).toEqual({ ids: [b.id], total: 3 });
+    // A status or a program alone totals from the rollups: a repeated status counts once, and a page
+    // past the end still has the total.
+    expect(await page('status=paid,paid,shipped')).toEqual({ ids: [c.id, b.id], total: 2 });
+    expect(await page(`programId=${program.id.toUpperCase()}&limit=1&page=5`)).toEqual({ ids: [], total: 2 });
+    expect(await page('status=shipped,pending_payment&limit=1&page=2')).toEqual({ ids: [a.id], total: 2 });
+    expect(await page(`status=paid&programId=${program.id}`)).toEqual({ ids: [b.id], total: 1 });
     // A blank q is no filter.
     expect(await page('q=%20')).toEqual({ ids: [c.id, b.id, a.id], total: 3 });
   });

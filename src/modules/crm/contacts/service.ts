@@ -3,7 +3,7 @@ import { clinics, patients } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import { isUniqueViolation } from '../../../platform/db/errors';
 import { forClinic } from '../../../platform/db/scoped';
-import { isoTimestamp, likePattern } from '../../../platform/db/sql';
+import { isoTimestamp, patientMatches } from '../../../platform/db/sql';
 import { recordOutboxEvent } from '../../../platform/events/outbox';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
 import type { RecordedMessage } from '../../../platform/providers/messaging';
@@ -100,11 +100,7 @@ export async function listContacts({ db, clinicId }: HandlerContext, query: List
     filters.push(sql`exists (select 1 from "patient_tags" f where f."tag_id" = ${query.tag} and f."clinic_id" = ${clinicId}
       and f."patient_id" = "patients"."id")`);
   }
-  if (query.q) {
-    const pattern = likePattern(query.q);
-    filters.push(sql`("patients"."first_name" ilike ${pattern} or "patients"."last_name" ilike ${pattern}
-      or ("patients"."first_name" || ' ' || "patients"."last_name") ilike ${pattern} or "patients"."email" ilike ${pattern})`);
-  }
+  if (query.q) filters.push(patientMatches(sql`"patients"`, query.q));
   const rows = await db
     .select({ ...contactColumns, total: totalCount() })
     .from(patients)

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { HandlerContext } from '../../../platform/context';
-import { isoTimestamp as iso, likePattern, num, rowsOf } from '../../../platform/db/sql';
+import { isoTimestamp as iso, num, patientMatches, rowsOf } from '../../../platform/db/sql';
 import { pageOffset, pagination } from '../../../platform/http/pagination';
 import { centsToAmount } from '../../../platform/values/money';
 import { totalRollup } from '../orders/rollups';
@@ -30,11 +30,8 @@ interface Row {
  */
 export async function listCustomers(ctx: HandlerContext, query: ListCustomersQuery) {
   const { db, clinicId } = ctx;
-  const searches = [query.search, query.q].filter((s): s is string => Boolean(s)).map(likePattern);
-  const conditions = searches.map(
-    (search) =>
-      sql`and (p.first_name ilike ${search} or p.last_name ilike ${search} or (p.first_name || ' ' || p.last_name) ilike ${search} or p.email ilike ${search})`,
-  );
+  const searches = [query.search, query.q].filter((s): s is string => Boolean(s));
+  const conditions = searches.map((search) => sql`and ${patientMatches(sql`p`, search)}`);
   // Emails are stored lower-cased (a check): the unique (clinic_id, email) index finds it.
   if (query.email) conditions.push(sql`and p.email = ${query.email.toLowerCase()}`);
   const filtered = conditions.length > 0;

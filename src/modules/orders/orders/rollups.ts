@@ -58,6 +58,13 @@ export type Counter = (typeof COUNTERS)[number];
 export const totalRollup = (clinicId: string, column: Counter): SQL =>
   sql`coalesce((select sum(${sql.identifier(column)}) from clinic_rollups where clinic_id = ${clinicId} and dim = 'total' and key = ''), 0)`;
 
+/** A rollup column summed over the given keys of one group dim (`status`, `program`) and their slots. */
+export const groupRollup = (clinicId: string, dim: 'status' | 'program', keys: readonly string[], column: Counter): SQL =>
+  sql`coalesce((select sum(${sql.identifier(column)}) from clinic_rollups where clinic_id = ${clinicId} and dim = ${dim} and key in (${sql.join(
+    keys.map((k) => sql`${k}`),
+    sql`, `,
+  )})), 0)`;
+
 /** One row: every counter of the clinic's `total` row summed over its slots (zeros before it has any). */
 export const totalRow = (clinicId: string): SQL =>
   sql`(select ${sql.join(

@@ -8,7 +8,7 @@ import { isUuid } from '../../../platform/values/ids';
 import { centsToAmount } from '../../../platform/values/money';
 import { feeBreakdownToAmounts } from './fee-breakdown';
 import type { ActorType } from './lifecycle/platform-events';
-import { totalRollup } from './rollups';
+import { groupRollup, totalRollup } from './rollups';
 import { type ListOrdersQuery, type OrderDetail, type OrderListItem, toRange } from './schemas';
 
 // The list, the detail and the events of a clinic's orders: one statement each.
@@ -125,37 +125,74 @@ function listAnswer(query: PageQuery, row: { total: number | string; items: List
 }
 
 /**
- * The list with filters (docs/orders.md, "Filters"), still one statement: the matching orders are
- * read through the index that fits the filters (status, program, creation time; the text search
- * through the order-number and patient-email trigram indexes), counted, and only the page's rows built.
+ * The list with filters (docs/orders.md, "Filters"), still one statement. A status (one or more) or a
+ * program alone takes its total from the rollups' `status`/`program` rows and reads only the page:
+ * one index scan per status ((clinic_id, status, created_at)), merged newest first, or the program's
+ * (clinic_id, program_id, created_at). Any other filter counts its matches: read through the index
+ * that fits (creation time; for `q` the order-number and patient-email trigram indexes, migration
+ * list_search_indexes), counted, and only the page's rows built.
  */
 async function listFilteredOrders(ctx: HandlerContext, query: ListOrdersQuery) {
   const { db, clinicId } = ctx;
   const { from, to } = toRange({ startDate: query.createdGte, endDate: query.createdLte });
+  const statuses = query.status ? [...new Set(query.status)] : [];
   const conditions: SQL[] = [sql`o.clinic_id = ${clinicId}`];
-  if (query.status)
-    conditions.push(
-      sql`o.status in (${sql.join(
-        query.status.map((s) => sql`${s}`),
-        sql`, `,
-      )})`,
-    );
   if (query.programId) conditions.push(sql`o.program_id = ${query.programId}`);
   if (from) conditions.push(sql`o.created_at >= ${from.toISOString()}`);
   if (to) conditions.push(sql`o.created_at <= ${to.toISOString()}`);
-  if (query.q) {
-    const pattern = likePattern(query.q);
-    conditions.push(sql`(o.order_number ilike ${pattern} or o.patient_id in (
-      select p.id from patients p where p.clinic_id = ${clinicId} and p.email ilike ${pattern}))`);
+  const where = (...more: SQL[]) => sql.join([...conditions, ...more], sql` and `);
+  const newestFirst = sql`order by created_at desc, id desc`;
+
+  // A status or a program alone has rollup rows; no other filter or combination does.
+  const alone = !from && !to && !query.q;
+  let groupTotal: SQL | null = null;
+  if (alone && statuses.length && !query.programId) groupTotal = groupRollup(clinicId, 'status', statuses, 'orders');
+  // The rollup key is the program id as PostgreSQL prints a uuid: lower case.
+  if (alone && query.programId && !statuses.length)
+    groupTotal = groupRollup(clinicId, 'program', [query.programId.toLowerCase()], 'orders');
+  if (groupTotal) {
+    // Each status's newest (offset + limit) through its index, merged: no more rows read than the page needs.
+    const page = statuses.length
+      ? sql`select id, created_at from (${sql.join(
+          statuses.map(
+            (s) => sql`(select o.id, o.created_at from orders o where ${where(sql`o.status = ${s}`)}
+              order by o.created_at desc, o.id desc limit ${pageOffset(query) + query.limit})`,
+          ),
+          sql` union all `,
+        )}) s ${newestFirst} limit ${query.limit} offset ${pageOffset(query)}`
+      : sql`select o.id, o.created_at from orders o where ${where()}
+          order by o.created_at desc, o.id desc limit ${query.limit} offset ${pageOffset(query)}`;
+    const [row] = await rowsOf<{ total: number | string; items: ListRow[] }>(
+      db,
+      sql`with page as (${page}) select ${groupTotal} as total, ${listItems(clinicId)} as items`,
+    );
+    return listAnswer(query, row!);
   }
+
+  if (statuses.length)
+    conditions.push(
+      sql`o.status in (${sql.join(
+        statuses.map((s) => sql`${s}`),
+        sql`, `,
+      )})`,
+    );
+  // The text search as two index-friendly halves (an OR across two tables would scan the clinic's
+  // orders): order numbers through their trigram index, and the orders of the patients whose email
+  // matches (the email trigram index, then (clinic_id, patient_id, created_at)). UNION drops an order
+  // found by both.
+  const pattern = query.q ? likePattern(query.q) : null;
+  const matched = pattern
+    ? sql`select o.id, o.created_at from orders o where ${where(sql`o.order_number ilike ${pattern}`)}
+      union
+      select o.id, o.created_at from orders o where ${where(sql`o.patient_id in (
+        select p.id from patients p where p.clinic_id = ${clinicId} and p.email ilike ${pattern})`)}`
+    : sql`select o.id, o.created_at from orders o where ${where()}`;
   const [row] = await rowsOf<{ total: number | string; items: ListRow[] }>(
     db,
     sql`
-    with matched as (
-      select o.id, o.created_at from orders o where ${sql.join(conditions, sql` and `)}
-    ),
+    with matched as (${matched}),
     page as (
-      select id, created_at from matched order by created_at desc, id desc limit ${query.limit} offset ${pageOffset(query)}
+      select id, created_at from matched ${newestFirst} limit ${query.limit} offset ${pageOffset(query)}
     )
     select (select count(*) from matched) as total, ${listItems(clinicId)} as items`,
   );
