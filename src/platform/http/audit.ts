@@ -14,7 +14,7 @@ import type { Database } from '../db/client';
 import { classifyDatabaseError } from '../db/errors';
 import { requestTransaction } from '../db/request-transaction';
 import { logLine } from '../log';
-import { rollsBack } from './idempotency';
+import { nextInTransaction, rollsBack } from './idempotency';
 import { clientIp } from './rate-limits';
 
 /** Verbs of POST operations that change nothing (they compute an answer): not audited. */
@@ -148,14 +148,7 @@ export function auditWrite(operationId: string, path: string): MiddlewareHandler
       // BEGIN goes with the handler's first statement, and the audit row with COMMIT
       // (request-transaction.ts): a write of one statement costs two round trips.
       await requestTransaction(services.db, async (tx) => {
-        c.set('services', withNote(tx as unknown as Database));
-        c.set('inRequestTransaction', true);
-        try {
-          await next();
-        } finally {
-          c.set('services', services);
-          c.set('inRequestTransaction', false);
-        }
+        await nextInTransaction(c, next, withNote(tx as unknown as Database));
         if (rollsBack(c)) throw new RollBack();
         const row = await event();
         return row ? auditInsert(tx, [row]).getSQL() : undefined;

@@ -8,7 +8,7 @@
 // record would run a payment-grade write twice), development has no Redis, and one indexed row per key
 // costs one statement to claim and one to store the answer.
 import { and, eq, sql } from 'drizzle-orm';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import { idempotencyKeys } from '../../../drizzle/schema';
 import { auditInsert } from '../audit/trail';
@@ -123,6 +123,22 @@ async function claim(tx: Transaction, clinicId: string, keyHash: string, request
 const isLockTimeout = (error: unknown) => databaseErrorState(error).code === '55P03';
 
 /**
+ * Runs the rest of the request (the handler) with `inside` as its services (the request's transaction
+ * as their db), flagged as inside the request's transaction so that the audit trail joins it.
+ */
+export async function nextInTransaction(c: Context<AppEnv>, next: Next, inside: Services): Promise<void> {
+  const services = c.get('services');
+  c.set('services', inside);
+  c.set('inRequestTransaction', true);
+  try {
+    await next();
+  } finally {
+    c.set('services', services);
+    c.set('inRequestTransaction', false);
+  }
+}
+
+/**
  * Whether the request's transaction (this one's, or an audited write's in audit.ts) rolls back once the
  * handler has answered: on a 5xx, and on a refusal the handler threw, unless that refusal keeps the
  * writes before it (keepingWrites in values/errors.ts). A refusal the handler returned commits.
@@ -187,14 +203,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
       }
       ran = true;
       // The handler's services: the same, with the transaction as the database.
-      c.set('services', Object.assign(Object.create(services) as Services, { db: tx as unknown as Database }));
-      c.set('inRequestTransaction', true);
-      try {
-        await next();
-      } finally {
-        c.set('services', services);
-        c.set('inRequestTransaction', false);
-      }
+      await nextInTransaction(c, next, Object.assign(Object.create(services) as Services, { db: tx as unknown as Database }));
       // A 5xx is not kept; a refusal the handler threw (rendered by the app's error handler) is kept,
       // but none of what it may have written before throwing (unless it keeps them): both roll back.
       if (rollsBack(c)) throw new RollBack();

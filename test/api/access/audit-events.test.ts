@@ -1,11 +1,10 @@
 // The audit trail over HTTP (docs/audit-log.md): writes by a key or a brand-admin token recorded in
 // their own transaction, patient-data reads recorded after the answer, the list, the chain check and
 // the CSV export, each clinic seeing only its own.
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { appendAuditEvents } from '../../../src/platform/audit/trail';
-import { rowsOf } from '../../../src/platform/db/sql';
 import { useTestApp } from '../../helpers/app';
+import { tamperAuditRow } from '../../helpers/audit-tamper';
 import { makeClinic, makeKey, makeTenant, makeUser, TEST_PASSWORD } from '../../helpers/factories';
 import { makeOrder } from '../../helpers/order-fixtures';
 import { statementsOf } from '../../helpers/statements';
@@ -172,17 +171,9 @@ describe('GET /api/v1/audit-events/verify', () => {
     );
     const intact = await t.request('/api/v1/audit-events/verify', { key });
     expect((await intact.json()).data).toEqual({ intact: true, checked: 3, brokenAt: null });
-    const [second] = await rowsOf<{ id: string }>(
-      t.db,
-      sql`select id::text from audit_events where clinic_id = ${clinic.id}::uuid and seq = 2`,
-    );
-    await t.db.transaction(async (tx) => {
-      await tx.execute(sql`alter table audit_events disable trigger audit_events_no_change`);
-      await tx.execute(sql`update audit_events set changes = '{"discountValue":{"new":99}}' where id = ${second!.id}`);
-      await tx.execute(sql`alter table audit_events enable trigger audit_events_no_change`);
-    });
+    const secondId = await tamperAuditRow(t.db, clinic.id, 2, { discountValue: { 'new': 99 } });
     const broken = await t.request('/api/v1/audit-events/verify', { key });
-    expect((await broken.json()).data).toEqual({ intact: false, checked: 2, brokenAt: { id: second!.id, seq: 2 } });
+    expect((await broken.json()).data).toEqual({ intact: false, checked: 2, brokenAt: { id: secondId, seq: 2 } });
   });
 });
 

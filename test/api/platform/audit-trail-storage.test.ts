@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { appendAuditEvents, verifyAuditChain } from '../../../src/platform/audit/trail';
 import { rowsOf } from '../../../src/platform/db/sql';
 import { useTestApp } from '../../helpers/app';
+import { tamperAuditRow } from '../../helpers/audit-tamper';
 import { makeTenant } from '../../helpers/factories';
 
 const t = useTestApp();
@@ -76,16 +77,8 @@ describe('audit_events storage', () => {
       t.db,
       [1, 2, 3, 4].map((n) => event(clinic.id, n)),
     );
-    const [third] = await rowsOf<{ id: string }>(
-      t.db,
-      sql`select id::text from audit_events where clinic_id = ${clinic.id}::uuid and seq = 3`,
-    );
-    await t.db.transaction(async (tx) => {
-      await tx.execute(sql`alter table audit_events disable trigger audit_events_no_change`);
-      await tx.execute(sql`update audit_events set changes = '{"discountValue":{"old":3,"new":99}}' where id = ${third!.id}`);
-      await tx.execute(sql`alter table audit_events enable trigger audit_events_no_change`);
-    });
-    expect(await verifyAuditChain(t.db, clinic.id)).toEqual({ intact: false, checked: 3, brokenAt: { id: third!.id, seq: 3 } });
+    const thirdId = await tamperAuditRow(t.db, clinic.id, 3, { discountValue: { old: 3, 'new': 99 } });
+    expect(await verifyAuditChain(t.db, clinic.id)).toEqual({ intact: false, checked: 3, brokenAt: { id: thirdId, seq: 3 } });
 
     const other = await makeTenant(t.db);
     await appendAuditEvents(
