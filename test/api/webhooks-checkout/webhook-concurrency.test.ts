@@ -12,18 +12,10 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, lte } from 'drizzle-orm';
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../drizzle/schema';
-import {
-  type DeliveryOptions,
-  ENDPOINT_FAILURE_CUTOFF,
-  flushClinicDeliveries,
-} from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
-import {
-  deliveryOptions,
-  runLocalDispatcher,
-  runScheduledDeliveries,
-} from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
+import { ENDPOINT_FAILURE_CUTOFF, flushClinicDeliveries } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
+import { runLocalDispatcher, runScheduledDeliveries } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
 import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/outbox-fan-out';
 import { handleDeliveryCallback } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/qstash-callback';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
@@ -31,16 +23,10 @@ import { recordOutboxEvent } from '../../../src/platform/events/outbox';
 import type { QueuedAttempt } from '../../../src/platform/providers/queue/types';
 import { testContext, useTestApp } from '../../helpers/app';
 import { makeTenant } from '../../helpers/factories';
-import { startWebhookReceiver, type WebhookReceiver } from '../../tooling/webhook-receiver';
+import { fixedDeliveryOptions, useWebhookReceiver } from '../../helpers/webhook-receiver';
 
 const t = useTestApp();
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  // The receiver listens on http://127.0.0.1 (every attempt checks the URL again, with the development flag).
-  t.config.webhookAllowInsecureLocalhost = true;
-});
-afterAll(async () => receiver?.close());
+const receiver = useWebhookReceiver(t);
 beforeEach(() => {
   receiver.received.length = 0;
   receiver.mode = 'ok';
@@ -60,7 +46,7 @@ const DISPATCHERS: Dispatcher[] = ['sweep', 'kick', 'flush', 'callback'];
 const dispatcherMix = fc.array(fc.constantFrom(...DISPATCHERS), { minLength: 2, maxLength: 6 });
 
 /** Jitter fixed at the middle, as the dispatchers' own options but deterministic. */
-const options = (): DeliveryOptions => ({ ...deliveryOptions(t.services), random: () => 0.5 });
+const options = () => fixedDeliveryOptions(t);
 
 /** What QStash would be asked to schedule; the simulation calls back itself, so publications are only kept. */
 const published: QueuedAttempt[] = [];

@@ -6,12 +6,10 @@ import { verifyServiceSignature as verifyWebhook } from '../../../clients/typesc
 import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../drizzle/schema';
 import {
   attemptDelivery,
-  type DeliveryOptions,
   ENDPOINT_FAILURE_CUTOFF,
   flushClinicDeliveries,
   runDueDeliveries,
 } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
-import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
 import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/outbox-fan-out';
 import { RETRY_SCHEDULE_MS } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/schedule';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
@@ -20,6 +18,7 @@ import type { WebhookEvent } from '../../../src/platform/events/names';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';
 import { buildTestApp, type TestApp, testContext, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
+import { fixedDeliveryOptions } from '../../helpers/webhook-receiver';
 import { startWebhookReceiver, type WebhookReceiver } from '../../tooling/webhook-receiver';
 
 const t = useTestApp();
@@ -42,7 +41,7 @@ beforeEach(() => {
 });
 
 /** Jitter fixed at the middle: every wait is exactly its schedule step. */
-const options = (): DeliveryOptions => ({ ...deliveryOptions(t.services), random: () => 0.5 });
+const options = () => fixedDeliveryOptions(t);
 
 async function makeEndpoint(clinicId: string, values: Partial<typeof webhookEndpoints.$inferInsert> = {}) {
   const [endpoint] = await t.db

@@ -3,29 +3,19 @@
 // and an email to its active owners and admins through the messaging outbox, once per turn-off.
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messages, notifications, webhookEndpoints } from '../../../drizzle/schema';
-import {
-  type DeliveryOptions,
-  ENDPOINT_FAILURE_CUTOFF,
-  runDueDeliveries,
-} from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
-import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
+import { ENDPOINT_FAILURE_CUTOFF, runDueDeliveries } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';
 import { useTestApp } from '../../helpers/app';
 import { makeTenant, makeUser } from '../../helpers/factories';
-import { startWebhookReceiver, type WebhookReceiver } from '../../tooling/webhook-receiver';
+import { fixedDeliveryOptions, useWebhookReceiver } from '../../helpers/webhook-receiver';
 
 const t = useTestApp();
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  t.config.webhookAllowInsecureLocalhost = true;
-});
-afterAll(async () => receiver?.close());
+const receiver = useWebhookReceiver(t);
 
-const options = (): DeliveryOptions => ({ ...deliveryOptions(t.services), random: () => 0.5 });
+const options = () => fixedDeliveryOptions(t);
 
 const alertsOf = (clinicId: string) =>
   t.db

@@ -15,17 +15,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookEndpoints } from '../../../drizzle/schema';
 import { ATTEMPT_LEASE_MS, claimAttempts } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/claim';
-import {
-  type DeliveryOptions,
-  ENDPOINT_FAILURE_CUTOFF,
-  runDueDeliveries,
-} from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
-import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
+import { ENDPOINT_FAILURE_CUTOFF, runDueDeliveries } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
 import { recoverDeliveries } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/recover';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';
 import { testContext, useTestApp } from '../../helpers/app';
 import { makeTenant } from '../../helpers/factories';
+import { fixedDeliveryOptions } from '../../helpers/webhook-receiver';
 
 const t = useTestApp();
 
@@ -60,7 +56,7 @@ const SEED = process.env.WEBHOOK_PROPERTY_SEED ? Number(process.env.WEBHOOK_PROP
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-const options = (): DeliveryOptions => ({ ...deliveryOptions(t.services), random: () => 0.5 });
+const options = () => fixedDeliveryOptions(t);
 
 const phase = fc.record({
   /** Events written in this phase. */

@@ -4,29 +4,19 @@
 // idempotency key), and no attempt follows the 10th consecutive failure.
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookEndpoints } from '../../../drizzle/schema';
-import {
-  type DeliveryOptions,
-  ENDPOINT_FAILURE_CUTOFF,
-  runDueDeliveries,
-} from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
-import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
+import { ENDPOINT_FAILURE_CUTOFF, runDueDeliveries } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';
 import { useTestApp } from '../../helpers/app';
 import { makeTenant } from '../../helpers/factories';
-import { startWebhookReceiver, type WebhookReceiver } from '../../tooling/webhook-receiver';
+import { fixedDeliveryOptions, useWebhookReceiver } from '../../helpers/webhook-receiver';
 
 const t = useTestApp();
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  t.config.webhookAllowInsecureLocalhost = true;
-});
-afterAll(async () => receiver?.close());
+const receiver = useWebhookReceiver(t);
 
-const options = (): DeliveryOptions => ({ ...deliveryOptions(t.services), random: () => 0.5 });
+const options = () => fixedDeliveryOptions(t);
 
 /** `n` dispatchers at once (the cron, the post-request kick, QStash's callback...), each 10 attempts in flight. */
 const dispatchers = (n: number, now: Date) => Promise.all(Array.from({ length: n }, () => runDueDeliveries(t.db, now, 200, options())));

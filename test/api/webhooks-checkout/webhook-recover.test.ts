@@ -4,33 +4,27 @@
 // large recover drains without a duplicate POST and without keeping other endpoints' events waiting.
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { outboxEvents, webhookDeliveries, webhookEndpoints } from '../../../drizzle/schema';
 import { claimWithin } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/claim';
-import { type DeliveryOptions, runDueDeliveries } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
-import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
+import { runDueDeliveries } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
 import { dispatchOutbox } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/outbox-fan-out';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import type { WebhookEvent } from '../../../src/platform/events/names';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
-import { startWebhookReceiver, type WebhookReceiver } from '../../tooling/webhook-receiver';
+import { fixedDeliveryOptions, useWebhookReceiver } from '../../helpers/webhook-receiver';
 
 const t = useTestApp();
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  t.config.webhookAllowInsecureLocalhost = true;
-});
-afterAll(async () => receiver?.close());
+const receiver = useWebhookReceiver(t);
 beforeEach(() => {
   receiver.mode = 'ok';
   receiver.delayMs = 0;
 });
 
 const DAY = 86_400_000;
-const options = (): DeliveryOptions => ({ ...deliveryOptions(t.services), random: () => 0.5 });
+const options = () => fixedDeliveryOptions(t);
 
 async function makeEndpoint(clinicId: string, values: Partial<typeof webhookEndpoints.$inferInsert> = {}) {
   const id = randomUUID();

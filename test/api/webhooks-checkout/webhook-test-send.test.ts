@@ -1,23 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { webhookEndpoints } from '../../../drizzle/schema';
 import { runDueDeliveries } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/deliver';
-import { deliveryOptions } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/dispatcher-runs';
 import { classifyFetchError } from '../../../src/modules/webhooks-checkout/webhooks/deliveries/send-attempt';
 import { insertSigningSecret } from '../../../src/modules/webhooks-checkout/webhooks/secrets';
 import { recordOutboxEvent } from '../../../src/platform/events/outbox';
 import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
-import { startWebhookReceiver, type WebhookReceiver } from '../../tooling/webhook-receiver';
+import { fixedDeliveryOptions, useWebhookReceiver } from '../../helpers/webhook-receiver';
 
 const t = useTestApp();
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  t.config.webhookAllowInsecureLocalhost = true;
-});
-afterAll(async () => receiver?.close());
+const receiver = useWebhookReceiver(t);
 
 async function endpointFor(clinicId: string, values: Partial<typeof webhookEndpoints.$inferInsert> = {}) {
   const [endpoint] = await t.db
@@ -145,9 +139,9 @@ describe('attempts and the delivery filters', () => {
     await recordOutboxEvent(t.db, clinic.id, 'payment.succeeded', { orderId: randomUUID() });
     receiver.mode = 'fail';
     const first = new Date();
-    await runDueDeliveries(t.db, first, 500, { ...deliveryOptions(t.services), random: () => 0.5 });
+    await runDueDeliveries(t.db, first, 500, fixedDeliveryOptions(t));
     receiver.mode = 'ok';
-    await runDueDeliveries(t.db, new Date(first.getTime() + 6_000), 500, { ...deliveryOptions(t.services), random: () => 0.5 });
+    await runDueDeliveries(t.db, new Date(first.getTime() + 6_000), 500, fixedDeliveryOptions(t));
     const list = (await (await t.request(`/api/v1/webhooks/${endpoint.id}/deliveries?event=order.created`, { key })).json()).data;
     expect(list).toHaveLength(1);
     const attempts = (await (await t.request(`/api/v1/webhooks/${endpoint.id}/deliveries/${list[0].id}/attempts`, { key })).json()).data;
