@@ -3,9 +3,11 @@
 // deduplication ids) and calls destinations back with requests signed the way QStash signs them
 // (an HS256 JWT in Upstash-Signature: iss Upstash, sub = the destination URL, body = base64url
 // SHA-256 of the body), honouring 2xx, 489 + Upstash-NonRetryable-Error, and retries otherwise.
+
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { QStashConfig } from '../../src/config';
 import { readBody } from './http-stand-in';
 
 export interface StandInMessage {
@@ -235,4 +237,15 @@ export async function startQStashStandIn(): Promise<QStashStandIn> {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   return standIn;
+}
+
+/** The app's QStash settings pointing at a stand-in, with our callback URL as its destination. */
+export function qstashConfigFor(standIn: QStashStandIn, callbackUrl: string): QStashConfig {
+  return {
+    token: standIn.token,
+    baseUrl: standIn.url,
+    currentSigningKey: standIn.currentSigningKey,
+    nextSigningKey: standIn.nextSigningKey,
+    callbackUrl,
+  };
 }

@@ -14,7 +14,7 @@ import { useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
 import { createPendingOrder } from '../../helpers/order-fixtures';
 import { makeGlobalProduct, makeProgram } from '../../helpers/program-fixtures';
-import { type QStashStandIn, startQStashStandIn } from '../../tooling/qstash-stand-in';
+import { type QStashStandIn, qstashConfigFor, startQStashStandIn } from '../../tooling/qstash-stand-in';
 import { startWebhookReceiver, type WebhookReceiver } from '../../tooling/webhook-receiver';
 
 const t = useTestApp();
@@ -24,13 +24,7 @@ const CALLBACK_URL = `https://api.example.test${QSTASH_CALLBACK_PATH}`;
 
 beforeAll(async () => {
   [qstash, receiver] = await Promise.all([startQStashStandIn(), startWebhookReceiver()]);
-  const config: QStashConfig = {
-    token: qstash.token,
-    baseUrl: qstash.url,
-    currentSigningKey: qstash.currentSigningKey,
-    nextSigningKey: qstash.nextSigningKey,
-    callbackUrl: CALLBACK_URL,
-  };
+  const config: QStashConfig = qstashConfigFor(qstash, CALLBACK_URL);
   t.config.qstash = config;
   t.config.webhookAllowInsecureLocalhost = true;
 });

@@ -19,7 +19,7 @@ import { recordOutboxEvent } from '../../../src/platform/events/outbox';
 import { QStashDeliveryQueue } from '../../../src/platform/providers/queue/qstash';
 import { useTestApp } from '../../helpers/app';
 import { makeTenant } from '../../helpers/factories';
-import { type QStashStandIn, startQStashStandIn } from '../../tooling/qstash-stand-in';
+import { type QStashStandIn, qstashConfigFor, startQStashStandIn } from '../../tooling/qstash-stand-in';
 import { startWebhookReceiver, type WebhookReceiver } from '../../tooling/webhook-receiver';
 
 const t = useTestApp();
@@ -30,13 +30,7 @@ const CALLBACK_URL = `https://api.example.test${QSTASH_CALLBACK_PATH}`;
 
 beforeAll(async () => {
   [qstash, receiver] = await Promise.all([startQStashStandIn(), startWebhookReceiver()]);
-  config = {
-    token: qstash.token,
-    baseUrl: qstash.url,
-    currentSigningKey: qstash.currentSigningKey,
-    nextSigningKey: qstash.nextSigningKey,
-    callbackUrl: CALLBACK_URL,
-  };
+  config = qstashConfigFor(qstash, CALLBACK_URL);
   t.config.qstash = config;
   // The receiver listens on http://127.0.0.1 (every attempt checks the URL again, with the development flag).
   t.config.webhookAllowInsecureLocalhost = true;
