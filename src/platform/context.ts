@@ -123,6 +123,11 @@ export interface AppEnv {
      * database has it now when a marker said it changed (null: unchanged, or no longer valid).
      */
     confirmKey: () => Promise<KeyPrincipal | null>;
+    /**
+     * Set by the gateway for a write that runs alongside the rate-limit store's answer: resolves once
+     * the request is let through, rejects with the refusal (src/platform/http/admission.ts).
+     */
+    admitted: () => Promise<void>;
     /** Every rate-limit rule checked so far for this request; the headers show the tightest. */
     rateLimitOutcomes: RuleOutcome[];
     /** The code of the error the request was answered with (set where errors become answers); request logs record it. */

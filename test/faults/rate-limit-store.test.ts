@@ -26,7 +26,7 @@ import {
 import { UpstashRateLimiter } from '../../src/platform/rate-limit/upstash';
 import { buildTestApp, type TestApp, TestClock, type TestResponse, useTestApp } from '../helpers/app';
 import { makeKey, makeTenant } from '../helpers/factories';
-import { startUpstashRestServer, type UpstashRestServer } from '../tooling/upstash-rest-server';
+import { probeRedis, startUpstashRestServer, type UpstashRestServer } from '../tooling/upstash-rest-server';
 import { startTcpFaultProxy, type TcpFault, type TcpFaultProxy } from './tcp-fault-proxy';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -34,20 +34,7 @@ const PREFIX = `faults:rl:${process.pid}:${randomUUID().slice(0, 8)}`;
 /** The limiter gives the store this long before it falls back (production: 1 s). */
 const STORE_TIMEOUT_MS = 150;
 
-async function redisAnswers(): Promise<string | null> {
-  const client = new IORedis(REDIS_URL, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.ping();
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  } finally {
-    client.disconnect();
-  }
-}
-const redisDown = await redisAnswers();
+const redisDown = await probeRedis(REDIS_URL);
 if (redisDown)
   console.warn(`[faults/rate-limit-store] Redis at ${REDIS_URL} did not answer (${redisDown}): this suite is SKIPPED, not passed.`);
 

@@ -4,29 +4,15 @@
 // as @upstash/ratelimit's limit(), whose counters it shares. Needs Redis (TEST_REDIS_URL, default
 // redis://127.0.0.1:6379); without it the suite is skipped with a warning, never passed.
 import { randomUUID } from 'node:crypto';
-import { Redis as IORedis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RateLimitRule } from '../../src/platform/rate-limit/types';
 import { UpstashRateLimiter } from '../../src/platform/rate-limit/upstash';
-import { startUpstashRestServer, type UpstashRestServer } from '../tooling/upstash-rest-server';
+import { probeRedis, startUpstashRestServer, type UpstashRestServer } from '../tooling/upstash-rest-server';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `itest:gw:${process.pid}:${randomUUID().slice(0, 8)}`;
 
-async function redisAnswers(): Promise<boolean> {
-  const client = new IORedis(REDIS_URL, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-const redisUp = await redisAnswers();
+const redisUp = (await probeRedis(REDIS_URL)) === null;
 if (!redisUp) console.warn(`[upstash-gateway-check] Redis at ${REDIS_URL} did not answer: this suite is SKIPPED, not passed.`);
 
 // Windows long enough that none ends during the test.

@@ -12,7 +12,7 @@ import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
 import { IP_MINUTE, KEY_BURST, keyMinuteRule, rateLimitHeaders, SIGN_IN_ATTEMPTS } from '../../src/platform/rate-limit/policy';
 import type { RateLimiter, RateLimitResult, RateLimitRule } from '../../src/platform/rate-limit/types';
 import { UpstashRateLimiter } from '../../src/platform/rate-limit/upstash';
-import { startHangingServer, startUpstashRestServer, type UpstashRestServer } from '../tooling/upstash-rest-server';
+import { probeRedis, startHangingServer, startUpstashRestServer, type UpstashRestServer } from '../tooling/upstash-rest-server';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `itest:rl:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -25,31 +25,6 @@ function shown(url: string): string {
     return parsed.toString();
   } catch {
     return url;
-  }
-}
-
-/** Null when Redis answers PING within a second, else why not. */
-async function probeRedis(url: string): Promise<string | null> {
-  const client = new IORedis(url, {
-    lazyConnect: true,
-    connectTimeout: 1000,
-    commandTimeout: 1000,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  });
-  let cause = '';
-  client.on('error', (error: Error) => {
-    cause ||= error.message; // e.g. "connect ECONNREFUSED 127.0.0.1:6390"; connect() itself only says "Connection is closed."
-  });
-  try {
-    await client.connect();
-    await client.ping();
-    return null;
-  } catch (error) {
-    return cause || (error instanceof Error ? error.message : String(error));
-  } finally {
-    client.disconnect();
   }
 }
 

@@ -23,6 +23,37 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 
+/** The Redis the suites that need one use: TEST_REDIS_URL, else the machine's. */
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * Null when Redis answers PING within a second, else why not: the suites that need Redis are skipped
+ * with a warning naming the cause, never passed.
+ */
+export async function probeRedis(url: string = TEST_REDIS_URL): Promise<string | null> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1000,
+    commandTimeout: 1000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  let cause = '';
+  client.on('error', (error: Error) => {
+    cause ||= error.message; // e.g. "connect ECONNREFUSED 127.0.0.1:6390"; connect() itself only says "Connection is closed."
+  });
+  try {
+    await client.connect();
+    await client.ping();
+    return null;
+  } catch (error) {
+    return cause || (error instanceof Error ? error.message : String(error));
+  } finally {
+    client.disconnect();
+  }
+}
+
 export interface UpstashRestServer {
   /** http://127.0.0.1:<port>, for `new Redis({ url })` / UpstashRateLimiter. */
   url: string;

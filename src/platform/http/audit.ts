@@ -14,6 +14,7 @@ import type { Database } from '../db/client';
 import { classifyDatabaseError } from '../db/errors';
 import { requestTransaction } from '../db/request-transaction';
 import { logLine } from '../log';
+import { admitted } from './admission';
 import { nextInTransaction, rollsBack } from './idempotency';
 import { clientIp } from './rate-limits';
 
@@ -150,6 +151,7 @@ export function auditWrite(operationId: string, path: string): MiddlewareHandler
       await requestTransaction(services.db, async (tx) => {
         await nextInTransaction(c, next, withNote(tx as unknown as Database));
         if (rollsBack(c)) throw new RollBack();
+        await admitted(c); // nothing commits before the rate-limit store lets the request through
         const row = await event();
         return row ? auditInsert(tx, [row]).getSQL() : undefined;
       });

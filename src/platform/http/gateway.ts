@@ -8,6 +8,7 @@ import { IP_MINUTE, KEY_BURST, keyMinuteRule, rateLimitHeaders, scaleRules } fro
 import { type GatewayCheckResult, gatewayCheck, isGatewayStore } from '../rate-limit/types';
 import type { RequestLogEntry } from '../request-log';
 import { ApiError, unauthorized } from '../values/errors';
+import { admittedServices } from './admission';
 import { statusOf } from './error-handler';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from './idempotency';
 import { applyRateLimitOutcomes, CLIENT_IP_HEADER, clientIp, enforceRateLimits, requireClientIp } from './rate-limits';
@@ -38,8 +39,9 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
  * query: the handler's answer is only sent once the store has let the request through (else it is
  * thrown away and the refusal sent), so a warm read costs one sequential remote round trip. A marker
  * that is set (the key was revoked or rolled, its clinic's plan changed) or a store that cannot answer
- * sends the request to the database lookup as if nothing were cached. Writes wait for the store's
- * answer before their handler runs.
+ * sends the request to the database lookup as if nothing were cached. A write's handler runs alongside
+ * the store too, but its transaction commits and its providers are called only once the store has let
+ * it through (admission.ts): a warm write of one statement costs two sequential round trips.
  */
 export const apiKeyGateway: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (PUBLIC_API_PATHS.has(c.req.path)) return ipGateway(c, next);
@@ -123,23 +125,35 @@ export const apiKeyGateway: MiddlewareHandler<AppEnv> = async (c, next) => {
       try {
         await settle();
       } catch (refusal) {
-        // The handler's answer is thrown away, headers included: the refusal starts from what was set
-        // before it ran, plus the RateLimit-* headers the checks just set.
-        const headers = new Headers(headersBefore);
-        for (const name of RATE_LIMIT_STATE) {
-          const value = c.res.headers.get(name);
-          if (value === null) headers.delete(name);
-          else headers.set(name, value);
-        }
-        await c.res.body?.cancel().catch(() => {});
-        c.res = undefined;
-        c.res = new Response(null, { headers });
+        await refuseAnswered(c, headersBefore);
         throw refusal;
       }
       if (failed) throw failed.error;
     } else {
-      await settle();
-      await next();
+      // A write runs alongside the store's answer too, but takes effect only once it is let through
+      // (admission.ts): its transaction waits for the admission before COMMIT and its provider calls
+      // before calling out, so a refused write rolls back having called no provider.
+      const admission = settle();
+      admission.catch(() => {}); // read below; never an unhandled rejection meanwhile
+      c.set('admitted', () => admission);
+      c.set(
+        'services',
+        admittedServices(services, () => admission),
+      );
+      const headersBefore = new Headers(c.res.headers);
+      const handled = next().then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
+      try {
+        await admission;
+      } catch (refusal) {
+        await handled; // its transaction has rolled back
+        await refuseAnswered(c, headersBefore);
+        throw refusal;
+      }
+      const failed = await handled;
+      if (failed) throw failed.error;
     }
     status = c.res.status;
   } catch (error) {
@@ -151,6 +165,22 @@ export const apiKeyGateway: MiddlewareHandler<AppEnv> = async (c, next) => {
     services.background(services.requestLog.flush(services.db));
   }
 };
+
+/**
+ * The handler's answer to a request the store refused is thrown away, headers included: the refusal
+ * starts from what was set before the handler ran, plus the RateLimit-* headers the checks just set.
+ */
+async function refuseAnswered(c: Context<AppEnv>, headersBefore: Headers): Promise<void> {
+  const headers = new Headers(headersBefore);
+  for (const name of RATE_LIMIT_STATE) {
+    const value = c.res.headers.get(name);
+    if (value === null) headers.delete(name);
+    else headers.set(name, value);
+  }
+  await c.res.body?.cancel().catch(() => {});
+  c.res = undefined;
+  c.res = new Response(null, { headers });
+}
 
 const MAX_LOGGED_PATH = 1024;
 const MAX_LOGGED_USER_AGENT = 512;

@@ -23,6 +23,7 @@ import { rowsOf } from '../db/sql';
 import type { Sweep } from '../sweep';
 import { ERROR_MESSAGES } from '../values/error-messages';
 import { ApiError, badRequest, conflict } from '../values/errors';
+import { admitted, isAdmitted } from './admission';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
@@ -207,6 +208,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
       // A 5xx is not kept; a refusal the handler threw (rendered by the app's error handler) is kept,
       // but none of what it may have written before throwing (unless it keeps them): both roll back.
       if (rollsBack(c)) throw new RollBack();
+      await admitted(c); // nothing commits before the rate-limit store lets the request through
       const sealedResponse = await sealAnswer(c.res);
       const done = tx
         .update(idempotencyKeys)
@@ -220,7 +222,9 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (!ran && isLockTimeout(error)) throw conflict('IDEMPOTENCY_KEY_IN_USE', ERROR_MESSAGES.IDEMPOTENCY_KEY_IN_USE);
     // Rolled back on purpose, or the rollback itself failed (the connection is gone): the answer stands.
     if (error instanceof RollBack || (ran && rollsBack(c) && classifyDatabaseError(error) === 'unavailable')) {
-      if (c.res.status < 500) await keepRefusal(db, clinicId, keyHash, requestHash, at, c.res.status, await sealAnswer(c.res));
+      // A request the store refused keeps nothing: its retry is a new request.
+      if (c.res.status < 500 && (await isAdmitted(c)))
+        await keepRefusal(db, clinicId, keyHash, requestHash, at, c.res.status, await sealAnswer(c.res));
       return;
     }
     // The claim, the answer or the commit failed: nothing is known to be kept; the error handler answers (503).

@@ -2,10 +2,11 @@
 // is not looked up again, yet a revoked, rolled-and-ended or changed key is refused on its very next
 // request in ANY isolate. Two apps sharing one rate-limit store stand for two isolates of the Worker:
 // each has its own key cache, both read the store's markers. Statements are counted from the database.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeys, plans } from '../../../drizzle/schema';
 import { announceKeyChanges, KEY_CACHE_TTL_MS } from '../../../src/platform/auth/key-cache';
+import { rowsOf } from '../../../src/platform/db/sql';
 import { MemoryRateLimiter } from '../../../src/platform/rate-limit/memory';
 import type { GatewayCheck } from '../../../src/platform/rate-limit/types';
 import { buildTestApp, type TestApp, TestClock, useTestApp } from '../../helpers/app';
@@ -208,16 +209,23 @@ describe('the rate limits alongside the handler', () => {
     expect(refused.headers.get('retry-after')).not.toBeNull();
   });
 
-  it('a write waits for the limits: refused, its handler never runs', async () => {
+  it('a write runs alongside the limits but commits only once let through: refused, it rolls back and leaves nothing', async () => {
     const { clinic } = await makeTenant(t.db);
     const limited = await makeKey(t.db, clinic.id, { rateLimitPerMin: 1, scopes: ['read', 'write'] });
     const create = () => first.request('/api/v1/programs', { key: limited.raw, body: { name: 'Weight care' } });
     const allowed = await countStatements(first, create);
     expect(allowed.status).toBe(201);
     expect(allowed.count).toBeGreaterThan(1); // the lookup and the handler's statements
-    // The key is cached now (statementsOf keeps the cache): the refusal sends nothing at all.
+    // The key is cached now (statementsOf keeps the cache): the handler runs beside the refusing store,
+    // and its transaction, waiting for the verdict before COMMIT, rolls back.
     const refused = await statementsOf(first, create);
     expect(refused.status).toBe(429);
-    expect(refused.all.filter((sql) => !sql.includes('"request_logs"'))).toEqual([]);
+    const sent = refused.all.filter((sql) => !sql.includes('"request_logs"')).map((sql) => sql.trim().toLowerCase());
+    expect(sent[0]).toMatch(/^begin/);
+    expect(sent).toContainEqual(expect.stringMatching(/^insert into "?programs"? /));
+    expect(sent).not.toContain('commit');
+    expect(sent.at(-1)).toBe('rollback');
+    const programs = await rowsOf(t.db, sql`select id from programs where clinic_id = ${clinic.id}`);
+    expect(programs).toHaveLength(1);
   });
 });
