@@ -109,6 +109,14 @@ function reportFailure(batch: RequestLogEntry[], error: unknown): void {
 }
 
 /**
+ * A value the client chose (a path it typed, a header), as PostgreSQL's text takes it: a NUL (a path
+ * with %00 arrives decoded) would fail the whole batch's insert, losing every other request's row.
+ */
+function text(value: string | null | undefined): string | null {
+  return value == null ? null : value.replaceAll('\u0000', '\uFFFD');
+}
+
+/**
  * The rows and the keys' lastUsedAt in one statement. lastUsedAt moves at most once a minute, so a
  * busy key does not turn every request into a write on the same api_keys row.
  */
@@ -116,7 +124,7 @@ async function writeBatch(db: Queryable, batch: RequestLogEntry[]): Promise<void
   const rows = sql.join(
     batch.map(
       (e) =>
-        sql`(${e.apiKeyId}::uuid, ${e.clinicId}::uuid, ${e.requestId}, ${e.method}, ${e.route}, ${e.status}::int, ${e.durationMs}::int, coalesce(${e.createdAt ?? null}::timestamptz, now()), ${e.path ?? null}, ${e.errorCode ?? null}, ${e.idempotencyKey ?? null}, ${e.idempotentReplayed ?? false}::boolean, ${e.rateLimited ?? false}::boolean, ${e.rateLimitRemaining ?? null}::int, ${e.clientIp ?? null}, ${e.userAgent ?? null})`,
+        sql`(${e.apiKeyId}::uuid, ${e.clinicId}::uuid, ${text(e.requestId)}, ${e.method}, ${e.route}, ${e.status}::int, ${e.durationMs}::int, coalesce(${e.createdAt ?? null}::timestamptz, now()), ${text(e.path)}, ${e.errorCode ?? null}, ${text(e.idempotencyKey)}, ${e.idempotentReplayed ?? false}::boolean, ${e.rateLimited ?? false}::boolean, ${e.rateLimitRemaining ?? null}::int, ${text(e.clientIp)}, ${text(e.userAgent)})`,
     ),
     sql`, `,
   );

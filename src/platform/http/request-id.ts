@@ -13,5 +13,10 @@ const VALID_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
  * it is replaced, and the answer's X-Request-Id says which id the request got.
  */
 export function requestIdFrom(sent: string | undefined | null): string {
-  return sent !== undefined && sent !== null && VALID_REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
+  return isValidRequestId(sent) ? sent : crypto.randomUUID();
+}
+
+/** Whether a value could be a request's id (one the API would have kept); nothing else needs looking up. */
+export function isValidRequestId(value: string | undefined | null): value is string {
+  return value !== undefined && value !== null && VALID_REQUEST_ID.test(value);
 }

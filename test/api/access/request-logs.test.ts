@@ -168,9 +168,16 @@ describe('GET /api/v1/request-logs/{requestId}', () => {
     await t.flush();
     const foreign = await t.request(`/api/v1/request-logs/${theirs.headers.get('x-request-id')}`, { key: a.key });
     const unknown = await t.request(`/api/v1/request-logs/${crypto.randomUUID()}`, { key: a.key });
+    // An id no request can have (a NUL, a space) is the same 404, without a query.
+    const impossible = await t.request('/api/v1/request-logs/a%00b', { key: a.key });
+    const spaced = await t.request('/api/v1/request-logs/a%20b', { key: a.key });
     expect(foreign.status).toBe(404);
     expect(unknown.status).toBe(404);
-    expect(await foreign.json()).toEqual(await unknown.json());
+    expect(impossible.status).toBe(404);
+    expect(spaced.status).toBe(404);
+    const body = await unknown.json();
+    expect(await foreign.json()).toEqual(body);
+    expect(await impossible.json()).toEqual(body);
     const listed = await list(a.key, `?apiKeyId=${b.keyRow.id}`);
     expect(listed.data).toEqual([]);
     const all = await list(a.key);

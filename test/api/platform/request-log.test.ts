@@ -70,6 +70,30 @@ describe('request logging', () => {
     logged.mockRestore();
   });
 
+  it('a path with a NUL (%00) is logged with it replaced, and does not fail the batch it shares with other rows', async () => {
+    const { clinic, key, keyRow } = await makeTenant(t.db);
+    expect((await t.request('/api/v1/coupons/a%00b', { key })).status).toBe(404);
+    await t.flush();
+    const [logged] = await t.db.select().from(requestLogs).where(eq(requestLogs.clinicId, clinic.id));
+    expect(logged!.path).toBe('/api/v1/coupons/a\uFFFDb');
+
+    const writer = new RequestLogWriter({ flushRows: 3, flushAfterMs: 60_000 });
+    const tag = `nul-${crypto.randomUUID()}`;
+    for (const [i, path] of ['/api/v1/me', '/api/v1/coupons/\u0000', '/api/v1/me'].entries()) {
+      writer.add({
+        apiKeyId: keyRow.id,
+        clinicId: clinic.id,
+        requestId: `${tag}-${i}`,
+        method: 'GET',
+        route: '/api/v1/coupons/{id}',
+        status: 404,
+        durationMs: 1,
+        path,
+      });
+    }
+    expect(await writer.flush(t.db)).toBe(3);
+  });
+
   it('writes a batch in ONE insert once it is full (or due): rows added meanwhile ride along, none is lost', async () => {
     const { clinic, keyRow } = await makeTenant(t.db);
     const writer = new RequestLogWriter({ flushRows: 5, flushAfterMs: 60_000 });

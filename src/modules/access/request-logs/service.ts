@@ -2,6 +2,7 @@ import { and, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { apiKeys, requestLogs } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
+import { isValidRequestId } from '../../../platform/http/request-id';
 import { REQUEST_LOG_API_DAYS } from '../../../platform/request-log';
 import { notFound } from '../../../platform/values/errors';
 import type { ListRequestLogsQuery, RequestLog } from './schemas';
@@ -78,6 +79,8 @@ export async function listRequestLogs(ctx: HandlerContext, query: ListRequestLog
  */
 export async function getRequestLog(ctx: HandlerContext, requestId: string): Promise<RequestLog> {
   const { db, clinicId } = ctx;
+  // An id no request could have (a NUL, a space, 129 characters) is unknown without asking.
+  if (!isValidRequestId(requestId)) throw notFound(RESOURCE);
   const [row] = await db
     .select({ log: requestLogs, keyPrefix: apiKeys.keyPrefix })
     .from(requestLogs)
