@@ -50,6 +50,54 @@ export class TransactionRolledBack extends Error {
 
 const ignore = () => {};
 
+/** Drizzle's transaction of node-postgres, as far as a savepoint needs it (its fields are internal in its types). */
+interface NodePgTransactionLike {
+  nestedIndex: number;
+  dialect: unknown;
+  session: { client: PipelinedClient };
+  schema: unknown;
+}
+type NodePgTransactionClass = new (dialect: never, session: never, schema: undefined, nestedIndex?: number) => NodePgTransactionLike;
+
+/**
+ * Drizzle's node-postgres transaction whose nested transactions (a service's own `db.transaction()`
+ * inside the request's) write SAVEPOINT and RELEASE SAVEPOINT without waiting for their answers: they
+ * go out with the next statement instead of costing a round trip each. PostgreSQL runs a connection's
+ * messages in order, so a savepoint that failed fails every statement after it (and COMMIT answers
+ * ROLLBACK); its own error is the one thrown (`unanswered`, read by the runner). A rollback to the
+ * savepoint (the nested body threw) is still waited for: the caller may go on after it.
+ */
+function pipelinedTransactionClass(
+  driver: NodePgDriver,
+  send: (client: PipelinedClient, text: string) => Promise<{ command: string }>,
+  unanswered: WeakMap<PipelinedClient, Promise<unknown>[]>,
+): NodePgTransactionClass {
+  const Base = driver.NodePgTransaction as unknown as NodePgTransactionClass;
+  const written = (client: PipelinedClient, text: string) => {
+    const answer = send(client, text);
+    unanswered.get(client)?.push(answer);
+  };
+  class PipelinedTransaction extends Base {
+    async transaction<T>(body: (tx: PipelinedTransaction) => Promise<T>): Promise<T> {
+      const name = `sp${this.nestedIndex + 1}`;
+      const client = this.session.client;
+      const tx = new PipelinedTransaction(this.dialect as never, this.session as never, this.schema as undefined, this.nestedIndex + 1);
+      written(client, `savepoint ${name}`);
+      try {
+        const result = await body(tx);
+        written(client, `release savepoint ${name}`);
+        return result;
+      } catch (error) {
+        // Waited for: the caller may go on after it. Failing, the transaction is broken anyway (the
+        // statements after it fail, COMMIT answers ROLLBACK); the body's error is the one to tell.
+        await send(client, `rollback to savepoint ${name}`).catch(ignore);
+        throw error;
+      }
+    }
+  }
+  return PipelinedTransaction;
+}
+
 /** Registers the pipelined runner of a node-postgres database (its pool's clients pipeline). */
 export function pipelineTransactions(db: Database, { pool, driver, logger }: PipelineParts): void {
   // Drizzle's dialect of this database (internal in its types; present on every PgDatabase).
@@ -60,19 +108,25 @@ export function pipelineTransactions(db: Database, { pool, driver, logger }: Pip
     answer.catch(ignore); // read below; never an unhandled rejection meanwhile
     return answer;
   };
+  const unanswered = new WeakMap<PipelinedClient, Promise<unknown>[]>();
+  const Pipelined = pipelinedTransactionClass(driver, send, unanswered);
   runners.set(db, async (body) => {
     const client = await pool.connect();
     let broken: Error | undefined;
+    const savepoints: Promise<unknown>[] = [];
+    unanswered.set(client, savepoints);
     // Sent now, answered with the body's first statement; an error here fails that statement too.
     const begun = send(client, 'begin');
     try {
       const session = new driver.NodePgSession(client as never, dialect as never, undefined, { logger });
-      const last = await body(new driver.NodePgTransaction(dialect as never, session as never, undefined) as Transaction);
+      const last = await body(new Pipelined(dialect as never, session as never, undefined) as unknown as Transaction);
       await begun;
       const query = last ? dialect.sqlToQuery(last) : undefined;
       // Both written before either answer is read: one round trip.
       const lastDone = query ? send(client, query.sql, query.params) : undefined;
       const committed = send(client, 'commit');
+      // Answered before what follows them: a failed savepoint's own error, rather than the ones after it.
+      await Promise.all(savepoints);
       if (lastDone) await lastDone;
       if ((await committed).command !== 'COMMIT') throw new TransactionRolledBack();
     } catch (error) {
@@ -82,6 +136,7 @@ export function pipelineTransactions(db: Database, { pool, driver, logger }: Pip
       });
       throw error;
     } finally {
+      unanswered.delete(client);
       client.release(broken);
     }
   });

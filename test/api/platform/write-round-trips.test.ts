@@ -145,3 +145,16 @@ describe.skipIf(redisDown)('with the rate-limit store’s round trip included (U
     expect(keyed.sequential).toBe(3);
   });
 });
+
+describe('a service’s own transaction inside the request’s (a savepoint)', () => {
+  it('POST /api/v1/programs: SAVEPOINT and RELEASE go out with the statements after them, no round trip of their own', async () => {
+    const { key } = await makeTenant(t.db);
+    await worker.request('/api/v1/me', { key });
+    const created = await trips('/api/v1/programs', { key, body: { name: 'Weight care' } });
+    expect(created.status).toBe(201);
+    expect(created.statements.filter((s) => /savepoint/i.test(s))).toEqual(['savepoint sp1', 'release savepoint sp1']);
+    // Every statement but SAVEPOINT, RELEASE and COMMIT waits for the one before: one trip each.
+    const waited = created.statements.filter((s) => !/^(begin|savepoint|release|commit)/i.test(s)).length;
+    expect(created.sequential).toBe(waited);
+  });
+});
