@@ -16,7 +16,7 @@ import type { AppEnv, Services } from '../context';
 import { sha256Hex, toHex } from '../crypto/bytes';
 import { SEALED } from '../crypto/sealed-values';
 import { open, seal } from '../crypto/secret-box';
-import type { Database, Transaction } from '../db/client';
+import type { Database, Queryable, Transaction } from '../db/client';
 import { classifyDatabaseError, databaseErrorState } from '../db/errors';
 import { requestTransaction } from '../db/request-transaction';
 import { rowsOf } from '../db/sql';
@@ -161,33 +161,10 @@ export function rollsBack(c: Context<AppEnv>): boolean {
  * operation (docs/api-conventions.md), so the retry's call returns the first one's result.
  */
 export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const key = c.req.header(IDEMPOTENCY_HEADER);
-  if (key === undefined) return next();
-  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !KEY_PATTERN.test(key)) {
-    throw badRequest(`Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters`);
-  }
-  const services = c.get('services');
-  const { db, now, config } = services;
-  const { clinicId } = c.get('apiKey');
-  const url = new URL(c.req.url);
-  // A copy of the body, read up to the largest limit: the request's own stream stays unread for the
-  // route's body limit and parser. A body past that is left to the limit (413, never kept).
-  const body = await readCopy(c.req.raw, MAX_HASHED_BODY_BYTES);
-  if (body === null) return next();
-  const [keyHash, requestHash] = await Promise.all([sha256Hex(key), hashRequest(`${c.req.method} ${url.pathname}${url.search}\n`, body)]);
-  const context = SEALED.idempotencyAnswer.associatedData(clinicId, keyHash);
-  const at = now();
-
-  /** The answer as kept: the headers worth replaying and the body, sealed. */
-  const sealAnswer = async (res: Response) => {
-    const headers: Record<string, string> = {};
-    for (const name of KEPT_HEADERS) {
-      const value = res.headers.get(name);
-      if (value !== null) headers[name] = value;
-    }
-    const answer: KeptAnswer = { headers, body: await res.clone().text() };
-    return seal(config.secretKeys, SEALED.idempotencyAnswer.purpose, JSON.stringify(answer), context);
-  };
+  const request = await idempotentRequest(c);
+  if (!request) return next();
+  const { db } = c.get('services');
+  const { clinicId, keyHash, requestHash, at } = request;
 
   let kept: typeof idempotencyKeys.$inferSelect | undefined;
   let ran = false;
@@ -196,20 +173,17 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     await requestTransaction(db, async (tx) => {
       const id = await claim(tx, clinicId, keyHash, requestHash, at);
       if (!id) {
-        [kept] = await tx
-          .select()
-          .from(idempotencyKeys)
-          .where(and(eq(idempotencyKeys.clinicId, clinicId), eq(idempotencyKeys.keyHash, keyHash)));
+        kept = await keptAnswer(tx, clinicId, keyHash);
         return undefined;
       }
       ran = true;
       // The handler's services: the same, with the transaction as the database.
-      await nextInTransaction(c, next, Object.assign(Object.create(services) as Services, { db: tx as unknown as Database }));
+      await nextInTransaction(c, next, Object.assign(Object.create(c.get('services')) as Services, { db: tx as unknown as Database }));
       // A 5xx is not kept; a refusal the handler threw (rendered by the app's error handler) is kept,
       // but none of what it may have written before throwing (unless it keeps them): both roll back.
       if (rollsBack(c)) throw new RollBack();
       await admitted(c); // nothing commits before the rate-limit store lets the request through
-      const sealedResponse = await sealAnswer(c.res);
+      const sealedResponse = await request.seal(c.res);
       const done = tx
         .update(idempotencyKeys)
         .set({ state: 'done', responseStatus: c.res.status, sealedResponse })
@@ -223,45 +197,159 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     // Rolled back on purpose, or the rollback itself failed (the connection is gone): the answer stands.
     if (error instanceof RollBack || (ran && rollsBack(c) && classifyDatabaseError(error) === 'unavailable')) {
       // A request the store refused keeps nothing: its retry is a new request.
-      if (c.res.status < 500 && (await isAdmitted(c)))
-        await keepRefusal(db, clinicId, keyHash, requestHash, at, c.res.status, await sealAnswer(c.res));
+      if (c.res.status < 500 && (await isAdmitted(c))) await keepRefusal(db, request, c.res.status, await request.seal(c.res));
       return;
     }
     // The claim, the answer or the commit failed: nothing is known to be kept; the error handler answers (503).
     throw error;
   }
-  if (!ran) {
-    // Held by a request that has not committed yet cannot be seen here (the claim waited for it); a
-    // record still running is one left by a first request from before claims were transactional.
-    if (!kept || kept.state === 'running') {
-      throw conflict('IDEMPOTENCY_KEY_IN_USE', ERROR_MESSAGES.IDEMPOTENCY_KEY_IN_USE);
-    }
-    if (kept.requestHash !== requestHash) {
-      throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', ERROR_MESSAGES.IDEMPOTENCY_KEY_REUSED);
-    }
-    const answer = JSON.parse(await open(config.secretKeys, SEALED.idempotencyAnswer.purpose, kept.sealedResponse!, context)) as KeptAnswer;
-    // Through the context, so the headers this request already has (its own X-Request-Id, the
-    // RateLimit-* of its check) are on the replay too: a bare Response would drop them.
-    const status = kept.responseStatus!;
-    const headers = { ...answer.headers, 'Idempotent-Replayed': 'true' };
-    return answer.body === '' ? c.body(null, status as StatusCode, headers) : c.body(answer.body, status as ContentfulStatusCode, headers);
-  }
+  if (!ran) return replay(c, request, kept);
 };
+
+/**
+ * The same header on an operation that changes nothing (a count, a preview): Stripe's semantics, with
+ * one statement for the machinery instead of a transaction around the operation. The operation runs
+ * first, on its own; its answer is then kept in one statement, unless the key already holds one (a
+ * retry, or a duplicate that finished first), which is replayed instead: the operation's own answer is
+ * thrown away, and a retry's result does not depend on when it ran. A duplicate running meanwhile
+ * runs too (nothing to protect) and both answer the answer kept first.
+ */
+export const idempotentAnswer: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const request = await idempotentRequest(c);
+  if (!request) return next();
+  await next();
+  // A 5xx is not kept (its retry runs again); a request the store refused keeps nothing.
+  if (c.res.status >= 500 || !(await isAdmitted(c))) return;
+  const { db } = c.get('services');
+  const sealedResponse = await request.seal(c.res);
+  const { clinicId, keyHash, requestHash, at } = request;
+  const rows = await rowsOf<{ id: string }>(
+    db,
+    sql`
+    insert into idempotency_keys (clinic_id, key_hash, request_hash, state, response_status, sealed_response, created_at, expires_at)
+    values (${clinicId}::uuid, ${keyHash}, ${requestHash}, 'done', ${c.res.status}::int, ${sealedResponse},
+      ${at.toISOString()}::timestamptz, ${new Date(at.getTime() + IDEMPOTENCY_TTL_MS).toISOString()}::timestamptz)
+    on conflict (clinic_id, key_hash) do update
+      set request_hash = excluded.request_hash, state = 'done', response_status = excluded.response_status,
+          sealed_response = excluded.sealed_response, created_at = excluded.created_at, expires_at = excluded.expires_at
+      where idempotency_keys.expires_at < ${at.toISOString()}::timestamptz
+         or (idempotency_keys.state = 'running' and idempotency_keys.created_at < ${new Date(at.getTime() - IDEMPOTENCY_ABANDONED_MS).toISOString()}::timestamptz)
+    returning id`,
+  );
+  if (rows.length > 0) return;
+  // The key holds another answer: the first one stands.
+  await replayInstead(c, request, await keptAnswer(db, clinicId, keyHash));
+};
+
+/** An Idempotency-Key request as the middlewares need it: who, the hashes, the time, and how its answer is sealed. */
+interface IdempotentRequest {
+  clinicId: string;
+  keyHash: string;
+  requestHash: string;
+  at: Date;
+  /** AEAD associated data of the sealed answer. */
+  context: string;
+  seal(res: Response): Promise<string>;
+}
+
+/**
+ * The request's Idempotency-Key, checked (400 when malformed), and its request hash; null without a
+ * key, or for a body past the largest limit (left to the limit: 413, never kept).
+ */
+async function idempotentRequest(c: Context<AppEnv>): Promise<IdempotentRequest | null> {
+  const key = c.req.header(IDEMPOTENCY_HEADER);
+  if (key === undefined) return null;
+  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !KEY_PATTERN.test(key)) {
+    throw badRequest(`Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters`);
+  }
+  const { now, config } = c.get('services');
+  const { clinicId } = c.get('apiKey');
+  const url = new URL(c.req.url);
+  // A copy of the body, read up to the largest limit: the request's own stream stays unread for the
+  // route's body limit and parser.
+  const body = await readCopy(c.req.raw, MAX_HASHED_BODY_BYTES);
+  if (body === null) return null;
+  const [keyHash, requestHash] = await Promise.all([sha256Hex(key), hashRequest(`${c.req.method} ${url.pathname}${url.search}\n`, body)]);
+  const context = SEALED.idempotencyAnswer.associatedData(clinicId, keyHash);
+  return {
+    clinicId,
+    keyHash,
+    requestHash,
+    at: now(),
+    context,
+    /** The answer as kept: the headers worth replaying and the body, sealed. */
+    async seal(res) {
+      const headers: Record<string, string> = {};
+      for (const name of KEPT_HEADERS) {
+        const value = res.headers.get(name);
+        if (value !== null) headers[name] = value;
+      }
+      const answer: KeptAnswer = { headers, body: await res.clone().text() };
+      return seal(config.secretKeys, SEALED.idempotencyAnswer.purpose, JSON.stringify(answer), context);
+    },
+  };
+}
+
+async function keptAnswer(db: Queryable, clinicId: string, keyHash: string) {
+  const [kept] = await (db as Database)
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.clinicId, clinicId), eq(idempotencyKeys.keyHash, keyHash)));
+  return kept;
+}
+
+/** The kept answer, to be sent again; 409 while the first still runs, 422 for another request. */
+async function keptReply(c: Context<AppEnv>, request: IdempotentRequest, kept: typeof idempotencyKeys.$inferSelect | undefined) {
+  // Held by a request that has not committed yet cannot be seen here (the claim waited for it); a
+  // record still running is one left by a first request from before claims were transactional.
+  if (!kept || kept.state === 'running') {
+    throw conflict('IDEMPOTENCY_KEY_IN_USE', ERROR_MESSAGES.IDEMPOTENCY_KEY_IN_USE);
+  }
+  if (kept.requestHash !== request.requestHash) {
+    throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', ERROR_MESSAGES.IDEMPOTENCY_KEY_REUSED);
+  }
+  const { config } = c.get('services');
+  const answer = JSON.parse(
+    await open(config.secretKeys, SEALED.idempotencyAnswer.purpose, kept.sealedResponse!, request.context),
+  ) as KeptAnswer;
+  return { status: kept.responseStatus!, body: answer.body, headers: { ...answer.headers, 'Idempotent-Replayed': 'true' } };
+}
+
+/**
+ * The kept answer again (Idempotent-Replayed: true), before the handler ran. Through the context, so
+ * the headers this request already has (its X-Request-Id, the RateLimit-* of its check) are on it too.
+ */
+async function replay(
+  c: Context<AppEnv>,
+  request: IdempotentRequest,
+  kept: typeof idempotencyKeys.$inferSelect | undefined,
+): Promise<Response> {
+  const { status, body, headers } = await keptReply(c, request, kept);
+  return body === '' ? c.body(null, status as StatusCode, headers) : c.body(body, status as ContentfulStatusCode, headers);
+}
+
+/** The kept answer in place of the one the handler made: the transport's headers of this request stay, the answer's are the kept ones. */
+async function replayInstead(
+  c: Context<AppEnv>,
+  request: IdempotentRequest,
+  kept: typeof idempotencyKeys.$inferSelect | undefined,
+): Promise<void> {
+  const { status, body, headers } = await keptReply(c, request, kept);
+  const merged = new Headers(c.res.headers);
+  for (const name of [...KEPT_HEADERS, 'content-length']) merged.delete(name);
+  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+  await c.res.body?.cancel().catch(() => {});
+  c.res = undefined;
+  c.res = new Response(body === '' ? null : body, { status, headers: merged });
+}
 
 /**
  * A refusal the handler threw (4xx), kept after its transaction rolled back: one statement of its own.
  * Lost (the Worker stopped first), the retry runs again, which is safe: nothing of the first was kept.
  * A duplicate that claimed the key meanwhile keeps its own answer (do nothing on conflict).
  */
-async function keepRefusal(
-  db: Database,
-  clinicId: string,
-  keyHash: string,
-  requestHash: string,
-  now: Date,
-  status: number,
-  sealedResponse: string,
-): Promise<void> {
+async function keepRefusal(db: Database, request: IdempotentRequest, status: number, sealedResponse: string): Promise<void> {
+  const { clinicId, keyHash, requestHash, at: now } = request;
   await db
     .insert(idempotencyKeys)
     .values({

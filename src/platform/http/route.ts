@@ -6,10 +6,10 @@ import { findActiveUser } from '../auth/users';
 import type { AppEnv, KeyPrincipal } from '../context';
 import { ERROR_MESSAGES } from '../values/error-messages';
 import { ApiError, type ErrorCode, forbidden, unauthorized } from '../values/errors';
-import { auditPatientRead, auditWrite, type PatientDataRead } from './audit';
+import { auditPatientRead, auditWrite, type PatientDataRead, writeAction } from './audit';
 import { type DeprecationSchedule, deprecationHeaders } from './deprecation';
 import { errorBody } from './envelope';
-import { IDEMPOTENCY_KEY_MAX_LENGTH, idempotency } from './idempotency';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, idempotency, idempotentAnswer } from './idempotency';
 import { declaredQueryNames, onlyQueryParams } from './strict-query';
 
 /** Who may call a route. Every route declares one; the guard is built from it, never written by hand. */
@@ -163,7 +163,8 @@ export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'
       ...(deprecation ? [deprecationHeaders(deprecation)] : []),
       guard(access, config.path),
       queryParams,
-      ...(idempotent ? [idempotency] : []),
+      // An operation that changes nothing (a count, a preview) keeps its answer without a transaction around it.
+      ...(idempotent ? [writeAction(config.operationId) ? idempotency : idempotentAnswer] : []),
       // After the claim: under an Idempotency-Key the audit row joins its transaction (docs/audit-log.md).
       ...(audited(access, config.method) ? [auditWrite(config.operationId, config.path)] : []),
       ...(access.auth !== 'public' && access.patientData ? [auditPatientRead(access.patientData, config.path)] : []),

@@ -16,6 +16,7 @@ import { acceptsIdempotencyKey, defineRoute } from '../../../src/platform/http/r
 import { ApiError } from '../../../src/platform/values/errors';
 import { buildTestApp, useTestApp } from '../../helpers/app';
 import { makeKey, makeTenant } from '../../helpers/factories';
+import { statementsOf } from '../../helpers/statements';
 import { documentOf } from '../../helpers/strict-response';
 
 const t = useTestApp();
@@ -269,6 +270,44 @@ describe('Idempotency-Key', () => {
       .from(idempotencyKeys)
       .where(and(eq(idempotencyKeys.keyHash, await sha256Hex(idem)), eq(idempotencyKeys.responseStatus, 200)));
     expect(row).toBeDefined();
+  });
+
+  it('an operation that changes nothing (a count) runs, then keeps its answer in one statement: a retry replays it, another body is 422', async () => {
+    const { key } = await makeTenant(t.db);
+    const idem = randomUUID();
+    const counts = (tenantProductIds: string[]) => post(key, idem, { tenantProductIds }, '/api/v1/likes/admin/counts');
+    const ids = [randomUUID()];
+    await t.request('/api/v1/me', { key }); // the key cached: its lookup is not counted
+    const first = await statementsOf(t, () => counts(ids));
+    expect(first.status).toBe(200);
+    const sent = first.all
+      .filter((q) => !q.includes('"request_logs"'))
+      .map((q) => q.trim().split(/\s+/).slice(0, 3).join(' ').toLowerCase());
+    // The count itself, then the answer kept: no transaction, one statement for the machinery.
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toMatch(/^insert into idempotency_keys/);
+    const body = await (await counts(ids)).json();
+    const retry = await counts(ids);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await retry.json()).toEqual(body);
+    expect((await counts([randomUUID()])).status).toBe(422);
+  });
+
+  it('a duplicate of a count that finished first answers the answer kept first, in place of its own', async () => {
+    const { key } = await makeTenant(t.db);
+    const idem = randomUUID();
+    const ids = [randomUUID()];
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => post(key, idem, { tenantProductIds: ids }, '/api/v1/likes/admin/counts')),
+    );
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    const bodies = await Promise.all(answers.map((r) => r.json()));
+    for (const b of bodies) expect(b).toEqual(bodies[0]);
+    const kept = await t.db
+      .select()
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.keyHash, await sha256Hex(idem)));
+    expect(kept).toHaveLength(1);
   });
 
   it('is declared on every key-authenticated write of /api/v1 and on nothing else (walking the route table)', () => {

@@ -5,8 +5,8 @@
 // BEGIN and COMMIT included, the key's lookup and the request log left out (the key is cached on an
 // isolate's later requests; the log is batched off the request's path). Then the same walk with an
 // Idempotency-Key: each key write costs exactly one statement more (the claim, sent with BEGIN; the
-// kept answer rides the statement that carries the audit row), and a write that is not audited (a
-// preview, a count) the transaction it then needs (BEGIN, the claim, the kept answer, COMMIT). And no
+// kept answer rides the statement that carries the audit row), a write that is not audited (a preview,
+// a count) one too (its answer kept after it, with no transaction: idempotentAnswer). And no
 // write's statements grow with a list in its body: each route that takes one is run with a list of 1
 // and a list of LIST_SIZE and must send as many statements for both.
 //
@@ -19,7 +19,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../../scripts/seed';
 import { createApp, routeTable } from '../../../src/app';
 import { rowsOf } from '../../../src/platform/db/sql';
-import { writeAction } from '../../../src/platform/http/audit';
 import { DEVELOPMENT_DNS_PROPAGATION_MS } from '../../../src/platform/providers/domains/development';
 import { useTestApp } from '../../helpers/app';
 import { makeKey } from '../../helpers/factories';
@@ -778,12 +777,8 @@ const UNREACHED: Record<string, { status: number; reason: string }> = {
   'POST /api/v1/programs/copilot/draft': { status: 503, reason: 'needs an AI provider (Workers AI); the test app has none' },
 };
 
-/** The writes whose statements are not audited (their verb changes nothing: writeAction in src/platform/http/audit.ts). */
-const unaudited = (route: Route) =>
-  writeAction(String((operationInputs(DOCUMENT, route).operation as { operationId?: string }).operationId)) === null;
-
 describe('database statements per write', () => {
-  it('every write sends the statements listed, and with an Idempotency-Key one more (an unaudited one, its transaction)', async () => {
+  it('every write sends the statements listed, and with an Idempotency-Key exactly one more', async () => {
     const wrong: string[] = [];
     const lines: string[] = [];
     for (const route of WRITES) {
@@ -802,9 +797,8 @@ describe('database statements per write', () => {
       const keyed = await measure(route, 1, { idempotencyKey: randomUUID() });
       if (keyed.status !== plain.status)
         wrong.push(`${name} answered ${keyed.status} with an Idempotency-Key: ${keyed.text.slice(0, 300)}`);
-      const extra = unaudited(route) ? 4 : 1;
-      if (keyed.count !== plain.count + extra)
-        wrong.push(`${name}: ${keyed.count} statements with an Idempotency-Key, ${plain.count} without (expected ${extra} more)`);
+      if (keyed.count !== plain.count + 1)
+        wrong.push(`${name}: ${keyed.count} statements with an Idempotency-Key, ${plain.count} without (expected 1 more)`);
     }
     if (process.env.WRITE_STATEMENTS_TABLE) console.log(lines.join('\n'));
     expect(wrong, wrong.join('\n')).toEqual([]);
