@@ -425,7 +425,10 @@ async function main(): Promise<void> {
     'checkout-session': {
       path: '/api/v1/checkout/sessions',
       key: publishableKey,
-      next: () => ({ body: JSON.stringify({ programId, metadata: { cartId: `bench-${(written += 1)}` } }) }),
+      next: () => {
+        written += 1;
+        return { body: JSON.stringify({ programId, metadata: { cartId: `bench-${written}` } }) };
+      },
     },
     refund: {
       path: '/api/v1/refunds',
