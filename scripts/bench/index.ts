@@ -1,5 +1,5 @@
 // npm run bench [-- --quick] [--settings direct,pooled,distance] [--delay 20] [--rounds N] [--seconds S] [--json file]
-//                [--profile dir] [--memory-limiter] [--bare-plain]
+//                [--trace] [--profile dir] [--memory-limiter] [--bare-plain] [--help]
 //
 // The API's Worker against a bare Worker (scripts/bench/bare-worker.ts: a plain fetch handler running the
 // same SQL with the same driver, nothing else), both in workerd through `wrangler dev`, on one embedded
@@ -13,6 +13,9 @@
 // (its rate limits and the key cache's revocation markers: the same script through the same client, sent
 // alongside its statements): the peer that does the same necessary work (bare-worker.ts, LIMIT="1").
 // Load: closed loop on loopback, concurrency 1 and 10, the three interleaved in short rounds.
+// Writes (ours only: the bare Worker has no write routes): POST /api/v1/coupons without and with an
+// Idempotency-Key, POST /api/v1/checkout/sessions with a publishable key, POST /api/v1/refunds (each
+// refund consumes one of the paid orders seeded for the run: seedRefundableOrders), measured as the reads.
 // The last line is `orders-list ratio ours/bare+limit: <number>` (throughput, pooled, concurrency 10);
 // the line before it, `orders-list ratio ours/bare: <number>`.
 
@@ -25,15 +28,16 @@ import { parseArgs } from 'node:util';
 import { DEVELOPMENT_JWT_SECRET } from '../../src/config';
 import { WORKER_BATCHING } from '../../src/platform/request-log';
 import { freePort, type RunningPostgres } from '../lib/embedded-postgres';
-import { DEMO_LOGINS, DEMO_PASSWORD } from '../seed';
+import { DEMO, DEMO_LOGINS, DEMO_PASSWORD } from '../seed';
 import { KEY_LOOKUP, ORDER_DETAIL, ORDERS_PAGE } from './bare-sql';
 import { groupCpuMs, processCpuMs } from './cpu';
-import { startBenchDatabase } from './database';
-import { type LoadResult, type LoadSummary, runLoad, summarize } from './load';
+import { offeredProgramId, seedRefundableOrders, startBenchDatabase } from './database';
+import { type LoadResult, type LoadSummary, runLoad, summarize, type WriteRequest } from './load';
 import { findOrInstallPgbouncer, pgbouncerVersion, type RunningPgbouncer, startPgbouncer } from './pgbouncer';
 import { disableNetworkInspection, profileWorker, summarizeProfile } from './profile';
 import type { RequestCount } from './remote';
 import { type Remote, startRemote } from './remote-client';
+import { countSequential, type Turn } from './tcp-proxy';
 import { startWorker, type WorkerProcess, waitForHealth } from './workers';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -48,6 +52,18 @@ type Target = 'ours' | 'bare' | 'bare+limit';
 const PEERS = ['bare', 'bare+limit'] as const;
 type Peer = (typeof PEERS)[number];
 type RouteName = 'orders-list' | 'orders-get';
+/** The write rows: ours only (the bare Worker has no write routes). */
+const WRITE_NAMES = ['coupon', 'coupon+idem-key', 'checkout-session', 'refund'] as const;
+type WriteName = (typeof WRITE_NAMES)[number];
+/** Sequential remote round trips (database and limiter) a write may take: test/api/platform/write-round-trips.test.ts. */
+const WRITE_TRIPS_TESTED: Partial<Record<WriteName, number>> = { coupon: 2, 'coupon+idem-key': 3 };
+/** Refunds per timed cell at most: each consumes a paid order, seeded for the run (seedRefundableOrders). */
+const REFUNDS_PER_CELL = 20;
+/** Refunds in each setting's warm-up. */
+const REFUNDS_WARM = 4;
+/** The writes' clinic: the second live demo clinic, so that the reads' clinic (the first) never changes. */
+const WRITE_LOGIN = DEMO_LOGINS[1];
+const WRITE_CLINIC = DEMO.clinics.harbor;
 
 const { values } = parseArgs({
   options: {
@@ -63,8 +79,26 @@ const { values } = parseArgs({
     'memory-limiter': { type: 'boolean', default: false },
     // Bare as before 2026-11-24: each of a statement's messages its own socket write (the API sends one).
     'bare-plain': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+if (values.help) {
+  console.log(`npm run bench [-- options]   (docs/benchmarks.md)
+  --quick                 1 round of 1 s per cell (default: 6 rounds)
+  --settings <list>       direct,pooled,distance (default: all three)
+  --delay <ms>            added each way by the delay proxies in the distance setting (20)
+  --rounds <n>            interleaved rounds per cell
+  --seconds <s>           seconds per cell (1)
+  --json <file>           also write every figure to a file
+  --trace                 print the round trips of one counted request per route and write (distance)
+  --profile <dir>         CPU profiles of the Workers under the orders-list load
+  --memory-limiter        ours with the in-process limiter (a diagnostic)
+  --bare-plain            bare with one socket write per message (as before 2026-11-24)
+Reads: GET /api/v1/orders?limit=25 and /api/v1/orders/{id}, ours against bare and bare+limit. Writes (ours only,
+the bare Worker has no write routes): POST /api/v1/coupons without and with an Idempotency-Key,
+POST /api/v1/checkout/sessions with a publishable key, POST /api/v1/refunds (at most ${REFUNDS_PER_CELL} per cell).`);
+  process.exit(0);
+}
 const settings = values.settings!.split(',').map((name) => name.trim()) as Setting[];
 for (const setting of settings)
   if (!SETTINGS.includes(setting)) throw new Error(`--settings: unknown setting ${setting} (${SETTINGS.join(', ')})`);
@@ -76,7 +110,7 @@ const warmMs = values.quick ? 300 : 600;
 const countedRequests = values.quick ? 1 : 3;
 if (!(delayMs >= 1 && rounds >= 1 && cellMs >= 100)) throw new Error('--delay, --rounds and --seconds must be positive');
 /** The whole run is bounded: past this, it stops with what it has not finished reported as such. */
-const WATCHDOG_MS = 12 * 60_000;
+const WATCHDOG_MS = 20 * 60_000; // the write rows made the full run longer (refunds at c=10 queue on the clinic's lock)
 
 const log = (message: string) => console.log(`[bench] ${message}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -117,7 +151,7 @@ interface Endpoint {
 
 interface Cell {
   setting: Setting;
-  route: RouteName;
+  route: RouteName | WriteName;
   concurrency: number;
   target: Target;
   runs: LoadResult[];
@@ -134,6 +168,8 @@ interface PerRequest {
   sequentialRoundTrips: number;
   roundTrips: number;
   roundTripsAfter: number;
+  /** Sequential round trips through the delay proxy in front of Redis (the limiter's) before the answer. */
+  limiterRoundTrips: number;
   sql: string[];
 }
 
@@ -144,21 +180,35 @@ interface SettingResult {
   counts: Record<string, PerRequest>;
 }
 
+/** The limiter's sequential round trips (through the delay proxy in front of Redis) answered before the answer. */
+const limiterTrips = (count: RequestCount) =>
+  countSequential(
+    count.timeline
+      .filter((turn) => turn.via === 'redis' && turn.end <= count.answeredAt)
+      .map((turn) => ({ connection: 0, kind: turn.kind as Turn['kind'], start: turn.start, end: turn.end })),
+  );
 const average = (numbers: number[]) => numbers.reduce((sum, n) => sum + n, 0) / Math.max(1, numbers.length);
 
-/** A read key of the first demo clinic, made through the API as a brand would. */
-async function createKey(base: string): Promise<string> {
+/**
+ * A key of a demo clinic (the first by default), made through the API as a brand would: a secret one
+ * with `scopes`, or a publishable one.
+ */
+async function createKey(
+  base: string,
+  key: { scopes: string[] } | { kind: 'publishable' } = { scopes: ['read'] },
+  login: (typeof DEMO_LOGINS)[number] = DEMO_LOGINS[0],
+): Promise<string> {
   const signIn = await fetch(`${base}/auth/signin`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: DEMO_LOGINS[0].email, password: DEMO_PASSWORD }),
+    body: JSON.stringify({ email: login.email, password: DEMO_PASSWORD }),
   });
   if (signIn.status !== 200) throw new Error(`signing in answered ${signIn.status}: ${await signIn.text()}`);
   const token = ((await signIn.json()) as { data: { token: string } }).data.token;
   const created = await fetch(`${base}/api-keys`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ name: 'bench', scopes: ['read'] }),
+    body: JSON.stringify({ name: 'scopes' in key ? `bench ${key.scopes.join('+')}` : 'bench publishable', ...key }),
   });
   if (created.status !== 201) throw new Error(`creating a key answered ${created.status}: ${await created.text()}`);
   return ((await created.json()) as { data: { apiKey: string } }).data.apiKey;
@@ -200,11 +250,19 @@ function table(rows: string[][]): string {
     .join('\n');
 }
 
-function statementKind(sql: string): string {
+function statementKind(sql: string, write: boolean): string {
   if (sql === KEY_LOOKUP) return 'key lookup';
-  if (sql === ORDERS_PAGE || sql === ORDER_DETAIL) return 'route';
   if (/insert into "request_logs"/.test(sql)) return 'request log';
+  // A write's every other statement is its own (BEGIN and COMMIT included, as the write walker counts them).
+  if (write || sql === ORDERS_PAGE || sql === ORDER_DETAIL) return 'route';
   return 'other';
+}
+
+/** A write row: where it posts, with which key, and each request's fresh body. */
+interface WriteRoute {
+  path: string;
+  key: string;
+  next: () => WriteRequest | undefined;
 }
 
 async function main(): Promise<void> {
@@ -280,6 +338,11 @@ async function main(): Promise<void> {
 
   postgres = await postgresStarting;
   log(`database migrated and loaded with the demo data (${Math.round((Date.now() - started) / 1000)} s)`);
+  // The refunds' paid orders are made while the Workers start: enough for every setting asked for.
+  const benchDbUrl = `postgres://postgres:postgres@127.0.0.1:${pgPort}/${DATABASE}`;
+  const refundsWanted = settings.length * (REFUNDS_WARM + countedRequests + rounds * CONCURRENCIES.length * REFUNDS_PER_CELL);
+  const refundableSeeding = seedRefundableOrders(benchDbUrl, WRITE_CLINIC, refundsWanted);
+  refundableSeeding.catch(() => {}); // awaited below; a failure meanwhile must not go unhandled
 
   const wanted = (setting: Setting) => settings.includes(setting);
   const pgbouncer = wanted('pooled') || wanted('distance') ? findOrInstallPgbouncer(log) : null;
@@ -336,6 +399,59 @@ async function main(): Promise<void> {
     log(`rate limits in force through the Upstash stand-in, raised ${RATE_LIMIT_MULTIPLIER}x for the bench (RateLimit-Policy: ${policy})`);
   const orderId = listBody.data[0].id;
   const paths: Record<RouteName, string> = { 'orders-list': '/api/v1/orders?limit=25', 'orders-get': `/api/v1/orders/${orderId}` };
+
+  // The writes, on the second demo clinic (its new coupons, sessions and refunded orders never reach the
+  // first clinic's pages that the reads measure): a secret key that may write, a publishable key
+  // (checkout sessions only), one of its offered programs, the paid orders to refund.
+  const writeKey = await createKey(ours.url, { scopes: ['read', 'write'] }, WRITE_LOGIN);
+  const publishableKey = await createKey(ours.url, { kind: 'publishable' }, WRITE_LOGIN);
+  const programId = await offeredProgramId(benchDbUrl, WRITE_CLINIC);
+  const refundable = await refundableSeeding;
+  log(`${refundable.length} paid orders made for the refund row (${REFUNDS_PER_CELL} refunds per timed cell at most)`);
+  // Coupon codes are unique per clinic: the run's own prefix and a counter.
+  const runTag = Date.now().toString(36);
+  let written = 0;
+  const couponBody = () => {
+    written += 1;
+    return JSON.stringify({ code: `B${runTag}${written.toString(36)}`.toUpperCase(), discountType: 'percent', discountValue: 10 });
+  };
+  const writes: Record<WriteName, WriteRoute> = {
+    coupon: { path: '/api/v1/coupons', key: writeKey, next: () => ({ body: couponBody() }) },
+    'coupon+idem-key': {
+      path: '/api/v1/coupons',
+      key: writeKey,
+      next: () => ({ body: couponBody(), headers: { 'idempotency-key': crypto.randomUUID() } }),
+    },
+    'checkout-session': {
+      path: '/api/v1/checkout/sessions',
+      key: publishableKey,
+      next: () => {
+        written += 1;
+        return { body: JSON.stringify({ programId, metadata: { cartId: `bench-${written}` } }) };
+      },
+    },
+    refund: {
+      path: '/api/v1/refunds',
+      key: writeKey,
+      next: () => {
+        const orderId = refundable.pop();
+        return orderId ? { body: JSON.stringify({ orderId, reason: 'Bench refund' }) } : undefined;
+      },
+    },
+  };
+  /** At most `limit` requests of `next` (refunds are bounded by the orders seeded for them). */
+  const bounded = (next: () => WriteRequest | undefined, limit: number) => {
+    let left = limit;
+    return () => (left-- > 0 ? next() : undefined);
+  };
+  const writeLoad = (name: WriteName, concurrency: number, durationMs: number, refunds: number) =>
+    runLoad({
+      url: `${ours.url}${writes[name].path}`,
+      headers: { 'x-api-key': writes[name].key },
+      next: name === 'refund' ? bounded(writes.refund.next, refunds) : writes[name].next,
+      concurrency,
+      durationMs,
+    });
   const endpoints: Endpoint[] = [
     { target: 'ours', url: ours.url, pgid: ours.pgid },
     { target: 'bare', url: bare.url, pgid: bare.pgid },
@@ -421,9 +537,44 @@ async function main(): Promise<void> {
           sequentialRoundTrips: average(counts.map((c) => c.sequentialRoundTrips)),
           roundTrips: average(counts.map((c) => c.roundTrips)),
           roundTripsAfter: average(counts.map((c) => c.roundTripsAfter)),
+          limiterRoundTrips: average(counts.map(limiterTrips)),
           sql: counts[counts.length - 1]!.statements,
         };
       }
+    }
+    // The writes warmed only now, and their background work (request log, audit) let finish before counting.
+    for (const name of WRITE_NAMES) await writeLoad(name, 10, warmMs, REFUNDS_WARM);
+    await sleep(settle);
+    for (const name of WRITE_NAMES) {
+      const counts: RequestCount[] = [];
+      for (let i = 0; i < countedRequests; i++) {
+        const write = writes[name].next();
+        if (!write) throw new Error(`${name}: no request left to count (the refundable orders are used up)`);
+        await remote.begin();
+        const res = await fetch(`${ours.url}${writes[name].path}`, {
+          method: 'POST',
+          headers: { 'x-api-key': writes[name].key, 'content-type': 'application/json', ...write.headers },
+          body: write.body,
+        });
+        const answered = performance.timeOrigin + performance.now();
+        const text = await res.text();
+        await remote.end(answered);
+        if (res.status !== 201) throw new Error(`${name}: POST ${writes[name].path} answered ${res.status}: ${text.slice(0, 300)}`);
+        await sleep(settle);
+        const count = await remote.report();
+        counts.push(count);
+        if (values.trace && step.distant && i === countedRequests - 1) printTrace(`ours ${name}`, count);
+      }
+      result.counts[`ours ${name}`] = {
+        connections: average(counts.map((c) => c.connections)),
+        statements: average(counts.map((c) => c.statements.length)),
+        redisCommands: average(counts.map((c) => c.redisCommands)),
+        sequentialRoundTrips: average(counts.map((c) => c.sequentialRoundTrips)),
+        roundTrips: average(counts.map((c) => c.roundTrips)),
+        roundTripsAfter: average(counts.map((c) => c.roundTripsAfter)),
+        limiterRoundTrips: average(counts.map(limiterTrips)),
+        sql: counts[counts.length - 1]!.statements,
+      };
     }
     // Timed: short cells, the three taking turns (the order rotates by round).
     const cells = new Map<string, Cell>();
@@ -444,6 +595,24 @@ async function main(): Promise<void> {
             cell.workerCpuMs += groupCpuMs(endpoint.pgid, 'workerd') - workerCpu;
             cell.regionCpuMs += processCpuMs(remote.pid) - regionCpu;
           }
+        }
+      }
+    }
+    // Writes, ours only, in the same rounds' manner (after the reads: a write's rows never change a read's page).
+    for (let round = 0; round < rounds; round++) {
+      for (const name of WRITE_NAMES) {
+        for (const concurrency of CONCURRENCIES) {
+          const id = `${name} ${concurrency} ours`;
+          let cell = cells.get(id);
+          if (!cell) {
+            cell = { setting: step.setting, route: name, concurrency, target: 'ours', runs: [], workerCpuMs: 0, regionCpuMs: 0 };
+            cells.set(id, cell);
+          }
+          const workerCpu = groupCpuMs(ours.pgid, 'workerd');
+          const regionCpu = processCpuMs(remote.pid);
+          cell.runs.push(await writeLoad(name, concurrency, cellMs, REFUNDS_PER_CELL));
+          cell.workerCpuMs += groupCpuMs(ours.pgid, 'workerd') - workerCpu;
+          cell.regionCpuMs += processCpuMs(remote.pid) - regionCpu;
         }
       }
     }
@@ -514,13 +683,18 @@ async function profileBoth(
   }
 }
 
-function cellSummary(result: SettingResult, route: RouteName, concurrency: number, target: Target): LoadSummary | undefined {
+function cellSummary(result: SettingResult, route: RouteName | WriteName, concurrency: number, target: Target): LoadSummary | undefined {
   const cell = result.cells.find((c) => c.route === route && c.concurrency === concurrency && c.target === target);
   return cell ? summarize(cell.runs) : undefined;
 }
 
 /** CPU ms per request of the Worker (workerd) and of the region process. */
-function cpuPerRequest(result: SettingResult, route: RouteName, concurrency: number, target: Target): { worker: number; region: number } {
+function cpuPerRequest(
+  result: SettingResult,
+  route: RouteName | WriteName,
+  concurrency: number,
+  target: Target,
+): { worker: number; region: number } {
   const cell = result.cells.find((c) => c.route === route && c.concurrency === concurrency && c.target === target);
   const requests = cell ? cell.runs.reduce((sum, run) => sum + run.requests, 0) : 0;
   return requests > 0
@@ -534,10 +708,10 @@ function throughputRatio(result: SettingResult, route: RouteName, concurrency: n
   return ours && bare && bare.rps > 0 ? ours.rps / bare.rps : Number.NaN;
 }
 
-function describeCount(count: PerRequest | undefined, distant: boolean): string {
+function describeCount(count: PerRequest | undefined, distant: boolean, write = false): string {
   if (!count) return '-';
   const kinds = new Map<string, number>();
-  for (const sql of count.sql) kinds.set(statementKind(sql), (kinds.get(statementKind(sql)) ?? 0) + 1);
+  for (const sql of count.sql) kinds.set(statementKind(sql, write), (kinds.get(statementKind(sql, write)) ?? 0) + 1);
   const parts = [
     `${fmt(count.connections, 1)} db connection(s)`,
     `${fmt(count.statements, 1)} statement(s) [${[...kinds].map(([kind, n]) => (n > 1 ? `${kind} x${n}` : kind)).join(', ')}]`,
@@ -545,7 +719,7 @@ function describeCount(count: PerRequest | undefined, distant: boolean): string 
   ];
   if (distant) {
     parts.push(
-      `${fmt(count.sequentialRoundTrips, 1)} sequential remote round trip(s) before the answer (${fmt(count.roundTrips, 1)} in all, parallel ones included), ${fmt(count.roundTripsAfter, 1)} after it`,
+      `${fmt(count.sequentialRoundTrips, 1)} sequential remote round trip(s) before the answer (the limiter's ${fmt(count.limiterRoundTrips, 1)}; ${fmt(count.roundTrips, 1)} in all, parallel ones included), ${fmt(count.roundTripsAfter, 1)} after it`,
     );
   }
   return parts.join(', ');
@@ -612,7 +786,39 @@ function printSetting(result: SettingResult): void {
       console.log(`  ${pad(route, 12)} ${target}: ${describeCount(result.counts[`${target} ${route}`], distant)}`);
     }
   }
-  const oursSql = new Set(Object.entries(result.counts).flatMap(([name, count]) => (name.startsWith('ours') ? count.sql : [])));
+  const writeRows: string[][] = [['write (ours)', 'c', 'req/s', 'p50', 'p99', 'workerd CPU/req', 'region CPU/req', 'errors']];
+  for (const name of WRITE_NAMES) {
+    for (const concurrency of CONCURRENCIES) {
+      const ours = cellSummary(result, name, concurrency, 'ours');
+      if (!ours) continue;
+      const cpu = cpuPerRequest(result, name, concurrency, 'ours');
+      writeRows.push([
+        name,
+        String(concurrency),
+        fmt(ours.rps),
+        `${fmt(ours.p50)} ms`,
+        `${fmt(ours.p99)} ms`,
+        `${fmt(cpu.worker, 2)} ms`,
+        `${fmt(cpu.region, 2)} ms`,
+        `${ours.errors} of ${ours.requests}`,
+      ]);
+    }
+  }
+  console.log(`writes, ours only (the bare Worker has no write routes; refunds: at most ${REFUNDS_PER_CELL} per cell):`);
+  console.log(table(writeRows));
+  console.log('per write (one at a time; route = its statements, BEGIN and COMMIT included):');
+  for (const name of WRITE_NAMES) {
+    const count = result.counts[`ours ${name}`];
+    console.log(`  ${pad(name, 16)} ours: ${describeCount(count, distant, true)}`);
+    const tested = WRITE_TRIPS_TESTED[name];
+    if (distant && count && tested !== undefined && count.sequentialRoundTrips > tested)
+      console.log(
+        `  NOTE: ${name} took ${fmt(count.sequentialRoundTrips, 1)} sequential round trips; test/api/platform/write-round-trips.test.ts asserts ${tested}`,
+      );
+  }
+  const oursSql = new Set(
+    Object.entries(result.counts).flatMap(([name, count]) => (name === 'ours orders-list' || name === 'ours orders-get' ? count.sql : [])),
+  );
   // The routes' statements only: a key lookup the API skips (a warm key cache) is shown in the counts above.
   const missing = [ORDERS_PAGE, ORDER_DETAIL].filter((sql) => !oursSql.has(sql));
   if (missing.length > 0) {
@@ -650,6 +856,9 @@ function printSummary(results: SettingResult[]): void {
   const distance = results.find((r) => r.setting === 'distance');
   if (distance) {
     const trips = (target: Target, route: RouteName) => distance.counts[`${target} ${route}`]?.sequentialRoundTrips ?? Number.NaN;
+    console.log(
+      `sequential remote round trips per write (distance, ours): ${WRITE_NAMES.map((name) => `${name} ${fmt(distance.counts[`ours ${name}`]?.sequentialRoundTrips ?? Number.NaN)}`).join(', ')}`,
+    );
     console.log(
       `sequential remote round trips per request (distance): orders-list ours ${fmt(trips('ours', 'orders-list'))}, bare ${fmt(trips('bare', 'orders-list'))}, bare+limit ${fmt(trips('bare+limit', 'orders-list'))}; orders-get ours ${fmt(trips('ours', 'orders-get'))}, bare ${fmt(trips('bare', 'orders-get'))}, bare+limit ${fmt(trips('bare+limit', 'orders-get'))}`,
     );

@@ -1,11 +1,21 @@
 // The benchmark's load generator: closed loop (each of `concurrency` clients sends its next request as
 // soon as the previous answer has been read in full), for a fixed duration, over keep-alive
-// connections (one per client), recording every request's latency. Loopback only.
+// connections (one per client), recording every request's latency. Loopback only. GETs by default;
+// a write gives `next`, which makes each request's body and headers afresh (a new coupon code, a new
+// Idempotency-Key, the next refundable order) and may end the run early by answering undefined.
 import { Agent, request } from 'node:http';
+
+/** One request of a write run: its body (JSON) and the headers it adds. */
+export interface WriteRequest {
+  body: string;
+  headers?: Record<string, string>;
+}
 
 export interface LoadOptions {
   url: string;
   headers?: Record<string, string>;
+  /** POST, with the body `next` makes per request; undefined from it ends the run (a pool used up). */
+  next?: () => WriteRequest | undefined;
   concurrency: number;
   durationMs: number;
   /** A request not answered within this long counts as an error and its connection is dropped. */
@@ -26,17 +36,19 @@ export interface LoadResult {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-/** One GET on a kept-alive connection; resolves with the status once the whole body is read. */
-function get(agent: Agent, url: URL, headers: Record<string, string>, timeoutMs: number): Promise<number> {
+/** One GET (or POST, with a body) on a kept-alive connection; resolves with the status once the whole answer is read. */
+function send(agent: Agent, url: URL, headers: Record<string, string>, timeoutMs: number, write?: WriteRequest): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { agent, headers, timeout: timeoutMs }, (res) => {
+    const method = write ? 'POST' : 'GET';
+    const all = write ? { ...headers, 'content-type': 'application/json', ...write.headers } : headers;
+    const req = request(url, { agent, method, headers: all, timeout: timeoutMs }, (res) => {
       res.on('data', () => {});
       res.on('end', () => resolve(res.statusCode ?? 0));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', reject);
-    req.end();
+    req.end(write?.body);
   });
 }
 
@@ -53,10 +65,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
   async function client(): Promise<void> {
     while (performance.now() < deadline) {
+      const write = options.next?.();
+      if (options.next && !write) return;
       const sent = performance.now();
       let status: string;
       try {
-        const code = await get(agent, url, headers, timeoutMs);
+        const code = await send(agent, url, headers, timeoutMs, write);
         status = String(code);
         result.requests += 1;
         result.latencies.push(performance.now() - sent);

@@ -198,6 +198,45 @@ describe('load generator', () => {
     expect(result.statuses.failed).toBe(result.errors);
   });
 
+  it('a write run POSTs the body and headers `next` makes for each request, and ends when `next` has no more', async () => {
+    const seen: { method?: string; type?: string; key?: string; idem?: string; body: string }[] = [];
+    const server = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      req.on('end', () => {
+        seen.push({
+          method: req.method,
+          type: req.headers['content-type'],
+          key: req.headers['x-api-key'] as string,
+          idem: req.headers['idempotency-key'] as string,
+          body,
+        });
+        res.writeHead(201).end('{}');
+      });
+    });
+    const port = await listen(server);
+    closers.push(async () => server.closeAllConnections());
+    let n = 0;
+    const next = () => (n < 7 ? { body: JSON.stringify({ n: ++n }), headers: { 'idempotency-key': `k${n}` } } : undefined);
+    const result = await runLoad({
+      url: `http://127.0.0.1:${port}/w`,
+      headers: { 'x-api-key': 'k' },
+      next,
+      concurrency: 3,
+      durationMs: 5_000,
+    });
+    expect(result.requests).toBe(7);
+    expect(result.errors).toBe(0);
+    expect(result.elapsedMs).toBeLessThan(5_000);
+    expect(seen.map((r) => JSON.parse(r.body).n).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    for (const r of seen) {
+      expect(r).toMatchObject({ method: 'POST', type: 'application/json', key: 'k' });
+      expect(r.idem).toBe(`k${JSON.parse(r.body).n}`);
+    }
+  });
+
   it('only targets this machine', async () => {
     await expect(runLoad({ url: 'http://example.com/', concurrency: 1, durationMs: 10 })).rejects.toThrow(/only targets this machine/);
   });
