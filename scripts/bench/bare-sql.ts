@@ -40,9 +40,9 @@ export const ORDERS_PAGE = `
         'program', case when pr.id is null then null else json_build_object('id', pr.id, 'name', pr.name) end
       ) order by page.created_at desc, page.id desc), '[]'::json)
       from page
-      join orders o on o.id = page.id
-      join patients pt on pt.id = o.patient_id
-      left join programs pr on pr.id = o.program_id) as items`;
+      join orders o on o.id = page.id and o.clinic_id = $7
+      join patients pt on pt.id = o.patient_id and pt.clinic_id = $8
+      left join programs pr on pr.id = o.program_id and pr.clinic_id = $9) as items`;
 
 export const ORDER_DETAIL = `
     select json_build_object(

@@ -83,7 +83,17 @@ export default {
           return rows[0] ? json(200, { data: rows[0].order }) : json(404, { error: 'not found' });
         }
         const limit = Number(url.searchParams.get('limit') ?? 25);
-        const { rows } = await pool.query(ORDERS_PAGE, [found.clinic_id, 0, found.clinic_id, limit, 0, found.clinic_id]);
+        const { rows } = await pool.query(ORDERS_PAGE, [
+          found.clinic_id,
+          0,
+          found.clinic_id,
+          limit,
+          0,
+          found.clinic_id,
+          found.clinic_id,
+          found.clinic_id,
+          found.clinic_id,
+        ]);
         const total = Number(rows[0].total);
         return json(200, { data: rows[0].items, pagination: { page: 1, limit, total, totalPages: Math.ceil(total / limit) } });
       })();
