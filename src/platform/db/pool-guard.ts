@@ -38,8 +38,8 @@ export interface PoolGuardOptions {
   /** Close a connection whose answer does not start within this many ms of a statement (no limit when absent). */
   answerTimeoutMs?: number;
   /**
-   * close() also waits (within CLOSE_WAIT_MS) until every socket write made with a callback has called
-   * it back: pg's Terminate, written by end(). For pg's own sockets only (Node's, pg-cloudflare's), whose
+   * close() also waits (within CLOSE_WAIT_MS, after giving the gate slot back) until every socket write
+   * made with a callback has called it back: pg's Terminate, written by end(). For pg's own sockets only (Node's, pg-cloudflare's), whose
    * write takes the callback last; Neon's takes it third and never calls the one pg passes second.
    */
   settleWrites?: boolean;
@@ -70,8 +70,9 @@ export class DatabaseAnswerTimeout extends Error {
  * - A statement whose answer does not start within answerTimeoutMs closes its connection (the watchdog
  *   below), so a database that stops answering mid-request ends in a 503, not a request that hangs and
  *   holds its gate slot for good.
- * - close() hands back every client still checked out, ends the pool, waits for its last socket writes
- *   (settleWrites), and gives the gate slot back even if that takes longer than CLOSE_WAIT_MS.
+ * - close() hands back every client still checked out, ends the pool, gives the gate slot back even if
+ *   ending takes longer than CLOSE_WAIT_MS, then waits (within the same CLOSE_WAIT_MS) for the pool's
+ *   last socket writes to settle (settleWrites).
  *
  * Patched on the instance, so Drizzle's `instanceof Pool` check still holds. Both Drizzle paths go
  * through pool.connect: transactions call it directly, plain queries through pool.query.
@@ -136,17 +137,22 @@ export function guardPool(pool: GuardedPool, { gate, answerTimeoutMs, settleWrit
     async close() {
       for (const client of [...held]) client.release?.(new Error('The request ended with this database connection still held'));
       let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
       try {
-        const ended = writes ? end().then(() => writes.settled()) : end();
-        await Promise.race([ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+        try {
+          await Promise.race([end(), deadline]);
+        } finally {
+          // A slot whose wait timed out was never taken, so there is nothing to give back then.
+          if (slot)
+            await slot.then(
+              (release) => release(),
+              () => {},
+            );
+        }
+        // The slot is back (the connection is closing); the request lives on until its last writes settle.
+        if (writes) await Promise.race([writes.settled(), deadline]);
       } finally {
         clearTimeout(timer);
-        // A slot whose wait timed out was never taken, so there is nothing to give back then.
-        if (slot)
-          await slot.then(
-            (release) => release(),
-            () => {},
-          );
       }
     },
   };
