@@ -151,7 +151,8 @@ describe('close() and the connection’s last write', () => {
     const late: (() => void)[] = [];
     // Registered before the guard's listener: this wrapper is the socket's own write, under the guard's.
     pool.on('connect', (client) => {
-      const stream = (client as unknown as { connection: { stream: { write(data: unknown, ...rest: unknown[]): boolean } } }).connection.stream;
+      const stream = (client as unknown as { connection: { stream: { write(data: unknown, ...rest: unknown[]): boolean } } }).connection
+        .stream;
       const write = stream.write.bind(stream);
       stream.write = (data, ...rest) => {
         const callback = rest[rest.length - 1];
