@@ -6,11 +6,11 @@
 import { createServer, type Server } from 'node:net';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../src/platform/db/client';
 import { ConnectionGate } from '../../src/platform/db/connection-gate';
 import { classifyDatabaseError } from '../../src/platform/db/errors';
-import { DatabaseAnswerTimeout } from '../../src/platform/db/pool-guard';
+import { DatabaseAnswerTimeout, type GuardedPool, guardPool } from '../../src/platform/db/pool-guard';
 import { outageApplicationName, type PgOutageProxy, startPgOutageProxy } from '../faults/pg-outage-proxy';
 import { createTestDatabase } from '../helpers/database';
 
@@ -138,5 +138,51 @@ describe('the answer watchdog', () => {
     await handle.close();
     expect((error as { cause?: unknown }).cause).toBeInstanceOf(DatabaseAnswerTimeout);
     expect(classifyDatabaseError(error)).toBe('unavailable');
+  });
+});
+
+describe('close() and the connection’s last write', () => {
+  /**
+   * A pool whose socket calls a write's callback only when told: as in workerd, where the server may
+   * close the connection on reading Terminate (pg's end() then resolves) before the write is settled.
+   */
+  const poolWithLateWrites = () => {
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    const late: (() => void)[] = [];
+    // Registered before the guard's listener: this wrapper is the socket's own write, under the guard's.
+    pool.on('connect', (client) => {
+      const stream = (client as unknown as { connection: { stream: { write(data: unknown, ...rest: unknown[]): boolean } } }).connection
+        .stream;
+      const write = stream.write.bind(stream);
+      stream.write = (data, ...rest) => {
+        const callback = rest[rest.length - 1];
+        if (typeof callback === 'function') rest[rest.length - 1] = (...args: unknown[]) => late.push(() => callback(...args));
+        return write(data, ...rest);
+      };
+    });
+    return { pool, late };
+  };
+
+  it('waits for pg’s Terminate write to be called back (settleWrites): a request that ended before it leaked the client in workerd', async () => {
+    const { pool, late } = poolWithLateWrites();
+    const gate = new ConnectionGate(1);
+    const { close } = guardPool(pool as unknown as GuardedPool, { gate, settleWrites: true });
+    await pool.query('select 1');
+    const closing = close();
+    expect(await settlesWithin(closing, 500), 'close() before the write settled').toBe(false);
+    expect(late).toHaveLength(1); // Terminate
+    expect(gate.inUse, 'the gate slot is back meanwhile').toBe(0);
+    for (const callback of late.splice(0)) callback();
+    expect(await settlesWithin(closing, 2_000), 'close() once it settled').toBe(true);
+  });
+
+  it('without settleWrites (Neon’s socket, which never calls that callback) close() does not wait for it', async () => {
+    const { pool, late } = poolWithLateWrites();
+    const { close } = guardPool(pool as unknown as GuardedPool);
+    await pool.query('select 1');
+    expect(await settlesWithin(close(), 2_000)).toBe(true);
+    // The socket's callback, held back, came (or comes) after close() had finished.
+    await vi.waitFor(() => expect(late).toHaveLength(1));
+    for (const callback of late.splice(0)) callback();
   });
 });

@@ -135,7 +135,7 @@ export async function openDatabase({ url, driver, gate, answerTimeoutMs }: OpenD
       ...connectionSettings(url, parse),
     } as PoolConfig);
     coalescePoolWrites(pool as unknown as PoolEvents);
-    const { close } = guardPool(pool as unknown as GuardedPool, { gate, answerTimeoutMs });
+    const { close } = guardPool(pool as unknown as GuardedPool, { gate, answerTimeoutMs, settleWrites: true });
     // No `schema` here: with it, drizzle() rebuilds the relational-query config of every table on each
     // call, 0.5-1 ms of CPU per request (measured), for `db.query.*`, which no request uses. Request
     // databases therefore have no `db.query` (the typed builders, select/insert/update/delete/execute, work).

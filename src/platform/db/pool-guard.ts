@@ -37,6 +37,12 @@ export interface PoolGuardOptions {
   gate?: ConnectionGate;
   /** Close a connection whose answer does not start within this many ms of a statement (no limit when absent). */
   answerTimeoutMs?: number;
+  /**
+   * close() also waits (within CLOSE_WAIT_MS, after giving the gate slot back) until every socket write
+   * made with a callback has called it back: pg's Terminate, written by end(). For pg's own sockets only (Node's, pg-cloudflare's), whose
+   * write takes the callback last; Neon's takes it third and never calls the one pg passes second.
+   */
+  settleWrites?: boolean;
 }
 
 /** The database did not answer a statement in time; its connection was closed (the server rolls back). */
@@ -64,14 +70,16 @@ export class DatabaseAnswerTimeout extends Error {
  * - A statement whose answer does not start within answerTimeoutMs closes its connection (the watchdog
  *   below), so a database that stops answering mid-request ends in a 503, not a request that hangs and
  *   holds its gate slot for good.
- * - close() hands back every client still checked out, ends the pool, and gives the gate slot back even
- *   if ending takes longer than CLOSE_WAIT_MS.
+ * - close() hands back every client still checked out, ends the pool, gives the gate slot back even if
+ *   ending takes longer than CLOSE_WAIT_MS, then waits (within the same CLOSE_WAIT_MS) for the pool's
+ *   last socket writes to settle (settleWrites).
  *
  * Patched on the instance, so Drizzle's `instanceof Pool` check still holds. Both Drizzle paths go
  * through pool.connect: transactions call it directly, plain queries through pool.query.
  */
-export function guardPool(pool: GuardedPool, { gate, answerTimeoutMs }: PoolGuardOptions = {}): { close(): Promise<void> } {
+export function guardPool(pool: GuardedPool, { gate, answerTimeoutMs, settleWrites }: PoolGuardOptions = {}): { close(): Promise<void> } {
   const held = new Set<PooledClient>();
+  const writes = settleWrites ? new WriteTracker() : undefined;
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<PooledClient>;
   const end = pool.end.bind(pool);
   let slot: Promise<() => void> | undefined;
@@ -86,6 +94,7 @@ export function guardPool(pool: GuardedPool, { gate, answerTimeoutMs }: PoolGuar
     const stream = client.connection?.stream;
     if (stream) giveStreamErrorsAReason(stream);
     if (stream && answerTimeoutMs) watchAnswers(stream, answerTimeoutMs);
+    if (stream && writes) writes.track(stream);
   });
 
   /** The client with a release that may be called twice (Drizzle's after ours) and forgets it here. */
@@ -128,19 +137,63 @@ export function guardPool(pool: GuardedPool, { gate, answerTimeoutMs }: PoolGuar
     async close() {
       for (const client of [...held]) client.release?.(new Error('The request ended with this database connection still held'));
       let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
       try {
-        await Promise.race([end(), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+        try {
+          await Promise.race([end(), deadline]);
+        } finally {
+          // A slot whose wait timed out was never taken, so there is nothing to give back then.
+          if (slot)
+            await slot.then(
+              (release) => release(),
+              () => {},
+            );
+        }
+        // The slot is back (the connection is closing); the request lives on until its last writes settle.
+        if (writes) await Promise.race([writes.settled(), deadline]);
       } finally {
         clearTimeout(timer);
-        // A slot whose wait timed out was never taken, so there is nothing to give back then.
-        if (slot)
-          await slot.then(
-            (release) => release(),
-            () => {},
-          );
       }
     },
   };
+}
+
+/**
+ * The socket writes of a pool still waiting for their callback. pg-pool's end() resolves as soon as it
+ * has asked each client to end, and a client's end() writes Terminate and closes the socket only in that
+ * write's callback. A request's close() therefore resolved with the write still in flight, ending the
+ * request's waitUntil and with it the I/O context workerd would have settled the write in: in about one
+ * connection in six it never was, and since workerd keeps a socket's objects for the isolate's life, the
+ * pending write held pg's whole client (Pool, Client, Connection, Parser, socket, timers) and this
+ * guard's closures, ~5 KB a request (docs/benchmarks.md, "Memory"). close() now waits for them. Only
+ * writes given a callback are counted: a statement's write is settled before its answer comes.
+ */
+class WriteTracker {
+  private pending = 0;
+  private waiting: (() => void)[] = [];
+
+  track(stream: WatchedStream): void {
+    const write = stream.write.bind(stream);
+    stream.write = (data, ...rest) => {
+      const last = rest.length - 1;
+      const callback = rest[last];
+      if (typeof callback !== 'function') return write(data, ...rest);
+      this.pending++;
+      let called = false;
+      rest[last] = (...args: unknown[]) => {
+        if (!called) {
+          called = true;
+          if (--this.pending === 0) for (const resolve of this.waiting.splice(0)) resolve();
+        }
+        return (callback as (...a: unknown[]) => unknown)(...args);
+      };
+      return write(data, ...rest);
+    };
+  }
+
+  settled(): Promise<void> {
+    return this.pending === 0 ? Promise.resolve() : new Promise((resolve) => this.waiting.push(resolve));
+  }
 }
 
 /**
