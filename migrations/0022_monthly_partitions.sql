@@ -65,6 +65,7 @@ CREATE FUNCTION ensure_month_partitions(parent regclass, now timestamptz, months
 DECLARE
   fallback regclass := to_regclass((SELECT relname FROM pg_class WHERE oid = parent) || '_default');
   month timestamptz;
+  waiting timestamptz[];
   made int := 0;
 BEGIN
   PERFORM set_config('lock_timeout', '5s', true);
@@ -74,7 +75,10 @@ BEGIN
     END IF;
   END LOOP;
   IF fallback IS NOT NULL THEN
-    FOR month IN EXECUTE format('SELECT DISTINCT date_trunc(''month'', created_at AT TIME ZONE ''UTC'') AT TIME ZONE ''UTC'' FROM %s', fallback) LOOP
+    -- Read whole before the loop: a move alters the DEFAULT partition, which an open cursor would forbid.
+    EXECUTE format('SELECT array(SELECT DISTINCT date_trunc(''month'', created_at AT TIME ZONE ''UTC'') AT TIME ZONE ''UTC'' FROM %s)', fallback)
+      INTO waiting;
+    FOREACH month IN ARRAY waiting LOOP
       IF create_month_partition(parent, month) THEN
         made := made + 1;
       END IF;

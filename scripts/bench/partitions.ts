@@ -1,0 +1,131 @@
+// npx tsx scripts/bench/partitions.ts [--url postgres://postgres@127.0.0.1:5432/partition_bench] [--rows 1000000]
+//
+// Monthly partitions of request_logs and audit_events (migration 0022) at 1M rows of one clinic, on a
+// scratch database it creates anew: migrates it to the schema before 0022, loads `rows` request logs
+// spread over 90 days and `rows` audit events over 365 days (through the chain trigger, so the chain is
+// valid), prints EXPLAIN (ANALYZE, BUFFERS) of the list queries of GET /api/v1/request-logs (default page,
+// a filter, a lookup by request id) and GET /api/v1/audit-events as the services send them, then applies
+// 0022 (timed: the conversion of the rows), prints the same plans again, and times the sweep's partition
+// maintenance and the chain check.
+import { rmSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import * as nodePg from 'drizzle-orm/node-postgres';
+import pg from 'pg';
+import * as schema from '../../drizzle/schema';
+import { listAuditEvents } from '../../src/modules/access/audit-events/service';
+import { getRequestLog, listRequestLogs } from '../../src/modules/access/request-logs/service';
+import { verifyAuditChain } from '../../src/platform/audit/trail';
+import type { HandlerContext } from '../../src/platform/context';
+import type { Database } from '../../src/platform/db/client';
+import { maintainMonthPartitions } from '../../src/platform/partitions';
+import { databaseUrl, withClient } from '../lib/database';
+import { MIGRATIONS_FOLDER, migrateDatabase, migrationsBefore } from '../lib/migrations';
+
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/partition_bench' },
+    rows: { type: 'string', default: '1000000' },
+  },
+});
+const url = values.url!;
+const rows = Number(values.rows);
+const CONVERSION = '0022_monthly_partitions';
+
+const migrateWith = (folder: string) => migrateDatabase(url, folder);
+
+const name = new URL(url).pathname.slice(1);
+await withClient(databaseUrl(url, 'postgres'), async (client) => {
+  await client.query(`drop database if exists ${name} with (force)`);
+  await client.query(`create database ${name}`);
+});
+const before = migrationsBefore(CONVERSION);
+await migrateWith(before);
+rmSync(before, { recursive: true, force: true });
+
+const pool = new pg.Pool({ connectionString: url, max: 2 });
+const captured: { sql: string; params: unknown[] }[] = [];
+const db = nodePg.drizzle({
+  client: pool,
+  schema,
+  logger: { logQuery: (sql: string, params: unknown[]) => captured.push({ sql, params }) },
+}) as unknown as Database;
+
+const q = (sql: string, params: unknown[] = []) => pool.query(sql, params);
+const { rows: clinicRows } = await q(`insert into clinics (name, slug) values ('Bench', 'bench-partitions') returning id`);
+const clinicId = clinicRows[0].id as string;
+const { rows: keyRows } = await q(
+  `insert into api_keys (clinic_id, name, kind, key_prefix, key_hash, scopes) values ($1, 'bench', 'secret', 'sk_b', md5(random()::text), '{read}') returning id`,
+  [clinicId],
+);
+const keyId = keyRows[0].id as string;
+
+const seconds = (from: number) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
+let t0 = performance.now();
+const BATCH = 100_000;
+for (let from = 1; from <= rows; from += BATCH) {
+  const to = Math.min(rows, from + BATCH - 1);
+  await q(
+    `insert into request_logs (api_key_id, clinic_id, request_id, method, route, status, duration_ms, created_at, path, error_code, client_ip, user_agent)
+     select $1, $2, 'req_' || i, (array['GET','GET','GET','POST','PATCH','DELETE'])[1 + i % 6],
+       (array['/api/v1/orders','/api/v1/orders/{id}','/api/v1/products','/api/v1/coupons','/api/v1/patients/{id}'])[1 + i % 5],
+       case when i % 50 = 0 then 500 when i % 10 = 0 then 404 else 200 end, 5 + i % 200,
+       now() - interval '90 days' + (i::float8 / $3) * interval '90 days', '/api/v1/orders/' || i,
+       case when i % 10 = 0 then 'NOT_FOUND' end, '203.0.113.' || (i % 250), 'bench/1.0'
+     from generate_series($4::int, $5::int) i`,
+    [keyId, clinicId, rows, from, to],
+  );
+}
+console.log(`loaded ${rows} request_logs in ${seconds(t0)}`);
+t0 = performance.now();
+for (let from = 1; from <= rows; from += BATCH) {
+  const to = Math.min(rows, from + BATCH - 1);
+  await q(
+    `insert into audit_events (clinic_id, created_at, actor_kind, actor_id, actor_label, action, route, target_type, target_id, changes)
+     select $1, now() - interval '365 days' + (i::float8 / $2) * interval '365 days', 'key', $3, 'sk_b',
+       (array['coupon.updated','order.created','product.updated','patient_data.read'])[1 + i % 4], '/api/v1/coupons/{id}',
+       'coupon', 'c' || (i % 5000), jsonb_build_object('discountValue', jsonb_build_object('old', i, 'new', i + 1))
+     from generate_series($4::int, $5::int) i`,
+    [clinicId, rows, keyId, from, to],
+  );
+}
+console.log(`loaded ${rows} audit_events (through the chain trigger) in ${seconds(t0)}`);
+await q('vacuum analyze request_logs, audit_events');
+
+const ctx = { db, clinicId, now: () => new Date() } as unknown as HandlerContext;
+const page = { page: 1, limit: 25 };
+const requests: [string, () => Promise<unknown>][] = [
+  ['GET /api/v1/request-logs (default page)', () => listRequestLogs(ctx, page as never)],
+  ['GET /api/v1/request-logs?status=5xx&method=POST', () => listRequestLogs(ctx, { ...page, status: '5xx', method: 'POST' } as never)],
+  [`GET /api/v1/request-logs/req_${rows - 10}`, () => getRequestLog(ctx, `req_${rows - 10}`)],
+  ['GET /api/v1/audit-events (default page)', () => listAuditEvents(ctx, page as never)],
+  ['GET /api/v1/audit-events?action=coupon.updated', () => listAuditEvents(ctx, { ...page, action: 'coupon.updated' } as never)],
+];
+
+async function explainAll(label: string) {
+  for (const [title, run] of requests) {
+    captured.length = 0;
+    await run(); // warm, and capture its statement(s)
+    const t = performance.now();
+    await run();
+    const ms = performance.now() - t;
+    const { sql, params } = captured[0]!;
+    const plan = await q(`explain (analyze, buffers) ${sql}`, params);
+    console.log(`\n=== ${label}: ${title} (${ms.toFixed(0)} ms as the service runs it; ${captured.length / 2} statement(s))`);
+    console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
+  }
+}
+
+await explainAll('before 0022');
+t0 = performance.now();
+await migrateWith(MIGRATIONS_FOLDER);
+console.log(`\nmigration 0022 (conversion of ${rows} + ${rows} rows): ${seconds(t0)}`);
+await q('analyze request_logs, audit_events');
+await explainAll('after 0022');
+
+t0 = performance.now();
+await maintainMonthPartitions(db, new Date());
+console.log(`\npartition maintenance, nothing to do: ${(performance.now() - t0).toFixed(1)} ms`);
+t0 = performance.now();
+const check = await verifyAuditChain(db, clinicId);
+console.log(`verifyAuditChain after the conversion: ${JSON.stringify(check)} in ${seconds(t0)}`);
+await pool.end();
