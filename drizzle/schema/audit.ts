@@ -74,3 +74,16 @@ export const auditChainAnchors = pgTable('audit_chain_anchors', {
   /** When the last partition holding this clinic's rows was dropped. */
   droppedAt: timestamptz('dropped_at').notNull().defaultNow(),
 });
+
+/**
+ * Each clinic's chain head: the seq and hash of its last row, kept by the insert trigger (under the
+ * clinic's advisory lock) so the next row finds them with one primary-key read instead of searching
+ * every month partition's (clinic_id, seq) index (migration 0022).
+ */
+export const auditChainHeads = pgTable('audit_chain_heads', {
+  clinicId: uuid('clinic_id')
+    .primaryKey()
+    .references(() => clinics.id),
+  seq: bigint('seq', { mode: 'number' }).notNull(),
+  hash: text('hash').notNull(),
+});

@@ -14,12 +14,14 @@ import pg from 'pg';
 import * as schema from '../../drizzle/schema';
 import { listAuditEvents } from '../../src/modules/access/audit-events/service';
 import { getRequestLog, listRequestLogs } from '../../src/modules/access/request-logs/service';
-import { verifyAuditChain } from '../../src/platform/audit/trail';
+import { appendAuditEvents, verifyAuditChain } from '../../src/platform/audit/trail';
 import type { HandlerContext } from '../../src/platform/context';
 import type { Database } from '../../src/platform/db/client';
 import { maintainMonthPartitions } from '../../src/platform/partitions';
+import { RequestLogWriter } from '../../src/platform/request-log';
 import { databaseUrl, withClient } from '../lib/database';
 import { MIGRATIONS_FOLDER, migrateDatabase, migrationsBefore } from '../lib/migrations';
+import { processCpuMs } from './cpu';
 
 const { values } = parseArgs({
   options: {
@@ -42,7 +44,8 @@ const before = migrationsBefore(CONVERSION);
 await migrateWith(before);
 rmSync(before, { recursive: true, force: true });
 
-const pool = new pg.Pool({ connectionString: url, max: 2 });
+// No fsync wait at each commit: the figures are the statements' work, not this machine's disk.
+const pool = new pg.Pool({ connectionString: url, max: 2, options: '-c synchronous_commit=off' });
 const captured: { sql: string; params: unknown[] }[] = [];
 const db = nodePg.drizzle({
   client: pool,
@@ -115,12 +118,62 @@ async function explainAll(label: string) {
   }
 }
 
+/**
+ * What the writes cost the database, as the app sends them: CPU of the PostgreSQL backend serving them
+ * (its /proc schedstat, so time spent waiting for a core on a busy machine is not counted) and wall time,
+ * per statement: one audit row per statement (a write's own insert, through the chain trigger), and the
+ * request log's batched insert of 100 rows (which also moves the keys' lastUsedAt).
+ */
+const writePool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 0, options: '-c synchronous_commit=off' });
+const writeDb = nodePg.drizzle({ client: writePool, schema }) as unknown as Database;
+const backendPid = Number((await writePool.query('select pg_backend_pid() as pid')).rows[0].pid);
+
+async function measured(count: number, work: (n: number) => Promise<unknown>): Promise<string> {
+  const cpu = processCpuMs(backendPid);
+  const t = performance.now();
+  for (let n = 0; n < count; n++) await work(n);
+  const wallUs = ((performance.now() - t) * 1000) / count;
+  const cpuUs = ((processCpuMs(backendPid) - cpu) * 1000) / count;
+  return `${cpuUs.toFixed(0)} µs CPU, ${wallUs.toFixed(0)} µs wall`;
+}
+
+async function writeCost(label: string) {
+  const audit = await measured(2000, (n) =>
+    appendAuditEvents(writeDb, [
+      { clinicId, actorKind: 'key', actorId: keyId, action: 'coupon.updated', targetType: 'coupon', targetId: `w${n}`, changes: {} },
+    ]),
+  );
+  const writer = new RequestLogWriter({ flushRows: 100, flushAfterMs: 60_000 });
+  const batch = await measured(200, async (b) => {
+    for (let n = 0; n < 100; n++) {
+      writer.add({
+        apiKeyId: keyId,
+        clinicId,
+        requestId: `w${b}_${n}`,
+        method: 'GET',
+        route: '/api/v1/orders',
+        status: 200,
+        durationMs: 3,
+      });
+    }
+    await writer.flush(writeDb);
+  });
+  console.log(`\nwrites, ${label}: audit insert (1 row) ${audit} per statement; request-log batch (100 rows) ${batch} per statement`);
+}
+
 await explainAll('before 0022');
+await writeCost('before 0022');
 t0 = performance.now();
 await migrateWith(MIGRATIONS_FOLDER);
 console.log(`\nmigration 0022 (conversion of ${rows} + ${rows} rows): ${seconds(t0)}`);
 await q('analyze request_logs, audit_events');
 await explainAll('after 0022');
+await writeCost('after 0022 (17 partitions per table)');
+// Six years of audit months, as the retention keeps them: the chain trigger's look-up of the clinic's
+// last row visits every partition's (clinic_id, seq) index.
+await q(`select create_month_partition('audit_events', now() - n * interval '1 month') from generate_series(13, 72) n`);
+await q('analyze audit_events');
+await writeCost('after 0022, audit_events with 77 partitions (six years)');
 
 t0 = performance.now();
 await maintainMonthPartitions(db, new Date());
@@ -129,3 +182,4 @@ t0 = performance.now();
 const check = await verifyAuditChain(db, clinicId);
 console.log(`verifyAuditChain after the conversion: ${JSON.stringify(check)} in ${seconds(t0)}`);
 await pool.end();
+await writePool.end();

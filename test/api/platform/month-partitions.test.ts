@@ -198,4 +198,17 @@ describe('month partitions', () => {
     });
     expect(await verifyAuditChain(t.db, clinic.id)).toMatchObject({ intact: false, checked: 1, brokenAt: { seq: 4 } });
   });
+
+  it("takes the last row from the clinic's chain head: a newest row removed behind the trail is found at the next one", async () => {
+    const { clinic } = await makeTenant(t.db);
+    await appendAuditEvents(t.db, [auditEvent(clinic.id, 1), auditEvent(clinic.id, 2)]);
+    await t.db.transaction(async (tx) => {
+      await tx.execute(sql`alter table audit_events disable trigger audit_events_no_change`);
+      await tx.execute(sql`delete from audit_events where clinic_id = ${clinic.id}::uuid and seq = 2`);
+      await tx.execute(sql`alter table audit_events enable trigger audit_events_no_change`);
+    });
+    // Searched by seq, the next row would have taken seq 2 over and the chain would look whole.
+    await appendAuditEvents(t.db, [auditEvent(clinic.id, 3)]);
+    expect(await verifyAuditChain(t.db, clinic.id)).toMatchObject({ intact: false, checked: 2, brokenAt: { seq: 3 } });
+  });
 });
