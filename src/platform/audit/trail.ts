@@ -74,20 +74,32 @@ export const VERIFY_BATCH = 2_000;
  * audit_event_content). Stops at the first broken row.
  */
 export async function verifyAuditChain(db: Queryable, clinicId: string): Promise<ChainCheck> {
-  const [anchor] = await rowsOf<{ seq: string; hash: string }>(
-    db,
-    sql`select seq::text as seq, hash from ${auditChainAnchors} where clinic_id = ${clinicId}::uuid`,
-  );
-  let lastSeq = anchor ? Number(anchor.seq) : 0;
-  let lastHash = anchor?.hash ?? '';
+  let lastSeq = 0;
+  let lastHash = '';
   let checked = 0;
-  for (;;) {
-    const rows = await rowsOf<{ id: string; seq: string; prev_hash: string; hash: string; content: string }>(
+  for (let first = true; ; first = false) {
+    // The first batch brings the anchor along (one statement, as before the retention existed).
+    const anchor = (column: 'seq' | 'hash') =>
+      first ? sql`(select a.${sql.raw(column)} from ${auditChainAnchors} a where a.clinic_id = ${clinicId}::uuid)` : sql`null`;
+    const rows = await rowsOf<{
+      id: string;
+      seq: string;
+      prev_hash: string;
+      hash: string;
+      content: string;
+      anchor_seq: string | null;
+      anchor_hash: string | null;
+    }>(
       db,
-      sql`select e.id::text as id, e.seq::text as seq, e.prev_hash, e.hash, audit_event_content(e) as content
-          from ${auditEvents} e where e.clinic_id = ${clinicId}::uuid and e.seq > ${lastSeq}
+      sql`select e.id::text as id, e.seq::text as seq, e.prev_hash, e.hash, audit_event_content(e) as content,
+            ${anchor('seq')}::text as anchor_seq, ${anchor('hash')} as anchor_hash
+          from ${auditEvents} e where e.clinic_id = ${clinicId}::uuid and e.seq > greatest(${lastSeq}::bigint, coalesce(${anchor('seq')}, 0))
           order by e.seq asc limit ${VERIFY_BATCH}`,
     );
+    if (first && rows[0]?.anchor_seq != null) {
+      lastSeq = Number(rows[0].anchor_seq);
+      lastHash = rows[0].anchor_hash ?? '';
+    }
     for (const row of rows) {
       const seq = Number(row.seq);
       const expected = await sha256Hex(row.prev_hash + row.content);
