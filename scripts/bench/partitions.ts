@@ -161,14 +161,41 @@ async function writeCost(label: string) {
   console.log(`\nwrites, ${label}: audit insert (1 row) ${audit} per statement; request-log batch (100 rows) ${batch} per statement`);
 }
 
+/** The retention's cost: the same rows removed (those before the start of last month), in a transaction rolled back. */
+async function retentionCost(label: string, statements: string[]) {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const t = performance.now();
+    let removed = 0;
+    for (const statement of statements) removed += (await client.query(statement)).rowCount ?? 0;
+    console.log(`\nretention, ${label}: ${(performance.now() - t).toFixed(0)} ms (${removed} rows by DELETE, or partitions dropped)`);
+  } finally {
+    await client.query('rollback');
+    client.release();
+  }
+}
+
 await explainAll('before 0022');
 await writeCost('before 0022');
+// The sweep before 0022: batches of 5,000 deleted by id until none is left (pruneRequestLogs).
+const batches = Math.ceil((rows * 40) / 90 / 5000) + 1;
+await retentionCost(
+  'before 0022, batched DELETE of the rows before last month',
+  Array.from(
+    { length: batches },
+    () => `delete from request_logs where id in (select id from request_logs where created_at < date_trunc('month', now()) - interval '1 month' limit 5000)`,
+  ),
+);
 t0 = performance.now();
 await migrateWith(MIGRATIONS_FOLDER);
 console.log(`\nmigration 0022 (conversion of ${rows} + ${rows} rows): ${seconds(t0)}`);
 await q('analyze request_logs, audit_events');
 await explainAll('after 0022');
 await writeCost('after 0022 (17 partitions per table)');
+await retentionCost('after 0022, the months before last month dropped', [
+  `select drop_month_partitions('request_logs', date_trunc('month', now()) - interval '1 month')`,
+]);
 // Six years of audit months, as the retention keeps them: the chain trigger's look-up of the clinic's
 // last row visits every partition's (clinic_id, seq) index.
 await q(`select create_month_partition('audit_events', now() - n * interval '1 month') from generate_series(13, 72) n`);
