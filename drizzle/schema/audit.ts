@@ -11,7 +11,7 @@ export type AuditChange = { old?: unknown; new?: unknown; redacted?: true };
 
 /**
  * The audit trail (docs/audit-log.md): who did what, when. Append-only, enforced by triggers in
- * PostgreSQL (migration 0018): UPDATE, DELETE and TRUNCATE raise, for every role. Each clinic's rows
+ * PostgreSQL (migration 0020): UPDATE, DELETE and TRUNCATE raise, for every role. Each clinic's rows
  * form a hash chain: `seq` counts the clinic's rows from 1, `prev_hash` is the hash of row seq - 1 ('' for
  * the first) and `hash` = sha256(prev_hash || canonical content); the insert trigger sets all three
  * under a per-clinic advisory lock, so two writers cannot fork the chain.

@@ -12,8 +12,7 @@ import { parseArgs } from 'node:util';
 import * as nodePg from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import * as schema from '../../drizzle/schema';
-import { listAuditEvents } from '../../src/modules/access/audit-events/service';
-import { getRequestLog, listRequestLogs } from '../../src/modules/access/request-logs/service';
+import { getRequestLog, listAuditEvents, listRequestLogs } from '../../src/modules/access';
 import { appendAuditEvents, verifyAuditChain } from '../../src/platform/audit/trail';
 import type { HandlerContext } from '../../src/platform/context';
 import type { Database } from '../../src/platform/db/client';
@@ -184,7 +183,8 @@ await retentionCost(
   'before 0022, batched DELETE of the rows before last month',
   Array.from(
     { length: batches },
-    () => `delete from request_logs where id in (select id from request_logs where created_at < date_trunc('month', now()) - interval '1 month' limit 5000)`,
+    () =>
+      `delete from request_logs where id in (select id from request_logs where created_at < date_trunc('month', now()) - interval '1 month' limit 5000)`,
   ),
 );
 t0 = performance.now();
