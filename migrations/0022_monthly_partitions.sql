@@ -35,6 +35,9 @@ BEGIN
   END IF;
   EXECUTE format('CREATE TABLE %I (LIKE %s INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', part, parent);
   IF fallback IS NOT NULL THEN
+    -- No row of the month may reach the DEFAULT partition between this look and the ATTACH (which would
+    -- then fail): its inserts wait for this transaction (reads do not).
+    EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', fallback);
     EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s WHERE created_at >= $1 AND created_at < $2)', fallback) INTO waiting USING lo, hi;
   END IF;
   IF waiting THEN
