@@ -11,9 +11,9 @@ import * as webhooksCheckout from './modules/webhooks-checkout';
 import { openDatabase } from './platform/db/client';
 import { idempotencyKeyRetention } from './platform/http/idempotency';
 import { describeError, logLine } from './platform/log';
+import { partitionMaintenance } from './platform/partitions';
 import { providersFor } from './platform/providers';
 import { deliverQueuedMessagesSweep } from './platform/providers/messaging';
-import { requestLogRetention } from './platform/request-log';
 import type { Sweep } from './platform/sweep';
 
 /**
@@ -21,7 +21,7 @@ import type { Sweep } from './platform/sweep';
  * survive minification), in the order they run (each area's sweeps are listed in its index.ts).
  */
 export const SWEEPS: Record<string, Sweep> = {
-  requestLogRetention, // request logs older than 90 days
+  partitionMaintenance, // month partitions of request_logs and audit_events: made ahead, dropped past retention
   idempotencyKeyRetention, // Idempotency-Key answers older than 24 hours
   ...access.sweeps,
   ...catalog.sweeps,

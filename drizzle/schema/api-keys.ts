@@ -1,5 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigint, boolean, check, index, integer, pgTable, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  type AnyPgColumn,
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { clinics } from './clinics';
 import { createdAt, id, timestamptz } from './columns';
 import { users } from './users';
@@ -42,11 +55,15 @@ export const apiKeys = pgTable(
   ],
 );
 
-/** One row per request made with an API key; written off the request path. */
+/**
+ * One row per request made with an API key; written off the request path. Partitioned by month on
+ * created_at (migration 0022, docs/request-logs.md): the key is (id, created_at) because a partitioned
+ * table's keys must hold the partition key; retention drops whole months.
+ */
 export const requestLogs = pgTable(
   'request_logs',
   {
-    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint('id', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
     apiKeyId: uuid('api_key_id')
       .notNull()
       .references(() => apiKeys.id, { onDelete: 'cascade' }),
@@ -84,8 +101,8 @@ export const requestLogs = pgTable(
     // GET /request-logs/{requestId}.
     index('request_logs_clinic_id_request_id_idx').on(t.clinicId, t.requestId),
     index('request_logs_api_key_id_created_at_idx').on(t.apiKeyId, t.createdAt),
-    // The retention sweep deletes by age across all clinics.
-    index('request_logs_created_at_idx').on(t.createdAt),
+    // No index on created_at alone: retention drops whole month partitions instead of deleting by age.
+    primaryKey({ name: 'request_logs_pkey', columns: [t.id, t.createdAt] }),
   ],
 );
 

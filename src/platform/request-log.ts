@@ -1,9 +1,8 @@
-import { lt, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { apiKeys, requestLogs } from '../../drizzle/schema';
-import type { Database, Queryable } from './db/client';
+import type { Queryable } from './db/client';
 import { sleep } from './db/connection-gate';
 import { describeError } from './log';
-import type { Sweep } from './sweep';
 
 /** A request's log row: what every row has, and the details of issue 30 (absent: null, or false for the flags). */
 export type RequestLogEntry = Required<
@@ -145,27 +144,8 @@ async function writeBatch(db: Queryable, batch: RequestLogEntry[]): Promise<void
 /** How far back GET /api/v1/request-logs reaches; older rows stay for operators until the retention below. */
 export const REQUEST_LOG_API_DAYS = 30;
 
-/** Request logs older than this are deleted by the scheduled sweep. */
+/**
+ * Request logs are kept this long: a month partition of request_logs is dropped once its whole month is
+ * older (src/platform/partitions.ts), so a row lives 90 to 121 days.
+ */
 export const REQUEST_LOG_RETENTION_DAYS = 90;
-const DELETE_BATCH = 5_000;
-
-/** Deletes expired request logs in small batches, so no sweep holds long locks. */
-export async function pruneRequestLogs(db: Database, now: Date): Promise<number> {
-  const cutoff = new Date(now.getTime() - REQUEST_LOG_RETENTION_DAYS * 86_400_000);
-  let deleted = 0;
-  for (;;) {
-    const rows = await db
-      .delete(requestLogs)
-      .where(
-        sql`${requestLogs.id} in (${db.select({ id: requestLogs.id }).from(requestLogs).where(lt(requestLogs.createdAt, cutoff)).limit(DELETE_BATCH)})`,
-      )
-      .returning({ id: requestLogs.id });
-    deleted += rows.length;
-    if (rows.length < DELETE_BATCH) return deleted;
-  }
-}
-
-/** The cron sweep of request-log retention (src/scheduled.ts). */
-export const requestLogRetention: Sweep = async function requestLogRetention(db, now) {
-  await pruneRequestLogs(db, now);
-};

@@ -6,3 +6,7 @@ import type { Sweep } from '../../platform/sweep';
 export const loadRoutes = () => import('./routes');
 
 export const sweeps: Record<string, Sweep> = {};
+
+// For the measurements of the request log and the audit trail (scripts/bench/partitions.ts).
+export { listAuditEvents } from './audit-events/service';
+export { getRequestLog, listRequestLogs } from './request-logs/service';

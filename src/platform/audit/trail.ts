@@ -1,7 +1,8 @@
 // The audit trail's writes and its chain check (docs/audit-log.md). Rows are appended only; the insert
-// trigger of migration 0020 sets seq, prev_hash and hash under the clinic's advisory lock.
+// trigger (migration 0020, on the month partitions since 0022) sets seq, prev_hash and hash under the
+// clinic's advisory lock.
 import { sql } from 'drizzle-orm';
-import { type AuditActorKind, type AuditChange, auditEvents } from '../../../drizzle/schema';
+import { type AuditActorKind, type AuditChange, auditChainAnchors, auditEvents } from '../../../drizzle/schema';
 import { sha256Hex } from '../crypto/bytes';
 import type { Queryable } from '../db/client';
 import { rowsOf } from '../db/sql';
@@ -66,21 +67,39 @@ export interface ChainCheck {
 export const VERIFY_BATCH = 2_000;
 
 /**
- * Walks the clinic's chain from seq 1: each row's seq follows the last, its prev_hash is the last
- * row's hash, and its hash is sha256(prev_hash || content), recomputed here (the content as the
- * database renders it, audit_event_content). Stops at the first broken row.
+ * Walks the clinic's chain from its start: seq 1, or, once the retention has dropped the clinic's oldest
+ * months, the anchor recorded with the drop (audit_chain_anchors: the last dropped row's seq and hash).
+ * Each row's seq follows the last, its prev_hash is the last row's hash, and its hash is
+ * sha256(prev_hash || content), recomputed here (the content as the database renders it,
+ * audit_event_content). Stops at the first broken row.
  */
 export async function verifyAuditChain(db: Queryable, clinicId: string): Promise<ChainCheck> {
   let lastSeq = 0;
   let lastHash = '';
   let checked = 0;
-  for (;;) {
-    const rows = await rowsOf<{ id: string; seq: string; prev_hash: string; hash: string; content: string }>(
+  for (let first = true; ; first = false) {
+    // The first batch brings the anchor along (one statement, as before the retention existed).
+    const anchor = (column: 'seq' | 'hash') =>
+      first ? sql`(select a.${sql.raw(column)} from ${auditChainAnchors} a where a.clinic_id = ${clinicId}::uuid)` : sql`null`;
+    const rows = await rowsOf<{
+      id: string;
+      seq: string;
+      prev_hash: string;
+      hash: string;
+      content: string;
+      anchor_seq: string | null;
+      anchor_hash: string | null;
+    }>(
       db,
-      sql`select e.id::text as id, e.seq::text as seq, e.prev_hash, e.hash, audit_event_content(e) as content
-          from ${auditEvents} e where e.clinic_id = ${clinicId}::uuid and e.seq > ${lastSeq}
+      sql`select e.id::text as id, e.seq::text as seq, e.prev_hash, e.hash, audit_event_content(e) as content,
+            ${anchor('seq')}::text as anchor_seq, ${anchor('hash')} as anchor_hash
+          from ${auditEvents} e where e.clinic_id = ${clinicId}::uuid and e.seq > greatest(${lastSeq}::bigint, coalesce(${anchor('seq')}, 0))
           order by e.seq asc limit ${VERIFY_BATCH}`,
     );
+    if (first && rows[0]?.anchor_seq != null) {
+      lastSeq = Number(rows[0].anchor_seq);
+      lastHash = rows[0].anchor_hash ?? '';
+    }
     for (const row of rows) {
       const seq = Number(row.seq);
       const expected = await sha256Hex(row.prev_hash + row.content);
