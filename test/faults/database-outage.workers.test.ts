@@ -161,6 +161,8 @@ async function proxyStats(): Promise<Record<string, TagStats>> {
 let handle: DatabaseHandle;
 let requests: Planned[];
 const healthyUrl = () => urlFor('pass', 0, `warm-${crypto.randomUUID().slice(0, 8)}`);
+/** The start of the gateway's key lookup, as the proxy records statements (first 100 characters). */
+const KEY_LOOKUP_START = 'select "api_keys"."id", "api_keys"."clinic_id"';
 /** Operations that reached the database (their first statement was cut in phase (b)), by route index. */
 const reachesDatabase = new Map<number, boolean>();
 const figures: Record<string, Record<string, number>> = {};
@@ -279,7 +281,13 @@ describe('every operation of the route table, in workerd, with the database unre
     const phase: Phase = { name: 'reset at statement 1', id: 'r1', fault: 'reset', at: 1, reached: 'cut', width: 16 };
     expectNone(await runPhase(phase));
     const stats = await proxyStats();
-    for (const planned of requests) reachesDatabase.set(planned.route.index, !!stats[tag(phase, planned)]?.cut);
+    // Reached with its own first statement: one cut at the key's lookup says nothing about the operation
+    // (the key fell out of the cache, or a marker a write of this phase set sent it back to the lookup;
+    // this phase outlasts the cache's 30 s on a busy machine), and it may need no database at all.
+    for (const planned of requests) {
+      const seen = stats[tag(phase, planned)];
+      reachesDatabase.set(planned.route.index, !!seen?.cut && !seen.statements[0]?.startsWith(KEY_LOOKUP_START));
+    }
     const reaching = [...reachesDatabase.values()].filter(Boolean).length;
     expect(reaching, 'operations that reached the database with the key cached').toBeGreaterThan(ROUTES.length * 0.9);
     hanging = {
