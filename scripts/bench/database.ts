@@ -13,6 +13,7 @@ import { connect, databaseUrl, ensureDatabase } from '../lib/database';
 import { freePort, type RunningPostgres, startEmbeddedPostgres } from '../lib/embedded-postgres';
 import { migrateDatabase } from '../lib/migrations';
 import { seedDemoData } from '../seed';
+import type { EnrollmentRow } from '../seed/orders';
 
 const TEMPLATE_INPUTS = ['migrations', 'drizzle', 'scripts/seed', 'scripts/lib'];
 
@@ -105,16 +106,7 @@ export async function seedRefundableOrders(url: string, clinicId: string, count:
   const parallel = 4;
   const { db, close } = connect(url, parallel);
   try {
-    const [enrollment] = await rowsOf<{
-      patientId: string;
-      enrollmentId: string;
-      programId: string;
-      globalProductId: string;
-      productName: string;
-      chargeAmountCents: number;
-      pharmacyCostCents: number;
-      facilitationFeeCents: number;
-    }>(
+    const [enrollment] = await rowsOf<Omit<EnrollmentRow, 'billingIntervalMonths'>>(
       db,
       sql`select e.patient_id as "patientId", e.id as "enrollmentId", e.program_id as "programId", e.global_product_id as "globalProductId",
                  gp.name as "productName", e.charge_amount_cents as "chargeAmountCents", gp.pharmacy_base_price_cents as "pharmacyCostCents",

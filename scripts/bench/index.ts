@@ -189,6 +189,18 @@ const limiterTrips = (count: RequestCount) =>
   );
 const average = (numbers: number[]) => numbers.reduce((sum, n) => sum + n, 0) / Math.max(1, numbers.length);
 
+/** The counted requests of one row, averaged; the SQL of the last one. */
+const averaged = (counts: RequestCount[]): PerRequest => ({
+  connections: average(counts.map((c) => c.connections)),
+  statements: average(counts.map((c) => c.statements.length)),
+  redisCommands: average(counts.map((c) => c.redisCommands)),
+  sequentialRoundTrips: average(counts.map((c) => c.sequentialRoundTrips)),
+  roundTrips: average(counts.map((c) => c.roundTrips)),
+  roundTripsAfter: average(counts.map((c) => c.roundTripsAfter)),
+  limiterRoundTrips: average(counts.map(limiterTrips)),
+  sql: counts[counts.length - 1]!.statements,
+});
+
 /**
  * A key of a demo clinic (the first by default), made through the API as a brand would: a secret one
  * with `scopes`, or a publishable one.
@@ -530,16 +542,7 @@ async function main(): Promise<void> {
           counts.push(count);
           if (values.trace && step.distant && i === countedRequests - 1) printTrace(`${endpoint.target} ${route}`, count);
         }
-        result.counts[`${endpoint.target} ${route}`] = {
-          connections: average(counts.map((c) => c.connections)),
-          statements: average(counts.map((c) => c.statements.length)),
-          redisCommands: average(counts.map((c) => c.redisCommands)),
-          sequentialRoundTrips: average(counts.map((c) => c.sequentialRoundTrips)),
-          roundTrips: average(counts.map((c) => c.roundTrips)),
-          roundTripsAfter: average(counts.map((c) => c.roundTripsAfter)),
-          limiterRoundTrips: average(counts.map(limiterTrips)),
-          sql: counts[counts.length - 1]!.statements,
-        };
+        result.counts[`${endpoint.target} ${route}`] = averaged(counts);
       }
     }
     // The writes warmed only now, and their background work (request log, audit) let finish before counting.
@@ -565,16 +568,7 @@ async function main(): Promise<void> {
         counts.push(count);
         if (values.trace && step.distant && i === countedRequests - 1) printTrace(`ours ${name}`, count);
       }
-      result.counts[`ours ${name}`] = {
-        connections: average(counts.map((c) => c.connections)),
-        statements: average(counts.map((c) => c.statements.length)),
-        redisCommands: average(counts.map((c) => c.redisCommands)),
-        sequentialRoundTrips: average(counts.map((c) => c.sequentialRoundTrips)),
-        roundTrips: average(counts.map((c) => c.roundTrips)),
-        roundTripsAfter: average(counts.map((c) => c.roundTripsAfter)),
-        limiterRoundTrips: average(counts.map(limiterTrips)),
-        sql: counts[counts.length - 1]!.statements,
-      };
+      result.counts[`ours ${name}`] = averaged(counts);
     }
     // Timed: short cells, the three taking turns (the order rotates by round).
     const cells = new Map<string, Cell>();

@@ -152,7 +152,8 @@ function eventFor(step: Step, n: number, at: Date, now: Date): PlatformEvent {
   }
 }
 
-interface EnrollmentRow {
+/** An enrollment as an order is made from it (also the bench's refundable orders). */
+export interface EnrollmentRow {
   patientId: string;
   enrollmentId: string;
   programId: string;

@@ -17,3 +17,13 @@ export async function tamperAuditRow(db: Database, clinicId: string, seq: number
   });
   return row!.id;
 }
+
+/** What a statement refused says (the database's message under Drizzle's wrapper), or 'no error'. */
+export const messageOf = async (work: Promise<unknown>) => {
+  try {
+    await work;
+    return 'no error';
+  } catch (error) {
+    return String((error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message);
+  }
+};

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { appendAuditEvents, verifyAuditChain } from '../../../src/platform/audit/trail';
 import { rowsOf } from '../../../src/platform/db/sql';
 import { useTestApp } from '../../helpers/app';
-import { tamperAuditRow } from '../../helpers/audit-tamper';
+import { messageOf, tamperAuditRow } from '../../helpers/audit-tamper';
 import { makeTenant } from '../../helpers/factories';
 
 const t = useTestApp();
@@ -20,15 +20,6 @@ const event = (clinicId: string, n: number) => ({
   targetId: `c${n}`,
   changes: { discountValue: { old: n, new: n + 1 } },
 });
-
-const messageOf = async (work: Promise<unknown>) => {
-  try {
-    await work;
-    return 'no error';
-  } catch (error) {
-    return String((error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message);
-  }
-};
 
 describe('audit_events storage', () => {
   it('refuses UPDATE, DELETE and TRUNCATE through the application connection', async () => {

@@ -11,6 +11,7 @@ import { rowsOf } from '../../../src/platform/db/sql';
 import { maintainMonthPartitions, PARTITION_MONTHS_AHEAD } from '../../../src/platform/partitions';
 import { REQUEST_LOG_RETENTION_DAYS } from '../../../src/platform/request-log';
 import { useTestApp } from '../../helpers/app';
+import { messageOf } from '../../helpers/audit-tamper';
 import { makeTenant } from '../../helpers/factories';
 
 const t = useTestApp();
@@ -52,15 +53,6 @@ const auditEvent = (clinicId: string, n: number, createdAt?: Date) => ({
   changes: { n: { new: n } },
   ...(createdAt ? { createdAt } : {}),
 });
-
-const messageOf = async (work: Promise<unknown>) => {
-  try {
-    await work;
-    return 'no error';
-  } catch (error) {
-    return String((error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message);
-  }
-};
 
 describe('month partitions', () => {
   it(`are made ${PARTITION_MONTHS_AHEAD} months ahead by the sweep, once (a second run makes none)`, async () => {
