@@ -52,6 +52,16 @@ export interface InspectedWorker {
 }
 
 /**
+ * Miniflare refuses a Hyperdrive URL without a password; a server that trusts the connection (the
+ * machine's PostgreSQL, trust auth on 127.0.0.1) never asks for the one given here.
+ */
+function withPassword(url: string): string {
+  const parsed = new URL(url);
+  if (!parsed.password) parsed.password = 'unused';
+  return parsed.toString();
+}
+
+/**
  * The bundle in workerd, with the compatibility settings and bindings of `config` (wrangler's reader,
  * as the rehearsal does), `variables` over its [vars], each Hyperdrive binding connecting to
  * `hyperdriveUrl`; and a DevTools session on its isolate.
@@ -80,7 +90,9 @@ export async function startInspectedWorker(
       compatibilityDate: workerOptions.compatibilityDate,
       compatibilityFlags: workerOptions.compatibilityFlags,
       bindings: { ...(workerOptions.bindings as Record<string, string>), ...options.variables },
-      hyperdrives: Object.fromEntries(Object.keys(workerOptions.hyperdrives ?? {}).map((name) => [name, options.hyperdriveUrl])),
+      hyperdrives: Object.fromEntries(
+        Object.keys(workerOptions.hyperdrives ?? {}).map((name) => [name, withPassword(options.hyperdriveUrl)]),
+      ),
       r2Buckets: Object.keys(workerOptions.r2Buckets ?? {}),
       assets: workerOptions.assets,
     };
