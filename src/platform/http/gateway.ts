@@ -114,47 +114,31 @@ export const apiKeyGateway: MiddlewareHandler<AppEnv> = async (c, next) => {
   let status = 500;
   let thrown: unknown;
   try {
-    if (READ_METHODS.has(c.req.method)) {
-      const headersBefore = new Headers(c.res.headers);
-      const handled = next().then(
-        () => undefined,
-        (error: unknown) => ({ error }),
-      );
-      await confirmation;
-      const failed = await handled;
-      try {
-        await settle();
-      } catch (refusal) {
-        await refuseAnswered(c, headersBefore);
-        throw refusal;
-      }
-      if (failed) throw failed.error;
-    } else {
-      // A write runs alongside the store's answer too, but takes effect only once it is let through
-      // (admission.ts): its transaction waits for the admission before COMMIT and its provider calls
-      // before calling out, so a refused write rolls back having called no provider.
-      const admission = settle();
+    // The handler runs while the store answers. A read's checks are settled once it is done (its answer
+    // is sent only if they pass); a write's as soon as the store answers, because the write takes effect
+    // only once let through (admission.ts): its transaction waits for the admission before COMMIT and its
+    // provider calls before calling out, so a refused write rolls back having called no provider.
+    const admission = READ_METHODS.has(c.req.method) ? undefined : settle();
+    if (admission) {
       admission.catch(() => {}); // read below; never an unhandled rejection meanwhile
       c.set('admitted', () => admission);
       c.set(
         'services',
         admittedServices(services, () => admission),
       );
-      const headersBefore = new Headers(c.res.headers);
-      const handled = next().then(
-        () => undefined,
-        (error: unknown) => ({ error }),
-      );
-      try {
-        await admission;
-      } catch (refusal) {
-        await handled; // its transaction has rolled back
-        await refuseAnswered(c, headersBefore);
-        throw refusal;
-      }
-      const failed = await handled;
-      if (failed) throw failed.error;
     }
+    const headersBefore = new Headers(c.res.headers);
+    const failed = await next().then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
+    try {
+      await (admission ?? settle());
+    } catch (refusal) {
+      await refuseAnswered(c, headersBefore);
+      throw refusal;
+    }
+    if (failed) throw failed.error;
     status = c.res.status;
   } catch (error) {
     status = statusOf(error);

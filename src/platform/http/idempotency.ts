@@ -40,6 +40,9 @@ const KEPT_HEADERS = ['content-type', 'cache-control', 'pragma', 'location'];
 /** Visible ASCII and spaces, 1..255 characters (UUIDs are the usual choice). */
 const KEY_PATTERN = /^[\x20-\x7e]+$/;
 
+/** A key's record as kept in idempotency_keys. */
+type KeptRecord = typeof idempotencyKeys.$inferSelect;
+
 interface KeptAnswer {
   headers: Record<string, string>;
   body: string;
@@ -94,6 +97,14 @@ class RollBack extends Error {
 }
 
 /**
+ * The records a new request may take over on conflict: an expired one, or one a first request left
+ * running (kept before claims were transactional). Any other keeps its key.
+ */
+const takenOver = (now: Date) =>
+  sql`idempotency_keys.expires_at < ${now.toISOString()}::timestamptz
+    or (idempotency_keys.state = 'running' and idempotency_keys.created_at < ${new Date(now.getTime() - IDEMPOTENCY_ABANDONED_MS).toISOString()}::timestamptz)`;
+
+/**
  * Takes the key for this request inside `tx`, or (when another request holds or held it) answers
  * nothing. A concurrent duplicate's insert waits on the unique index for the first request's
  * transaction; lock_timeout, set for this transaction in the same statement, bounds that wait
@@ -101,7 +112,6 @@ class RollBack extends Error {
  */
 async function claim(tx: Transaction, clinicId: string, keyHash: string, requestHash: string, now: Date): Promise<string | null> {
   const expiresAt = new Date(now.getTime() + IDEMPOTENCY_TTL_MS);
-  const abandonedBefore = new Date(now.getTime() - IDEMPOTENCY_ABANDONED_MS);
   const rows = await rowsOf<{ id: string }>(
     tx,
     sql`
@@ -112,9 +122,7 @@ async function claim(tx: Transaction, clinicId: string, keyHash: string, request
     on conflict (clinic_id, key_hash) do update
       set request_hash = excluded.request_hash, state = 'running', response_status = null, sealed_response = null,
           created_at = excluded.created_at, expires_at = excluded.expires_at
-      -- Only an expired record, or one a first request left running (kept before claims were transactional), is taken over.
-      where idempotency_keys.expires_at < ${now.toISOString()}::timestamptz
-         or (idempotency_keys.state = 'running' and idempotency_keys.created_at < ${abandonedBefore.toISOString()}::timestamptz)
+      where ${takenOver(now)}
     -- The bound is for this wait only: once the row is ours, the handler's own lock waits are unbounded again.
     returning id, set_config('lock_timeout', '0', true) as unbounded`,
   );
@@ -166,7 +174,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { db } = c.get('services');
   const { clinicId, keyHash, requestHash, at } = request;
 
-  let kept: typeof idempotencyKeys.$inferSelect | undefined;
+  let kept: KeptRecord | undefined;
   let ran = false;
   try {
     // BEGIN goes with the claim, and the kept answer with COMMIT (request-transaction.ts): three round trips for a write of one statement.
@@ -232,8 +240,7 @@ export const idempotentAnswer: MiddlewareHandler<AppEnv> = async (c, next) => {
     on conflict (clinic_id, key_hash) do update
       set request_hash = excluded.request_hash, state = 'done', response_status = excluded.response_status,
           sealed_response = excluded.sealed_response, created_at = excluded.created_at, expires_at = excluded.expires_at
-      where idempotency_keys.expires_at < ${at.toISOString()}::timestamptz
-         or (idempotency_keys.state = 'running' and idempotency_keys.created_at < ${new Date(at.getTime() - IDEMPOTENCY_ABANDONED_MS).toISOString()}::timestamptz)
+      where ${takenOver(at)}
     returning id`,
   );
   if (rows.length > 0) return;
@@ -290,7 +297,7 @@ async function idempotentRequest(c: Context<AppEnv>): Promise<IdempotentRequest 
   };
 }
 
-async function keptAnswer(db: Queryable, clinicId: string, keyHash: string) {
+async function keptAnswer(db: Queryable, clinicId: string, keyHash: string): Promise<KeptRecord | undefined> {
   const [kept] = await (db as Database)
     .select()
     .from(idempotencyKeys)
@@ -299,7 +306,7 @@ async function keptAnswer(db: Queryable, clinicId: string, keyHash: string) {
 }
 
 /** The kept answer, to be sent again; 409 while the first still runs, 422 for another request. */
-async function keptReply(c: Context<AppEnv>, request: IdempotentRequest, kept: typeof idempotencyKeys.$inferSelect | undefined) {
+async function keptReply(c: Context<AppEnv>, request: IdempotentRequest, kept: KeptRecord | undefined) {
   // Held by a request that has not committed yet cannot be seen here (the claim waited for it); a
   // record still running is one left by a first request from before claims were transactional.
   if (!kept || kept.state === 'running') {
@@ -319,21 +326,13 @@ async function keptReply(c: Context<AppEnv>, request: IdempotentRequest, kept: t
  * The kept answer again (Idempotent-Replayed: true), before the handler ran. Through the context, so
  * the headers this request already has (its X-Request-Id, the RateLimit-* of its check) are on it too.
  */
-async function replay(
-  c: Context<AppEnv>,
-  request: IdempotentRequest,
-  kept: typeof idempotencyKeys.$inferSelect | undefined,
-): Promise<Response> {
+async function replay(c: Context<AppEnv>, request: IdempotentRequest, kept: KeptRecord | undefined): Promise<Response> {
   const { status, body, headers } = await keptReply(c, request, kept);
   return body === '' ? c.body(null, status as StatusCode, headers) : c.body(body, status as ContentfulStatusCode, headers);
 }
 
 /** The kept answer in place of the one the handler made: the transport's headers of this request stay, the answer's are the kept ones. */
-async function replayInstead(
-  c: Context<AppEnv>,
-  request: IdempotentRequest,
-  kept: typeof idempotencyKeys.$inferSelect | undefined,
-): Promise<void> {
+async function replayInstead(c: Context<AppEnv>, request: IdempotentRequest, kept: KeptRecord | undefined): Promise<void> {
   const { status, body, headers } = await keptReply(c, request, kept);
   const merged = new Headers(c.res.headers);
   for (const name of [...KEPT_HEADERS, 'content-length']) merged.delete(name);
