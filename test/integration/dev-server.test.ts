@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, isPortFree } from '../../scripts/lib/embedded-postgres';
 import { DEMO_LOGINS, DEMO_PASSWORD } from '../../scripts/seed';
 import { OVER_ANY_LIMIT, OVER_JSON_LIMIT, transportFuzz } from '../helpers/transport-fuzz';
+import { workerdProblem } from '../helpers/workerd';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** Keys, each firing WRITES_PER_KEY writes at once (a key may burst 100 requests per 10 s). */
@@ -26,16 +27,6 @@ const KEYS = 3;
 const WRITES_PER_KEY = 50;
 const START_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 20_000;
-
-/** Why workerd (the runtime `wrangler dev` starts) cannot run here, or null when it can. */
-function workerdProblem(): string | null {
-  try {
-    execFileSync(join(root, 'node_modules', 'workerd', 'bin', 'workerd'), ['--version'], { stdio: 'pipe', timeout: 15_000 });
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message.split('\n')[0]! : String(error);
-  }
-}
 
 /** Every process below pid (wrangler runs in a process group of its own, so a group signal misses it). */
 function descendants(pid: number): number[] {

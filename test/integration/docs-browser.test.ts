@@ -16,6 +16,7 @@ import WebSocket from 'ws';
 import { freePort } from '../../scripts/lib/embedded-postgres';
 import { DOCS_RENDERER_PATH } from '../../src/platform/openapi/docs-page';
 import { createTestDatabase } from '../helpers/database';
+import { workerdProblem } from '../helpers/workerd';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -56,17 +57,13 @@ function chromium(): { path: string } | { problem: string } {
   return installed ? { path: installed } : { problem: 'apt-get installed chromium, but no chromium command was found' };
 }
 
-function workerdProblem(): string | null {
-  try {
-    execFileSync(join(root, 'node_modules', 'workerd', 'bin', 'workerd'), ['--version'], { stdio: 'pipe', timeout: 15_000 });
-    return null;
-  } catch (error) {
-    return `workerd cannot run here (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
-  }
+function workerdCannotRun(): string | null {
+  const problem = workerdProblem();
+  return problem === null ? null : `workerd cannot run here (${problem})`;
 }
 
 const browser = chromium();
-const problem = workerdProblem() ?? ('problem' in browser ? browser.problem : null);
+const problem = workerdCannotRun() ?? ('problem' in browser ? browser.problem : null);
 if (problem) console.warn(`[docs-browser.test] SKIPPED: ${problem}.`);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,12 +1,3 @@
-// The Worker isolate's heap budget (issue 29; docs/benchmarks.md, "Memory"; the full measurement is
-// `npm run bench:memory`): the bundle `wrangler deploy` builds, in workerd through Miniflare with its
-// inspector open (scripts/bench/memory-worker.ts), on this run's PostgreSQL; every area warmed by one
-// GET, a few hundred mixed reads and writes, then the heap after a forced GC twice, a few hundred
-// requests apart. It fails when the warm heap is over the budget, or when it grows between the two
-// by more than the short run's ceiling per request (scripts/bench/memory-budget.ts). Rate limits through the Upstash stand-in
-// over Redis when it answers (as deployed), else the in-process limiter. Skipped, with a message, only
-// when workerd cannot run here.
-import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,20 +8,12 @@ import { type Bundle, buildBundle, type InspectedWorker, startInspectedWorker } 
 import { DEVELOPMENT_JWT_SECRET } from '../../src/config';
 import { createTestDatabase } from '../helpers/database';
 import { makeTenant } from '../helpers/factories';
+import { workerdProblem } from '../helpers/workerd';
 import { startUpstashRestServer, type UpstashRestServer } from '../tooling/upstash-rest-server';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const REQUESTS = 400;
 const MiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
-
-function workerdProblem(): string | null {
-  try {
-    execFileSync(join(root, 'node_modules', 'workerd', 'bin', 'workerd'), ['--version'], { stdio: 'pipe', timeout: 15_000 });
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message.split('\n')[0]! : String(error);
-  }
-}
 
 const problem = workerdProblem();
 if (problem) console.warn(`[worker-memory.test] SKIPPED: workerd cannot run on this machine (${problem}).`);
