@@ -26,10 +26,10 @@ import {
 import { UpstashRateLimiter } from '../../src/platform/rate-limit/upstash';
 import { buildTestApp, type TestApp, TestClock, type TestResponse, useTestApp } from '../helpers/app';
 import { makeKey, makeTenant } from '../helpers/factories';
-import { probeRedis, startUpstashRestServer, type UpstashRestServer } from '../tooling/upstash-rest-server';
+import { probeRedis, startUpstashRestServer, TEST_REDIS_URL, type UpstashRestServer } from '../tooling/upstash-rest-server';
 import { startTcpFaultProxy, type TcpFault, type TcpFaultProxy } from './tcp-fault-proxy';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const PREFIX = `faults:rl:${process.pid}:${randomUUID().slice(0, 8)}`;
 /** The limiter gives the store this long before it falls back (production: 1 s). */
 const STORE_TIMEOUT_MS = 150;

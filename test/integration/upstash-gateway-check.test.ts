@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RateLimitRule } from '../../src/platform/rate-limit/types';
 import { UpstashRateLimiter } from '../../src/platform/rate-limit/upstash';
-import { probeRedis, startUpstashRestServer, type UpstashRestServer } from '../tooling/upstash-rest-server';
+import { probeRedis, startUpstashRestServer, TEST_REDIS_URL, type UpstashRestServer } from '../tooling/upstash-rest-server';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const PREFIX = `itest:gw:${process.pid}:${randomUUID().slice(0, 8)}`;
 
 const redisUp = (await probeRedis(REDIS_URL)) === null;

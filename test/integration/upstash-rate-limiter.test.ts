@@ -12,9 +12,15 @@ import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory';
 import { IP_MINUTE, KEY_BURST, keyMinuteRule, rateLimitHeaders, SIGN_IN_ATTEMPTS } from '../../src/platform/rate-limit/policy';
 import type { RateLimiter, RateLimitResult, RateLimitRule } from '../../src/platform/rate-limit/types';
 import { UpstashRateLimiter } from '../../src/platform/rate-limit/upstash';
-import { probeRedis, startHangingServer, startUpstashRestServer, type UpstashRestServer } from '../tooling/upstash-rest-server';
+import {
+  probeRedis,
+  startHangingServer,
+  startUpstashRestServer,
+  TEST_REDIS_URL,
+  type UpstashRestServer,
+} from '../tooling/upstash-rest-server';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const PREFIX = `itest:rl:${process.pid}:${randomUUID().slice(0, 8)}`;
 
 /** The URL without its password, for messages. */

@@ -147,7 +147,7 @@ function send(res: ServerResponse, status: number, body: Json) {
 
 export async function startUpstashRestServer(options: UpstashRestServerOptions = {}): Promise<UpstashRestServer> {
   const token = options.token ?? randomBytes(16).toString('hex');
-  const redisUrl = options.redisUrl ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const redisUrl = options.redisUrl ?? TEST_REDIS_URL;
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
   let lastRedisError = '';
   redis.on('error', (error: Error) => {
