@@ -3,46 +3,17 @@
 // the DevTools calls that measure it: a forced GC, then Runtime.getHeapUsage; a heap snapshot, streamed.
 // Miniflare rather than `wrangler dev`: no inspector proxy, no dev middleware, no network inspection and
 // no source maps loaded into the isolate, so what is measured is what the deployed code holds.
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import WebSocket from 'ws';
+import { buildDeployBundle, type DeployBundle } from '../rehearse/worker';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 /** Every inspector call and every wait is bounded: a silent inspector must fail the run, not hang it. */
 export const INSPECTOR_TIMEOUT_MS = 30_000;
 
-export interface Bundle {
-  dir: string;
-  main: string;
-  bytes: number;
-}
-
-/**
- * `wrangler deploy --dry-run --outdir <tmp>` with the given configuration: the code a deploy uploads.
- * `minify: false` keeps names and esbuild's `// <path>` module comments, for a snapshot read by module.
- */
-export async function buildBundle(options: { config: string; minify?: boolean; extraArgs?: string[] }): Promise<Bundle> {
-  const dir = mkdtempSync(join(tmpdir(), 'brand-admin-memory-bundle-'));
-  const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-  const args = [wrangler, 'deploy', '--dry-run', '--outdir', dir, '--config', options.config, ...(options.extraArgs ?? [])];
-  if (options.minify === false) args.push('--minify=false');
-  else if (options.minify === true) args.push('--minify');
-  await promisify(execFile)(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' },
-    maxBuffer: 16 * 1024 * 1024,
-    timeout: 180_000,
-  });
-  const main = join(dir, readdirSync(dir).find((file) => file.endsWith('.js')) ?? 'index.js');
-  if (!existsSync(main)) throw new Error(`wrangler deploy --dry-run wrote no script (found: ${readdirSync(dir).join(', ')})`);
-  return { dir, main, bytes: statSync(main).size };
-}
+/** The bundle a deploy would upload (scripts/rehearse/worker.ts builds it). */
+export type Bundle = DeployBundle;
+export const buildBundle = buildDeployBundle;
 
 export interface InspectedWorker {
   name: string;

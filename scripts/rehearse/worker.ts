@@ -7,7 +7,7 @@
 // here; only what a deployment adds is set by the rehearsal: the secrets, and where the Hyperdrive
 // binding connects (a transaction-mode pooler, as Hyperdrive is one).
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,19 +25,35 @@ export interface DeployBundle {
   bytes: number;
 }
 
-/** `wrangler deploy --dry-run --outdir <tmp>`: the bundle a deploy would upload (the default build: Hyperdrive, node-postgres). */
-export async function buildDeployBundle(): Promise<DeployBundle> {
-  const dir = mkdtempSync(join(tmpdir(), 'brand-admin-rehearsal-bundle-'));
+export interface DeployBundleOptions {
+  /** The wrangler configuration (default: the project's wrangler.toml, top-level environment). */
+  config?: string;
+  /** Force minification on or off (default: as the configuration says); off keeps names and esbuild's module comments, for a heap snapshot read by module. */
+  minify?: boolean;
+  /** More arguments for wrangler deploy (e.g. `--env=`). */
+  extraArgs?: string[];
+}
+
+/**
+ * `wrangler deploy --dry-run --outdir <tmp>`: the bundle a deploy would upload (by default the
+ * project's: Hyperdrive, node-postgres). The rehearsal, the heap measurement and its budget test run it.
+ */
+export async function buildDeployBundle(options: DeployBundleOptions = {}): Promise<DeployBundle> {
+  const dir = mkdtempSync(join(tmpdir(), 'brand-admin-deploy-bundle-'));
   const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-  await promisify(execFile)(process.execPath, [wrangler, 'deploy', '--dry-run', '--env=', '--outdir', dir, '--config', CONFIG], {
+  const args = [wrangler, 'deploy', '--dry-run', '--outdir', dir, '--config', options.config ?? CONFIG];
+  args.push(...(options.extraArgs ?? (options.config ? [] : ['--env='])));
+  if (options.minify === false) args.push('--minify=false');
+  else if (options.minify === true) args.push('--minify');
+  await promisify(execFile)(process.execPath, args, {
     cwd: root,
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' },
     maxBuffer: 16 * 1024 * 1024,
+    timeout: 180_000,
   });
-  const main = join(dir, 'index.js');
-  if (!existsSync(main)) throw new Error(`wrangler deploy --dry-run wrote no index.js (found: ${readdirSync(dir).join(', ')})`);
-  const { size } = await import('node:fs').then((fs) => fs.statSync(main));
-  return { dir, main, bytes: size };
+  const main = join(dir, readdirSync(dir).find((file) => file.endsWith('.js')) ?? 'index.js');
+  if (!existsSync(main)) throw new Error(`wrangler deploy --dry-run wrote no script (found: ${readdirSync(dir).join(', ')})`);
+  return { dir, main, bytes: statSync(main).size };
 }
 
 export interface RehearsalWorker {
