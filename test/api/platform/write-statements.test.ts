@@ -209,6 +209,19 @@ const CASES: Record<string, Case> = {
     }),
     body: async (n) => LISTS['PUT /api/v1/sequences/{id}/steps']!.body!(1, n, {}),
   },
+  'POST /api/v1/affiliate-program/payouts/generate': {
+    why:
+      'what the demo data left unassigned depends on the day of the month it was loaded (its runs are mid-month): ' +
+      'the call is made at an instant the test holds, with every unassigned commission earned at that instant, ' +
+      'so on any date it finds nothing due and nothing to carry over',
+    before: async () => {
+      const at = t.clock.now();
+      t.clock.freezeAt(at);
+      await t.db.execute(sql`update affiliate_commissions set earned_at = ${new Date(at).toISOString()}::timestamptz
+        where clinic_id = ${CALLER} and status = 'earned' and payout_id is null`);
+    },
+    after: async () => t.clock.unfreeze(),
+  },
   'POST /api/v1/affiliate-program/payouts/{id}/approve': {
     why: 'a pending affiliate payout (the sampled id names a clinic payout): the approved demo one, set back to pending',
     before: async () => payoutStatus('approved', 'pending'),
