@@ -178,7 +178,7 @@ describe('GET /api/v1/audit-events/verify', () => {
 });
 
 describe('GET /api/v1/audit-events/export', () => {
-  it('answers CSV of the range, formula cells neutralised', async () => {
+  it('answers CSV of the range, every text cell quoted and formula cells neutralised', async () => {
     const { clinic, key } = await makeTenant(t.db);
     await appendAuditEvents(t.db, [
       {
@@ -188,7 +188,8 @@ describe('GET /api/v1/audit-events/export', () => {
         targetType: 'coupon',
         action: 'coupon.created',
         targetId: '=HYPERLINK("x")',
-        userAgent: '+cmd',
+        // The issue 37 review's User-Agent: formula cells where ; is the list separator.
+        userAgent: 'Mozilla/5.0;=1+1;@SUM(A1:A9)',
       },
     ]);
     const res = await t.request('/api/v1/audit-events/export?createdGte=2000-01-01T00:00:00Z', { key });
@@ -196,10 +197,12 @@ describe('GET /api/v1/audit-events/export', () => {
     expect(res.headers.get('content-type')).toContain('text/csv');
     const text = await res.text();
     expect(text.split('\r\n')[0]).toBe(
-      'id,seq,createdAt,actorKind,actorId,actorLabel,ip,userAgent,requestId,action,route,targetType,targetId,changes,prevHash,hash',
+      '"id","seq","createdAt","actorKind","actorId","actorLabel","ip","userAgent","requestId","action","route","targetType","targetId","changes","prevHash","hash"',
     );
-    expect(text).toContain(`'+cmd`);
+    expect(text).toContain(`"Mozilla/5.0;'=1+1;'@SUM(A1:A9)"`);
     expect(text).toContain(`"'=HYPERLINK(""x"")"`);
-    expect(text).not.toMatch(/,=HYPERLINK/);
+    // A spreadsheet splitting rows at ; (or ,) whatever the quoting says finds no cell it would run.
+    const cells = text.split('\r\n').flatMap((line) => line.split(/[;,]/));
+    expect(cells.filter((cell) => /^[ "]*[=+\-@]/.test(cell))).toEqual([]);
   });
 });
