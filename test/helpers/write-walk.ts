@@ -472,9 +472,10 @@ async function titrationAttachment() {
 }
 
 async function programProduct(n: number) {
-  const [row] = await rows<{ program_id: string; global_product_id: string }>(
-    sql`select program_id, global_product_id from program_products where clinic_id = ${CALLER} order by id offset ${n} limit 1`,
+  const found = await rows<{ program_id: string; global_product_id: string }>(
+    sql`select program_id, global_product_id from program_products where clinic_id = ${CALLER} order by id`,
   );
+  const row = found[Math.min(n, found.length - 1)];
   return { id: row!.program_id, productId: row!.global_product_id };
 }
 
@@ -559,6 +560,8 @@ export interface BuildOptions {
   idempotencyKey?: string;
   /** The body (or form) holds a list of this size (LISTS). */
   list?: number;
+  /** Which of the caller's rows the ids name (the nth by default): a suite sending a route many times keeps to its first rows. */
+  row?: number;
   /** The JSON body as sent, from the one the walk built. */
   editBody?: (json: Body) => Body;
   /** The multipart body as sent, from the one the walk built (the form's field name and the built form). */
@@ -581,7 +584,9 @@ export async function build(route: Route, n: number, options: BuildOptions = {})
     // The list runs come after the walk has deleted rows: they take the caller's first ids.
     params[param.name] =
       given[param.name] ??
-      (at ? idFor(at.name, at.resource, options.list === undefined ? n : 0, true) : String(sample(DOCUMENT, param.schema)));
+      (at
+        ? idFor(at.name, at.resource, options.list === undefined ? (options.row ?? n) : 0, true)
+        : String(sample(DOCUMENT, param.schema)));
   }
   if (options.editPath) params = options.editPath(params);
   let path = route.path;
@@ -596,7 +601,7 @@ export async function build(route: Route, n: number, options: BuildOptions = {})
   if (inputs.jsonBody) {
     let json = sample(DOCUMENT, inputs.jsonBody);
     for (const p of positions.filter((p) => p.in === 'body')) {
-      const id = idFor(p.name, p.resource, n, false);
+      const id = idFor(p.name, p.resource, options.row ?? n, false);
       json = withValue(json, p.path, p.many ? [id] : id);
     }
     if (list?.body) json = await list.body(options.list!, n, json);
