@@ -1,10 +1,18 @@
-// The tables of docs/audit-log.md ("What each route records"), made from the route declarations: for
-// each audited resource, each route's body fields and path parameters by what the audit row and the
-// request log keep of them (src/platform/audit/fields.ts). scripts/recorded-values.ts writes them into
-// the doc; test/api/platform/recorded-values-doc.test.ts fails when the doc is not what this makes.
+// The route declarations of recorded values (src/platform/audit/fields.ts), read for people:
+// - the tables of docs/audit-log.md ("What each route records"): for each audited resource, each route's
+//   body fields and path parameters by what the audit row and the request log keep of them.
+//   scripts/recorded-values.ts writes them into the doc; test/api/platform/recorded-values-doc.test.ts
+//   fails when the doc is not what this makes;
+// - the stored audit rows that hold values the rule withholds now (written before it), counted by route
+//   and field (scripts/audit-stored-values.ts).
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { sql } from 'drizzle-orm';
+import type { AuditChange } from '../../drizzle/schema';
 import { routeTable } from '../../src/app';
+import { IDS_ONLY, isRecordable, type RecordedValues } from '../../src/platform/audit/fields';
 import type { AppEnv } from '../../src/platform/context';
+import type { Database } from '../../src/platform/db/client';
+import { rowsOf } from '../../src/platform/db/sql';
 import { writeAction } from '../../src/platform/http/audit';
 import { openApiDocument } from '../../src/platform/openapi/document';
 
@@ -78,4 +86,81 @@ export function recordedValuesSection(app: OpenAPIHono<AppEnv>): string {
     .map(([resource, rows]) => `#### \`${resource}\`\n\n${header}\n${rows.join('\n')}`);
   const reads = `#### Routes not audited whose path parameters are not all ids (request log only)\n\n${header}\n${readRows.join('\n')}`;
   return `${SECTION_START}\n\n${[...tables, reads].join('\n\n')}\n\n${SECTION_END}`;
+}
+
+/** What each audited write declares, by the action and route pattern its rows carry (`coupon.updated /api/v1/coupons/{id}`). */
+export function declarationsByRow(app: OpenAPIHono<AppEnv>): Map<string, RecordedValues> {
+  const document = openApiDocument(app);
+  const declared = new Map<string, RecordedValues>();
+  for (const route of routeTable(app)) {
+    if (route.method === 'GET' || route.access.auth === 'public') continue;
+    const operationId = (document.paths?.[route.path] as Record<string, Schema> | undefined)?.[route.method.toLowerCase()]?.operationId;
+    const action = writeAction(String(operationId));
+    if (action) declared.set(`${action.action} ${route.path}`, new Set(route.recordedValues));
+  }
+  return declared;
+}
+
+/** The fields of a stored row's changes whose value (new or old) the rule withholds now; none for a row already named only. */
+export function withheldNow(changes: Record<string, AuditChange>, declared: RecordedValues): string[] {
+  return Object.entries(changes)
+    .filter(([field, change]) => {
+      if (change.redacted) return false;
+      const values = [...('new' in change ? [change.new] : []), ...('old' in change ? [change.old] : [])];
+      return values.some((value) => !isRecordable(field, value ?? null, declared));
+    })
+    .map(([field]) => field);
+}
+
+export interface StoredValuesReport {
+  /** Rows read (writes, not patient-data reads). */
+  read: number;
+  /** Rows holding at least one value the rule withholds now. */
+  rows: number;
+  clinics: number;
+  /** `action route field` -> rows holding such a value there. */
+  fields: Map<string, number>;
+}
+
+/** Rows read per query. */
+const BATCH = 5_000;
+
+/**
+ * Which stored audit rows hold values the allowlist withholds now (written before issue 37), by route
+ * and field: counts only, never a value. Read-only (scripts/audit-stored-values.ts; docs/audit-log.md,
+ * "Rows written before the allowlist").
+ */
+export async function storedValuesReport(db: Database, app: OpenAPIHono<AppEnv>): Promise<StoredValuesReport> {
+  const declarations = declarationsByRow(app);
+  const report: StoredValuesReport = { read: 0, rows: 0, clinics: 0, fields: new Map() };
+  const clinics = new Set<string>();
+  for (let after = 0; ; ) {
+    const rows = await rowsOf<{
+      id: string;
+      clinic_id: string;
+      action: string;
+      route: string | null;
+      changes: Record<string, AuditChange>;
+    }>(
+      db,
+      sql`select id::text, clinic_id::text, action, route, changes from audit_events
+          where id > ${after}::bigint and action <> 'patient_data.read' order by id limit ${BATCH}`,
+    );
+    for (const row of rows) {
+      // A route that no longer exists declares nothing: only its ids are kept.
+      const fields = withheldNow(row.changes, declarations.get(`${row.action} ${row.route}`) ?? IDS_ONLY);
+      if (fields.length === 0) continue;
+      report.rows++;
+      clinics.add(row.clinic_id);
+      for (const field of fields) {
+        const key = `${row.action} ${row.route} ${field}`;
+        report.fields.set(key, (report.fields.get(key) ?? 0) + 1);
+      }
+    }
+    report.read += rows.length;
+    if (rows.length < BATCH) break;
+    after = Number(rows[rows.length - 1]!.id);
+  }
+  report.clinics = clinics.size;
+  return report;
 }
