@@ -13,7 +13,7 @@ import type { AppEnv, Services } from '../context';
 import type { Database } from '../db/client';
 import { classifyDatabaseError } from '../db/errors';
 import { requestTransaction } from '../db/request-transaction';
-import { logLine } from '../log';
+import { describeError, logLine } from '../log';
 import { admitted } from './admission';
 import { nextInTransaction, rollsBack } from './idempotency';
 import { clientIp } from './rate-limits';
@@ -214,7 +214,7 @@ export function recordPatientReads(c: Context<AppEnv>, services: Services): void
   if (!rows?.length || c.res.status >= 400) return;
   services.background(
     appendAuditEvents(services.db, rows).catch((error: unknown) => {
-      logLine('error', 'audit: a patient-data read could not be recorded', { route: rows[0]!.route, error: String(error) });
+      logLine('error', 'audit: a patient-data read could not be recorded', { route: rows[0]!.route, error: describeError(error) });
     }),
   );
 }
