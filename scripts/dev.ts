@@ -225,6 +225,11 @@ function startWrangler(databaseUrl: string, wranglerPort: number): ChildProcess 
       '--port',
       String(wranglerPort),
       '--show-interactive-dev-session=false',
+      // wrangler's info lines include every request's URL as typed (`GET /api/v1/orders/<what a client
+      // typed> 404`), which may name a patient (issue 37): only its warnings and errors, and the Worker's
+      // own log lines, are printed (docs/request-logs.md, "What is never logged").
+      '--log-level',
+      'warn',
       '--test-scheduled',
       ...persistTo,
       // --var overrides [vars] in wrangler.toml; a developer's own .dev.vars (e.g. Upstash) still loads.

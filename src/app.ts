@@ -12,7 +12,7 @@ import { devSimulatorOnly } from './platform/http/dev-simulator';
 import { onError, onNotFound, validationError } from './platform/http/error-handler';
 import { apiKeyGateway, ipGateway } from './platform/http/gateway';
 import { PLATFORM_REQUEST_PREFIX } from './platform/http/platform-request';
-import { REQUEST_ID_HEADER, requestIdFrom } from './platform/http/request-id';
+import { clientRequestIdFrom, newRequestId, REQUEST_ID_HEADER } from './platform/http/request-id';
 import { noSniff } from './platform/http/security-headers';
 import { onlyQueryParams } from './platform/http/strict-query';
 import { openApiAsset } from './platform/openapi/asset';
@@ -40,9 +40,10 @@ export function createApp(servicesFor: ServicesFactory, { areasOnDemand = false 
 
   app.use('*', noSniff);
   app.use('*', async (c, next) => {
-    // The client's X-Request-Id when valid (1-128 visible ASCII characters), else a new one; echoed on every answer.
-    const requestId = requestIdFrom(c.req.header(REQUEST_ID_HEADER));
+    // Ours, on every answer; the client's own X-Request-Id is data the request log keeps beside it.
+    const requestId = newRequestId();
     c.set('requestId', requestId);
+    c.set('clientRequestId', clientRequestIdFrom(c.req.header(REQUEST_ID_HEADER)));
     c.header(REQUEST_ID_HEADER, requestId);
     const { services, finish } = await servicesFor(c);
     c.set('services', services);

@@ -95,11 +95,15 @@ export const requestLogs = pgTable(
     clientIp: text('client_ip'),
     /** The User-Agent header, cut at 512 characters. */
     userAgent: text('user_agent'),
+    /** The client's own X-Request-Id when it sent a valid one (issue 37): data, never the row's request id. */
+    clientRequestId: text('client_request_id'),
   },
   (t) => [
     index('request_logs_clinic_id_created_at_idx').on(t.clinicId, t.createdAt),
     // GET /request-logs/{requestId}.
     index('request_logs_clinic_id_request_id_idx').on(t.clinicId, t.requestId),
+    // GET /request-logs/{requestId} by the client's own id; most requests send none.
+    index('request_logs_clinic_id_client_request_id_idx').on(t.clinicId, t.clientRequestId).where(sql`client_request_id is not null`),
     index('request_logs_api_key_id_created_at_idx').on(t.apiKeyId, t.createdAt),
     // No index on created_at alone: retention drops whole month partitions instead of deleting by age.
     primaryKey({ name: 'request_logs_pkey', columns: [t.id, t.createdAt] }),

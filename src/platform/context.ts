@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { Entitlement, KeyKind, KeyScope, UserRole } from '../../drizzle/schema';
 import type { AppConfig, Env } from '../config';
+import type { RecordedValues } from './audit/fields';
 import type { AuditEventInput } from './audit/trail';
 import type { Database } from './db/client';
 import type { Providers } from './providers';
@@ -111,11 +112,17 @@ export interface AppEnv {
   Bindings: Env;
   Variables: {
     requestId: string;
+    /** The client's own X-Request-Id when valid: data for the request log, never the request's id. */
+    clientRequestId: string | null;
     services: Services;
     apiKey: KeyPrincipal;
     user: UserPrincipal;
     /** The matched route pattern as declared, e.g. /api/v1/orders/{id}; used in request logs. */
     routePattern: string;
+    /** The matched route's path parameters as sent (decoded), noted by its guard. */
+    routeParams: Record<string, string>;
+    /** What the matched route declared safe to record (src/platform/audit/fields.ts). */
+    recordedValues: RecordedValues;
     /** Set by a key route's guard: its access checks, made again by the gateway for a key found changed. */
     recheckKeyAccess: (key: KeyPrincipal) => void;
     /**

@@ -19,6 +19,7 @@ export type RequestLogEntry = Required<
     | 'rateLimitRemaining'
     | 'clientIp'
     | 'userAgent'
+    | 'clientRequestId'
   >;
 
 /** Rows per insert; a burst larger than this is written in several statements by the same flush. */
@@ -123,7 +124,7 @@ async function writeBatch(db: Queryable, batch: RequestLogEntry[]): Promise<void
   const rows = sql.join(
     batch.map(
       (e) =>
-        sql`(${e.apiKeyId}::uuid, ${e.clinicId}::uuid, ${text(e.requestId)}, ${e.method}, ${e.route}, ${e.status}::int, ${e.durationMs}::int, coalesce(${e.createdAt ?? null}::timestamptz, now()), ${text(e.path)}, ${e.errorCode ?? null}, ${text(e.idempotencyKey)}, ${e.idempotentReplayed ?? false}::boolean, ${e.rateLimited ?? false}::boolean, ${e.rateLimitRemaining ?? null}::int, ${text(e.clientIp)}, ${text(e.userAgent)})`,
+        sql`(${e.apiKeyId}::uuid, ${e.clinicId}::uuid, ${text(e.requestId)}, ${e.method}, ${e.route}, ${e.status}::int, ${e.durationMs}::int, coalesce(${e.createdAt ?? null}::timestamptz, now()), ${text(e.path)}, ${e.errorCode ?? null}, ${text(e.idempotencyKey)}, ${e.idempotentReplayed ?? false}::boolean, ${e.rateLimited ?? false}::boolean, ${e.rateLimitRemaining ?? null}::int, ${text(e.clientIp)}, ${text(e.userAgent)}, ${text(e.clientRequestId)})`,
     ),
     sql`, `,
   );
@@ -134,7 +135,7 @@ async function writeBatch(db: Queryable, batch: RequestLogEntry[]): Promise<void
   await db.execute(sql`
     with logged as (
       insert into ${requestLogs} (api_key_id, clinic_id, request_id, method, route, status, duration_ms, created_at, path, error_code,
-        idempotency_key, idempotent_replayed, rate_limited, rate_limit_remaining, client_ip, user_agent)
+        idempotency_key, idempotent_replayed, rate_limited, rate_limit_remaining, client_ip, user_agent, client_request_id)
       values ${rows}
     )
     update ${apiKeys} set last_used_at = now()

@@ -4410,7 +4410,7 @@ export interface components {
             /** @example VALIDATION_ERROR */
             code: string;
             /**
-             * @description The request's id, as in the X-Request-Id header: the client's own when it sent a valid one. GET /request-logs/{requestId} finds the call.
+             * @description The request's id, as in the X-Request-Id header (always the API's own). GET /request-logs/{requestId} finds the call.
              * @example 3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c
              */
             requestId: string;
@@ -4540,8 +4540,13 @@ export interface components {
             rateLimitPerMin: number | null;
         };
         RequestLog: {
-            /** @description The request's X-Request-Id: the client's own when it sent a valid one. */
+            /** @description The request's id, as the API answered it in X-Request-Id (rows written before issue 37 may hold the client's own). */
             requestId: string;
+            /**
+             * @description The X-Request-Id the client sent, when it was 1-128 visible ASCII characters: kept as data, not the request id; null otherwise.
+             * @example null
+             */
+            clientRequestId: string | null;
             /**
              * Format: date-time
              * @description When the request was answered.
@@ -4555,7 +4560,7 @@ export interface components {
              */
             route: string;
             /**
-             * @description The path with its ids, without the query string; null when no route matched (a typed path may hold anything) and for rows from before the field existed.
+             * @description The route pattern with the path parameters that may be recorded filled in (ids that are UUIDs; values the route declares and that validated), every other left as its placeholder ({id}); never the query string. Null when no route matched (a typed path may hold anything) and for rows from before the field existed.
              * @example /api/v1/orders/0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10
              */
             path: string | null;
@@ -4612,7 +4617,10 @@ export interface components {
             userAgent: string | null;
         };
         AuditEvent: {
-            /** @example 1042 */
+            /**
+             * @description The event's id in its clinic: its place in the clinic's chain (seq), as a string. Ids of two clinics may be equal.
+             * @example 42
+             */
             id: string;
             /**
              * Format: int64
@@ -10763,7 +10771,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The request's id: the client's own X-Request-Id when it sent a valid one (1-128 visible ASCII characters), else a new UUID. Every error body carries it as requestId; GET /api/v1/request-logs/{requestId} finds the call. */
+        /** @description The request's id, always the API's own (a UUID). A client's own X-Request-Id (1-128 visible ASCII characters) is kept as data in the request log (clientRequestId), not echoed. Every error body carries the id as requestId; GET /api/v1/request-logs/{requestId} finds the call by either. */
         "X-Request-Id": string;
         /** @description Requests allowed in the window of the tightest limit that applies. */
         "RateLimit-Limit": number;
@@ -12156,6 +12164,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "requestId": "856f5209-9f7e-4ab1-aa45-6269cc88aab1",
+                     *           "clientRequestId": "de606b20-9849-4c24-87e2-c834e070f480",
                      *           "createdAt": "2026-03-02T14:05:09.000Z",
                      *           "method": "GET",
                      *           "route": "/api/v1/orders/{id}",
@@ -12293,7 +12302,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The request's id (its X-Request-Id, 1-128 visible ASCII characters). Unknown, too old and another clinic's ids answer the same 404. */
+                /** @description The request's id (the X-Request-Id the API answered), or the client's own X-Request-Id it sent (1-128 visible ASCII characters): the newest request with that id. Unknown, too old and another clinic's ids answer the same 404. */
                 requestId: string;
             };
             cookie?: never;
@@ -12317,6 +12326,7 @@ export interface operations {
                      *       "message": "OK",
                      *       "data": {
                      *         "requestId": "856f5209-9f7e-4ab1-aa45-6269cc88aab1",
+                     *         "clientRequestId": "de606b20-9849-4c24-87e2-c834e070f480",
                      *         "createdAt": "2026-03-02T14:05:09.000Z",
                      *         "method": "GET",
                      *         "route": "/api/v1/orders/{id}",
@@ -12506,7 +12516,7 @@ export interface operations {
                      *       "message": "OK",
                      *       "data": [
                      *         {
-                     *           "id": "1042",
+                     *           "id": "42",
                      *           "seq": 42,
                      *           "createdAt": "2026-03-02T14:05:09.000Z",
                      *           "actor": {

@@ -1,107 +1,80 @@
-// Which fields an audit row may show the values of (docs/audit-log.md, "What a row holds"). Fields
-// holding patient data or secrets are listed by name only: the list below, written once, is matched
-// against every field name of a written body (case and separators ignored), at every depth.
+// Which values the audit trail and the request log may keep (docs/audit-log.md, "Field values"): an
+// allowlist, declared per route. A value is recorded only when it is an id (a UUID, or a list of them:
+// a UUID carries no name, no date, no text) or when the route declared its field safe with defineRoute's
+// `recordedValues` (an amount, a status, a flag, a non-personal setting). Every other field is named with
+// its value withheld, whatever its name: a field nobody declared (a new route, a new field, a nested
+// object) is withheld by default. The trail is append-only and kept six years, so what reaches it stays.
 import type { AuditChange } from '../../../drizzle/schema';
+import { isUuid } from '../values/ids';
 
-/**
- * Parts of a field name that mark patient data (names, contact details, addresses, dates of birth,
- * medical answers, free-text notes and messages) or a secret (tokens, keys, passwords, credentials).
- * A field whose normalised name contains one of them is recorded by name only.
- */
-export const SENSITIVE_FIELD_PARTS = [
-  // patient data
-  'email',
-  'phone',
-  'mobile',
-  'firstname',
-  'lastname',
-  'fullname',
-  'middlename',
-  'patient',
-  'customer',
-  'address',
-  'street',
-  'city',
-  'zip',
-  'postal',
-  'birth',
-  'dob',
-  'gender',
-  'sex',
-  'answer',
-  'medical',
-  'medication',
-  'allerg',
-  'condition',
-  'symptom',
-  'diagnos',
-  'weight',
-  'height',
-  'note',
-  'message',
-  'comment',
-  'body',
-  // secrets
-  'token',
-  'secret',
-  'password',
-  'apikey',
-  'credential',
-  'signing',
-  'privatekey',
-  'authorization',
-] as const;
+/** The body fields and path parameters whose values a route declared safe to record. */
+export type RecordedValues = ReadonlySet<string>;
 
-/**
- * Resources whose every field is patient data (a person's record or what they wrote): their writes
- * record field names only, whatever the names (a contact's `name` is a patient's name).
- */
-export const PATIENT_RESOURCES = new Set([
-  'contact',
-  'customer',
-  'order',
-  'patient',
-  'intake_request',
-  'conversation',
-  'refund_request',
-  'titration_schedule',
-]);
+/** A route that declares nothing: ids only. */
+export const IDS_ONLY: RecordedValues = new Set();
 
-const normalise = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+/** A value that can only be an id: a UUID, or a list of them. */
+export const isIdValue = (value: unknown): boolean =>
+  typeof value === 'string' ? isUuid(value) : Array.isArray(value) && value.every((item) => typeof item === 'string' && isUuid(item));
 
-export function isSensitiveField(name: string): boolean {
-  const n = normalise(name);
-  return n === 'name' ? false : SENSITIVE_FIELD_PARTS.some((part) => n.includes(part));
+/** Values past this size (as JSON) are withheld even when declared: the trail is not a copy of the data. */
+export const MAX_RECORDED_VALUE_CHARS = 1_000;
+
+/** Whether the value of the field or path parameter `name` may be recorded. */
+export function isRecordable(name: string, value: unknown, declared: RecordedValues): boolean {
+  if (!declared.has(name) && !isIdValue(value)) return false;
+  return (JSON.stringify(value)?.length ?? 0) <= MAX_RECORDED_VALUE_CHARS;
 }
 
-/** Whether a value holds a sensitive field anywhere inside it (objects and arrays, walked). */
-function holdsSensitive(value: unknown, depth = 0): boolean {
-  if (depth > 8 || value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some((item) => holdsSensitive(item, depth + 1));
-  return Object.entries(value).some(([key, inner]) => isSensitiveField(key) || holdsSensitive(inner, depth + 1));
-}
-
-/** Values past this size (as JSON) are recorded by name only: the trail is not a copy of the data. */
-export const MAX_AUDITED_VALUE_CHARS = 1_000;
-
 /**
- * The changes of a write body: every top-level field by name; its value (as `new`) only when neither
- * the field nor anything inside it is sensitive, the resource is not patient data, and the value is
- * small; `old` from `before` (the values the service read before changing them) under the same rule.
+ * The changes of a write body: every top-level field by name; its value (as `new`) only when
+ * recordable; `old` from `before` (the values the service read before changing them) under the same rule.
  */
-export function auditChanges(targetType: string, body: unknown, before?: Record<string, unknown>): Record<string, AuditChange> {
+export function auditChanges(body: unknown, declared: RecordedValues, before?: Record<string, unknown>): Record<string, AuditChange> {
   const changes: Record<string, AuditChange> = {};
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return changes;
-  const patientResource = PATIENT_RESOURCES.has(targetType);
   for (const [field, value] of Object.entries(body)) {
     if (value === undefined) continue;
-    const shown = (v: unknown) =>
-      !patientResource && !isSensitiveField(field) && !holdsSensitive(v) && (JSON.stringify(v)?.length ?? 0) <= MAX_AUDITED_VALUE_CHARS;
-    if (!shown(value) || (before && field in before && !shown(before[field]))) {
+    const hadBefore = before !== undefined && field in before;
+    if (!isRecordable(field, value, declared) || (hadBefore && !isRecordable(field, before[field] ?? null, declared))) {
       changes[field] = { redacted: true };
       continue;
     }
-    changes[field] = before && field in before ? { old: before[field] ?? null, new: value } : { new: value };
+    changes[field] = hadBefore ? { old: before[field] ?? null, new: value } : { new: value };
   }
   return changes;
+}
+
+/**
+ * What the route made of a request's path parameters: `validated`, the parameters as its schema parsed
+ * them (absent when they failed it); `accepted`, whether it answered below 400 (a parameter whose schema
+ * takes any string, such as a provider name checked by the handler, is only known good once answered).
+ */
+export interface ParamOutcome {
+  validated: Record<string, unknown> | undefined;
+  accepted: boolean;
+}
+
+/**
+ * A path parameter's value when it may be recorded, else null: an id (whatever the parameter's schema,
+ * the value must be a UUID), or a parameter the route declared, whose value its schema validated and
+ * the route accepted.
+ */
+export function recordedParam(name: string, value: string | undefined, outcome: ParamOutcome, declared: RecordedValues): string | null {
+  if (value === undefined) return null;
+  if (isIdValue(value)) return value;
+  const valid = outcome.accepted && outcome.validated?.[name] === value;
+  return declared.has(name) && valid && isRecordable(name, value, declared) ? value : null;
+}
+
+/**
+ * The path as the request log keeps it: the route's pattern with each parameter that may be recorded
+ * filled in (`/api/v1/orders/0b6f...`), any other left as its placeholder (`/api/v1/orders/{id}` for
+ * `/api/v1/orders/tess.dunn@example.com`).
+ */
+export function recordedPath(pattern: string, params: Record<string, string>, outcome: ParamOutcome, declared: RecordedValues): string {
+  return pattern.replace(/\{([^}]+)\}/g, (placeholder, name: string) => {
+    const value = recordedParam(name, params[name], outcome, declared);
+    return value === null ? placeholder : encodeURIComponent(value);
+  });
 }

@@ -56,10 +56,19 @@ export function auditInsert(db: Queryable, events: AuditEventInput[]) {
   );
 }
 
+/**
+ * The id an audit row is shown under: its place in its clinic's chain (seq), never the table's own id.
+ * That one is a single sequence for every clinic, so the gap between two of a clinic's rows would tell
+ * it how many writes the other clinics made meanwhile (issue 37, item 9). A seq is unique in its clinic
+ * (the insert trigger under the clinic's lock, the per-partition unique index) and every read of the
+ * trail is one clinic's.
+ */
+export const auditEventId = (seq: number | string): string => String(seq);
+
 export interface ChainCheck {
   intact: boolean;
   checked: number;
-  /** The first row that breaks the chain: its id and seq; null when intact. */
+  /** The first row that breaks the chain: its id (auditEventId) and seq; null when intact. */
   brokenAt: { id: string; seq: number } | null;
 }
 
@@ -82,7 +91,6 @@ export async function verifyAuditChain(db: Queryable, clinicId: string): Promise
     const anchor = (column: 'seq' | 'hash') =>
       first ? sql`(select a.${sql.raw(column)} from ${auditChainAnchors} a where a.clinic_id = ${clinicId}::uuid)` : sql`null`;
     const rows = await rowsOf<{
-      id: string;
       seq: string;
       prev_hash: string;
       hash: string;
@@ -91,7 +99,7 @@ export async function verifyAuditChain(db: Queryable, clinicId: string): Promise
       anchor_hash: string | null;
     }>(
       db,
-      sql`select e.id::text as id, e.seq::text as seq, e.prev_hash, e.hash, audit_event_content(e) as content,
+      sql`select e.seq::text as seq, e.prev_hash, e.hash, audit_event_content(e) as content,
             ${anchor('seq')}::text as anchor_seq, ${anchor('hash')} as anchor_hash
           from ${auditEvents} e where e.clinic_id = ${clinicId}::uuid and e.seq > greatest(${lastSeq}::bigint, coalesce(${anchor('seq')}, 0))
           order by e.seq asc limit ${VERIFY_BATCH}`,
@@ -104,7 +112,7 @@ export async function verifyAuditChain(db: Queryable, clinicId: string): Promise
       const seq = Number(row.seq);
       const expected = await sha256Hex(row.prev_hash + row.content);
       if (seq !== lastSeq + 1 || row.prev_hash !== lastHash || row.hash !== expected) {
-        return { intact: false, checked: checked + 1, brokenAt: { id: row.id, seq } };
+        return { intact: false, checked: checked + 1, brokenAt: { id: auditEventId(seq), seq } };
       }
       checked++;
       lastSeq = seq;

@@ -7,16 +7,17 @@
 // - auditPatientRead: a read of patient data (routes declaring `patientData`) gets one row per resource
 //   read, ids only, written after the answer in the background.
 import type { Context, MiddlewareHandler } from 'hono';
-import { auditChanges } from '../audit/fields';
+import { auditChanges, IDS_ONLY, isIdValue } from '../audit/fields';
 import { type AuditEventInput, appendAuditEvents, auditInsert } from '../audit/trail';
 import type { AppEnv, Services } from '../context';
 import type { Database } from '../db/client';
 import { classifyDatabaseError } from '../db/errors';
 import { requestTransaction } from '../db/request-transaction';
-import { logLine } from '../log';
+import { describeError, logLine } from '../log';
 import { admitted } from './admission';
 import { nextInTransaction, rollsBack } from './idempotency';
 import { clientIp } from './rate-limits';
+import { recordedParamOf } from './recorded';
 
 /** Verbs of POST operations that change nothing (they compute an answer): not audited. */
 const NOT_CHANGING = new Set(['count', 'preview']);
@@ -50,21 +51,20 @@ export function writeAction(operationId: string): { action: string; targetType: 
   return { action: `${targetType}.${pastTense(verb)}`, targetType };
 }
 
-/** The path's own id: `id`, else the last path parameter. */
+/** The path's own id (`id`, else the last path parameter) when its value may be recorded (an id, a declared and valid value). */
 function pathTarget(c: Context<AppEnv>, path: string): string | null {
   const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   if (names.length === 0) return null;
-  const name = names.includes('id') ? 'id' : names[names.length - 1]!;
-  return c.req.param(name) ?? null;
+  return recordedParamOf(c, names.includes('id') ? 'id' : names[names.length - 1]!, c.res.status);
 }
 
-/** The created resource's id in a JSON answer ({ data: { id } }), or null. */
+/** The created resource's id in a JSON answer ({ data: { id } }) when it is an id (a UUID or a number), or null. */
 async function answerTarget(res: Response): Promise<string | null> {
   if (!res.headers.get('content-type')?.includes('application/json')) return null;
   try {
     const body = (await res.clone().json()) as { data?: { id?: unknown } };
     const id = body?.data?.id;
-    return typeof id === 'string' || typeof id === 'number' ? String(id) : null;
+    return isIdValue(id) || (typeof id === 'number' && Number.isSafeInteger(id)) ? String(id) : null;
   } catch {
     return null;
   }
@@ -88,7 +88,7 @@ function actorOf(
   };
 }
 
-/** The body the route validated: JSON (values as the sensitive-field rules allow), or a form's field names. */
+/** The body the route validated: JSON (values as the route's recorded values allow), or a form's field names. */
 function writtenBody(c: Context<AppEnv>): unknown {
   const req = c.req as unknown as { valid(target: string): unknown };
   const json = req.valid('json');
@@ -127,7 +127,7 @@ export function auditWrite(operationId: string, path: string): MiddlewareHandler
         route: path,
         targetType: described.targetType,
         targetId,
-        changes: auditChanges(described.targetType, writtenBody(c), note.before),
+        changes: auditChanges(writtenBody(c), c.get('recordedValues') ?? IDS_ONLY, note.before),
       };
     };
     const services = c.get('services');
@@ -214,7 +214,7 @@ export function recordPatientReads(c: Context<AppEnv>, services: Services): void
   if (!rows?.length || c.res.status >= 400) return;
   services.background(
     appendAuditEvents(services.db, rows).catch((error: unknown) => {
-      logLine('error', 'audit: a patient-data read could not be recorded', { route: rows[0]!.route, error: String(error) });
+      logLine('error', 'audit: a patient-data read could not be recorded', { route: rows[0]!.route, error: describeError(error) });
     }),
   );
 }

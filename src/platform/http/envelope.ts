@@ -16,8 +16,7 @@ export const errorBody = z
     message: z.string(),
     code: z.string().openapi({ example: 'VALIDATION_ERROR' }),
     requestId: z.string().openapi({
-      description:
-        "The request's id, as in the X-Request-Id header: the client's own when it sent a valid one. GET /request-logs/{requestId} finds the call.",
+      description: "The request's id, as in the X-Request-Id header (always the API's own). GET /request-logs/{requestId} finds the call.",
       example: '3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c',
     }),
     errors: z

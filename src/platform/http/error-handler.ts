@@ -8,6 +8,7 @@ import { describeError, logLine } from '../log';
 import { ERROR_MESSAGES } from '../values/error-messages';
 import { ApiError, type ErrorCode, invalidFields } from '../values/errors';
 import { ProviderError, providerFailure } from './provider-errors';
+import { recordedPathOf } from './recorded';
 
 function render(c: Context<AppEnv>, error: ApiError) {
   // The request log records the code of the answer (src/platform/http/gateway.ts).
@@ -42,7 +43,10 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
     const message = invalidJson ? ERROR_MESSAGES.INVALID_JSON : error.message || 'Bad request';
     return render(c, new ApiError(error.status as ApiError['status'], code, message));
   }
-  const request = { requestId: c.get('requestId'), method: c.req.method, path: c.req.path };
+  // The path as the request log keeps it (ids that are UUIDs, declared values; placeholders otherwise): a
+  // path a client typed may name a patient (recorded.ts).
+  const route = c.get('routePattern') ?? 'unmatched';
+  const request = { requestId: c.get('requestId'), method: c.req.method, route, path: recordedPathOf(c, statusOf(error)) };
   if (error instanceof ConfigError) {
     logLine('error', 'configuration error', { ...request, error: describeError(error) });
     return render(c, configurationUnavailable(error, c.req.url, request.requestId, c.req.header('cf-connecting-ip')));

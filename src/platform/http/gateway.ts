@@ -12,6 +12,7 @@ import { admittedServices } from './admission';
 import { statusOf } from './error-handler';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from './idempotency';
 import { applyRateLimitOutcomes, CLIENT_IP_HEADER, clientIp, enforceRateLimits, requireClientIp } from './rate-limits';
+import { recordedPathOf } from './recorded';
 
 /** /api/v1 paths that need no key. */
 export const PUBLIC_API_PATHS = new Set(['/api/v1/openapi.json']);
@@ -171,9 +172,11 @@ const MAX_LOGGED_USER_AGENT = 512;
 
 /**
  * The request's log row (docs/request-logs.md). Only what says which call it was and how it went: never
- * a body, a query string or a header that can carry patient data or a secret. The path is logged for a
- * matched route only (its parameters are ids and slugs); a path no route matched may hold anything a
- * client typed, so it is left out (the row says `unmatched`).
+ * a body, a query string or a header that can carry patient data or a secret. The path is the matched
+ * route's pattern with the parameters that may be recorded filled in (ids, declared values that
+ * validated: recorded.ts), any other left as its placeholder; a path no route matched may hold anything
+ * a client typed, so it is left out (the row says `unmatched`). The client's own X-Request-Id and its
+ * User-Agent are data, cut to their bounds, never the row's identifier.
  */
 function requestLogEntry(c: Context<AppEnv>, key: KeyPrincipal, status: number, thrown: unknown, durationMs: number): RequestLogEntry {
   const route = c.get('routePattern');
@@ -191,7 +194,8 @@ function requestLogEntry(c: Context<AppEnv>, key: KeyPrincipal, status: number, 
     durationMs,
     // When the request was answered, not when its batch is written (batches may be written out of order).
     createdAt: c.get('services').now(),
-    path: route ? c.req.path.slice(0, MAX_LOGGED_PATH) : null,
+    path: recordedPathOf(c, status)?.slice(0, MAX_LOGGED_PATH) ?? null,
+    clientRequestId: c.get('clientRequestId') ?? null,
     errorCode,
     idempotencyKey: idempotencyKey && idempotencyKey.length <= IDEMPOTENCY_KEY_MAX_LENGTH ? idempotencyKey : null,
     idempotentReplayed: thrown === undefined && c.res.headers.get('Idempotent-Replayed') === 'true',

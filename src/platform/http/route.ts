@@ -1,6 +1,7 @@
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { BRAND_ADMIN_ROLES, type Entitlement, type KeyScope } from '../../../drizzle/schema';
+import { IDS_ONLY, type RecordedValues } from '../audit/fields';
 import { readToken } from '../auth/jwt';
 import { findActiveUser } from '../auth/users';
 import type { AppEnv, KeyPrincipal } from '../context';
@@ -70,9 +71,11 @@ export function checkKeyAccess(key: KeyPrincipal, access: Extract<RouteAccess, {
   }
 }
 
-function guard(access: RouteAccess, path: string): MiddlewareHandler<AppEnv> {
+function guard(access: RouteAccess, path: string, recorded: RecordedValues): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set('routePattern', path);
+    c.set('routeParams', c.req.param() as Record<string, string>);
+    c.set('recordedValues', recorded);
     if (access.auth === 'key') {
       c.set('recheckKeyAccess', (key) => checkKeyAccess(key, access, path));
       try {
@@ -128,15 +131,62 @@ function standardErrors(access: RouteAccess, config: Pick<RouteConfig, 'path' | 
 }
 
 /**
+ * Where a route's declaration of recorded values is kept on the route it makes: a symbol, so the OpenAPI
+ * generator (which writes string keys) leaves it out of the document; routeTable reads it.
+ */
+export const RECORDED_VALUES = Symbol('recordedValues');
+
+/**
+ * The top-level field names of a body schema: its object's shape, through optional, nullable, default,
+ * pipe and transform wrappers; null when it is not an object.
+ */
+function bodyFields(schema: unknown): string[] | null {
+  let at = schema as { _zod?: { def?: Record<string, unknown> } } | undefined;
+  for (let depth = 0; depth < 8 && at?._zod?.def; depth++) {
+    const def = at._zod.def;
+    if (def.type === 'object') return Object.keys(def.shape as object);
+    at = (def.innerType ?? def.in ?? def.schema) as typeof at;
+  }
+  return null;
+}
+
+/**
+ * The route's declaration of the values that may be recorded (src/platform/audit/fields.ts), checked
+ * against what the route takes: each name must be a path parameter or a top-level field of its body, so
+ * a renamed field cannot leave a stale name behind (nor a typo pass silently).
+ */
+function recordedValuesOf(config: Pick<RouteConfig, 'method' | 'path' | 'request'>, names: readonly string[] = []): RecordedValues {
+  if (names.length === 0) return IDS_ONLY;
+  const params = [...config.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  const content = config.request?.body?.content as Record<string, { schema?: unknown }> | undefined;
+  const fields = Object.values(content ?? {}).flatMap((media) => bodyFields(media.schema) ?? []);
+  for (const name of names) {
+    if (!params.includes(name) && !fields.includes(name)) {
+      throw new Error(
+        `${config.method.toUpperCase()} ${config.path}: recordedValues names ${name}, which is neither a path parameter nor a field of its body`,
+      );
+    }
+  }
+  return new Set(names);
+}
+
+/**
  * Declares a route: its OpenAPI operation, its access rule (published as x-access) and the guard that
  * enforces that rule before validation runs. Paths are written in full (/api/v1/...), so any endpoint
  * can be found by searching for its path. Every route names its operationId (lowerCamelCase verb +
  * resource, docs/api-conventions.md); a declaration without one does not compile.
+ *
+ * `recordedValues` names the body fields and path parameters whose values the audit row of a write and
+ * the request log may keep: amounts, statuses, flags, non-personal settings, never a name, a contact
+ * detail, free text, a URL or a secret (docs/audit-log.md, "Field values"). Ids (UUIDs) are kept without
+ * a declaration; every other value is withheld, its field named only.
  */
-export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path' | 'operationId'> & { path: P; operationId: string }>(
-  access: RouteAccess,
-  config: R,
-) {
+export function defineRoute<
+  P extends string,
+  R extends Omit<RouteConfig, 'path' | 'operationId'> & { path: P; operationId: string; recordedValues?: readonly string[] },
+>(access: RouteAccess, declaration: R) {
+  const { recordedValues: names, ...config } = declaration;
+  const recorded = recordedValuesOf(config, names);
   const security = access.auth === 'key' ? [{ ApiKey: [] }] : access.auth === 'jwt' ? [{ BearerToken: [] }] : [];
   const idempotent = acceptsIdempotencyKey(access, config.method, config.path);
   // The Idempotency-Key header is input too: a malformed one is a 400 on operations without other input.
@@ -161,7 +211,7 @@ export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'
     // First, so that every answer (a 401 or 400 as well) carries Deprecation and Sunset.
     middleware: [
       ...(deprecation ? [deprecationHeaders(deprecation)] : []),
-      guard(access, config.path),
+      guard(access, config.path, recorded),
       queryParams,
       // An operation that changes nothing (a count, a preview) keeps its answer without a transaction around it.
       ...(idempotent ? [writeAction(config.operationId) ? idempotency : idempotentAnswer] : []),
@@ -170,7 +220,8 @@ export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'
       ...(access.auth !== 'public' && access.patientData ? [auditPatientRead(access.patientData, config.path)] : []),
     ],
     'x-access': access,
-  } as R);
+    [RECORDED_VALUES]: [...recorded],
+  } as unknown as R);
 }
 
 const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);

@@ -17,8 +17,8 @@ const integer = { type: 'integer' as const, format: 'int32', minimum: 0 };
 export const RESPONSE_HEADERS = {
   'X-Request-Id': {
     description:
-      "The request's id: the client's own X-Request-Id when it sent a valid one (1-128 visible ASCII characters), else a new UUID. " +
-      'Every error body carries it as requestId; GET /api/v1/request-logs/{requestId} finds the call.',
+      "The request's id, always the API's own (a UUID). A client's own X-Request-Id (1-128 visible ASCII characters) is kept as data " +
+      'in the request log (clientRequestId), not echoed. Every error body carries the id as requestId; GET /api/v1/request-logs/{requestId} finds the call by either.',
     schema: { type: 'string' as const, minLength: 1, maxLength: 128 },
   },
   'RateLimit-Limit': { description: 'Requests allowed in the window of the tightest limit that applies.', schema: integer },

@@ -51,7 +51,8 @@ describe('writes are audited', () => {
       targetId: couponId,
       ip: '203.0.113.9',
       userAgent: 'integration/1.0',
-      changes: { code: { new: 'WELCOME10' }, discountType: { new: 'percent' }, discountValue: { new: 10 } },
+      // The values the route declares (recordedValues); the code is text, named only (docs/audit-log.md).
+      changes: { code: { redacted: true }, discountType: { new: 'percent' }, discountValue: { new: 10 } },
     });
     expect(data[1].requestId).toBe(created.headers.get('x-request-id'));
     expect(data[0].prevHash).toBe(data[1].hash);
@@ -64,7 +65,7 @@ describe('writes are audited', () => {
     expect((await events(key)).pagination.total).toBe(0);
   });
 
-  it('a brand admin token write is audited with the user and their email; patient fields by name only', async () => {
+  it('a brand admin token write is audited with the user and their email; free text by name only', async () => {
     const clinic = await makeClinic(t.db);
     const user = await makeUser(t.db, clinic.id, { role: 'owner' });
     const signin = await t.request('/auth/signin', { body: { email: user.email, password: TEST_PASSWORD } });
@@ -74,7 +75,7 @@ describe('writes are audited', () => {
     const reader = await makeKey(t.db, clinic.id);
     const { data } = await events(reader.raw);
     expect(data[0]).toMatchObject({ action: 'api_key.created', actor: { kind: 'user', id: user.id, label: user.email } });
-    expect(data[0].changes).toMatchObject({ name: { new: 'server' } });
+    expect(data[0].changes).toEqual({ name: { redacted: true }, kind: { new: 'secret' }, scopes: { new: ['read', 'write'] } });
     // Nothing of a raw key or secret reaches the trail.
     expect(JSON.stringify(data)).not.toContain('sk_');
   });
@@ -150,6 +151,34 @@ describe('GET /api/v1/audit-events', () => {
     expect((await events(b.key)).pagination.total).toBe(1);
   });
 
+  it("numbers each clinic's events on their own (list, verify, export): another clinic's writes leave no gap", async () => {
+    const a = await makeTenant(t.db);
+    const b = await makeTenant(t.db);
+    // Interleaved through the API: a, b, b, a, b, a.
+    for (const [n, tenant] of [a, b, b, a, b, a].entries()) {
+      const res = await t.request('/api/v1/tags', { key: tenant.key, body: { name: `Tag ${n}`, color: '#112233' } });
+      expect(res.status).toBe(201);
+    }
+    const ids = async (key: string) => (await events(key)).data.map((e: { id: string; seq: number }) => [e.id, e.seq]);
+    expect(await ids(a.key)).toEqual([
+      ['3', 3],
+      ['2', 2],
+      ['1', 1],
+    ]);
+    expect(await ids(b.key)).toEqual([
+      ['3', 3],
+      ['2', 2],
+      ['1', 1],
+    ]);
+    const csv = await (await t.request('/api/v1/audit-events/export', { key: a.key })).text();
+    expect(
+      csv
+        .split('\r\n')
+        .slice(1, -1)
+        .map((line) => line.split(',')[0]),
+    ).toEqual(['"1"', '"2"', '"3"']);
+  });
+
   it('refuses bad filters naming the field; a sandbox key sees its own clinic', async () => {
     const { key } = await makeTenant(t.db);
     const res = await t.request('/api/v1/audit-events?createdGte=yesterday', { key });
@@ -178,7 +207,7 @@ describe('GET /api/v1/audit-events/verify', () => {
 });
 
 describe('GET /api/v1/audit-events/export', () => {
-  it('answers CSV of the range, formula cells neutralised', async () => {
+  it('answers CSV of the range, every text cell quoted and formula cells neutralised', async () => {
     const { clinic, key } = await makeTenant(t.db);
     await appendAuditEvents(t.db, [
       {
@@ -188,7 +217,8 @@ describe('GET /api/v1/audit-events/export', () => {
         targetType: 'coupon',
         action: 'coupon.created',
         targetId: '=HYPERLINK("x")',
-        userAgent: '+cmd',
+        // The issue 37 review's User-Agent: formula cells where ; is the list separator.
+        userAgent: 'Mozilla/5.0;=1+1;@SUM(A1:A9)',
       },
     ]);
     const res = await t.request('/api/v1/audit-events/export?createdGte=2000-01-01T00:00:00Z', { key });
@@ -196,10 +226,12 @@ describe('GET /api/v1/audit-events/export', () => {
     expect(res.headers.get('content-type')).toContain('text/csv');
     const text = await res.text();
     expect(text.split('\r\n')[0]).toBe(
-      'id,seq,createdAt,actorKind,actorId,actorLabel,ip,userAgent,requestId,action,route,targetType,targetId,changes,prevHash,hash',
+      '"id","seq","createdAt","actorKind","actorId","actorLabel","ip","userAgent","requestId","action","route","targetType","targetId","changes","prevHash","hash"',
     );
-    expect(text).toContain(`'+cmd`);
+    expect(text).toContain(`"Mozilla/5.0;'=1+1;'@SUM(A1:A9)"`);
     expect(text).toContain(`"'=HYPERLINK(""x"")"`);
-    expect(text).not.toMatch(/,=HYPERLINK/);
+    // A spreadsheet splitting rows at ; (or ,) whatever the quoting says finds no cell it would run.
+    const cells = text.split('\r\n').flatMap((line) => line.split(/[;,]/));
+    expect(cells.filter((cell) => /^[ "]*[=+\-@]/.test(cell))).toEqual([]);
   });
 });

@@ -43,6 +43,7 @@ describe('GET /api/v1/request-logs', () => {
       [
         'apiKeyId',
         'clientIp',
+        'clientRequestId',
         'createdAt',
         'durationMs',
         'errorCode',
@@ -74,10 +75,12 @@ describe('GET /api/v1/request-logs', () => {
     expect(me.rateLimitRemaining).toBeGreaterThan(0);
     expect(original).toMatchObject({
       method: 'POST',
-      requestId: 'client-req-42',
+      requestId: created.headers.get('x-request-id'),
+      clientRequestId: 'client-req-42',
       idempotencyKey: 'tag-create-1',
       idempotentReplayed: false,
     });
+    expect(me.clientRequestId).toBeNull();
     expect(replayed).toMatchObject({ idempotencyKey: 'tag-create-1', idempotentReplayed: true });
     expect(notFound).toMatchObject({ errorCode: 'VALIDATION_ERROR', path: '/api/v1/orders/00000000-0000-4000-8000-000000000000' });
     // Nothing of a body or a query string, nor the key itself, is stored.
@@ -149,16 +152,39 @@ describe('GET /api/v1/request-logs', () => {
 });
 
 describe('GET /api/v1/request-logs/{requestId}', () => {
-  it('answers one request by its id, the client-sent one included', async () => {
+  it("answers one request by its id, or by the client's own X-Request-Id (the newest with it)", async () => {
     const { key } = await makeTenant(t.db);
     const sent = await t.request('/api/v1/me', { key, headers: { 'x-request-id': 'my-call/2026-11-27#1' } });
     const generated = await t.request('/api/v1/me', { key });
     await t.flush();
+    const again = await t.request('/api/v1/tags', { key, headers: { 'x-request-id': 'my-call/2026-11-27#1' } });
+    await t.flush();
     const one = await t.request(`/api/v1/request-logs/${encodeURIComponent('my-call/2026-11-27#1')}`, { key });
     expect(one.status).toBe(200);
-    expect((await one.json()).data).toMatchObject({ requestId: sent.headers.get('x-request-id'), route: '/api/v1/me', status: 200 });
+    expect((await one.json()).data).toMatchObject({
+      requestId: again.headers.get('x-request-id'),
+      clientRequestId: 'my-call/2026-11-27#1',
+      route: '/api/v1/tags',
+    });
+    const first = await (await t.request(`/api/v1/request-logs/${sent.headers.get('x-request-id')}`, { key })).json();
+    expect(first.data).toMatchObject({ route: '/api/v1/me', clientRequestId: 'my-call/2026-11-27#1' });
     const two = await (await t.request(`/api/v1/request-logs/${generated.headers.get('x-request-id')}`, { key })).json();
-    expect(two.data.requestId).toBe(generated.headers.get('x-request-id'));
+    expect(two.data).toMatchObject({ requestId: generated.headers.get('x-request-id'), clientRequestId: null });
+  });
+
+  it("finds a row written before issue 37, whose request id is the client's own", async () => {
+    const { clinic, key, keyRow } = await makeTenant(t.db);
+    await t.db.insert(requestLogs).values({
+      apiKeyId: keyRow.id,
+      clinicId: clinic.id,
+      requestId: 'client-chosen-before',
+      method: 'GET',
+      route: '/api/v1/me',
+      status: 200,
+      durationMs: 3,
+    });
+    const res = await t.request('/api/v1/request-logs/client-chosen-before', { key });
+    expect((await res.json()).data).toMatchObject({ requestId: 'client-chosen-before', clientRequestId: null });
   });
 
   it("answers another clinic's request id with the same 404 as an unknown one; lists only the own clinic", async () => {

@@ -19,6 +19,7 @@ import { ok } from '../../../src/platform/http/envelope';
 import { defineRoute } from '../../../src/platform/http/route';
 import { RequestLogWriter } from '../../../src/platform/request-log';
 import type { Sweep } from '../../../src/platform/sweep';
+import { pathId } from '../../../src/platform/values/ids';
 import { runScheduled, SWEEPS } from '../../../src/scheduled';
 import { buildTestApp, type TestApp, useTestApp } from '../../helpers/app';
 import { makeTenant } from '../../helpers/factories';
@@ -137,6 +138,37 @@ describe('an unavailable database answers 503 SERVICE_UNAVAILABLE with Retry-Aft
       await connection.close().catch(() => {});
       await withClient(t.databaseUrl, (admin) => admin.query(`drop role if exists ${role}`));
     }
+  });
+
+  it('logs the route pattern and the path with only its ids, never a path parameter as typed (issue 37)', async () => {
+    const route = defineRoute(
+      { auth: 'key', scope: 'read' },
+      {
+        method: 'get',
+        path: '/api/v1/probe/db/unreachable-item/{id}',
+        operationId: 'probeDbUnreachableItem',
+        request: { params: z.object({ id: pathId('id') }) },
+        responses: { 200: { description: 'reached' } },
+      },
+    );
+    t.app.openapi(route, async (c) => {
+      await closed.connection.db.execute(sql`select 1`);
+      return c.json(ok({ reached: true }), 200);
+    });
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { key } = await makeTenant(t.db);
+    const id = crypto.randomUUID();
+    for (const typed of ['tess.dunn.40@demo-patients.test', id]) {
+      expect((await t.request(`/api/v1/probe/db/unreachable-item/${typed}`, { key })).status).toBe(503);
+    }
+    const lines = warned.mock.calls.map((call) => String(call[0])).filter((line) => line.includes('database unavailable'));
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      route: '/api/v1/probe/db/unreachable-item/{id}',
+      path: '/api/v1/probe/db/unreachable-item/{id}',
+    });
+    expect(lines[0]).not.toContain('tess.dunn');
+    expect(JSON.parse(lines[1]!)).toMatchObject({ path: `/api/v1/probe/db/unreachable-item/${id}` });
   });
 
   it("when a handler's own query cannot connect (a declared route)", async () => {

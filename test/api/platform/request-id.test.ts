@@ -28,30 +28,41 @@ describe('request ids', () => {
     }
   });
 
-  it("echoes a client's valid X-Request-Id and uses it in the error body and the request log", async () => {
+  it('keeps its own id whatever the client sends: a valid X-Request-Id is data in the request log, an invalid one dropped', async () => {
     const { key } = await makeTenant(t.db);
     const sent = `client-${crypto.randomUUID()}:retry#2`;
     const res = await raw('/api/v1/orders/unknown', { 'x-api-key': key, 'x-request-id': sent });
-    expect(res.headers.get('x-request-id')).toBe(sent);
-    expect((await res.json()).requestId).toBe(sent);
-    const ok = await raw('/api/v1/me', { 'x-api-key': key, 'x-request-id': 'A'.repeat(128) });
-    expect(ok.headers.get('x-request-id')).toBe('A'.repeat(128));
+    const ours = res.headers.get('x-request-id');
+    expect(ours).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ours).not.toBe(sent);
+    expect((await res.json()).requestId).toBe(ours);
+    const long = await raw('/api/v1/me', { 'x-api-key': key, 'x-request-id': 'A'.repeat(128) });
+    expect(long.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    await t.flush();
+    const logged = async (id: string) =>
+      (await (await raw(`/api/v1/request-logs/${encodeURIComponent(id)}`, { 'x-api-key': key })).json()).data;
+    expect(await logged(ours!)).toMatchObject({ requestId: ours, clientRequestId: sent, route: '/api/v1/orders/{id}' });
+    expect(await logged('A'.repeat(128))).toMatchObject({ requestId: long.headers.get('x-request-id'), clientRequestId: 'A'.repeat(128) });
   });
 
-  it('replaces an invalid X-Request-Id (empty, too long, spaces, control or non-ASCII characters) with a new one', async () => {
+  it("answers a new UUID, and keeps nothing of the client's id, for an invalid X-Request-Id (empty, too long, spaces, control or non-ASCII characters)", async () => {
+    const { key } = await makeTenant(t.db);
     for (const sent of ['', 'A'.repeat(129), 'has space', 'tab\there', 'caf\u00e9']) {
       // Headers refuse some values outright (control characters): send what a Headers object takes.
       let headers: Record<string, string>;
       try {
         new Headers({ 'x-request-id': sent });
-        headers = { 'x-request-id': sent };
+        headers = { 'x-request-id': sent, 'x-api-key': key };
       } catch {
         continue;
       }
       const res = await raw('/api/v1/me', headers);
       const id = res.headers.get('x-request-id');
       expect(id, JSON.stringify(sent)).toMatch(/^[0-9a-f-]{36}$/);
-      expect((await res.json()).requestId).toBe(id);
+      expect((await res.json()).data, JSON.stringify(sent)).toBeDefined();
+      await t.flush();
+      const row = await (await raw(`/api/v1/request-logs/${id}`, { 'x-api-key': key })).json();
+      expect(row.data.clientRequestId, JSON.stringify(sent)).toBeNull();
     }
   });
 

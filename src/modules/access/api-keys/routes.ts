@@ -15,6 +15,7 @@ const createKey = defineRoute(
     method: 'post',
     path: '/api-keys',
     operationId: 'createApiKey',
+    recordedValues: ['kind', 'scopes', 'expiresAt', 'rateLimitPerMin'],
     tags,
     summary: 'Create an API key (the raw key is returned once, in data.apiKey)',
     request: { body: jsonBody(createKeyBody) },
@@ -64,6 +65,7 @@ const rollKey = defineRoute(
     method: 'post',
     path: '/api-keys/{id}/roll',
     operationId: 'rollApiKey',
+    recordedValues: ['expiresInSeconds'],
     tags,
     summary: 'Roll an API key: a new raw key now, the old one working until expiresInSeconds have passed',
     description:

@@ -43,7 +43,10 @@ const change = z
 
 export const auditEvent = z
   .object({
-    id: z.string().openapi({ example: '1042' }),
+    id: z.string().openapi({
+      description: "The event's id in its clinic: its place in the clinic's chain (seq), as a string. Ids of two clinics may be equal.",
+      example: '42',
+    }),
     seq: z.number().int().openapi({ description: "The event's place in the clinic's hash chain, from 1.", example: 42 }),
     createdAt: z.string().datetime(),
     actor: z.object({

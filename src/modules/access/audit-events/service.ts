@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { auditEvents } from '../../../../drizzle/schema';
-import { verifyAuditChain } from '../../../platform/audit/trail';
+import { auditEventId, verifyAuditChain } from '../../../platform/audit/trail';
 import type { HandlerContext } from '../../../platform/context';
 import { toCsv } from '../../../platform/http/csv';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
@@ -10,7 +10,7 @@ import type { AuditEvent, ExportAuditEventsQuery, ListAuditEventsQuery } from '.
 type Row = typeof auditEvents.$inferSelect;
 
 const view = (r: Row): AuditEvent => ({
-  id: String(r.id),
+  id: auditEventId(r.seq),
   seq: r.seq,
   createdAt: r.createdAt.toISOString(),
   actor: { kind: r.actorKind, id: r.actorId, label: r.actorLabel },
@@ -89,7 +89,7 @@ export async function exportAuditEvents(ctx: HandlerContext, query: ExportAuditE
   return toCsv(
     CSV_HEADER,
     rows.map((r) => [
-      String(r.id),
+      auditEventId(r.seq),
       r.seq,
       r.createdAt.toISOString(),
       r.actorKind,

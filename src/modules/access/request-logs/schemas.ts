@@ -34,20 +34,32 @@ export type ListRequestLogsQuery = z.infer<typeof listRequestLogsQuery>;
 export const requestIdParam = z.object({
   requestId: z.string().openapi({
     param: { name: 'requestId', in: 'path' },
-    description: `The request's id (its X-Request-Id, 1-${REQUEST_ID_MAX_LENGTH} visible ASCII characters). Unknown, too old and another clinic's ids answer the same 404.`,
+    description: `The request's id (the X-Request-Id the API answered), or the client's own X-Request-Id it sent (1-${REQUEST_ID_MAX_LENGTH} visible ASCII characters): the newest request with that id. Unknown, too old and another clinic's ids answer the same 404.`,
     example: '3f1c2a9e-7b4d-4e8a-9c21-5d6e7f8a9b0c',
   }),
 });
 
 export const requestLog = z
   .object({
-    requestId: z.string().openapi({ description: "The request's X-Request-Id: the client's own when it sent a valid one." }),
+    requestId: z.string().openapi({
+      description: "The request's id, as the API answered it in X-Request-Id (rows written before issue 37 may hold the client's own).",
+    }),
+    clientRequestId: z
+      .string()
+      .max(REQUEST_ID_MAX_LENGTH)
+      .regex(/^[\x21-\x7e]+$/)
+      .nullable()
+      .openapi({
+        description:
+          'The X-Request-Id the client sent, when it was 1-128 visible ASCII characters: kept as data, not the request id; null otherwise.',
+        example: null,
+      }),
     createdAt: z.string().datetime().openapi({ description: 'When the request was answered.' }),
     method: z.string().openapi({ example: 'GET' }),
     route: z.string().openapi({ description: 'The route pattern; `unmatched` when no route matched.', example: '/api/v1/orders/{id}' }),
     path: z.string().nullable().openapi({
       description:
-        'The path with its ids, without the query string; null when no route matched (a typed path may hold anything) and for rows from before the field existed.',
+        'The route pattern with the path parameters that may be recorded filled in (ids that are UUIDs; values the route declares and that validated), every other left as its placeholder ({id}); never the query string. Null when no route matched (a typed path may hold anything) and for rows from before the field existed.',
       example: '/api/v1/orders/0b6f6d4e-4c1a-4a53-9a43-2f1f3c1a7e10',
     }),
     status: z.number().int().openapi({ example: 200 }),

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lte, or, type SQL } from 'drizzle-orm';
 import { apiKeys, requestLogs } from '../../../../drizzle/schema';
 import type { HandlerContext } from '../../../platform/context';
 import { pageOffset, paginate, totalCount } from '../../../platform/http/pagination';
@@ -15,6 +15,7 @@ type Row = typeof requestLogs.$inferSelect;
 export function toRequestLog(row: Row, keyPrefix: string): RequestLog {
   return {
     requestId: row.requestId,
+    clientRequestId: row.clientRequestId,
     createdAt: row.createdAt.toISOString(),
     method: row.method,
     route: row.route,
@@ -74,8 +75,9 @@ export async function listRequestLogs(ctx: HandlerContext, query: ListRequestLog
 }
 
 /**
- * One request of the clinic by its id. A client may send the same X-Request-Id twice: the newest
- * request with that id is answered. Unknown, older than 30 days and another clinic's ids: the same 404.
+ * One request of the clinic by its id: the API's own, or the client's own X-Request-Id (rows from before
+ * issue 37 hold a client's id as their request id). A client may send the same X-Request-Id twice: the
+ * newest request with that id is answered. Unknown, older than 30 days and another clinic's ids: the same 404.
  */
 export async function getRequestLog(ctx: HandlerContext, requestId: string): Promise<RequestLog> {
   const { db, clinicId } = ctx;
@@ -85,7 +87,7 @@ export async function getRequestLog(ctx: HandlerContext, requestId: string): Pro
     .select({ log: requestLogs, keyPrefix: apiKeys.keyPrefix })
     .from(requestLogs)
     .innerJoin(apiKeys, and(eq(apiKeys.id, requestLogs.apiKeyId), eq(apiKeys.clinicId, clinicId)))
-    .where(and(...shown(clinicId, ctx.now()), eq(requestLogs.requestId, requestId)))
+    .where(and(...shown(clinicId, ctx.now()), or(eq(requestLogs.requestId, requestId), eq(requestLogs.clientRequestId, requestId))))
     .orderBy(desc(requestLogs.createdAt), desc(requestLogs.id))
     .limit(1);
   if (!row) throw notFound(RESOURCE);

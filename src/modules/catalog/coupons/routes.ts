@@ -30,10 +30,25 @@ const list = defineRoute(read, {
   responses: { 200: jsonContent(pagedBody(coupon), 'Coupons (deleted ones are not listed)') },
 });
 
+/** The values a coupon's audit row keeps (docs/audit-log.md): its terms; the code and description are text, named only. */
+const COUPON_SETTINGS = [
+  'discountType',
+  'discountValue',
+  'startsAt',
+  'expiresAt',
+  'isActive',
+  'scope',
+  'overMarginBehavior',
+  'maxRedemptions',
+  'perCustomerLimit',
+  'minOrderAmount',
+];
+
 const create = defineRoute(write, {
   method: 'post',
   path: '/api/v1/coupons',
   operationId: 'createCoupon',
+  recordedValues: COUPON_SETTINGS,
   tags,
   summary: 'Create a coupon',
   request: { body: jsonBody(createCouponBody) },
@@ -54,6 +69,7 @@ const update = defineRoute(write, {
   method: 'put',
   path: '/api/v1/coupons/{id}',
   operationId: 'updateCoupon',
+  recordedValues: COUPON_SETTINGS,
   tags,
   summary: 'Update a coupon (only the fields sent change; the result is validated as a whole)',
   request: { params: idParam(), body: jsonBody(updateCouponBody) },

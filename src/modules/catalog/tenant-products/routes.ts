@@ -25,6 +25,7 @@ const updatePrice = defineRoute(
     method: 'post',
     path: '/api/v1/tenant-products/update',
     operationId: 'updateTenantProductPrice',
+    recordedValues: ['price'],
     tags,
     summary: "Set one tenant product's price (creates a payment-processor price)",
     description:
@@ -49,6 +50,7 @@ const updateSelection = defineRoute(
     method: 'post',
     path: '/api/v1/tenant-products/update-selection',
     operationId: 'updateTenantProductSelection',
+    recordedValues: ['products'],
     tags,
     summary: 'Replace which tenant products each questionnaire offers (plan limits apply)',
     description:

@@ -38,6 +38,7 @@ const uploadProductImage = withDeclaredSizeCheck(
       method: 'post',
       path: '/api/v1/products/{id}/upload-image',
       operationId: 'uploadProductImage',
+      recordedValues: ['removeImage'],
       tags: ['Products and catalog'],
       summary: "Upload or remove the image of one of the clinic's own products",
       description:

@@ -37,6 +37,7 @@ const connectApiKey = defineRoute(write, {
   method: 'post',
   path: '/api/v1/crm/connect/apikey',
   operationId: 'connectCrmApiKey',
+  recordedValues: ['provider'],
   tags,
   summary: 'Connect a CRM with an API key (replaces any existing connection)',
   description:
@@ -66,6 +67,7 @@ const phiSync = defineRoute(write, {
   method: 'patch',
   path: '/api/v1/crm/connection/phi-sync',
   operationId: 'setCrmPhiSync',
+  recordedValues: ['phiSyncEnabled', 'baaAttested'],
   tags,
   summary: 'Turn syncing of patient health information to the CRM on or off',
   description: 'Enabling needs baaAttested true (400 otherwise); baaAttested true sets baaAttestedAt. 404 when no CRM is connected.',

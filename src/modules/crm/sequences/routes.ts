@@ -33,6 +33,7 @@ const create = defineRoute(write, {
   method: 'post',
   path: '/api/v1/sequences',
   operationId: 'createSequence',
+  recordedValues: ['triggerEvent'],
   tags,
   summary: 'Create a sequence (status draft, no steps)',
   request: { body: jsonBody(createSequenceBody, { triggerEvent: 'tag_added' }) },
@@ -53,6 +54,7 @@ const update = defineRoute(write, {
   method: 'put',
   path: '/api/v1/sequences/{id}',
   operationId: 'updateSequence',
+  recordedValues: ['status', 'triggerEvent'],
   tags,
   summary: 'Update a sequence: name, description, trigger, and status (activate, pause, resume, archive)',
   description:

@@ -44,6 +44,7 @@ const withdrawRoute = defineRoute(write, {
   method: 'post',
   path: '/api/v1/payouts/withdraw',
   operationId: 'withdrawPayout',
+  recordedValues: ['amount'],
   tags,
   summary: 'Withdraw part of the withdrawable balance to the connected payout account',
   description:

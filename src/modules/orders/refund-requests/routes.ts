@@ -28,6 +28,7 @@ const decide = defineRoute(
     method: 'post',
     path: '/api/v1/refund-requests/{id}/{action}',
     operationId: 'decideRefundRequest',
+    recordedValues: ['action'],
     tags,
     summary: 'Approve (issues the refund under the POST /refunds rules) or deny a pending refund request',
     description:

@@ -55,6 +55,7 @@ const business = defineRoute(write, {
   method: 'post',
   path: '/api/v1/onboarding/save-business-details',
   operationId: 'saveOnboardingBusinessDetails',
+  recordedValues: ['businessType'],
   tags,
   summary: "Saves the business's legal details (validated) and advances to identity verification",
   request: { body: jsonBody(businessDetailsBody) },

@@ -23,6 +23,7 @@ const invite = defineRoute(write, {
   method: 'post',
   path: '/api/v1/team/invite',
   operationId: 'inviteTeamMember',
+  recordedValues: ['role'],
   tags,
   summary: 'Invite someone to the team as admin or member (an email with a link valid for 7 days)',
   request: { body: jsonBody(inviteMemberBody) },
@@ -70,6 +71,7 @@ const role = defineRoute(write, {
   method: 'patch',
   path: '/api/v1/team/{userId}/role',
   operationId: 'changeTeamMemberRole',
+  recordedValues: ['role'],
   tags,
   summary: "Change a member's role to admin or member (ownership cannot be assigned)",
   description:

@@ -41,6 +41,7 @@ const create = defineRoute(write, {
   method: 'post',
   path: '/api/v1/webhooks',
   operationId: 'createWebhook',
+  recordedValues: ['events'],
   tags,
   summary: 'Register a webhook endpoint (its signing secret is returned once, in data.secret)',
   request: { body: jsonBody(createWebhookBody) },
@@ -65,6 +66,7 @@ const update = defineRoute(write, {
   method: 'patch',
   path: '/api/v1/webhooks/{id}',
   operationId: 'updateWebhook',
+  recordedValues: ['isActive', 'events'],
   tags,
   summary:
     'Change url or events, or turn the endpoint off or back on (isActive: true resets consecutiveFailures; pending and held deliveries then go out)',
@@ -86,6 +88,7 @@ const rotate = defineRoute(write, {
   method: 'post',
   path: '/api/v1/webhooks/{id}/rotate-secret',
   operationId: 'rotateWebhookSecret',
+  recordedValues: ['gracePeriodSeconds'],
   tags,
   summary: 'Replace the signing secret (the new one is returned once); the previous one keeps signing for the grace period',
   request: {

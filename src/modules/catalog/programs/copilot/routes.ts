@@ -28,6 +28,7 @@ const createDraft = defineRoute(
     method: 'post',
     path: '/api/v1/programs/copilot/draft',
     operationId: 'draftProgramWithCopilot',
+    recordedValues: ['maxProducts'],
     tags,
     summary: 'Ask the copilot for a program draft (nothing is created)',
     description:

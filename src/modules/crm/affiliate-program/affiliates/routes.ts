@@ -21,6 +21,7 @@ const patchAffiliate = defineRoute(write, {
   method: 'patch',
   path: '/api/v1/affiliate-program/affiliates/{membershipId}',
   operationId: 'updateAffiliate',
+  recordedValues: ['firstOrderRate', 'commissionRate'],
   tags,
   summary: "Set or clear an affiliate's rate overrides and payout details (only the fields sent change)",
   request: { params: membershipIdParam, body: jsonBody(updateAffiliateBody) },

@@ -11,6 +11,7 @@ const createTierRoute = defineRoute(write, {
   method: 'post',
   path: '/api/v1/affiliate-program/tiers',
   operationId: 'createAffiliateTier',
+  recordedValues: ['minActiveReferrals', 'percentage'],
   tags,
   summary: 'Add a referral tier',
   request: { body: jsonBody(createTierBody) },

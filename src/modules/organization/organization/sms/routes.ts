@@ -80,6 +80,7 @@ const get = defineRoute(read, {
   method: 'get',
   path: '/api/v1/organization/sms/{provider}',
   operationId: 'getSmsProviderConfig',
+  recordedValues: ['provider'],
   tags,
   summary: 'The stored SMS provider account (never the auth token)',
   description: `{provider} is the provider's name: ${providers}; any other name answers 404. Without a stored account: configured false, status not_configured.`,
@@ -91,6 +92,7 @@ const put = defineRoute(write, {
   method: 'put',
   path: '/api/v1/organization/sms/{provider}',
   operationId: 'updateSmsProviderConfig',
+  recordedValues: ['provider'],
   tags,
   summary: 'Store the SMS provider account (the auth token encrypted)',
   description:
@@ -107,6 +109,7 @@ const remove = defineRoute(write, {
   method: 'delete',
   path: '/api/v1/organization/sms/{provider}',
   operationId: 'deleteSmsProviderConfig',
+  recordedValues: ['provider'],
   tags,
   summary: 'Clear the stored SMS provider account',
   description: `{provider}: ${providers}. 404 when nothing is stored; 409 SMS_NUMBER_ACTIVE while a toll-free number is active (release it first).`,

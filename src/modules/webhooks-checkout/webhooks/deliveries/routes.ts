@@ -71,6 +71,7 @@ const sendWebhookTest = defineRoute(
     method: 'post',
     path: '/api/v1/webhooks/{id}/test',
     operationId: 'sendWebhookTest',
+    recordedValues: ['event'],
     tags,
     summary:
       'Send one signed example of an event now ("test": true in the body), recorded in the deliveries marked test; answers its outcome. Allowed on an endpoint that is off; changes neither isActive nor consecutiveFailures. At most 10 per endpoint per minute',
@@ -87,6 +88,7 @@ const recoverWebhookDeliveries = defineRoute(
     method: 'post',
     path: '/api/v1/webhooks/{id}/recover',
     operationId: 'recoverWebhookDeliveries',
+    recordedValues: ['since', 'until'],
     tags,
     summary:
       'Send again every event of a window (since, until) that the endpoint is subscribed to and has not received: one new delivery per event with its original idempotency key (the event id); calling it again queues nothing more',
